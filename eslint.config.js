@@ -1,0 +1,35 @@
+// Lint enforces the process boundaries (STYLE.md #1): main/core and everything it builds on
+// stay Electron-free; the renderer imports no Node; the IPC contract imports neither.
+import tseslint from 'typescript-eslint';
+
+const NODE_BUILTINS = ['node:*', 'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'stream', 'util'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'test-artifacts/**', 'release/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: "Property[key.name='shell'][value.value=true]", message: 'R2: spawn with an argv array, never a shell' }],
+    },
+  },
+  {
+    files: ['main/**/*.ts'],
+    ignores: ['main/electron/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'main/core and below run under plain Node: keep Electron in main/electron/' }] }],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron', '**/main/**'], message: 'the renderer is a sandboxed page: no Node, no Electron, no main-process code' }] }],
+    },
+  },
+  {
+    files: ['preload/contract.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron', '**/main/**'], message: 'the IPC contract is shared by both sides: it imports neither Node nor Electron' }] }],
+    },
+  },
+);

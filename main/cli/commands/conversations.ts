@@ -1,0 +1,29 @@
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { writeJson, writeLine } from '../io.js';
+
+export const conversationsCommand: Command = {
+  name: 'conversations',
+  summary: "list a namespace's conversations",
+  usage: 'ward conversations [--namespace NS] [--json]',
+  async run(args, { io, core }) {
+    const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);
+    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    for (const conversation of store.conversations.list()) {
+      const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
+      const active = store.runs.activeFor(conversation.id);
+      const row = {
+        id: conversation.id,
+        title: conversation.title,
+        agent: agent.agentName,
+        agentVersion: conversation.agentVersion,
+        events: conversation.lastSeq,
+        activeRun: active === undefined ? null : { id: active.id, state: active.state },
+        createdAt: conversation.createdAt,
+      };
+      if (values.json) writeJson(io.stdout, row);
+      else writeLine(io.stdout, `${row.id}  ${row.createdAt.slice(0, 16).replace('T', ' ')}  ${`${row.agent}@${row.agentVersion}`.padEnd(16)} ${String(row.events).padStart(6)} events  ${active ? `[${active.state}] ` : ''}${row.title}`);
+    }
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,9 @@
+import type { Command } from '../command.js';
+import { conversationsCommand } from './conversations.js';
+import { doctorCommand } from './doctor.js';
+import { namespaceCommand } from './namespace.js';
+import { replayCommand } from './replay.js';
+import { verifyCommand } from './verify.js';
+
+/** Every `ward` subcommand, in the order `ward help` lists them. */
+export const COMMANDS: readonly Command[] = [doctorCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand];

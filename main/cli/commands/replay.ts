@@ -1,0 +1,29 @@
+import { WardError } from '../../core/errors.js';
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { formatEvent } from '../format-event.js';
+import { writeJson, writeLine } from '../io.js';
+
+export function parseSeq(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  if (!/^\d{1,15}$/.test(value)) throw new WardError('usage', `${flag} takes a sequence number (0 or more), not ${JSON.stringify(value.slice(0, 20))}`);
+  return Number(value);
+}
+
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: "print a conversation's journal, from a sequence number on",
+  usage: 'ward replay CONVERSATION [--from SEQ] [--namespace NS] [--json]',
+  async run(args, { io, core }) {
+    const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, from: { type: 'string' } });
+    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const conversation = store.conversations.resolve(requirePositional(this, positionals, 0, 'a conversation id'));
+    // --from SEQ starts at SEQ itself: the cursor is the event before it.
+    const from = parseSeq(values.from, '--from');
+    for (const event of store.journal.read(conversation.id, Math.max(0, from - 1))) {
+      if (values.json) writeJson(io.stdout, event);
+      else writeLine(io.stdout, formatEvent(event));
+    }
+    return EXIT.ok;
+  },
+};

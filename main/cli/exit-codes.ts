@@ -1,0 +1,43 @@
+import type { WardErrorCode } from '../core/errors.js';
+
+/** Documented in README ("Exit codes"); scripts rely on them, so change them only on purpose. */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  verifyFailed: 3,
+  store: 4,
+  notFound: 5,
+  uncertain: 6,
+  unavailable: 7,
+  stopped: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export function exitCodeFor(code: WardErrorCode): ExitCode {
+  switch (code) {
+    case 'usage':
+    case 'invalid_namespace':
+    case 'namespace_conflict':
+    case 'namespace_exists':
+    case 'invalid_config':
+    case 'request_conflict':
+      return EXIT.usage;
+    case 'not_found':
+    case 'namespace_not_found':
+    case 'credential_missing':
+      return EXIT.notFound;
+    case 'store_corrupt':
+    case 'store_too_new':
+    case 'store_unavailable':
+      return EXIT.store;
+    case 'journal_invalid':
+      return EXIT.verifyFailed;
+    case 'keychain_unavailable':
+    case 'cli_pin_mismatch':
+      return EXIT.unavailable;
+    default:
+      return EXIT.failed;
+  }
+}

@@ -1,0 +1,48 @@
+import { WardCore } from '../core/ward-core.js';
+import { describeError, isWardError } from '../core/errors.js';
+import { resolveWardHome } from '../core/home.js';
+import type { CommandContext } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { processIo, writeLine, type CliIo } from './io.js';
+
+function help(io: CliIo): void {
+  writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
+  for (const command of COMMANDS) writeLine(io.stdout, `  ${command.name.padEnd(14)} ${command.summary}`);
+  writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage. Exit codes are listed in README.md.');
+}
+
+/** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    help(io);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (command === undefined) {
+    writeLine(io.stderr, `ward: unknown command ${JSON.stringify(name)}; run "ward help"`);
+    return EXIT.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
+    return EXIT.ok;
+  }
+  let core: WardCore | undefined;
+  const context: CommandContext = {
+    io,
+    core: () => (core ??= new WardCore(resolveWardHome(io.env))),
+  };
+  try {
+    return await command.run(args, context);
+  } catch (error) {
+    if (isWardError(error)) {
+      writeLine(io.stderr, `ward ${command.name}: ${error.message}`);
+      return exitCodeFor(error.code);
+    }
+    writeLine(io.stderr, `ward ${command.name}: unexpected error: ${describeError(error)}`);
+    return EXIT.failed;
+  } finally {
+    core?.close();
+  }
+}

@@ -1,0 +1,79 @@
+import fs from 'node:fs';
+import { describeError } from './errors.js';
+import type { WardCore } from './ward-core.js';
+import { checkIntegrity, openDatabase, readSchemaVersion } from '../store/database.js';
+import { NamespaceStore } from '../store/namespace-store.js';
+import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.js';
+
+/** `ok` is earned by a real check; what is not set up says so instead of a fake OK. */
+export type CheckStatus = 'ok' | 'warning' | 'error' | 'not_configured';
+
+export interface DoctorCheck {
+  readonly check: string;
+  readonly status: CheckStatus;
+  readonly detail: string;
+  readonly data?: Record<string, unknown>;
+}
+
+/** A check a part of Ward contributes (keychain, pinned CLI, ...). Must bound its own waits. */
+export type DoctorProbe = (core: WardCore) => Promise<DoctorCheck | DoctorCheck[]>;
+
+export function checkDataFolder(core: WardCore): DoctorCheck {
+  if (!fs.existsSync(core.home)) {
+    return { check: 'data folder', status: 'ok', detail: `${core.home} (not created yet; made on first use)`, data: { path: core.home, exists: false } };
+  }
+  try {
+    fs.accessSync(core.home, fs.constants.W_OK | fs.constants.R_OK);
+    const mode = fs.statSync(core.home).mode & 0o777;
+    const loose = process.platform !== 'win32' && (mode & 0o077) !== 0;
+    return {
+      check: 'data folder',
+      status: loose ? 'warning' : 'ok',
+      detail: loose ? `${core.home} is readable by other users (mode ${mode.toString(8)}); chmod 700 it` : core.home,
+      data: { path: core.home, exists: true, mode: mode.toString(8) },
+    };
+  } catch (error) {
+    return { check: 'data folder', status: 'error', detail: `${core.home}: ${describeError(error)}`, data: { path: core.home } };
+  }
+}
+
+/** Opens every namespace database on its own, so one corrupt file does not hide the others. */
+export function checkNamespaces(core: WardCore): DoctorCheck[] {
+  const files = core.namespaceFiles();
+  if (files.length === 0) return [{ check: 'namespaces', status: 'ok', detail: 'none yet' }];
+  return files.map((file): DoctorCheck => {
+    try {
+      const db = openDatabase(file);
+      try {
+        const name = NamespaceStore.recordedName(db) ?? '(unnamed)';
+        const integrity = checkIntegrity(db);
+        const schema = readSchemaVersion(db);
+        const conversations = (db.prepare('SELECT count(*) AS n FROM conversations').get() as { n: number }).n;
+        const healthy = integrity === 'ok';
+        return {
+          check: `namespace ${name}`,
+          status: healthy ? 'ok' : 'error',
+          detail: `schema ${schema}/${LATEST_SCHEMA_VERSION}, ${conversations} conversation(s), integrity ${integrity}`,
+          data: { namespace: name, file, schemaVersion: schema, conversations, integrity },
+        };
+      } finally {
+        db.close();
+      }
+    } catch (error) {
+      return { check: `namespace database`, status: 'error', detail: describeError(error), data: { file } };
+    }
+  });
+}
+
+export async function runDoctor(core: WardCore, probes: readonly DoctorProbe[]): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [checkDataFolder(core), ...checkNamespaces(core)];
+  for (const probe of probes) {
+    try {
+      const result = await probe(core);
+      checks.push(...(Array.isArray(result) ? result : [result]));
+    } catch (error) {
+      checks.push({ check: 'probe', status: 'error', detail: describeError(error) });
+    }
+  }
+  return checks;
+}

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { WardError } from './errors.js';
+import { resolveWardHome } from './home.js';
+import { DEFAULT_NAMESPACE, namespaceDir, parseNamespace, type Namespace } from '../namespaces/namespace.js';
+import { NamespaceStore, namespaceDatabasePath } from '../store/namespace-store.js';
+import { openDatabase } from '../store/database.js';
+import type { Run } from '../store/runs.js';
+
+export interface NamespaceSummary {
+  readonly name: string;
+  readonly hash: string;
+  readonly file: string;
+}
+
+/**
+ * The composition root shared by the Electron main process and the `ward` command.
+ * It owns the data folder and hands out one store per namespace, opened lazily.
+ */
+export class WardCore {
+  private readonly stores = new Map<string, NamespaceStore>();
+  /** Runs that start-up recovery marked uncertain (R8), for whoever wants to tell the person. */
+  readonly recovered: Run[] = [];
+
+  constructor(readonly home: string = resolveWardHome()) {}
+
+  namespaceExists(ns: Namespace): boolean {
+    return fs.existsSync(namespaceDatabasePath(this.home, ns));
+  }
+
+  createNamespace(name: string): NamespaceSummary {
+    const ns = parseNamespace(name);
+    if (this.namespaceExists(ns)) throw new WardError('namespace_exists', `namespace ${name} already exists`);
+    this.store(ns);
+    return { name: ns.name, hash: ns.hash, file: namespaceDatabasePath(this.home, ns) };
+  }
+
+  /**
+   * The store of a namespace. Only the default namespace comes into being on first use; any
+   * other must be created on purpose, so a typo never silently starts an empty namespace.
+   */
+  store(ns: Namespace, options: { mustExist?: boolean } = {}): NamespaceStore {
+    const open = this.stores.get(ns.name);
+    if (open !== undefined) return open;
+    if (options.mustExist && ns.name !== DEFAULT_NAMESPACE && !this.namespaceExists(ns)) {
+      throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`);
+    }
+    fs.mkdirSync(namespaceDir(this.home, ns), { recursive: true, mode: 0o700 });
+    const store = NamespaceStore.open(this.home, ns);
+    this.recovered.push(...store.runs.markOrphansUncertain());
+    this.stores.set(ns.name, store);
+    return store;
+  }
+
+  /** Namespaces on disk, by the name each database records (folders are hashes). */
+  listNamespaces(): NamespaceSummary[] {
+    const root = path.join(this.home, 'namespaces');
+    if (!fs.existsSync(root)) return [];
+    const found: NamespaceSummary[] = [];
+    for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const file = path.join(root, entry.name, 'ward.db');
+      if (!fs.existsSync(file)) continue;
+      const db = openDatabase(file);
+      try {
+        const name = NamespaceStore.recordedName(db);
+        if (name !== undefined && parseNamespace(name).hash === entry.name) found.push({ name, hash: entry.name, file });
+      } finally {
+        db.close();
+      }
+    }
+    return found.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Database folders by hash, whatever state they are in (for `ward doctor`). */
+  namespaceFiles(): string[] {
+    const root = path.join(this.home, 'namespaces');
+    if (!fs.existsSync(root)) return [];
+    return fs
+      .readdirSync(root, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => path.join(root, entry.name, 'ward.db'))
+      .filter((file) => fs.existsSync(file));
+  }
+
+  close(): void {
+    for (const store of this.stores.values()) store.close();
+    this.stores.clear();
+  }
+}

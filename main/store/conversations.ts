@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { WardError } from '../core/errors.js';
+import { GENESIS_HASH } from './journal.js';
+
+export interface Conversation {
+  readonly id: string;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  /** The native CLI session UUID: `--session-id` on the first turn, `--resume` after (R4). */
+  readonly cliSessionId: string;
+  /** True once the CLI confirmed the native session exists; from then on turns must resume. */
+  readonly sessionStarted: boolean;
+  readonly title: string;
+  readonly workspace: string | null;
+  readonly createdAt: string;
+  readonly lastSeq: number;
+}
+
+interface ConversationRow {
+  id: string;
+  agent_id: string;
+  agent_version: number;
+  cli_session_id: string;
+  session_started: number;
+  title: string;
+  workspace: string | null;
+  created_at: string;
+  last_seq: number;
+}
+
+const COLUMNS = 'id, agent_id, agent_version, cli_session_id, session_started, title, workspace, created_at, last_seq';
+
+function toConversation(row: ConversationRow): Conversation {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    agentVersion: row.agent_version,
+    cliSessionId: row.cli_session_id,
+    sessionStarted: row.session_started === 1,
+    title: row.title,
+    workspace: row.workspace,
+    createdAt: row.created_at,
+    lastSeq: row.last_seq,
+  };
+}
+
+export interface NewConversation {
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly title: string;
+  readonly workspace?: string | null;
+}
+
+export class ConversationRepository {
+  constructor(private readonly db: Database) {}
+
+  create(input: NewConversation): Conversation {
+    const id = randomUUID();
+    this.db
+      .prepare(
+        `INSERT INTO conversations (id, agent_id, agent_version, cli_session_id, title, workspace, created_at, last_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, input.agentId, input.agentVersion, randomUUID(), input.title.slice(0, 200), input.workspace ?? null, new Date().toISOString(), GENESIS_HASH);
+    return this.get(id);
+  }
+
+  get(id: string): Conversation {
+    const row = this.db.prepare<[string], ConversationRow>(`SELECT ${COLUMNS} FROM conversations WHERE id = ?`).get(id);
+    if (row === undefined) throw new WardError('not_found', `no conversation ${id} in this namespace`);
+    return toConversation(row);
+  }
+
+  /** Accepts a full id or a unique prefix of at least 8 characters, as people copy them from lists. */
+  resolve(idOrPrefix: string): Conversation {
+    if (!/^[0-9a-f-]{8,36}$/.test(idOrPrefix)) throw new WardError('not_found', `no conversation ${JSON.stringify(idOrPrefix.slice(0, 40))} in this namespace`);
+    const rows = this.db
+      .prepare<[string], ConversationRow>(`SELECT ${COLUMNS} FROM conversations WHERE id LIKE ? || '%' LIMIT 2`)
+      .all(idOrPrefix);
+    if (rows.length === 0) throw new WardError('not_found', `no conversation ${idOrPrefix} in this namespace`);
+    if (rows.length > 1) throw new WardError('usage', `conversation prefix ${idOrPrefix} is ambiguous; give more characters`);
+    return toConversation(rows[0]!);
+  }
+
+  list(): Conversation[] {
+    return this.db.prepare<[], ConversationRow>(`SELECT ${COLUMNS} FROM conversations ORDER BY created_at DESC, id`).all().map(toConversation);
+  }
+
+  markSessionStarted(id: string): void {
+    this.db.prepare('UPDATE conversations SET session_started = 1 WHERE id = ?').run(id);
+  }
+}

@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import { WardError } from '../core/errors.js';
+
+/** The hash that precedes event 1 of every conversation. */
+export const GENESIS_HASH = '0'.repeat(64);
+/** A bigger payload belongs in a file, not the journal; producers truncate before this. */
+export const MAX_EVENT_PAYLOAD_BYTES = 1024 * 1024;
+
+export interface EventInput {
+  readonly type: string;
+  readonly payload: unknown;
+  readonly runId?: string | null;
+}
+
+export interface JournalEvent {
+  readonly conversationId: string;
+  readonly seq: number;
+  readonly runId: string | null;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly createdAt: string;
+  readonly hash: string;
+}
+
+export type VerifyResult =
+  | { readonly ok: true; readonly count: number }
+  | { readonly ok: false; readonly count: number; readonly firstBadSeq: number; readonly reason: string };
+
+export type EventListener = (event: JournalEvent) => void;
+
+interface EventRow {
+  seq: number;
+  run_id: string | null;
+  type: string;
+  payload: string;
+  created_at: string;
+  prev_hash: string;
+  hash: string;
+}
+
+interface Subscriber {
+  cursor: number;
+  readonly listener: EventListener;
+}
+
+function hashEvent(prevHash: string, conversationId: string, seq: number, runId: string | null, type: string, payload: string, createdAt: string): string {
+  return createHash('sha256')
+    .update(prevHash)
+    .update('\n')
+    .update(JSON.stringify([conversationId, seq, runId, type, payload, createdAt]))
+    .digest('hex');
+}
+
+function toEvent(conversationId: string, row: EventRow): JournalEvent {
+  return {
+    conversationId,
+    seq: row.seq,
+    runId: row.run_id,
+    type: row.type,
+    payload: JSON.parse(row.payload) as unknown,
+    createdAt: row.created_at,
+    hash: row.hash,
+  };
+}
+
+/**
+ * The append-only, hash-chained event log of one namespace (J1, J2).
+ * Appends are IMMEDIATE transactions, so concurrent writers (threads or processes) serialize
+ * on SQLite's write lock and the per-conversation sequence never has gaps or duplicates.
+ * Listeners are told only after commit: what anyone saw is on disk.
+ */
+export class Journal {
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly selectHead: Statement<[string], { last_seq: number; last_hash: string }>;
+  private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
+  private readonly updateHead: Statement<[number, string, string]>;
+  private readonly selectPage: Statement<[string, number, number], EventRow>;
+  private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
+
+  constructor(private readonly db: Database, private readonly now: () => Date = () => new Date()) {
+    this.selectHead = db.prepare('SELECT last_seq, last_hash FROM conversations WHERE id = ?');
+    this.insertEvent = db.prepare(
+      'INSERT INTO events (conversation_id, seq, run_id, type, payload, created_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.updateHead = db.prepare('UPDATE conversations SET last_seq = ?, last_hash = ? WHERE id = ?');
+    this.selectPage = db.prepare(
+      'SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    const transaction = db.transaction((conversationId: string, inputs: readonly EventInput[]) => this.appendLocked(conversationId, inputs));
+    this.appendTransaction = (conversationId, inputs) => transaction.immediate(conversationId, inputs);
+  }
+
+  append(conversationId: string, input: EventInput): JournalEvent {
+    return this.appendMany(conversationId, [input])[0]!;
+  }
+
+  /** Appends a batch in one transaction: the unit of durability and of throughput. */
+  appendMany(conversationId: string, inputs: readonly EventInput[]): JournalEvent[] {
+    if (inputs.length === 0) return [];
+    const events = this.appendTransaction(conversationId, inputs);
+    this.notify(conversationId, events);
+    return events;
+  }
+
+  private appendLocked(conversationId: string, inputs: readonly EventInput[]): JournalEvent[] {
+    const head = this.selectHead.get(conversationId);
+    if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);
+    let seq = head.last_seq;
+    let prevHash = head.last_hash;
+    const createdAt = this.now().toISOString();
+    const events: JournalEvent[] = [];
+    for (const input of inputs) {
+      const payload = JSON.stringify(input.payload ?? null);
+      if (Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD_BYTES) {
+        throw new WardError('usage', `event ${input.type} payload exceeds ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
+      }
+      seq += 1;
+      const runId = input.runId ?? null;
+      const hash = hashEvent(prevHash, conversationId, seq, runId, input.type, payload, createdAt);
+      this.insertEvent.run(conversationId, seq, runId, input.type, payload, createdAt, prevHash, hash);
+      events.push({ conversationId, seq, runId, type: input.type, payload: input.payload ?? null, createdAt, hash });
+      prevHash = hash;
+    }
+    this.updateHead.run(seq, prevHash, conversationId);
+    return events;
+  }
+
+  /** Events after `afterSeq`, in order, read in pages so memory stays bounded. */
+  *read(conversationId: string, afterSeq = 0, pageSize = 2_000): Generator<JournalEvent> {
+    let cursor = afterSeq;
+    for (;;) {
+      const rows = this.selectPage.all(conversationId, cursor, pageSize);
+      for (const row of rows) yield toEvent(conversationId, row);
+      if (rows.length < pageSize) return;
+      cursor = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  lastSeq(conversationId: string): number {
+    const head = this.selectHead.get(conversationId);
+    if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);
+    return head.last_seq;
+  }
+
+  /**
+   * Replays from a cursor, then follows live appends made through this Journal.
+   * Delivery is gap-free and in order; returns the unsubscribe function.
+   */
+  subscribe(conversationId: string, afterSeq: number, listener: EventListener): () => void {
+    const subscriber: Subscriber = { cursor: afterSeq, listener };
+    let set = this.subscribers.get(conversationId);
+    if (set === undefined) {
+      set = new Set();
+      this.subscribers.set(conversationId, set);
+    }
+    set.add(subscriber);
+    this.catchUp(conversationId, subscriber);
+    return () => {
+      set.delete(subscriber);
+      if (set.size === 0) this.subscribers.delete(conversationId);
+    };
+  }
+
+  private catchUp(conversationId: string, subscriber: Subscriber): void {
+    for (const event of this.read(conversationId, subscriber.cursor)) this.deliver(subscriber, event);
+  }
+
+  private deliver(subscriber: Subscriber, event: JournalEvent): void {
+    subscriber.cursor = event.seq;
+    try {
+      subscriber.listener(event);
+    } catch {
+      // A failing listener must not break the producer or other subscribers.
+    }
+  }
+
+  private notify(conversationId: string, events: readonly JournalEvent[]): void {
+    const set = this.subscribers.get(conversationId);
+    if (set === undefined) return;
+    const first = events[0]!.seq;
+    for (const subscriber of [...set]) {
+      if (subscriber.cursor === first - 1) for (const event of events) this.deliver(subscriber, event);
+      else if (subscriber.cursor < first) this.catchUp(conversationId, subscriber); // appended by another process meanwhile
+    }
+  }
+
+  /** J2: recomputes the chain and names the first event that was altered, removed or reordered. */
+  verify(conversationId: string): VerifyResult {
+    const head = this.selectHead.get(conversationId);
+    if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);
+    let expected = 1;
+    let prevHash = GENESIS_HASH;
+    const rows = this.db
+      .prepare<[string], EventRow>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? ORDER BY seq')
+      .iterate(conversationId);
+    for (const row of rows) {
+      const bad = (reason: string): VerifyResult => ({ ok: false, count: expected - 1, firstBadSeq: expected, reason });
+      if (row.seq !== expected) return bad(`event ${expected} is missing`);
+      if (row.prev_hash !== prevHash) return bad(`event ${expected} does not follow event ${expected - 1} (chain broken)`);
+      const recomputed = hashEvent(prevHash, conversationId, row.seq, row.run_id, row.type, row.payload, row.created_at);
+      if (recomputed !== row.hash) return bad(`event ${expected} was altered`);
+      prevHash = row.hash;
+      expected += 1;
+    }
+    const count = expected - 1;
+    if (head.last_seq !== count) {
+      return { ok: false, count, firstBadSeq: expected, reason: `event ${expected} is missing (the journal recorded ${head.last_seq} events)` };
+    }
+    if (head.last_hash !== prevHash) {
+      return { ok: false, count, firstBadSeq: count, reason: `event ${count} does not match the journal head` };
+    }
+    return { ok: true, count };
+  }
+}

@@ -1,0 +1,12 @@
+import type { Database } from 'better-sqlite3';
+import { updateToSchemaVersion1 } from './0001-initial.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly up: (db: Database) => void;
+}
+
+/** One migration per schema version, in order; each runs in its own transaction. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, up: updateToSchemaVersion1 }];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

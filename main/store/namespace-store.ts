@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { WardError } from '../core/errors.js';
+import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
+import { AgentRepository } from './agents.js';
+import { ConversationRepository } from './conversations.js';
+import { openDatabase, type Database, type OpenOptions } from './database.js';
+import { Journal } from './journal.js';
+import { RunRepository } from './runs.js';
+
+export const DATABASE_FILE = 'ward.db';
+
+export function namespaceDatabasePath(home: string, ns: Namespace): string {
+  return path.join(namespaceDir(home, ns), DATABASE_FILE);
+}
+
+/** Everything one namespace keeps in its own SQLite file (N1: nothing is shared across namespaces). */
+export class NamespaceStore {
+  readonly journal: Journal;
+  readonly agents: AgentRepository;
+  readonly conversations: ConversationRepository;
+  readonly runs: RunRepository;
+
+  private constructor(
+    readonly namespace: Namespace,
+    readonly file: string,
+    readonly db: Database,
+  ) {
+    this.journal = new Journal(db);
+    this.agents = new AgentRepository(db);
+    this.conversations = new ConversationRepository(db);
+    this.runs = new RunRepository(db);
+  }
+
+  static open(home: string, namespace: Namespace, options: OpenOptions = {}): NamespaceStore {
+    const file = namespaceDatabasePath(home, namespace);
+    const db = openDatabase(file, options);
+    try {
+      const recorded = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'namespace'").get();
+      if (recorded === undefined) {
+        db.prepare("INSERT INTO meta (key, value) VALUES ('namespace', ?)").run(namespace.name);
+      } else if (recorded.value !== namespace.name) {
+        // A folder copied or renamed by hand: refuse rather than mix two namespaces' data.
+        throw new WardError('namespace_conflict', `the database ${file} belongs to namespace ${JSON.stringify(recorded.value)}, not ${JSON.stringify(namespace.name)}`);
+      }
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new NamespaceStore(namespace, file, db);
+  }
+
+  /** The name a database file says it belongs to, without trusting its folder name. */
+  static recordedName(db: Database): string | undefined {
+    return db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'namespace'").get()?.value;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

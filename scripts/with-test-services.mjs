@@ -1,0 +1,30 @@
+// Runs a command with the services Ward's tests need and cleans them up afterwards:
+// a private D-Bus session bus with an unlocked gnome-keyring (the real OS credential store).
+// Everything started here dies with the dbus-run-session that owns it.
+import { spawn, spawnSync } from 'node:child_process';
+
+const command = process.argv.slice(2);
+if (command.length === 0) {
+  console.error('usage: node scripts/with-test-services.mjs COMMAND [ARGS...]');
+  process.exit(2);
+}
+
+const have = (bin) => spawnSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' }).status === 0;
+if (process.env.WARD_TEST_SERVICES_STARTED === '1') {
+  run(command[0], command.slice(1));
+} else if (have('dbus-run-session') && have('gnome-keyring-daemon')) {
+  // Inside the private bus: unlock a fresh keyring with a throwaway password, then run the command.
+  const inner = 'printf "ward-test-keyring" | gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "$@"';
+  run('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...command], { WARD_TEST_SERVICES_STARTED: '1' });
+} else {
+  console.error('with-test-services: dbus-run-session and gnome-keyring-daemon are required (Debian: apt-get install dbus gnome-keyring)');
+  process.exit(1);
+}
+
+function run(file, args, extraEnv = {}) {
+  const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
