@@ -48,10 +48,23 @@ export type BrokerEvent =
     }
   | { readonly kind: 'call_refused'; readonly tool: string; readonly reason: string };
 
+/** MCP content the broker hands back to the child (already capped and projected, B5). */
+export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+
+export type ToolOutcome =
+  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly isError: boolean; readonly bytes: number }
+  | { readonly ok: false; readonly errorCode: string; readonly message: string };
+
+/** Reaches the upstream MCP server that owns a pinned tool (stdio child or Streamable HTTP). */
+export interface UpstreamCaller {
+  callTool(route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
 /** Live state the broker re-checks on every call (B4). */
 export interface RunBinding {
   readonly runId: string;
   readonly tools: readonly PinnedToolRoute[];
+  readonly upstreams: UpstreamCaller;
   /** False once the run is stopping, stopped or finished: new calls are refused. */
   isAcceptingCalls(): boolean;
   /** Permission check for a pinned MCP tool call; a string is the denial reason. */
