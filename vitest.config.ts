@@ -8,5 +8,6 @@ export default defineConfig({
     // Real processes (the CLI, MCP servers, browsers) share two cores: keep parallelism modest.
     maxWorkers: 2,
     reporters: ['default'],
+    globalSetup: ['test/global-setup.ts'],
   },
 });

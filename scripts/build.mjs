@@ -10,7 +10,8 @@ if (!['main', 'all'].includes(target)) {
   process.exit(2);
 }
 
-await rm('dist', { recursive: true, force: true });
+// Only the hashed chunks go stale; entries are overwritten in place.
+await rm('dist/chunks', { recursive: true, force: true });
 
 const nodeEntries = ['main/cli/entry.ts'];
 if (existsSync('main/electron/main.ts')) nodeEntries.push('main/electron/main.ts');

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
+
+function conversationWithEvents(count: number) {
+  const home = tempDir();
+  const { core, store, conversation } = seedConversation(home);
+  for (let i = 1; i <= count; i++) store.journal.append(conversation.id, { type: 'assistant_text', payload: { text: `line ${i}` } });
+  core.close();
+  return { home, conversation, file: store.file };
+}
+
+describe('ward (headless)', () => {
+  it('prints usage and exits 2 without a command; names an unknown command', async () => {
+    expect((await ward([])).code).toBe(2);
+    const unknown = await ward(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('ward: unknown command "frobnicate"; run "ward help"\n');
+  });
+
+  it('refuses an unknown flag with the command usage', async () => {
+    const result = await ward(['conversations', '--colour'], { env: { WARD_HOME: tempDir() } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Unknown option '--colour'/);
+    expect(result.stderr).toMatch(/usage: ward conversations/);
+  });
+
+  it('creates and lists namespaces, refusing an invalid name with the rule', async () => {
+    const env = { WARD_HOME: tempDir() };
+    expect((await ward(['namespace', 'create', 'work'], { env })).stdout).toBe('created namespace work\n');
+    const bad = await ward(['namespace', 'create', 'Work!'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('ward namespace: invalid namespace name "Work!": use lowercase letters, digits and "-", 1 to 32 characters\n');
+    const listed = await ward(['namespace', 'list', '--json'], { env });
+    expect(listed.stdout.trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(['work']);
+  });
+
+  it('fails closed when --namespace and WARD_NAMESPACE disagree', async () => {
+    const result = await ward(['conversations', '--namespace', 'work'], { env: { WARD_HOME: tempDir(), WARD_NAMESPACE: 'personal' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/conflicting namespace settings/);
+  });
+
+  it('lists conversations and replays a journal from a cursor, as text and as NDJSON', async () => {
+    const { home, conversation } = conversationWithEvents(5);
+    const env = { WARD_HOME: home };
+    const listed = await ward(['conversations', '--json'], { env });
+    expect(JSON.parse(listed.stdout)).toMatchObject({ id: conversation.id, agent: 'helper', agentVersion: 1, events: 5, activeRun: null });
+
+    const human = await ward(['replay', conversation.id, '--from', '4'], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout.trim().split('\n').map((line) => line.split(' ')[0])).toEqual(['#4', '#5']);
+    expect(human.stdout).toContain('line 4');
+
+    const json = await ward(['replay', conversation.id.slice(0, 8), '--json'], { env });
+    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(events[0]).toMatchObject({ type: 'assistant_text', payload: { text: 'line 1' } });
+  });
+
+  it('verify passes an intact journal and names the first tampered event, exiting 3', async () => {
+    const { home, conversation, file } = conversationWithEvents(6);
+    const env = { WARD_HOME: home };
+    expect(await ward(['verify', conversation.id], { env })).toMatchObject({ code: 0, stdout: 'ok: 6 events, hash chain intact\n' });
+
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(file);
+    db.prepare(`UPDATE events SET payload = '{"text":"forged"}' WHERE seq = 4`).run();
+    db.close();
+    const tampered = await ward(['verify', conversation.id], { env });
+    expect(tampered.code).toBe(3);
+    expect(tampered.stdout).toBe('TAMPERED: first bad event is #4: event 4 was altered\n');
+  });
+
+  it('reports a corrupt namespace database in doctor, exits non-zero and leaves the file as it was', async () => {
+    const { home, file } = conversationWithEvents(1);
+    const garbage = Buffer.from('not sqlite at all '.repeat(50));
+    fs.rmSync(`${file}-wal`, { force: true });
+    fs.rmSync(`${file}-shm`, { force: true });
+    fs.writeFileSync(file, garbage);
+    const result = await ward(['doctor', '--json'], { env: { WARD_HOME: home } });
+    expect(result.code).toBe(1);
+    const checks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(checks).toContainEqual(expect.objectContaining({ status: 'error', detail: expect.stringContaining(`${file} is not a SQLite database`) }));
+    expect(fs.readFileSync(file).equals(garbage)).toBe(true);
+
+    const replay = await ward(['conversations'], { env: { WARD_HOME: home } });
+    expect(replay.code).toBe(4);
+    expect(replay.stderr).toContain(file);
+  });
+
+  it('doctor reports each part honestly: data folder, namespaces, keychain, pinned CLI', async () => {
+    const { home } = conversationWithEvents(1);
+    const result = await ward(['doctor', '--json'], { env: { WARD_HOME: home } });
+    const checks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(checks.map((c) => c.check)).toEqual(expect.arrayContaining(['data folder', 'namespace default', 'keychain', 'pinned CLI']));
+    expect(checks.find((c) => c.check === 'namespace default')).toMatchObject({ status: 'ok', data: { schemaVersion: 1, integrity: 'ok' } });
+    // No D-Bus in this environment block: the keychain must be reported unreachable, never "ok".
+    expect(checks.find((c) => c.check === 'keychain')).toMatchObject({ status: 'error' });
+  });
+});
+
+describe('ward doctor with the real keychain', () => {
+  it('reports the keychain reachable on the test session bus', async () => {
+    const bus = process.env.DBUS_SESSION_BUS_ADDRESS;
+    expect(bus, 'run the tests through `npm test` (scripts/with-test-services.mjs starts gnome-keyring)').toBeTruthy();
+    const result = await ward(['doctor', '--json'], { env: { WARD_HOME: tempDir(), DBUS_SESSION_BUS_ADDRESS: bus } });
+    const checks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(checks.find((c) => c.check === 'keychain')).toMatchObject({ status: 'ok' });
+  });
+});

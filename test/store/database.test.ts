@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { WardCore } from '../../main/core/ward-core.js';
+import { openDatabase } from '../../main/store/database.js';
+import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+
+function sealedDatabase(): string {
+  const home = tempDir();
+  const { core, store, conversation } = seedConversation(home);
+  for (let i = 0; i < 200; i++) store.journal.append(conversation.id, { type: 'note', payload: { i, text: 'x'.repeat(200) } });
+  const file = store.file;
+  store.db.pragma('wal_checkpoint(TRUNCATE)');
+  core.close();
+  return file;
+}
+
+describe('opening a namespace database', () => {
+  it('creates, migrates to the latest schema and uses WAL', () => {
+    const file = path.join(tempDir(), 'ns', 'ward.db');
+    const db = openDatabase(file);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('refuses a file that is not SQLite, names it, and leaves its bytes untouched', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const garbage = Buffer.from('this is not a database, it is a shopping list\n'.repeat(100));
+    fs.writeFileSync(file, garbage);
+    expect(() => openDatabase(file)).toThrow(expect.objectContaining({ code: 'store_corrupt', message: expect.stringContaining(file) }));
+    expect(fs.readFileSync(file).equals(garbage)).toBe(true);
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('refuses a truncated database, names it, and leaves its bytes untouched', () => {
+    const file = sealedDatabase();
+    const whole = fs.readFileSync(file);
+    const truncated = whole.subarray(0, Math.floor(whole.length / 2));
+    fs.writeFileSync(file, truncated);
+    expect(() => openDatabase(file)).toThrow(expect.objectContaining({ code: 'store_corrupt', message: expect.stringMatching(/truncated/) }));
+    expect(fs.readFileSync(file).equals(truncated)).toBe(true);
+  });
+
+  it('refuses a database from a newer schema and says to upgrade Ward', () => {
+    const file = sealedDatabase();
+    const raw = new BetterSqlite3(file);
+    raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openDatabase(file)).toThrow(expect.objectContaining({ code: 'store_too_new', message: expect.stringMatching(/upgrade Ward/) }));
+  });
+
+  it('refuses a namespace database copied under another namespace folder (N1)', () => {
+    const home = tempDir();
+    const core = new WardCore(home);
+    core.createNamespace('work');
+    core.close();
+    const work = path.join(home, 'namespaces', parseNamespace('work').hash);
+    const personal = path.join(home, 'namespaces', parseNamespace('personal').hash);
+    fs.cpSync(work, personal, { recursive: true });
+    const again = new WardCore(home);
+    expect(() => again.store(parseNamespace('personal'))).toThrow(expect.objectContaining({ code: 'namespace_conflict' }));
+    again.close();
+  });
+});
+
+describe('agents', () => {
+  it('publishes numbered versions that can never be changed afterwards', () => {
+    const { core, store } = seedConversation(tempDir());
+    const v2 = store.agents.publish('helper', { instructions: 'be thorough' });
+    expect(v2.version).toBe(2);
+    expect(store.agents.get('helper', 1).spec).toEqual({ instructions: 'be brief' });
+    expect(() => store.db.prepare("UPDATE agent_versions SET spec = '{}' WHERE version = 1").run()).toThrow(/immutable/);
+    expect(() => store.db.prepare('DELETE FROM agent_versions').run()).toThrow(/immutable/);
+    core.close();
+  });
+
+  it('keeps a conversation on its pinned version when the agent gets a new one', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    store.agents.publish('helper', { instructions: 'new' });
+    expect(store.conversations.get(conversation.id).agentVersion).toBe(1);
+    core.close();
+  });
+});

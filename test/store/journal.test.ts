@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../../main/store/journal.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+
+describe('journal', () => {
+  it('numbers events per conversation from 1 without gaps, in append order', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    const other = store.conversations.create({ agentId: conversation.agentId, agentVersion: 1, title: 'second' });
+    store.journal.append(conversation.id, { type: 'note', payload: { text: 'a' } });
+    store.journal.append(other.id, { type: 'note', payload: { text: 'x' } });
+    store.journal.appendMany(conversation.id, [
+      { type: 'note', payload: { text: 'b' } },
+      { type: 'note', payload: { text: 'c' } },
+    ]);
+    const events = [...store.journal.read(conversation.id)];
+    expect(events.map((e) => [e.seq, (e.payload as { text: string }).text])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]);
+    expect([...store.journal.read(other.id)].map((e) => e.seq)).toEqual([1]);
+    core.close();
+  });
+
+  it('replays from a cursor then follows live appends, in order and without duplicates', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    for (let i = 1; i <= 5; i++) store.journal.append(conversation.id, { type: 'note', payload: { i } });
+    const seen: number[] = [];
+    const unsubscribe = store.journal.subscribe(conversation.id, 2, (event: JournalEvent) => seen.push(event.seq));
+    expect(seen).toEqual([3, 4, 5]);
+    store.journal.appendMany(conversation.id, [{ type: 'note', payload: {} }, { type: 'note', payload: {} }]);
+    expect(seen).toEqual([3, 4, 5, 6, 7]);
+    unsubscribe();
+    store.journal.append(conversation.id, { type: 'note', payload: {} });
+    expect(seen).toEqual([3, 4, 5, 6, 7]);
+    core.close();
+  });
+
+  it('a throwing subscriber neither loses the event for others nor fails the append', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    const seen: number[] = [];
+    store.journal.subscribe(conversation.id, 0, () => {
+      throw new Error('listener bug');
+    });
+    store.journal.subscribe(conversation.id, 0, (event) => seen.push(event.seq));
+    expect(store.journal.append(conversation.id, { type: 'note', payload: {} }).seq).toBe(1);
+    expect(seen).toEqual([1]);
+    core.close();
+  });
+
+  it('refuses an event for a conversation that does not exist', () => {
+    const { core, store } = seedConversation(tempDir());
+    expect(() => store.journal.append('00000000-0000-0000-0000-000000000000', { type: 'note', payload: {} })).toThrow(/no conversation/);
+    core.close();
+  });
+
+  describe('verify (J2)', () => {
+    function fiveEvents() {
+      const seeded = seedConversation(tempDir());
+      for (let i = 1; i <= 5; i++) seeded.store.journal.append(seeded.conversation.id, { type: 'note', payload: { i } });
+      return seeded;
+    }
+
+    it('accepts an untouched chain', () => {
+      const { core, store, conversation } = fiveEvents();
+      expect(store.journal.verify(conversation.id)).toEqual({ ok: true, count: 5 });
+      core.close();
+    });
+
+    it('names an altered payload', () => {
+      const { core, store, conversation } = fiveEvents();
+      store.db.prepare("UPDATE events SET payload = '{\"i\":99}' WHERE seq = 3").run();
+      expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 3, reason: 'event 3 was altered' });
+      core.close();
+    });
+
+    it('names a deleted event in the middle', () => {
+      const { core, store, conversation } = fiveEvents();
+      store.db.prepare('DELETE FROM events WHERE seq = 2').run();
+      expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 2 });
+      core.close();
+    });
+
+    it('names a deleted last event', () => {
+      const { core, store, conversation } = fiveEvents();
+      store.db.prepare('DELETE FROM events WHERE seq = 5').run();
+      expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 5 });
+      core.close();
+    });
+
+    it('names the first of two reordered events', () => {
+      const { core, store, conversation } = fiveEvents();
+      store.db.transaction(() => {
+        store.db.prepare('UPDATE events SET seq = 100 WHERE seq = 2').run();
+        store.db.prepare('UPDATE events SET seq = 2 WHERE seq = 4').run();
+        store.db.prepare('UPDATE events SET seq = 4 WHERE seq = 100').run();
+      })();
+      expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 2 });
+      core.close();
+    });
+  });
+});
