@@ -27,6 +27,7 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'not_found':
     case 'namespace_not_found':
     case 'credential_missing':
+    case 'not_signed_in':
       return EXIT.notFound;
     case 'store_corrupt':
     case 'store_too_new':
@@ -35,6 +36,10 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'journal_invalid':
       return EXIT.verifyFailed;
     case 'keychain_unavailable':
+    case 'credential_store_insecure':
+    case 'provider_unreachable':
+    case 'provider_timeout':
+    case 'lock_timeout':
     case 'cli_pin_mismatch':
       return EXIT.unavailable;
     default:
