@@ -23,6 +23,8 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'namespace_exists':
     case 'invalid_config':
     case 'request_conflict':
+    case 'invalid_grant':
+    case 'policy_refused':
       return EXIT.usage;
     case 'not_found':
     case 'namespace_not_found':
@@ -41,6 +43,7 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'provider_timeout':
     case 'lock_timeout':
     case 'cli_pin_mismatch':
+    case 'policy_invalid':
       return EXIT.unavailable;
     default:
       return EXIT.failed;

@@ -32,6 +32,9 @@ export type WardErrorCode =
   | 'unauthorized'
   | 'cli_pin_mismatch'
   | 'run_failed'
+  | 'invalid_grant'
+  | 'policy_invalid'
+  | 'policy_refused'
   | 'internal';
 
 export class WardError extends Error {
