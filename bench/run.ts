@@ -1,0 +1,21 @@
+// `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
+import { benchColdStart } from './cold-start.js';
+import { benchJournal } from './journal.js';
+
+const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
+  journal: benchJournal,
+  wardColdStart: benchColdStart,
+};
+
+const only = process.argv.slice(2);
+const results: Record<string, unknown> = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length } };
+for (const [name, bench] of Object.entries(BENCHMARKS)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name}...\n`);
+  try {
+    results[name] = await bench();
+  } catch (error) {
+    results[name] = { error: error instanceof Error ? error.message : String(error), pass: false };
+  }
+}
+process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
