@@ -7,7 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Real processes (the CLI, MCP servers, browsers) share two cores: keep parallelism modest.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     globalSetup: ['test/global-setup.ts'],
   },
 });
