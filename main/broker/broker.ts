@@ -1,0 +1,242 @@
+/**
+ * The per-run tool broker: a loopback Streamable HTTP MCP server the child reaches at
+ * `http://127.0.0.1:PORT/runs/RUN/mcp` with `Authorization: Bearer CAP` (B1). Every request is
+ * checked here, before the MCP SDK sees it: peer address, Host, Origin, path, capability, size.
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { WardError } from '../core/errors.js';
+import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
+import type { RunBinding, RunRegistration } from './types.js';
+
+export interface BrokerOptions extends Partial<CallLimits> {
+  /** Request bodies above this are answered 413 before parsing (default 4 MiB). */
+  readonly maxBodyBytes?: number;
+  /** MCP sessions one run may hold at once (the CLI opens one; reconnects open more). */
+  readonly maxSessionsPerRun?: number;
+}
+
+const DEFAULTS = {
+  toolTimeoutMs: 15 * 60_000,
+  hardLimitMs: 16 * 60_000,
+  maxArgumentBytes: 1024 * 1024,
+  maxResultBytes: 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxSessionsPerRun: 8,
+} as const;
+
+const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const PATH = /^\/runs\/([A-Za-z0-9_-]{1,128})\/mcp$/;
+
+interface Session {
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+}
+
+interface RunEntry {
+  readonly state: RunState;
+  readonly sessions: Map<string, Session>;
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+function validateBinding(binding: RunBinding): void {
+  if (!RUN_ID.test(binding.runId)) throw new WardError('invalid_config', `run id ${JSON.stringify(binding.runId)} must be 1–128 of A-Z a-z 0-9 _ -`);
+  const seen = new Set<string>();
+  for (const tool of binding.tools) {
+    if (!TOOL_NAME.test(tool.exposedName)) {
+      throw new WardError('invalid_config', `tool name ${JSON.stringify(tool.exposedName)} must be 1–64 of A-Z a-z 0-9 _ -`);
+    }
+    if (tool.exposedName === APPROVAL_TOOL) throw new WardError('invalid_config', `tool name "${APPROVAL_TOOL}" is reserved for Ward's approval tool`);
+    if (seen.has(tool.exposedName)) throw new WardError('invalid_config', `tool name "${tool.exposedName}" is pinned twice`);
+    seen.add(tool.exposedName);
+  }
+}
+
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const body = JSON.stringify({ error: message });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** Reads at most `limit` bytes; null when the body is larger (the caller answers 413). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export class Broker {
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly limits: CallLimits;
+  private readonly maxBodyBytes: number;
+  private readonly maxSessionsPerRun: number;
+  private allowedHosts = new Set<string>();
+  private closing = false;
+
+  private constructor(
+    private readonly http: HttpServer,
+    options: BrokerOptions,
+  ) {
+    this.limits = {
+      toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
+      hardLimitMs: options.hardLimitMs ?? DEFAULTS.hardLimitMs,
+      maxArgumentBytes: options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes,
+      maxResultBytes: options.maxResultBytes ?? DEFAULTS.maxResultBytes,
+    };
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+    this.maxSessionsPerRun = options.maxSessionsPerRun ?? DEFAULTS.maxSessionsPerRun;
+  }
+
+  /** Starts listening on 127.0.0.1 at a random port. */
+  static async start(options: BrokerOptions = {}): Promise<Broker> {
+    const http = createServer();
+    const broker = new Broker(http, options);
+    http.on('request', (req, res) => {
+      broker.handle(req, res).catch(() => reply(res, 500, 'internal error'));
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(0, '127.0.0.1', () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    const port = broker.port;
+    broker.allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+    return broker;
+  }
+
+  get port(): number {
+    return (this.http.address() as AddressInfo).port;
+  }
+
+  /** Registers a run and mints its capability (B1). Throws invalid_config for a malformed binding. */
+  register(binding: RunBinding): RunRegistration {
+    if (this.closing) throw new WardError('internal', 'the broker is shutting down');
+    validateBinding(binding);
+    if (this.runs.has(binding.runId)) throw new WardError('invalid_config', `run ${binding.runId} is already registered with the broker`);
+    const capability = randomBytes(32).toString('base64url');
+    const entry: RunEntry = { state: new RunState(binding, sha256(capability), this.limits), sessions: new Map() };
+    this.runs.set(binding.runId, entry);
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://127.0.0.1:${this.port}/runs/${binding.runId}/mcp`,
+      capability,
+      inFlight: () => entry.state.inFlight(),
+      close: () => (closing ??= this.closeRun(binding.runId, entry)),
+    };
+  }
+
+  /** Closes every run (after their calls drain) and stops listening. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.runs.entries()].map(([runId, entry]) => this.closeRun(runId, entry)));
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+  }
+
+  private async closeRun(runId: string, entry: RunEntry): Promise<void> {
+    // The capability goes first, so nothing new gets in while calls drain (B1, B7).
+    if (this.runs.get(runId) === entry) this.runs.delete(runId);
+    entry.state.markClosed();
+    await entry.state.drained();
+    const sessions = [...entry.sessions.values()];
+    entry.sessions.clear();
+    await Promise.allSettled(sessions.map((session) => session.server.close()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // B1: loopback peers, loopback Host names, and never a browser page.
+    if (!LOOPBACK_PEERS.has(req.socket.remoteAddress ?? '')) return reply(res, 403, 'only loopback peers are served');
+    if (!this.allowedHosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 403, 'Host must be a loopback name');
+    if (req.headers.origin !== undefined) return reply(res, 403, 'requests with an Origin header are refused');
+
+    const match = PATH.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+    if (match === null) return reply(res, 404, 'not found');
+    const entry = this.runs.get(match[1]!);
+    if (entry === undefined || entry.state.isClosed) return reply(res, 404, 'no such run');
+    if (!this.authorized(req, entry)) return reply(res, 401, 'missing or wrong capability', { 'www-authenticate': 'Bearer realm="ward"' });
+
+    if (req.method === 'POST') {
+      const body = await readBody(req, this.maxBodyBytes);
+      if (body === null) return reply(res, 413, `request body exceeds ${this.maxBodyBytes} bytes`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        return reply(res, 400, 'request body is not JSON');
+      }
+      const sessionId = req.headers['mcp-session-id'];
+      if (sessionId === undefined && isInitializeRequest(parsed)) {
+        const session = await this.openSession(entry);
+        if (session === null) return reply(res, 429, 'too many MCP sessions for this run');
+        return session.transport.handleRequest(req, res, parsed);
+      }
+      return this.toSession(entry, sessionId, req, res, parsed);
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') return this.toSession(entry, req.headers['mcp-session-id'], req, res);
+    return reply(res, 405, 'method not allowed', { allow: 'GET, POST, DELETE' });
+  }
+
+  private authorized(req: IncomingMessage, entry: RunEntry): boolean {
+    const header = req.headers.authorization;
+    if (header === undefined || !header.startsWith('Bearer ')) return false;
+    // Hashing both sides gives equal lengths, so the comparison is constant-time (B1).
+    return timingSafeEqual(sha256(header.slice('Bearer '.length)), entry.state.capabilityHash);
+  }
+
+  private async toSession(entry: RunEntry, sessionId: string | string[] | undefined, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
+    if (typeof sessionId !== 'string') return reply(res, 400, 'missing Mcp-Session-Id header');
+    const session = entry.sessions.get(sessionId);
+    // 404 tells an MCP client to start a new session.
+    if (session === undefined) return reply(res, 404, 'unknown MCP session');
+    return session.transport.handleRequest(req, res, parsed);
+  }
+
+  private async openSession(entry: RunEntry): Promise<Session | null> {
+    if (entry.sessions.size >= this.maxSessionsPerRun) return null;
+    const state = entry.state;
+    const server = new Server({ name: 'ward', version: '1' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.listTools() }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => state.callTool(request.params.name, request.params.arguments, extra.signal));
+    const sessionId = randomUUID();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => sessionId,
+      maxRequestBodySize: this.maxBodyBytes,
+    });
+    const session: Session = { server, transport };
+    entry.sessions.set(sessionId, session);
+    transport.onclose = () => {
+      if (entry.sessions.get(sessionId) === session) entry.sessions.delete(sessionId);
+    };
+    await server.connect(transport);
+    return session;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * What the child and the journal are told about a failed call (B5): one short, fixed sentence
+ * per stable code. Upstream error bodies and exception messages never reach either.
+ */
+export type CallErrorCode =
+  | 'refused'
+  | 'not_signed_in'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'unreachable'
+  | 'timed_out'
+  | 'upstream_error'
+  | 'too_large'
+  | 'protocol_error'
+  | 'closed'
+  | 'schema_changed'
+  | 'tool_missing'
+  | 'cancelled'
+  | 'internal';
+
+const MESSAGES: Record<CallErrorCode, string> = {
+  refused: 'Ward refused the call.',
+  not_signed_in: 'The connection for this tool is not signed in; sign in and try again.',
+  unauthorized: 'The upstream server rejected the credentials (HTTP 401); sign in to the connection again.',
+  forbidden: 'The upstream server refused access to this tool (HTTP 403).',
+  unreachable: 'The upstream server could not be reached.',
+  timed_out: 'The tool call timed out. It was not retried and may or may not have taken effect.',
+  upstream_error: 'The upstream server answered the call with an error.',
+  too_large: 'The tool result was larger than 1 MiB and was discarded.',
+  protocol_error: 'The upstream server sent a malformed MCP message.',
+  closed: 'The connection to the upstream server closed during the call. It was not retried and may or may not have taken effect.',
+  schema_changed: "The tool's input schema changed upstream since it was pinned; re-pin the tool.",
+  tool_missing: 'The upstream server no longer offers this tool; re-pin the agent.',
+  cancelled: 'The call was cancelled before the upstream answered.',
+  internal: 'Ward could not complete the call.',
+};
+
+export function isCallErrorCode(value: string): value is CallErrorCode {
+  return Object.hasOwn(MESSAGES, value);
+}
+
+/** The fixed text for a code; unknown codes (from a foreign UpstreamCaller) read as internal. */
+export function callErrorMessage(code: string): string {
+  return isCallErrorCode(code) ? MESSAGES[code] : MESSAGES.internal;
+}

@@ -1,0 +1,248 @@
+/**
+ * One registered run inside the broker: the pinned tool list, the call pipeline (B3–B7) and the
+ * approval tool. Shared by every MCP session the child opens for this run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalDecision, PinnedToolRoute, RunBinding, ToolContent, ToolOutcome } from './types.js';
+import { callErrorMessage, type CallErrorCode } from './messages.js';
+
+/** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
+export const APPROVAL_TOOL = 'approve';
+
+export interface CallLimits {
+  /** Upstream calls are aborted after this long (B6: 15 min). */
+  readonly toolTimeoutMs: number;
+  /** The broker answers and stops waiting after this long, whatever the upstream does (B6: 16 min). */
+  readonly hardLimitMs: number;
+  /** Serialized `arguments` bigger than this are refused. */
+  readonly maxArgumentBytes: number;
+  /** Projected results bigger than this are discarded as too_large (B5: 1 MiB). */
+  readonly maxResultBytes: number;
+}
+
+const APPROVAL_INPUT_SCHEMA: Tool['inputSchema'] = {
+  type: 'object',
+  properties: {
+    tool_name: { type: 'string' },
+    input: { type: 'object' },
+    tool_use_id: { type: 'string' },
+  },
+  required: ['tool_name', 'input'],
+};
+
+/** Names the model supplies are echoed back bounded and quoted, never raw. */
+function quoteName(name: string): string {
+  return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorResult(code: CallErrorCode | string, detail?: string): CallToolResult {
+  const text = detail === undefined ? callErrorMessage(code) : `${callErrorMessage(code)} ${detail}`;
+  return { isError: true, content: [{ type: 'text', text: `${text} [${code}]` }] };
+}
+
+function approvalResult(decision: ApprovalDecision): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(decision) }] };
+}
+
+/** Re-projects whatever an UpstreamCaller returned to text/image only and measures it (B5). */
+function project(content: readonly ToolContent[]): { content: ToolContent[]; bytes: number } | null {
+  const projected: ToolContent[] = [];
+  let bytes = 0;
+  for (const item of content) {
+    if (item.type === 'text' && typeof item.text === 'string') {
+      projected.push({ type: 'text', text: item.text });
+      bytes += Buffer.byteLength(item.text, 'utf8');
+    } else if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string') {
+      projected.push({ type: 'image', data: item.data, mimeType: item.mimeType });
+      bytes += item.data.length + item.mimeType.length;
+    } else {
+      return null;
+    }
+  }
+  return { content: projected, bytes };
+}
+
+export class RunState {
+  private readonly routes: Map<string, PinnedToolRoute>;
+  private readonly calls = new Set<Promise<unknown>>();
+  private closed = false;
+  private readonly closedSignal: Promise<void>;
+  private signalClosed!: () => void;
+
+  constructor(
+    readonly binding: RunBinding,
+    /** SHA-256 of the capability; the plaintext is not kept (B1). */
+    readonly capabilityHash: Buffer,
+    private readonly limits: CallLimits,
+  ) {
+    this.routes = new Map(binding.tools.map((route) => [route.exposedName, route]));
+    this.closedSignal = new Promise((resolve) => {
+      this.signalClosed = resolve;
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  inFlight(): number {
+    return this.calls.size;
+  }
+
+  /** Stops accepting calls and answers pending approvals with deny. */
+  markClosed(): void {
+    this.closed = true;
+    this.signalClosed();
+  }
+
+  /** Resolves once every dispatched upstream call has settled or hit the hard limit (B7). */
+  async drained(): Promise<void> {
+    while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
+  }
+
+  listTools(): Tool[] {
+    const tools: Tool[] = [...this.routes.values()].map((route) => ({
+      name: route.exposedName,
+      description: route.description,
+      inputSchema: route.inputSchema,
+    }));
+    tools.push({
+      name: APPROVAL_TOOL,
+      description: 'Ward permission prompt: decides whether a tool call may run.',
+      inputSchema: APPROVAL_INPUT_SCHEMA,
+    });
+    return tools;
+  }
+
+  private accepting(): boolean {
+    return !this.closed && this.binding.isAcceptingCalls();
+  }
+
+  private refuse(tool: string, reason: string): CallToolResult {
+    this.binding.onEvent({ kind: 'call_refused', tool, reason });
+    return errorResult('refused', reason);
+  }
+
+  async callTool(name: string, rawArgs: unknown, childSignal: AbortSignal): Promise<CallToolResult> {
+    if (name === APPROVAL_TOOL) return this.approve(rawArgs);
+    const tool = name.slice(0, 128);
+    if (!this.accepting()) return this.refuse(tool, 'The run is not accepting tool calls.');
+    const route = this.routes.get(name);
+    if (route === undefined) return this.refuse(tool, `Unknown tool ${quoteName(name)}: it is not pinned in this agent version.`);
+    const args = rawArgs ?? {};
+    if (!isPlainObject(args)) return this.refuse(tool, 'Tool arguments must be a JSON object.');
+    if (Buffer.byteLength(JSON.stringify(args), 'utf8') > this.limits.maxArgumentBytes) {
+      return this.refuse(tool, `Tool arguments exceed ${this.limits.maxArgumentBytes} bytes.`);
+    }
+    if (this.binding.authorizeToolCall !== undefined) {
+      let verdict: true | string;
+      try {
+        verdict = await this.binding.authorizeToolCall(route, args);
+      } catch {
+        verdict = 'The permission check failed.';
+      }
+      if (verdict !== true) return this.refuse(tool, verdict);
+      // The check awaited: the run may have ended meanwhile (B4).
+      if (!this.accepting()) return this.refuse(tool, 'The run is not accepting tool calls.');
+    }
+    return this.dispatch(route, args, childSignal);
+  }
+
+  private async dispatch(route: PinnedToolRoute, args: Record<string, unknown>, childSignal: AbortSignal): Promise<CallToolResult> {
+    const callId = randomUUID();
+    const tool = route.exposedName;
+    const startedAt = performance.now();
+    this.binding.onEvent({ kind: 'tool_call_started', callId, tool, arguments: args });
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const toolTimer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException('tool timeout', 'TimeoutError'));
+    }, this.limits.toolTimeoutMs);
+    const onChildAbort = (): void => controller.abort(new DOMException('cancelled by the child', 'AbortError'));
+    childSignal.addEventListener('abort', onChildAbort, { once: true });
+    let hardTimer: NodeJS.Timeout | undefined;
+    const hardLimit = new Promise<ToolOutcome>((resolve) => {
+      hardTimer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new DOMException('hard limit', 'TimeoutError'));
+        resolve({ ok: false, errorCode: 'timed_out', message: callErrorMessage('timed_out') });
+      }, this.limits.hardLimitMs);
+    });
+    // Exactly one upstream attempt, never retried (B6).
+    const upstream = Promise.resolve()
+      .then(() => this.binding.upstreams.callTool(route, args, controller.signal))
+      .catch((): ToolOutcome => ({ ok: false, errorCode: 'internal', message: callErrorMessage('internal') }));
+    const settled = Promise.race([upstream, hardLimit]);
+    this.calls.add(settled);
+    let outcome: ToolOutcome;
+    try {
+      outcome = await settled;
+    } finally {
+      this.calls.delete(settled);
+      clearTimeout(toolTimer);
+      clearTimeout(hardTimer);
+      childSignal.removeEventListener('abort', onChildAbort);
+    }
+
+    const durationMs = performance.now() - startedAt;
+    const fail = (code: string, bytes = 0): CallToolResult => {
+      this.binding.onEvent({ kind: 'tool_call_finished', callId, tool, ok: false, errorCode: code, message: callErrorMessage(code), bytes, durationMs });
+      return errorResult(code);
+    };
+    if (!outcome.ok) {
+      if (timedOut) return fail('timed_out');
+      if (childSignal.aborted) return fail('cancelled');
+      return fail(outcome.errorCode);
+    }
+    const projected = project(outcome.content);
+    if (projected === null) return fail('protocol_error');
+    if (projected.bytes > this.limits.maxResultBytes) return fail('too_large', projected.bytes);
+    // A tool-level error (isError) is the tool's own output, projected and capped like any other.
+    this.binding.onEvent({
+      kind: 'tool_call_finished',
+      callId,
+      tool,
+      ok: !outcome.isError,
+      ...(outcome.isError ? { errorCode: 'upstream_error', message: callErrorMessage('upstream_error') } : {}),
+      bytes: projected.bytes,
+      durationMs,
+    });
+    return { isError: outcome.isError, content: projected.content };
+  }
+
+  private async approve(rawArgs: unknown): Promise<CallToolResult> {
+    if (!isPlainObject(rawArgs) || typeof rawArgs.tool_name !== 'string' || !isPlainObject(rawArgs.input)) {
+      return approvalResult({ behavior: 'deny', message: 'Malformed permission request.' });
+    }
+    const toolUseId = typeof rawArgs.tool_use_id === 'string' ? rawArgs.tool_use_id : null;
+    if (!this.accepting()) return approvalResult({ behavior: 'deny', message: 'The run is not accepting tool calls.' });
+    const approve = this.binding.approve;
+    if (approve === undefined) return approvalResult({ behavior: 'deny', message: 'Not granted, and this run has no one to ask.' });
+
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ApprovalDecision>((resolve) => {
+      timer = setTimeout(() => resolve({ behavior: 'deny', message: 'No answer in time.' }), this.limits.hardLimitMs);
+    });
+    const ended = this.closedSignal.then((): ApprovalDecision => ({ behavior: 'deny', message: 'The run ended.' }));
+    const asked = Promise.resolve()
+      .then(() => approve({ toolName: rawArgs.tool_name as string, input: rawArgs.input as Record<string, unknown>, toolUseId }))
+      .catch((): ApprovalDecision => ({ behavior: 'deny', message: 'The permission check failed.' }));
+    try {
+      const decision = await Promise.race([asked, timeout, ended]);
+      if (decision.behavior === 'allow' && isPlainObject(decision.updatedInput)) {
+        return approvalResult({ behavior: 'allow', updatedInput: decision.updatedInput });
+      }
+      const message = decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : 'Denied.';
+      return approvalResult({ behavior: 'deny', message });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
