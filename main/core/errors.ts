@@ -32,6 +32,7 @@ export type WardErrorCode =
   | 'unauthorized'
   | 'cli_pin_mismatch'
   | 'run_failed'
+  | 'unavailable'
   | 'invalid_grant'
   | 'policy_invalid'
   | 'policy_refused'

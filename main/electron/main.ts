@@ -1,0 +1,137 @@
+/**
+ * The Electron shell: app lifecycle, window hardening (U1) and IPC registration (U2).
+ * Everything it decides is in policy.ts; everything it serves comes from the core through
+ * AppService, so this file stays thin.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { CHANNEL_NAMES, EVENT_CHANNEL, IPC_ERROR_CODES, wireChannel, type PushedEvent } from '../../preload/contract.js';
+import { AppService, type Client } from '../core/app-service.js';
+import { WardCore } from '../core/ward-core.js';
+import { dispatch, failure } from '../ipc/dispatch.js';
+import { APP_ENTRY, APP_SCHEME, CONTENT_SECURITY_POLICY, mimeTypeFor, resolveAppFile, senderRefusal, WINDOW_WEB_PREFERENCES } from './policy.js';
+
+// dist/electron/main.js → dist/renderer and dist/preload/bridge.cjs
+const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const rendererRoot = path.join(distDir, 'renderer');
+const preloadFile = path.join(distDir, 'preload', 'bridge.cjs');
+
+const windows = new Set<WebContents>();
+
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: false } }]);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', () => {
+    const window = BrowserWindow.getAllWindows()[0];
+    if (window === undefined) return;
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  void app.whenReady().then(start);
+}
+
+/** Nothing in a Ward page navigates, opens windows or embeds webviews. */
+app.on('web-contents-created', (_event, contents) => {
+  contents.on('will-navigate', (event) => event.preventDefault());
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+});
+
+async function confirmAndOpen(url: URL): Promise<boolean> {
+  const owner = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  const options = {
+    type: 'question' as const,
+    buttons: ['Cancel', 'Open in browser'],
+    defaultId: 0,
+    cancelId: 0,
+    message: 'Open this link in your browser?',
+    detail: `${url.href.slice(0, 500)}\n\nLinks in chats can come from the model; open only what you trust.`,
+  };
+  const { response } = owner === undefined ? await dialog.showMessageBox(options) : await dialog.showMessageBox(owner, options);
+  if (response !== 1) return false;
+  await shell.openExternal(url.href);
+  return true;
+}
+
+function clientFor(contents: WebContents): Client {
+  return {
+    id: String(contents.id),
+    push(event: PushedEvent) {
+      if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, event);
+    },
+  };
+}
+
+function registerIpc(service: AppService): void {
+  for (const name of CHANNEL_NAMES) {
+    ipcMain.handle(wireChannel(name), (event: IpcMainInvokeEvent, payload: unknown) => {
+      const frame = event.senderFrame;
+      const refusal = senderRefusal({
+        windowKnown: windows.has(event.sender),
+        isTopFrame: frame !== null && frame === event.sender.mainFrame,
+        frameUrl: frame?.url ?? '',
+      });
+      if (refusal !== null) return failure(IPC_ERROR_CODES.forbiddenSender, `${name}: ${refusal}`);
+      return dispatch(service.handlers, clientFor(event.sender), name, payload);
+    });
+  }
+}
+
+function serveRenderer(): void {
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = resolveAppFile(request.url, rendererRoot);
+    if (file === null) return new Response('not found', { status: 404 });
+    try {
+      const body = await readFile(file);
+      return new Response(body, {
+        headers: { 'content-type': mimeTypeFor(file), 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-content-type-options': 'nosniff' },
+      });
+    } catch {
+      return new Response('not found', { status: 404 });
+    }
+  });
+}
+
+function createWindow(service: AppService): void {
+  const window = new BrowserWindow({
+    width: 1200,
+    height: 800,
+    title: 'Ward',
+    show: false,
+    webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: preloadFile },
+  });
+  const contents = window.webContents;
+  const id = String(contents.id);
+  windows.add(contents);
+  // A reload or a crash ends the page's subscriptions; the new page subscribes again from its cursor.
+  contents.on('did-start-navigation', (details) => {
+    if (details.isMainFrame && !details.isSameDocument) service.releaseClient(id);
+  });
+  contents.on('render-process-gone', () => service.releaseClient(id));
+  contents.on('destroyed', () => {
+    service.releaseClient(id);
+    windows.delete(contents);
+  });
+  window.once('ready-to-show', () => window.show());
+  void window.loadURL(APP_ENTRY);
+}
+
+function start(): void {
+  const denyAll = session.defaultSession;
+  denyAll.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  denyAll.setPermissionCheckHandler(() => false);
+  denyAll.setDevicePermissionHandler(() => false);
+
+  const core = new WardCore();
+  const service = new AppService(core, { openExternal: confirmAndOpen });
+  serveRenderer();
+  registerIpc(service);
+  createWindow(service);
+  app.on('will-quit', () => core.close());
+}

@@ -1,0 +1,217 @@
+/**
+ * The one IPC contract between the renderer and the main process (U2).
+ * Every channel names its payload schema and its result type; main parses the payload before
+ * any handler runs and answers with a typed result. Shared by both sides: no Node, no Electron.
+ */
+import { z } from 'zod';
+
+/** Every channel carries this prefix on the wire, so a stray or foreign channel is obvious. */
+export const CHANNEL_PREFIX = 'ward:';
+/** Main → renderer pushes (journal events, approval changes) travel on this one channel. */
+export const EVENT_CHANNEL = 'ward:event';
+
+const MAX_PROMPT_CHARS = 100_000;
+const MAX_QUERY_CHARS = 200;
+
+const namespaceName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters');
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'expected an id (UUID)');
+const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const agentName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'an agent name is lowercase letters, digits and "-", up to 64 characters');
+const inNamespace = { namespace: namespaceName };
+
+export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'deny'] as const;
+export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
+
+// ---- values that cross the boundary (all renderer-visible: never a secret or capability) ----
+
+export interface NamespaceView {
+  readonly name: string;
+}
+
+export interface RunView {
+  readonly id: string;
+  readonly state: RunState;
+  readonly reason: string | null;
+  readonly updatedAt: string;
+}
+
+export interface ConversationView {
+  readonly id: string;
+  readonly title: string;
+  readonly agentName: string;
+  readonly agentVersion: number;
+  readonly createdAt: string;
+  readonly lastSeq: number;
+  /** The run holding the conversation's reservation, if any (running, stopping, uncertain…). */
+  readonly activeRun: RunView | null;
+}
+
+/** One journal event as the renderer sees it; payloads are redacted of credential-like fields. */
+export interface JournalEventView {
+  readonly seq: number;
+  readonly runId: string | null;
+  readonly type: string;
+  readonly payload: unknown;
+  readonly createdAt: string;
+}
+
+export interface AgentView {
+  readonly name: string;
+  readonly version: number;
+  readonly publishedAt: string;
+  readonly instructions: string;
+  readonly tools: readonly string[];
+  readonly permissions: readonly string[];
+}
+
+export interface ConnectionView {
+  readonly id: string;
+  readonly name: string;
+  readonly url: string;
+  readonly status: 'signed_in' | 'signed_out' | 'error' | 'unknown';
+  readonly detail: string | null;
+  readonly tools: readonly string[];
+}
+
+export interface PendingApprovalView {
+  readonly id: string;
+  readonly conversationId: string;
+  readonly runId: string;
+  /** Display text, already escaped and bounded by main (P1). */
+  readonly tool: string;
+  readonly summary: string;
+  readonly expiresAt: string;
+}
+
+export interface SettingsView {
+  readonly dataFolder: string;
+  readonly modelProvider: { readonly baseUrl: string; readonly model: string };
+  /** Whether a model key is stored; the key itself never comes back (U3, C3). */
+  readonly keySet: boolean;
+}
+
+// ---- channels ----
+
+const agentSpecInput = z.strictObject({
+  instructions: z.string().max(50_000),
+  tools: z.array(z.string().min(1).max(200)).max(200),
+  permissions: z.array(z.string().min(1).max(500)).max(200),
+});
+
+/** A channel: the schema main parses the payload with, and (by type only) what it returns. */
+interface Channel<P extends z.ZodType, R> {
+  readonly payload: P;
+  readonly result?: R;
+}
+function channel<R>() {
+  return <P extends z.ZodType>(payload: P): Channel<P, R> => ({ payload });
+}
+
+export const CONTRACT = {
+  'namespaces.list': channel<NamespaceView[]>()(z.strictObject({})),
+  'namespaces.create': channel<NamespaceView>()(z.strictObject({ name: namespaceName })),
+
+  'conversations.list': channel<ConversationView[]>()(z.strictObject({ ...inNamespace, query: z.string().max(MAX_QUERY_CHARS).optional() })),
+  'conversations.get': channel<ConversationView>()(z.strictObject({ ...inNamespace, conversationId: uuid })),
+  'conversations.create': channel<ConversationView>()(z.strictObject({ ...inNamespace, agentName, title: z.string().min(1).max(200) })),
+
+  /** Replays from `afterSeq`, then follows; events arrive on EVENT_CHANNEL under the subscription id. */
+  'journal.subscribe': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace, conversationId: uuid, afterSeq: seq })),
+  'journal.unsubscribe': channel<null>()(z.strictObject({ subscriptionId: z.string().min(1).max(64) })),
+
+  'runs.send': channel<{ runId: string; attached: boolean }>()(
+    z.strictObject({ ...inNamespace, conversationId: uuid, requestId: uuid, prompt: z.string().min(1).max(MAX_PROMPT_CHARS) }),
+  ),
+  'runs.stop': channel<RunView>()(z.strictObject({ ...inNamespace, runId: uuid })),
+  'runs.reconcile': channel<RunView>()(
+    z.strictObject({ ...inNamespace, runId: uuid, outcome: z.enum(RECONCILE_OUTCOMES), note: z.string().min(1).max(500) }),
+  ),
+
+  'approvals.list': channel<PendingApprovalView[]>()(z.strictObject({ ...inNamespace })),
+  'approvals.answer': channel<null>()(z.strictObject({ ...inNamespace, approvalId: z.string().min(1).max(64), answer: z.enum(APPROVAL_ANSWERS) })),
+  /** Pushes the namespace's pending approvals on EVENT_CHANNEL whenever they change. */
+  'approvals.watch': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace })),
+
+  'agents.list': channel<AgentView[]>()(z.strictObject({ ...inNamespace })),
+  'agents.publish': channel<AgentView>()(z.strictObject({ ...inNamespace, name: agentName, spec: agentSpecInput })),
+
+  'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
+
+  'settings.get': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
+  'settings.setModelProvider': channel<SettingsView>()(
+    z.strictObject({ ...inNamespace, baseUrl: z.url({ protocol: /^https?$/ }).max(500), model: z.string().min(1).max(100) }),
+  ),
+  /** Renderer → main only: the key is stored and never sent back. */
+  'settings.setKey': channel<SettingsView>()(z.strictObject({ ...inNamespace, key: z.string().min(8).max(500) })),
+  'settings.clearKey': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
+
+  /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
+  'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(2_000) })),
+} as const;
+
+export type ChannelName = keyof typeof CONTRACT;
+export const CHANNEL_NAMES = Object.keys(CONTRACT) as ChannelName[];
+export type Payload<C extends ChannelName> = z.input<(typeof CONTRACT)[C]['payload']>;
+export type ParsedPayload<C extends ChannelName> = z.output<(typeof CONTRACT)[C]['payload']>;
+export type Result<C extends ChannelName> = Exclude<(typeof CONTRACT)[C]['result'], undefined>;
+
+export function isChannelName(name: unknown): name is ChannelName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(CONTRACT, name);
+}
+
+export function wireChannel(name: ChannelName): string {
+  return `${CHANNEL_PREFIX}${name}`;
+}
+
+// ---- results and errors ----
+
+/** Stable codes the renderer may branch on; messages are for people. */
+export const IPC_ERROR_CODES = {
+  unknownChannel: 'unknown_channel',
+  invalidPayload: 'invalid_payload',
+  forbiddenSender: 'forbidden_sender',
+  unavailable: 'unavailable',
+} as const;
+
+export interface IpcError {
+  readonly code: string;
+  readonly message: string;
+}
+
+export type IpcResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: IpcError };
+
+// ---- pushed events ----
+
+export type PushedEvent =
+  | { readonly kind: 'journal'; readonly subscriptionId: string; readonly events: readonly JournalEventView[] }
+  | { readonly kind: 'approvals'; readonly subscriptionId: string; readonly pending: readonly PendingApprovalView[] };
+
+type Group<C> = C extends `${infer G}.${string}` ? G : never;
+type Method<C, G extends string> = C extends `${G}.${infer M}` ? M : never;
+
+/** What `window.ward` offers the renderer: purpose-named functions grouped by area, plus events. */
+export type WardApi = {
+  readonly [G in Group<ChannelName>]: {
+    readonly [C in ChannelName as Method<C, G>]: (payload: Payload<C>) => Promise<IpcResult<Result<C>>>;
+  };
+} & {
+  /** Listens to pushed events; returns a function that stops listening. */
+  readonly onEvent: (listener: (event: PushedEvent) => void) => () => void;
+};
+
+export type Invoke = (channel: ChannelName, payload: unknown) => Promise<IpcResult<unknown>>;
+export type Listen = (listener: (event: PushedEvent) => void) => () => void;
+
+/** Builds `window.ward` from the contract over any transport (the preload, or a test harness). */
+export function buildWardApi(invoke: Invoke, listen: Listen): WardApi {
+  const api: Record<string, Record<string, (payload: unknown) => Promise<IpcResult<unknown>>>> = {};
+  for (const name of CHANNEL_NAMES) {
+    const [group, method] = name.split('.') as [string, string];
+    api[group] ??= {};
+    api[group][method] = (payload: unknown) => invoke(name, payload);
+  }
+  return Object.freeze({ ...api, onEvent: listen }) as unknown as WardApi;
+}
