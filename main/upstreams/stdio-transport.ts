@@ -1,0 +1,183 @@
+/**
+ * A stdio MCP client transport that owns its child fully: argv without a shell, an environment
+ * built from an allowlist, its own process group (so helpers it starts die with it), stderr kept
+ * in a bounded in-memory log, and a SIGKILL to the group when Ward exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamFailure } from './failure.js';
+
+/** What a stdio server inherits from Ward's environment; everything else must be named. */
+export const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'] as const;
+
+export function stdioEnvironment(explicit: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...explicit };
+}
+
+/** Keeps the last `limit` bytes written to it. */
+export class BoundedLog {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit: number) {}
+
+  append(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.limit && this.chunks.length > 0) {
+      const excess = this.size - this.limit;
+      const head = this.chunks[0]!;
+      if (head.length <= excess) {
+        this.chunks.shift();
+        this.size -= head.length;
+      } else {
+        this.chunks[0] = head.subarray(excess);
+        this.size -= excess;
+      }
+    }
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Synchronous on purpose: 'exit' handlers cannot wait. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) killGroup(child, 'SIGKILL');
+  });
+}
+
+export interface StdioTransportOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** One JSON-RPC line above this kills the server and fails its calls as too_large. */
+  readonly maxMessageBytes: number;
+  readonly stderr: BoundedLog;
+  /** SIGTERM → SIGKILL grace on close. */
+  readonly killGraceMs: number;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private readonly buffer: ReadBuffer;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) return Promise.reject(new Error('transport already started'));
+    installExitHook();
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.options.command, [...this.options.args], {
+        env: this.options.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        windowsHide: true,
+        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once('close', () => done()));
+      child.once('error', (error) => {
+        live.delete(child);
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => {
+        live.add(child);
+        resolve();
+      });
+      child.once('close', () => {
+        live.delete(child);
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+      child.stderr!.on('data', (chunk: Buffer) => this.options.stderr.append(chunk));
+      child.stdin!.on('error', (error) => this.onerror?.(error));
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch {
+      // The stream can no longer be framed: report, and stop the server.
+      this.onerror?.(new UpstreamFailure('too_large'));
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch {
+        this.onerror?.(new UpstreamFailure('protocol_error'));
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || stdin.destroyed) return Promise.reject(new UpstreamFailure('closed'));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', () => resolve());
+    });
+  }
+
+  /** Ends stdin, then SIGTERM and finally SIGKILL to the whole group; resolves when it exited. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child === undefined) return;
+    child.stdin?.end();
+    killGroup(child, 'SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.killGraceMs);
+    });
+    const result = await Promise.race([this.exited.then(() => 'exited' as const), grace]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      killGroup(child, 'SIGKILL');
+      await this.exited;
+    }
+    // Helpers left in the group after the leader exited.
+    killGroup(child, 'SIGKILL');
+  }
+}
