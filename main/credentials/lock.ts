@@ -1,0 +1,149 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WardError } from '../core/errors.js';
+import { shortHash } from './secret-store.js';
+
+export interface LockOptions {
+  /** How long to wait for another holder before giving up (bounded wait). */
+  timeoutMs?: number;
+}
+
+export const LOCK_TIMEOUT_MS = 15_000;
+
+interface LockRecord {
+  pid: number;
+  host: string;
+  token: string;
+  since: string;
+}
+
+/** Locks this async call chain already holds, so nested use of the same lock does not deadlock. */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+/** In-process queue per lock file: the file lock alone cannot order two callers of one process fairly. */
+const local = new Map<string, Promise<void>>();
+
+function readRecord(file: string): { raw: string; record: LockRecord | undefined } | undefined {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return { raw, record: JSON.parse(raw) as LockRecord };
+  } catch {
+    return { raw, record: undefined };
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A lock file left by a process that no longer runs on this machine. A record we cannot parse
+ * counts as stale only once it is old enough that its writer cannot still be filling it in.
+ */
+function isStale(file: string, found: { raw: string; record: LockRecord | undefined }): boolean {
+  if (found.record === undefined) {
+    try {
+      return Date.now() - fs.statSync(file).mtimeMs > 5_000;
+    } catch {
+      return false;
+    }
+  }
+  return found.record.host === os.hostname() && typeof found.record.pid === 'number' && !alive(found.record.pid);
+}
+
+/** Removes the lock file only if it still holds exactly what we read (another process may have replaced it). */
+function removeIfUnchanged(file: string, raw: string): void {
+  const now = readRecord(file);
+  if (now !== undefined && now.raw === raw) fs.rmSync(file, { force: true });
+}
+
+function tryCreate(file: string, record: LockRecord): boolean {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    try {
+      fs.writeFileSync(fd, JSON.stringify(record));
+    } finally {
+      fs.closeSync(fd);
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+async function acquire(file: string, timeoutMs: number): Promise<LockRecord> {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const record: LockRecord = { pid: process.pid, host: os.hostname(), token: randomBytes(16).toString('hex'), since: new Date().toISOString() };
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  for (;;) {
+    if (tryCreate(file, record)) return record;
+    const found = readRecord(file);
+    if (found !== undefined && isStale(file, found)) {
+      removeIfUnchanged(file, found.raw);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const holder = found?.record ? ` (held by pid ${found.record.pid} since ${found.record.since})` : '';
+      throw new WardError('lock_timeout', `another Ward process holds ${path.basename(file)}${holder} and did not release it within ${timeoutMs} ms; try again`);
+    }
+    await sleep(delay);
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+/**
+ * Runs `fn` while holding a cross-process lock: a file created with O_EXCL that records pid,
+ * host and a random token. A lock whose process is gone is broken; waiting is bounded.
+ * Re-entrant within one async call chain.
+ */
+export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const resolved = path.resolve(file);
+  const mine = held.getStore();
+  if (mine?.has(resolved)) return fn();
+  const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
+
+  const previous = local.get(resolved) ?? Promise.resolve();
+  let release!: () => void;
+  const turn = new Promise<void>((resolve) => (release = resolve));
+  const chain = previous.then(() => turn);
+  local.set(resolved, chain);
+  try {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      previous.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (!waited) throw new WardError('lock_timeout', `${path.basename(file)} is busy in this process for more than ${timeoutMs} ms; try again`);
+    const record = await acquire(resolved, timeoutMs);
+    try {
+      return await held.run(new Set([...(mine ?? []), resolved]), fn);
+    } finally {
+      removeIfUnchanged(resolved, JSON.stringify(record));
+    }
+  } finally {
+    release();
+    if (local.get(resolved) === chain) local.delete(resolved);
+  }
+}
+
+/** Lock files of one namespace, named by purpose hashes (N1: no names in paths). */
+export function lockPath(namespaceDirectory: string, purpose: string): string {
+  return path.join(namespaceDirectory, 'locks', `${shortHash(purpose)}.lock`);
+}

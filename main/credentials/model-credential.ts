@@ -1,0 +1,100 @@
+import { WardError } from '../core/errors.js';
+import { resolveWardHome } from '../core/home.js';
+import type { Namespace } from '../namespaces/namespace.js';
+import { openSecretStore } from './open-store.js';
+import type { SecretStore } from './secret-store.js';
+
+export type ModelCredentialKind = 'api-key' | 'oauth-token';
+export type ModelCredentialVariable = 'ANTHROPIC_API_KEY' | 'CLAUDE_CODE_OAUTH_TOKEN';
+
+export interface ModelCredential {
+  /** The one environment variable the pinned CLI reads this kind from. */
+  readonly variable: ModelCredentialVariable;
+  readonly value: string;
+}
+
+export const MODEL_KEY_ACCOUNT = 'model-key';
+export const VARIABLE_FOR: Readonly<Record<ModelCredentialKind, ModelCredentialVariable>> = {
+  'api-key': 'ANTHROPIC_API_KEY',
+  'oauth-token': 'CLAUDE_CODE_OAUTH_TOKEN',
+};
+const MAX_KEY_LENGTH = 4_096;
+/** The prefix `claude setup-token` prints; used only to pick a default kind. */
+const OAUTH_TOKEN_PREFIX = 'sk-ant-oat';
+const HOW_TO_SET = 'store one with "ward provider set-key" (it reads the key from stdin)';
+
+interface Stored {
+  v: 1;
+  kind: ModelCredentialKind;
+  secret: string;
+}
+
+export function parseKind(value: string): ModelCredentialKind {
+  if (value === 'api-key' || value === 'oauth-token') return value;
+  throw new WardError('usage', `unknown credential kind ${JSON.stringify(value.slice(0, 40))}: use api-key or oauth-token`);
+}
+
+/** Trims the line end a pipe or terminal adds; anything else unusual is refused, never echoed. */
+export function normalizeModelSecret(input: string): string {
+  const secret = input.replace(/\r?\n$/, '');
+  if (secret.length === 0) throw new WardError('usage', 'no key on stdin: pipe or paste the key, then end input (Ctrl-D)');
+  if (secret.length > MAX_KEY_LENGTH) throw new WardError('usage', `the key on stdin is longer than ${MAX_KEY_LENGTH} characters`);
+  if (!/^[\x21-\x7e]+$/.test(secret)) throw new WardError('usage', 'the key on stdin has spaces, line breaks or non-ASCII characters; give exactly one key');
+  return secret;
+}
+
+export function inferKind(secret: string): ModelCredentialKind {
+  return secret.startsWith(OAUTH_TOKEN_PREFIX) ? 'oauth-token' : 'api-key';
+}
+
+function decode(raw: string): Stored {
+  try {
+    const parsed = JSON.parse(raw) as Partial<Stored>;
+    if (parsed.v === 1 && (parsed.kind === 'api-key' || parsed.kind === 'oauth-token') && typeof parsed.secret === 'string' && parsed.secret !== '') {
+      return parsed as Stored;
+    }
+  } catch {
+    // fall through: never echo what the store held
+  }
+  throw new WardError('credential_missing', `the stored model credential is unreadable; ${HOW_TO_SET}`);
+}
+
+export async function setModelCredential(store: SecretStore, kind: ModelCredentialKind, secret: string): Promise<void> {
+  const stored: Stored = { v: 1, kind, secret: normalizeModelSecret(secret) };
+  await store.set(MODEL_KEY_ACCOUNT, JSON.stringify(stored));
+}
+
+/** Whether a credential is stored and its kind: never the value, not even a part of it. */
+export async function modelCredentialStatus(store: SecretStore): Promise<{ set: false } | { set: true; kind: ModelCredentialKind }> {
+  const raw = await store.get(MODEL_KEY_ACCOUNT);
+  if (raw === undefined) return { set: false };
+  return { set: true, kind: decode(raw).kind };
+}
+
+export function deleteModelCredential(store: SecretStore): Promise<boolean> {
+  return store.delete(MODEL_KEY_ACCOUNT);
+}
+
+/**
+ * The model credential for a run of `namespace`. Precedence: the namespace's stored credential
+ * (keychain, or the configured store) wins; only when nothing is stored, the process
+ * environment: ANTHROPIC_API_KEY, then CLAUDE_CODE_OAUTH_TOKEN. An unreachable store is an
+ * error, not a reason to use the environment: Ward never switches credentials silently.
+ */
+export async function resolveModelCredential(
+  namespace: Namespace,
+  env: NodeJS.ProcessEnv,
+  options: { home?: string; store?: SecretStore } = {},
+): Promise<ModelCredential> {
+  const store = options.store ?? openSecretStore(options.home ?? resolveWardHome(env), namespace);
+  const raw = await store.get(MODEL_KEY_ACCOUNT);
+  if (raw !== undefined) {
+    const stored = decode(raw);
+    return { variable: VARIABLE_FOR[stored.kind], value: stored.secret };
+  }
+  for (const variable of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] as const) {
+    const value = env[variable];
+    if (value !== undefined && value !== '') return { variable, value };
+  }
+  throw new WardError('credential_missing', `no model credential for namespace ${namespace.name}: ${HOW_TO_SET}, or set ANTHROPIC_API_KEY`);
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { signIn, signOut } from '../../main/auth/sign-in.js';
+import { openSession } from '../../main/auth/session.js';
+import { followToCallback } from '../fixtures/oidc/provider.js';
+import { tempDir } from '../support/temp.js';
+import { authContext, provider } from './support.js';
+
+/** Plays the browser for a sign-in: follow the provider, then deliver the callback. */
+function browser(): { openBrowser: (url: URL) => Promise<void>; delivered: Promise<Response> } {
+  let deliver!: (response: Promise<Response>) => void;
+  const delivered = new Promise<Response>((resolve) => (deliver = (response) => resolve(response)));
+  return {
+    openBrowser: async (url) => {
+      deliver(followToCallback(url).then((callback) => fetch(callback)));
+    },
+    delivered,
+  };
+}
+
+describe('sign-in against a real OpenID provider', () => {
+  it('signs in end to end: tokens in the keychain, public metadata in the registry, none of the tokens on disk', async () => {
+    const idp = await provider();
+    const home = tempDir();
+    const context = authContext(home);
+    const play = browser();
+    const result = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play.openBrowser });
+    expect((await play.delivered).status).toBe(200);
+    expect(result.cleanupRequired).toBe(false);
+    expect(result.session).toMatchObject({ issuer: idp.issuer, clientId: idp.clientId, subject: 'alice', cleanupPending: false });
+
+    const session = openSession(context);
+    const tokens = await session.tokens();
+    expect(tokens.accessToken.length).toBeGreaterThan(10);
+    expect(tokens.refreshToken).toBeDefined();
+    const me = await session.withAccessToken((token) => fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${token}` } }));
+    expect(await me.json()).toEqual({ sub: 'alice' });
+
+    const registry = fs.readFileSync(path.join(home, 'namespaces', context.namespace.hash, 'signin-registry.json'), 'utf8');
+    expect(registry).toContain('alice');
+    for (const file of fs.readdirSync(home, { recursive: true, withFileTypes: true })) {
+      if (!file.isFile()) continue;
+      const bytes = fs.readFileSync(path.join(file.parentPath, file.name)).toString('latin1');
+      expect(bytes).not.toContain(tokens.accessToken);
+      expect(bytes).not.toContain(tokens.refreshToken!);
+    }
+
+    const out = await signOut(context);
+    expect(out.signedOut).toEqual([{ issuer: idp.issuer, subject: 'alice', revoked: true }]);
+    expect(await context.store.get(session.account)).toBeUndefined();
+    const after = await fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    expect(after.status).toBe(401);
+  });
+});
