@@ -1,0 +1,91 @@
+/**
+ * The model provider a namespace's runs talk to (a profile: base URL and model) and the model
+ * credential. Profiles come from `<namespace dir>/model-profiles.json` when present, and the
+ * profile "default" can also come from the environment (WARD_MODEL_BASE_URL or
+ * ANTHROPIC_BASE_URL, WARD_MODEL or ANTHROPIC_MODEL; WARD_ALLOW_INSECURE_MODEL_URL=1 is the override).
+ * Configuration fails closed (L1): a malformed file, an unknown profile or a non-loopback
+ * `http://` URL without an explicit override is refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { WardError } from './errors.js';
+import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
+import type { ModelCredential } from '../runner/env.js';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const PROFILES_FILE = 'model-profiles.json';
+
+export interface ModelProfile {
+  readonly name: string;
+  readonly baseUrl: string;
+  readonly model: string;
+}
+
+const ProfileSchema = z
+  .object({
+    baseUrl: z.string().max(2048),
+    model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}$/),
+    allowInsecureHttp: z.boolean().default(false),
+  })
+  .strict();
+const ProfilesFileSchema = z.object({ profiles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), ProfileSchema) }).strict();
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** L1: https anywhere; http only to loopback unless explicitly allowed; no credentials in the URL. */
+export function checkBaseUrl(raw: string, allowInsecureHttp: boolean, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WardError('invalid_config', `${source}: ${JSON.stringify(raw.slice(0, 100))} is not a URL`);
+  }
+  if (url.username !== '' || url.password !== '') throw new WardError('invalid_config', `${source}: the model base URL must not carry credentials`);
+  if (url.protocol === 'http:') {
+    if (!LOOPBACK.has(url.hostname) && !allowInsecureHttp) {
+      throw new WardError('invalid_config', `${source}: http:// is allowed only for loopback hosts (got ${url.hostname}); use https:// or set the explicit insecure-HTTP override`);
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new WardError('invalid_config', `${source}: the model base URL must be https:// (got ${url.protocol})`);
+  }
+  return url.href.replace(/\/$/, '');
+}
+
+export function resolveModelProfile(home: string, ns: Namespace, name: string, env: NodeJS.ProcessEnv): ModelProfile {
+  const file = path.join(namespaceDir(home, ns), PROFILES_FILE);
+  if (fs.existsSync(file)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new WardError('invalid_config', `${file} is not valid JSON`, { cause: error });
+    }
+    const parsed = ProfilesFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new WardError('invalid_config', `${file}: ${issue.path.join('.')}: ${issue.message}`);
+    }
+    const profile = parsed.data.profiles[name];
+    if (profile !== undefined) return { name, baseUrl: checkBaseUrl(profile.baseUrl, profile.allowInsecureHttp, `${file} profile ${name}`), model: profile.model };
+  }
+  if (name !== 'default') throw new WardError('invalid_config', `no model profile ${JSON.stringify(name)} in namespace ${ns.name} (define it in ${file})`);
+  const insecure = env.WARD_ALLOW_INSECURE_MODEL_URL === '1';
+  const model = env.WARD_MODEL || env.ANTHROPIC_MODEL || DEFAULT_MODEL;
+  if (!ProfileSchema.shape.model.safeParse(model).success) throw new WardError('invalid_config', `WARD_MODEL: ${JSON.stringify(model.slice(0, 60))} is not a model name`);
+  return { name, baseUrl: checkBaseUrl(env.WARD_MODEL_BASE_URL || env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL, insecure, env.WARD_MODEL_BASE_URL ? 'WARD_MODEL_BASE_URL' : 'ANTHROPIC_BASE_URL'), model };
+}
+
+/**
+ * The model credential for a namespace's runs. For now it comes from Ward's own environment
+ * (ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN for a subscription token); the keychain source
+ * plugs in here.
+ */
+export function resolveModelCredential(ns: Namespace, env: NodeJS.ProcessEnv): ModelCredential {
+  const key = env.ANTHROPIC_API_KEY;
+  if (key !== undefined && key !== '') return { kind: 'api_key', value: key };
+  const token = env.CLAUDE_CODE_OAUTH_TOKEN;
+  if (token !== undefined && token !== '') return { kind: 'oauth_token', value: token };
+  throw new WardError('credential_missing', `no model credential for namespace ${ns.name}: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in Ward's environment`);
+}

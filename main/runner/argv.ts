@@ -1,0 +1,57 @@
+/**
+ * R3/R4: the one place the child's argv is written. Everything is an option before `--`; the
+ * prompt never appears here (it goes through stdin), nor does any secret (the capability is in
+ * the private mcp.json whose path is passed). No permission bypass flag exists in this builder.
+ */
+export const WARD_SERVER = 'ward';
+export const APPROVAL_TOOL = `mcp__${WARD_SERVER}__approve`;
+
+export interface CliArgsInput {
+  /** The native session id (a UUID). */
+  readonly sessionId: string;
+  /** First turn: `--session-id`; later turns: `--resume` (R4). */
+  readonly resume: boolean;
+  readonly mcpConfigPath: string;
+  readonly instructionsPath: string;
+  readonly model: string;
+  /** Exposed names of the agent's pinned MCP tools, pre-allowed as `mcp__ward__<name>`. */
+  readonly pinnedTools: readonly string[];
+  /** Granted native tools (none by default). */
+  readonly nativeTools?: readonly string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function mcpToolName(exposedName: string): string {
+  return `mcp__${WARD_SERVER}__${exposedName}`;
+}
+
+export function buildCliArgs(input: CliArgsInput): string[] {
+  if (!UUID.test(input.sessionId)) throw new Error(`session id must be a lowercase UUID, got ${JSON.stringify(input.sessionId)}`);
+  for (const name of [...input.pinnedTools, ...(input.nativeTools ?? [])]) {
+    if (!TOOL_NAME.test(name)) throw new Error(`invalid tool name ${JSON.stringify(name)}`);
+  }
+  if (input.model === '' || input.model.startsWith('-')) throw new Error(`invalid model name ${JSON.stringify(input.model)}`);
+  const args = [
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    input.resume ? '--resume' : '--session-id',
+    input.sessionId,
+    '--strict-mcp-config',
+    '--mcp-config',
+    input.mcpConfigPath,
+    '--tools',
+    (input.nativeTools ?? []).join(','),
+    '--setting-sources',
+    '',
+    '--disable-slash-commands',
+    '--permission-prompt-tool',
+    APPROVAL_TOOL,
+  ];
+  if (input.pinnedTools.length > 0) args.push('--allowedTools', input.pinnedTools.map(mcpToolName).join(','));
+  args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model, '--');
+  return args;
+}

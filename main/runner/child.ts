@@ -1,0 +1,126 @@
+/**
+ * R2/R6: the pinned CLI as a child process. argv array, no shell, its own process group, stdio
+ * pipes, the prompt written to stdin and closed. Stop is SIGINT to the CLI (2.1.328 in `-p` mode
+ * answers it by cancelling the turn, telling MCP servers to cancel in-flight calls, and writing
+ * a terminal `result`), then SIGKILL to the whole group when the grace period runs out.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { StreamJsonParser, type CliMessage } from './stream-parser.js';
+
+export interface CliLaunch {
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly prompt: string;
+  readonly maxLineBytes?: number;
+}
+
+export interface CliExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Set when the process could not be started at all. */
+  readonly spawnError: string | null;
+  /** The last few KiB of stderr, for the failure reason. */
+  readonly stderrTail: string;
+}
+
+const STDERR_TAIL_BYTES = 8 * 1024;
+/** After `exit`, how long stdout may take to flush before Ward stops waiting for it. */
+const CLOSE_AFTER_EXIT_MS = 2_000;
+
+export class CliProcess {
+  readonly exited: Promise<CliExit>;
+  private readonly child: ChildProcess;
+  private exitedFlag = false;
+
+  constructor(launch: CliLaunch, onMessage: (message: CliMessage) => void) {
+    this.child = spawn(launch.binary, [...launch.args], {
+      cwd: launch.cwd,
+      env: { ...launch.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      windowsHide: true,
+    });
+    const parser = new StreamJsonParser(onMessage, launch.maxLineBytes);
+    let stderrTail = '';
+    this.child.stdout!.on('data', (chunk: Buffer) => parser.push(chunk));
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    // EPIPE when the child dies before reading the prompt is reported through `exited`.
+    this.child.stdin!.on('error', () => undefined);
+    this.exited = new Promise<CliExit>((resolve) => {
+      let spawnError: string | null = null;
+      let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+      let settled = false;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        this.exitedFlag = true;
+        parser.end();
+        resolve({ code: exitInfo?.code ?? null, signal: exitInfo?.signal ?? null, spawnError, stderrTail: stderrTail.trim() });
+      };
+      this.child.on('error', (error) => {
+        spawnError = error.message;
+        if (this.child.pid === undefined) settle();
+      });
+      this.child.on('exit', (code, signal) => {
+        exitInfo = { code, signal };
+        // stdout normally closes right after; a grandchild holding it open must not stall us.
+        setTimeout(() => {
+          this.child.stdout?.destroy();
+          this.child.stderr?.destroy();
+          settle();
+        }, CLOSE_AFTER_EXIT_MS).unref();
+      });
+      this.child.on('close', (code, signal) => {
+        exitInfo ??= { code, signal };
+        settle();
+      });
+    });
+    if (this.child.pid !== undefined) this.child.stdin!.end(launch.prompt);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get hasExited(): boolean {
+    return this.exitedFlag;
+  }
+
+  /** Graceful stop: the CLI cancels the turn and writes its terminal result. */
+  interrupt(): void {
+    if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        this.child.kill('SIGINT');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  /** Kills the CLI and everything it started (its process group). Safe to call repeatedly. */
+  killGroup(): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+    } catch {
+      // ESRCH: the group is already gone
+    }
+  }
+
+  /** True while any process of the child's group is alive. */
+  groupAlive(): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined) return false;
+    try {
+      process.kill(process.platform === 'win32' ? pid : -pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * R2/R3: the child's environment is built from an allowlist, never from `process.env` whole.
+ * It carries the model-provider settings, the namespace's private CLAUDE_CONFIG_DIR, and the
+ * switches that turn off telemetry, error reporting, auto-update and non-essential traffic.
+ */
+/** Names copied from Ward's own environment when present. */
+export const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SYSTEMROOT', 'SystemRoot', 'TEMP', 'TMP', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'PATHEXT', 'COMSPEC', 'ComSpec'] as const;
+
+export const QUIET_SWITCHES = {
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_ERROR_REPORTING: '1',
+} as const;
+
+export type ModelCredential = { readonly kind: 'api_key'; readonly value: string } | { readonly kind: 'oauth_token'; readonly value: string };
+
+export interface ChildEnvInput {
+  readonly inherited: NodeJS.ProcessEnv;
+  readonly baseUrl: string;
+  readonly credential: ModelCredential;
+  readonly configDir: string;
+}
+
+/** Every name the child may see; tests compare /proc/PID/environ against it. */
+export const ALLOWED_CHILD_ENV: ReadonlySet<string> = new Set<string>([
+  ...INHERITED_ENV,
+  ...Object.keys(QUIET_SWITCHES),
+  'ANTHROPIC_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CONFIG_DIR',
+]);
+
+export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = input.inherited[name];
+    if (typeof value === 'string' && value !== '') env[name] = value;
+  }
+  Object.assign(env, QUIET_SWITCHES);
+  env.ANTHROPIC_BASE_URL = input.baseUrl;
+  env.CLAUDE_CONFIG_DIR = input.configDir;
+  if (input.credential.kind === 'api_key') env.ANTHROPIC_API_KEY = input.credential.value;
+  else env.CLAUDE_CODE_OAUTH_TOKEN = input.credential.value;
+  // Belt and braces: nothing that changes how the binary loads code.
+  for (const name of Object.keys(env)) if (/^(LD_|DYLD_)/.test(name)) delete env[name];
+  return env;
+}

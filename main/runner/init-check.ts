@@ -1,0 +1,30 @@
+import { APPROVAL_TOOL, WARD_SERVER } from './argv.js';
+import type { InitMessage } from './stream-parser.js';
+
+export interface ExpectedInit {
+  readonly sessionId: string;
+  /** Full tool names the child must see: `mcp__ward__<exposed>` plus granted native tools. */
+  readonly tools: readonly string[];
+}
+
+/**
+ * R3: the host checks the child's `system/init` against what it configured. Returns the reason
+ * to abort the turn, or null when the child sees exactly the configured tools and servers.
+ * The approval tool may or may not be listed (the CLI hides its permission prompt tool).
+ */
+export function checkInit(init: InitMessage, expected: ExpectedInit): string | null {
+  if (init.sessionId !== expected.sessionId) return `the CLI reported session ${init.sessionId}, expected ${expected.sessionId}`;
+  const servers = init.mcpServers.map((server) => server.name);
+  const extra = servers.filter((name) => name !== WARD_SERVER);
+  if (extra.length > 0) return `the CLI loaded MCP servers Ward did not configure: ${extra.join(', ')}`;
+  const ward = init.mcpServers.find((server) => server.name === WARD_SERVER);
+  if (ward === undefined) return "the CLI did not load Ward's tool broker";
+  if (ward.status !== 'connected') return `the CLI could not connect to Ward's tool broker (status ${ward.status})`;
+  const seen = new Set(init.tools.filter((tool) => tool !== APPROVAL_TOOL));
+  const wanted = new Set(expected.tools);
+  const unexpectedTools = [...seen].filter((tool) => !wanted.has(tool));
+  const missing = [...wanted].filter((tool) => !seen.has(tool));
+  if (unexpectedTools.length > 0) return `the CLI offers tools that were not granted: ${unexpectedTools.slice(0, 10).join(', ')}`;
+  if (missing.length > 0) return `the CLI is missing pinned tools: ${missing.slice(0, 10).join(', ')}`;
+  return null;
+}

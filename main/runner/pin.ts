@@ -1,0 +1,148 @@
+/**
+ * R1: the Claude CLI Ward runs is pinned by path, version and SHA-256. The binary comes from the
+ * platform package of the exact `@anthropic-ai/claude-code` version in Ward's package.json; its
+ * hash must match cli-pin.json, committed next to this file. Hashing ~370 MB takes about a
+ * second, so the hash is cached per (path, size, mtime, inode, ctime) and re-computed only when
+ * the file changed; the cheap stat runs before every spawn.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WardError } from '../core/errors.js';
+import pinFile from './cli-pin.json' with { type: 'json' };
+
+export const CLI_PACKAGE = '@anthropic-ai/claude-code';
+
+export interface CliPin {
+  readonly version: string;
+  /** Hex SHA-256 per platform key (`linux-x64`, `darwin-arm64`, `win32-x64`, `linux-x64-musl`, ...). */
+  readonly sha256: Readonly<Record<string, string>>;
+}
+
+export interface PinnedCli {
+  readonly path: string;
+  readonly version: string;
+  readonly sha256: string;
+  readonly platformKey: string;
+}
+
+export interface PinLocation {
+  /** The binary to check. Defaults to the platform package's binary. */
+  readonly binaryPath?: string;
+  /** The version the binary's package must carry. Defaults to Ward's package.json dependency. */
+  readonly expectedVersion?: string;
+  readonly pin?: CliPin;
+  readonly platformKey?: string;
+}
+
+export const COMMITTED_PIN: CliPin = pinFile;
+
+/** `linux-x64`, `linux-x64-musl`, `darwin-arm64`, `win32-x64`: the suffix of the platform package. */
+export function platformKey(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
+  const base = `${platform}-${arch}`;
+  if (platform !== 'linux') return base;
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header?.glibcVersionRuntime === undefined ? `${base}-musl` : base;
+}
+
+/** Ward's own package.json: the nearest one named "ward" above this module (source or dist/). */
+function wardPackageJson(): { path: string; json: { name?: string; dependencies?: Record<string, string> } } {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth += 1) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate)) {
+      const json = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; dependencies?: Record<string, string> };
+      if (json.name === 'ward') return { path: candidate, json };
+    }
+    dir = path.dirname(dir);
+  }
+  throw new WardError('cli_pin_mismatch', "cannot find Ward's package.json to read the pinned CLI version");
+}
+
+/** The exact version of the CLI package Ward depends on; a range is refused (R1 needs one version). */
+export function expectedCliVersion(): { version: string; packageJson: string } {
+  const { path: file, json } = wardPackageJson();
+  const spec = json.dependencies?.[CLI_PACKAGE];
+  if (spec === undefined || !/^\d+\.\d+\.\d+$/.test(spec)) {
+    throw new WardError('cli_pin_mismatch', `${file} must depend on ${CLI_PACKAGE} at an exact version (found ${JSON.stringify(spec ?? null)})`);
+  }
+  return { version: spec, packageJson: file };
+}
+
+/** Where the platform package's binary and package.json are, resolved like Node resolves modules. */
+export function locatePlatformBinary(key: string = platformKey()): { binary: string; packageJson: string } {
+  const name = `${CLI_PACKAGE}-${key}`;
+  let packageJson: string;
+  try {
+    const require = createRequire(wardPackageJson().path);
+    packageJson = require.resolve(`${name}/package.json`);
+  } catch (error) {
+    throw new WardError('cli_pin_mismatch', `the pinned CLI's platform package ${name} is not installed; run "npm ci" in the Ward folder`, { cause: error });
+  }
+  const binary = path.join(path.dirname(packageJson), key.startsWith('win32') ? 'claude.exe' : 'claude');
+  return { binary, packageJson };
+}
+
+interface Fingerprint {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ino: number;
+  readonly ctimeMs: number;
+}
+
+const hashCache = new Map<string, { fingerprint: Fingerprint; sha256: string }>();
+
+function fingerprintOf(file: string): Fingerprint {
+  const stat = fs.statSync(file);
+  if (!stat.isFile()) throw new WardError('cli_pin_mismatch', `${file} is not a file`);
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs };
+}
+
+function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+}
+
+/** SHA-256 of a file, streamed; cached until the file's size, times or inode change. */
+export async function sha256OfFile(file: string): Promise<string> {
+  const before = fingerprintOf(file);
+  const cached = hashCache.get(file);
+  if (cached !== undefined && sameFingerprint(cached.fingerprint, before)) return cached.sha256;
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  const sha256 = hash.digest('hex');
+  // A file that changed while it was read is not cached: the next check reads it again.
+  if (sameFingerprint(before, fingerprintOf(file))) hashCache.set(file, { fingerprint: before, sha256 });
+  return sha256;
+}
+
+/**
+ * R1: resolves and verifies the pinned CLI. Throws WardError('cli_pin_mismatch') with a message
+ * that says what differs; callers must not spawn anything then.
+ */
+export async function verifyPinnedCli(location: PinLocation = {}): Promise<PinnedCli> {
+  const pin = location.pin ?? COMMITTED_PIN;
+  const key = location.platformKey ?? platformKey();
+  const expectedVersion = location.expectedVersion ?? expectedCliVersion().version;
+  if (pin.version !== expectedVersion) {
+    throw new WardError('cli_pin_mismatch', `cli-pin.json pins ${CLI_PACKAGE} ${pin.version} but package.json depends on ${expectedVersion}; update the pin after checking the new version`);
+  }
+  const expectedHash = pin.sha256[key];
+  if (expectedHash === undefined) throw new WardError('cli_pin_mismatch', `no pinned SHA-256 for platform ${key} in cli-pin.json; Ward does not run an unverified CLI`);
+  let binary = location.binaryPath;
+  if (binary === undefined) {
+    const located = locatePlatformBinary(key);
+    binary = located.binary;
+    const installed = (JSON.parse(fs.readFileSync(located.packageJson, 'utf8')) as { version?: string }).version;
+    if (installed !== expectedVersion) {
+      throw new WardError('cli_pin_mismatch', `installed ${CLI_PACKAGE}-${key} is ${String(installed)}, pinned ${expectedVersion}; run "npm ci" in the Ward folder`);
+    }
+  }
+  if (!fs.existsSync(binary)) throw new WardError('cli_pin_mismatch', `the pinned CLI binary is missing at ${binary}; run "npm ci" in the Ward folder`);
+  const actual = await sha256OfFile(binary);
+  if (actual !== expectedHash) {
+    throw new WardError('cli_pin_mismatch', `the CLI at ${binary} has SHA-256 ${actual}, pinned ${expectedHash}; refusing to run it`);
+  }
+  return { path: binary, version: expectedVersion, sha256: actual, platformKey: key };
+}

@@ -1,0 +1,66 @@
+/**
+ * B2: per run a private 0700 temp folder holding the 0600 mcp.json (the only place the run's
+ * capability is written) and the agent's instructions. Removed when the child exits, and by
+ * the run's `finally` after a crash; folders left by a Ward process that died are swept at the
+ * next start.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WARD_SERVER } from './argv.js';
+
+export const RUN_DIR_PREFIX = 'ward-run-';
+const OWNER_FILE = 'owner.pid';
+
+export interface RunDir {
+  readonly dir: string;
+  readonly mcpConfigPath: string;
+  readonly instructionsPath: string;
+  remove(): void;
+}
+
+export function createRunDir(input: { brokerUrl: string; capability: string; instructions: string; tmpRoot?: string }): RunDir {
+  const dir = fs.mkdtempSync(path.join(input.tmpRoot ?? os.tmpdir(), RUN_DIR_PREFIX));
+  fs.chmodSync(dir, 0o700);
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    const mcpConfigPath = path.join(dir, 'mcp.json');
+    const instructionsPath = path.join(dir, 'instructions.md');
+    const config = { mcpServers: { [WARD_SERVER]: { type: 'http', url: input.brokerUrl, headers: { Authorization: `Bearer ${input.capability}` } } } };
+    // `wx`: never follow or reuse a file someone else placed in the folder.
+    fs.writeFileSync(mcpConfigPath, JSON.stringify(config), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(instructionsPath, input.instructions, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid), { mode: 0o600, flag: 'wx' });
+    return { dir, mcpConfigPath, instructionsPath, remove };
+  } catch (error) {
+    remove();
+    throw error;
+  }
+}
+
+/** Removes run folders whose owning Ward process is gone (a SIGKILLed Ward cannot clean up). */
+export function sweepStaleRunDirs(isAlive: (pid: number) => boolean, tmpRoot: string = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(tmpRoot, { withFileTypes: true });
+  } catch {
+    return removed;
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith(RUN_DIR_PREFIX)) continue;
+    const dir = path.join(tmpRoot, entry.name);
+    try {
+      const stat = fs.statSync(dir);
+      if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) continue;
+      const pid = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        removed.push(dir);
+      }
+    } catch {
+      // Not ours or half-made: leave it.
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,229 @@
+/**
+ * Reads the child's `--output-format stream-json` stdout. Lines are bounded: an oversized or
+ * unparseable line becomes a `diagnostic` message, never a crash and never an unbounded buffer.
+ * Only the fields Ward relies on are read; everything else in a line is ignored.
+ */
+
+/** A tool result can be up to 1 MiB (B5) and JSON escaping can more than double it. */
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export interface InitMessage {
+  readonly kind: 'init';
+  readonly sessionId: string;
+  readonly tools: readonly string[];
+  readonly mcpServers: readonly { readonly name: string; readonly status: string }[];
+  readonly model: string;
+  readonly version: string;
+}
+
+export interface ResultMessage {
+  readonly kind: 'result';
+  readonly subtype: string;
+  readonly isError: boolean;
+  readonly errors: readonly string[];
+  readonly text: string | null;
+  readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly cacheReadTokens: number; readonly cacheCreationTokens: number };
+  readonly costUsd: number | null;
+  readonly numTurns: number | null;
+  readonly durationMs: number | null;
+}
+
+export type CliMessage =
+  | InitMessage
+  | { readonly kind: 'assistant_text'; readonly text: string; readonly messageId: string | null }
+  | { readonly kind: 'tool_use'; readonly toolUseId: string; readonly name: string; readonly input: unknown }
+  | { readonly kind: 'tool_result'; readonly toolUseId: string; readonly isError: boolean; readonly bytes: number; readonly text: string }
+  | ResultMessage
+  | { readonly kind: 'diagnostic'; readonly reason: 'unparseable' | 'oversized' | 'unexpected_shape'; readonly detail: string; readonly bytes: number }
+  /** A well-formed line of a type Ward does not act on (control responses, status, ...). */
+  | { readonly kind: 'ignored'; readonly type: string };
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** A short, printable preview of a bad line for the diagnostic (never the whole line). */
+function preview(line: string): string {
+  return line.slice(0, 120).replace(/[^\x20-\x7e]/g, '?');
+}
+
+function unexpected(type: string, line: string): CliMessage {
+  return { kind: 'diagnostic', reason: 'unexpected_shape', detail: `a ${type} line without the fields Ward reads: ${preview(line)}`, bytes: Buffer.byteLength(line) };
+}
+
+/** The text of tool_result content (string or content blocks), for size and error messages. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : '')).join('');
+}
+
+/** Parses one complete line (without its newline) into zero or more messages. */
+export function parseStreamLine(line: string): CliMessage[] {
+  if (line.trim() === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return [{ kind: 'diagnostic', reason: 'unparseable', detail: `not JSON: ${preview(line)}`, bytes: Buffer.byteLength(line) }];
+  }
+  if (!isObject(value) || typeof value.type !== 'string') return [unexpected('untyped', line)];
+  switch (value.type) {
+    case 'system': {
+      if (value.subtype !== 'init') return [{ kind: 'ignored', type: `system/${String(value.subtype)}` }];
+      const tools = Array.isArray(value.tools) ? value.tools.filter((tool): tool is string => typeof tool === 'string') : null;
+      const servers = Array.isArray(value.mcp_servers) ? value.mcp_servers : null;
+      if (tools === null || servers === null || typeof value.session_id !== 'string') return [unexpected('system/init', line)];
+      return [
+        {
+          kind: 'init',
+          sessionId: value.session_id,
+          tools,
+          mcpServers: servers.filter(isObject).map((server) => ({ name: String(server.name), status: String(server.status) })),
+          model: str(value.model) ?? '',
+          version: str(value.claude_code_version) ?? '',
+        },
+      ];
+    }
+    case 'assistant': {
+      const message = value.message;
+      if (!isObject(message) || !Array.isArray(message.content)) return [unexpected('assistant', line)];
+      const out: CliMessage[] = [];
+      for (const block of message.content) {
+        if (!isObject(block)) continue;
+        if (block.type === 'text' && typeof block.text === 'string') out.push({ kind: 'assistant_text', text: block.text, messageId: str(message.id) });
+        else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
+          out.push({ kind: 'tool_use', toolUseId: block.id, name: block.name, input: block.input ?? null });
+        }
+      }
+      return out;
+    }
+    case 'user': {
+      const message = value.message;
+      if (!isObject(message)) return [unexpected('user', line)];
+      if (!Array.isArray(message.content)) return [];
+      const out: CliMessage[] = [];
+      for (const block of message.content) {
+        if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+        const text = contentText(block.content);
+        out.push({ kind: 'tool_result', toolUseId: block.tool_use_id, isError: block.is_error === true, bytes: Buffer.byteLength(text), text });
+      }
+      return out;
+    }
+    case 'result': {
+      if (typeof value.subtype !== 'string' || typeof value.is_error !== 'boolean') return [unexpected('result', line)];
+      const usage = isObject(value.usage) ? value.usage : {};
+      return [
+        {
+          kind: 'result',
+          subtype: value.subtype,
+          isError: value.is_error,
+          errors: Array.isArray(value.errors) ? value.errors.map((error) => String(error)) : [],
+          text: str(value.result),
+          usage: {
+            inputTokens: num(usage.input_tokens),
+            outputTokens: num(usage.output_tokens),
+            cacheReadTokens: num(usage.cache_read_input_tokens),
+            cacheCreationTokens: num(usage.cache_creation_input_tokens),
+          },
+          costUsd: typeof value.total_cost_usd === 'number' ? value.total_cost_usd : null,
+          numTurns: typeof value.num_turns === 'number' ? value.num_turns : null,
+          durationMs: typeof value.duration_ms === 'number' ? value.duration_ms : null,
+        },
+      ];
+    }
+    default:
+      return [{ kind: 'ignored', type: value.type }];
+  }
+}
+
+/**
+ * Splits a byte stream into lines with a bound per line. Bytes are kept as Buffers until a
+ * newline, so a multi-byte character split across chunks decodes correctly.
+ */
+export class LineSplitter {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** True while skipping the rest of an oversized line. */
+  private discarding = false;
+  private discardedBytes = 0;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly onOversized: (bytes: number) => void,
+    private readonly maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      this.take(chunk.subarray(start, end));
+      if (newline === -1) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  /** The stream ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.pendingBytes > 0 || this.discarding) this.endLine();
+  }
+
+  private take(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.discarding) {
+      this.discardedBytes += part.length;
+      return;
+    }
+    if (this.pendingBytes + part.length > this.maxLineBytes) {
+      this.discarding = true;
+      this.discardedBytes = this.pendingBytes + part.length;
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    this.pending.push(part);
+    this.pendingBytes += part.length;
+  }
+
+  private endLine(): void {
+    if (this.discarding) {
+      const bytes = this.discardedBytes;
+      this.discarding = false;
+      this.discardedBytes = 0;
+      this.onOversized(bytes);
+      return;
+    }
+    const line = this.pending.length === 1 ? this.pending[0]!.toString('utf8') : Buffer.concat(this.pending, this.pendingBytes).toString('utf8');
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.onLine(line);
+  }
+}
+
+/** Parser + splitter: bytes in, messages out. */
+export class StreamJsonParser {
+  private readonly splitter: LineSplitter;
+
+  constructor(onMessage: (message: CliMessage) => void, maxLineBytes: number = DEFAULT_MAX_LINE_BYTES) {
+    this.splitter = new LineSplitter(
+      (line) => {
+        for (const message of parseStreamLine(line)) onMessage(message);
+      },
+      (bytes) => onMessage({ kind: 'diagnostic', reason: 'oversized', detail: `a stdout line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit and was skipped`, bytes }),
+      maxLineBytes,
+    );
+  }
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  end(): void {
+    this.splitter.end();
+  }
+}

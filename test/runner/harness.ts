@@ -1,0 +1,90 @@
+/** Real parts for run-loop tests: a temp WARD_HOME, the real broker, the scripted model provider. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Broker } from '../../main/broker/broker.js';
+import { RunService, type RunServiceOptions } from '../../main/core/run-service.js';
+import { WardCore } from '../../main/core/ward-core.js';
+import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
+import type { JournalEvent } from '../../main/store/journal.js';
+import { startModelProvider, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
+
+export const CANARY_KEY = 'sk-ant-canary-7f3e9b1c2d4a5e6f';
+
+export interface Harness {
+  readonly home: string;
+  readonly tmpRoot: string;
+  readonly core: WardCore;
+  readonly provider: ModelProvider;
+  readonly broker: Broker;
+  readonly service: RunService;
+  readonly ns: Namespace;
+  readonly env: NodeJS.ProcessEnv;
+  events(conversationId: string): JournalEvent[];
+  close(): Promise<void>;
+}
+
+export async function startHarness(script: ScriptStep[] = [], options: Partial<RunServiceOptions> & { env?: NodeJS.ProcessEnv } = {}): Promise<Harness> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-home-'));
+  const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-tmp-'));
+  const core = new WardCore(home);
+  const provider = await startModelProvider(script);
+  const broker = await Broker.start();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    ANTHROPIC_API_KEY: CANARY_KEY,
+    WARD_MODEL_BASE_URL: provider.url,
+    SOMETHING_SECRET: 'not-for-the-child',
+    LD_PRELOAD: '/nonexistent/evil.so',
+    ...options.env,
+  };
+  const service = new RunService({ core, broker, env, tmpRoot, stopGraceMs: 3_000, ...options });
+  const ns = parseNamespace('default');
+  return {
+    home,
+    tmpRoot,
+    core,
+    provider,
+    broker,
+    service,
+    ns,
+    env,
+    events: (conversationId) => [...core.store(ns).journal.read(conversationId)],
+    close: async () => {
+      await service.stopAll();
+      await broker.close();
+      await provider.close();
+      core.close();
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(tmpRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+export function types(events: readonly JournalEvent[]): string[] {
+  return events.map((event) => event.type);
+}
+
+export function payloads<T = Record<string, unknown>>(events: readonly JournalEvent[], type: string): T[] {
+  return events.filter((event) => event.type === type).map((event) => event.payload as T);
+}
+
+/** Waits (bounded) until `check` holds. */
+export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function processGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
