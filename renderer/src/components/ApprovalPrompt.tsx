@@ -1,0 +1,49 @@
+/**
+ * Asks the person about one tool use the grants were silent on (P3): allow once, allow for this
+ * conversation, or deny, with the time left; when time runs out the broker denies.
+ */
+import { useEffect, useState } from 'react';
+import type { ApprovalAnswer, PendingApprovalView } from '../../../preload/contract.js';
+
+export function secondsLeft(expiresAt: string, now: number): number {
+  const end = Date.parse(expiresAt);
+  return Number.isFinite(end) ? Math.max(0, Math.ceil((end - now) / 1_000)) : 0;
+}
+
+export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval: PendingApprovalView; onAnswer: (answer: ApprovalAnswer) => void; now?: number }) {
+  const [now, setNow] = useState(() => fixedNow ?? Date.now());
+  const [sent, setSent] = useState(false);
+  useEffect(() => {
+    if (fixedNow !== undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [fixedNow]);
+  const left = secondsLeft(approval.expiresAt, now);
+  const answer = (value: ApprovalAnswer) => {
+    setSent(true);
+    onAnswer(value);
+  };
+  const disabled = sent || left === 0;
+  return (
+    <section className="approval" role="alertdialog" aria-labelledby={`approval-${approval.id}`} data-testid="approval">
+      <h3 id={`approval-${approval.id}`}>
+        Allow <code>{approval.tool}</code>?
+      </h3>
+      <pre className="approval-summary">{approval.summary}</pre>
+      <div className="approval-time" aria-live="polite">
+        {left > 0 ? `${left} s left — no answer denies` : 'Timed out: denied'}
+      </div>
+      <div className="approval-actions">
+        <button type="button" disabled={disabled} onClick={() => answer('allow_once')}>
+          Allow once
+        </button>
+        <button type="button" disabled={disabled} onClick={() => answer('allow_conversation')}>
+          Allow in this conversation
+        </button>
+        <button type="button" className="danger" disabled={disabled} onClick={() => answer('deny')} autoFocus>
+          Deny
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+/** Model provider, model key (written to the keychain, never shown back) and the data folder. */
+import { useEffect, useState } from 'react';
+import type { SettingsView, WardApi } from '../../../preload/contract.js';
+import { errorText, unwrap } from '../api.js';
+
+export function SettingsPage({ api, namespace }: { api: WardApi; namespace: string }) {
+  const [settings, setSettings] = useState<SettingsView | null>(null);
+  const [baseUrl, setBaseUrl] = useState('');
+  const [model, setModel] = useState('');
+  const [key, setKey] = useState('');
+  const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+
+  const show = (view: SettingsView) => {
+    setSettings(view);
+    setBaseUrl(view.modelProvider.baseUrl);
+    setModel(view.modelProvider.model);
+  };
+  useEffect(() => {
+    unwrap(api.settings.get({ namespace }))
+      .then(show)
+      .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) }));
+  }, [api, namespace]);
+
+  const run = async (action: () => Promise<SettingsView>, done: string) => {
+    try {
+      show(await action());
+      setMessage({ tone: 'info', text: done });
+    } catch (failure) {
+      setMessage({ tone: 'error', text: errorText(failure) });
+    }
+  };
+
+  return (
+    <section className="page" aria-label="Settings">
+      <h2>Settings</h2>
+      <p>
+        Data folder: <code>{settings?.dataFolder ?? '…'}</code>
+      </p>
+      <form
+        className="form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run(() => unwrap(api.settings.setModelProvider({ namespace, baseUrl, model })), 'Model provider saved');
+        }}
+      >
+        <h3>Model provider</h3>
+        <label>
+          Endpoint
+          <input value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} />
+        </label>
+        <label>
+          Model
+          <input value={model} onChange={(event) => setModel(event.target.value)} />
+        </label>
+        <button type="submit">Save provider</button>
+      </form>
+      <form
+        className="form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const value = key;
+          setKey('');
+          void run(() => unwrap(api.settings.setKey({ namespace, key: value })), 'Key stored in the system keychain');
+        }}
+      >
+        <h3>Model key</h3>
+        <p data-testid="key-state">{settings?.keySet ? 'A key is stored in the system keychain.' : 'No key is stored.'}</p>
+        <label>
+          New key
+          <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />
+        </label>
+        <div className="row">
+          <button type="submit" disabled={key.length === 0}>
+            Store key
+          </button>
+          <button type="button" disabled={!settings?.keySet} onClick={() => void run(() => unwrap(api.settings.clearKey({ namespace })), 'Key removed')}>
+            Remove key
+          </button>
+        </div>
+      </form>
+      {message !== null && (
+        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      )}
+    </section>
+  );
+}

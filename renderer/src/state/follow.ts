@@ -1,0 +1,50 @@
+/**
+ * Pushed events can arrive before the call that created their subscription has returned; the
+ * router holds them (bounded) until the subscription id is known, then hands them over in order.
+ */
+import type { PushedEvent, WardApi } from '../../../preload/contract.js';
+
+const MAX_HELD_PUSHES = 10_000;
+
+type Handler = (event: PushedEvent) => void;
+
+export class PushRouter {
+  private readonly handlers = new Map<string, Handler>();
+  private readonly held = new Map<string, PushedEvent[]>();
+  private heldCount = 0;
+  private readonly stop: () => void;
+
+  constructor(api: WardApi) {
+    this.stop = api.onEvent((event) => {
+      const handler = this.handlers.get(event.subscriptionId);
+      if (handler !== undefined) return handler(event);
+      if (this.heldCount >= MAX_HELD_PUSHES) return;
+      const list = this.held.get(event.subscriptionId) ?? [];
+      list.push(event);
+      this.held.set(event.subscriptionId, list);
+      this.heldCount++;
+    });
+  }
+
+  /** Routes a subscription's pushes to `handler`, first the ones that arrived early. */
+  route(subscriptionId: string, handler: Handler): () => void {
+    this.handlers.set(subscriptionId, handler);
+    const early = this.held.get(subscriptionId) ?? [];
+    this.held.delete(subscriptionId);
+    this.heldCount -= early.length;
+    for (const event of early) handler(event);
+    return () => {
+      this.handlers.delete(subscriptionId);
+    };
+  }
+
+  /** Pushes for subscriptions nobody claimed (an old page's, a closed view's) are dropped. */
+  forget(subscriptionId: string): void {
+    this.heldCount -= this.held.get(subscriptionId)?.length ?? 0;
+    this.held.delete(subscriptionId);
+  }
+
+  close(): void {
+    this.stop();
+  }
+}
