@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { updateToSchemaVersion1 } from './0001-initial.js';
+import { updateToSchemaVersion2 } from './0002-grants.js';
 
 export interface Migration {
   readonly version: number;
@@ -7,6 +8,9 @@ export interface Migration {
 }
 
 /** One migration per schema version, in order; each runs in its own transaction. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, up: updateToSchemaVersion1 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, up: updateToSchemaVersion1 },
+  { version: 2, up: updateToSchemaVersion2 },
+];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

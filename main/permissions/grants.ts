@@ -1,0 +1,239 @@
+import net from 'node:net';
+import path from 'node:path';
+import { WardError, describeError } from '../core/errors.js';
+import { joinUnresolved, resolveReal } from './paths.js';
+
+/** P1: the closed set of permission kinds. */
+export const GRANT_KINDS = ['read', 'write', 'net', 'run', 'env', 'mcp'] as const;
+export type GrantKind = (typeof GRANT_KINDS)[number];
+export type Effect = 'allow' | 'deny';
+
+/** Where a rule came from; shown in audit records and `ward permissions`. */
+export type RuleSource = 'flag' | 'agent' | 'namespace' | 'conversation' | 'policy';
+
+/**
+ * One allow or deny rule. `value` is canonical: an absolute resolved path, `host[:port]` with
+ * an optional `*.` prefix, a command name or absolute path, an env name, or `connection/tool`
+ * with `*` for any tool of a connection.
+ */
+export interface Rule {
+  readonly effect: Effect;
+  readonly kind: GrantKind;
+  readonly value: string;
+  readonly source: RuleSource;
+  /** The stored grant's id, for rules that come from the grant store. */
+  readonly grantId?: string;
+}
+
+export function isGrantKind(value: string): value is GrantKind {
+  return (GRANT_KINDS as readonly string[]).includes(value);
+}
+
+export function describeRule(rule: Rule): string {
+  return `${rule.effect} ${rule.kind} ${rule.value} (${rule.source}${rule.grantId ? ` ${rule.grantId.slice(0, 8)}` : ''})`;
+}
+
+const MAX_ENTRY_LENGTH = 4096;
+const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const COMMAND_NAME = /^[A-Za-z0-9_+][A-Za-z0-9._+-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** A shown form of user input for error messages: quoted, bounded, escapes control characters. */
+export function shown(entry: string): string {
+  return JSON.stringify(entry.length > 80 ? `${entry.slice(0, 79)}…` : entry);
+}
+
+function invalid(kind: GrantKind, entry: string, why: string): WardError {
+  return new WardError('invalid_grant', `${kind} entry ${shown(entry)}: ${why}`);
+}
+
+/** A path entry made absolute against `baseDir` and resolved through symlinks. */
+export function canonicalPath(kind: GrantKind, entry: string, baseDir: string): string {
+  const absolute = joinUnresolved(baseDir, entry);
+  try {
+    return resolveReal(absolute);
+  } catch (error) {
+    throw new WardError('invalid_grant', `${kind} entry ${shown(entry)}: cannot resolve the path (${describeError(error)})`, { cause: error });
+  }
+}
+
+export interface HostPattern {
+  /** Lowercase host, without brackets for IPv6, without the `*.` of a wildcard. */
+  readonly host: string;
+  readonly wildcard: boolean;
+  readonly port: number | null;
+}
+
+function parsePort(kind: GrantKind, entry: string, text: string): number {
+  if (!/^\d{1,5}$/.test(text)) throw invalid(kind, entry, `port ${shown(text)} is not a number`);
+  const port = Number(text);
+  if (port < 1 || port > 65_535) throw invalid(kind, entry, `port ${port} is outside 1-65535`);
+  return port;
+}
+
+/** Parses `host`, `host:port`, `*.domain[:port]`, `[v6]`, `[v6]:port`; refuses schemes and paths. */
+export function parseHostPattern(entry: string, kind: GrantKind = 'net'): HostPattern {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) throw invalid(kind, entry, 'give a host, not a URL (no scheme)');
+  if (/[/?#@%\s]/.test(entry)) throw invalid(kind, entry, 'a host may not contain "/", "?", "#", "@", "%" or spaces');
+  let hostText = entry;
+  let port: number | null = null;
+  if (entry.startsWith('[')) {
+    const close = entry.indexOf(']');
+    if (close < 0) throw invalid(kind, entry, 'unclosed "[" in an IPv6 address');
+    hostText = entry.slice(1, close);
+    const rest = entry.slice(close + 1);
+    if (rest !== '') {
+      if (!rest.startsWith(':')) throw invalid(kind, entry, 'expected ":port" after "]"');
+      port = parsePort(kind, entry, rest.slice(1));
+    }
+    if (!net.isIPv6(hostText)) throw invalid(kind, entry, `${shown(hostText)} is not an IPv6 address`);
+    return { host: new URL(`http://[${hostText}]/`).hostname.slice(1, -1), wildcard: false, port };
+  }
+  const colon = entry.lastIndexOf(':');
+  if (colon >= 0) {
+    if (entry.indexOf(':') !== colon) throw invalid(kind, entry, 'write IPv6 addresses in brackets, like [::1]:8080');
+    hostText = entry.slice(0, colon);
+    port = parsePort(kind, entry, entry.slice(colon + 1));
+  }
+  hostText = hostText.toLowerCase();
+  let wildcard = false;
+  if (hostText.startsWith('*.')) {
+    wildcard = true;
+    hostText = hostText.slice(2);
+  }
+  if (hostText === '' || hostText === '*') throw invalid(kind, entry, 'a host is required (Ward has no allow-all)');
+  if (hostText.length > 253) throw invalid(kind, entry, 'host name longer than 253 characters');
+  const labels = hostText.split('.');
+  for (const label of labels) {
+    if (!HOST_LABEL.test(label)) throw invalid(kind, entry, `invalid host label ${shown(label)} (letters, digits and "-"; "*." only as a prefix)`);
+  }
+  if (labels.every((label) => /^\d+$/.test(label))) {
+    if (wildcard) throw invalid(kind, entry, 'a wildcard needs a domain, not an IP address');
+    if (!net.isIPv4(hostText)) throw invalid(kind, entry, `${shown(hostText)} is not a valid IPv4 address`);
+  }
+  if (wildcard && labels.length < 2) throw invalid(kind, entry, 'a wildcard must name a domain with at least two labels, like *.example.com');
+  return { host: hostText, wildcard, port };
+}
+
+export function formatHostPattern(pattern: HostPattern): string {
+  const host = pattern.host.includes(':') ? `[${pattern.host}]` : pattern.host;
+  return `${pattern.wildcard ? '*.' : ''}${host}${pattern.port === null ? '' : `:${pattern.port}`}`;
+}
+
+export interface McpPattern {
+  readonly connection: string;
+  /** `*` for every tool of the connection. */
+  readonly tool: string;
+}
+
+export function parseMcpPattern(entry: string): McpPattern {
+  const slash = entry.indexOf('/');
+  if (slash < 0) throw invalid('mcp', entry, 'write connection/tool or connection/*');
+  const connection = entry.slice(0, slash);
+  const tool = entry.slice(slash + 1);
+  if (!MCP_NAME.test(connection)) throw invalid('mcp', entry, `invalid connection name ${shown(connection)}`);
+  if (tool !== '*' && !MCP_NAME.test(tool)) throw invalid('mcp', entry, `invalid tool name ${shown(tool)} (a name, or * for every tool)`);
+  return { connection, tool };
+}
+
+/**
+ * Turns one user-written entry into the canonical value a Rule holds.
+ * Every refusal is a WardError('invalid_grant') naming the entry.
+ */
+export function canonicalEntry(kind: GrantKind, entry: string, baseDir: string): string {
+  if (entry === '') throw new WardError('invalid_grant', `${kind}: empty entry`);
+  if (entry.length > MAX_ENTRY_LENGTH) throw invalid(kind, entry, `longer than ${MAX_ENTRY_LENGTH} characters`);
+  if (/[\0-\x1f\x7f]/.test(entry)) throw invalid(kind, entry, 'contains a NUL or control character');
+  switch (kind) {
+    case 'read':
+    case 'write':
+      return canonicalPath(kind, entry, baseDir);
+    case 'net':
+      return formatHostPattern(parseHostPattern(entry));
+    case 'run': {
+      if (path.isAbsolute(entry)) {
+        if (entry.split(/[\\/]/).some((segment) => segment === '..' || segment === '.')) throw invalid(kind, entry, 'an absolute command path may not contain "." or ".." segments');
+        return path.normalize(entry);
+      }
+      if (entry.includes('/') || entry.includes('\\')) throw invalid(kind, entry, 'give a command name (git) or an absolute path (/usr/bin/git), not a relative path');
+      if (!COMMAND_NAME.test(entry)) throw invalid(kind, entry, 'a command name has letters, digits and "._+-" only');
+      return entry;
+    }
+    case 'env':
+      if (!ENV_NAME.test(entry)) throw invalid(kind, entry, 'an environment variable name has letters, digits and "_" and does not start with a digit');
+      return entry;
+    case 'mcp': {
+      const pattern = parseMcpPattern(entry);
+      return `${pattern.connection}/${pattern.tool}`;
+    }
+  }
+}
+
+/** Splits a flag's comma list; an empty entry (`a,,b`, a trailing comma) is refused by position. */
+function splitEntries(flag: string, list: string): string[] {
+  const entries = list.split(',');
+  entries.forEach((entry, index) => {
+    if (entry.trim() === '') throw new WardError('invalid_grant', `${flag}: entry ${index + 1} of ${shown(list)} is empty`);
+    if (entry !== entry.trim()) throw new WardError('invalid_grant', `${flag}: entry ${shown(entry)} has leading or trailing spaces`);
+  });
+  return entries;
+}
+
+const FLAG = /^--(allow|deny)-([a-z]+)(?:=([\s\S]*))?$/;
+
+/** True for tokens the grant parser owns: `--allow-*`, `--deny-*`, `-A`. */
+export function isPermissionFlag(token: string): boolean {
+  return token === '-A' || token.startsWith('--allow-') || token.startsWith('--deny-');
+}
+
+/**
+ * Parses Deno-style permission flags (`--allow-read=./src,./docs`, `--deny-write=./src/secrets`,
+ * `--allow-net=api.github.com`, `--allow-run=git,npm`, `--allow-env=HOME`,
+ * `--allow-mcp=github/list_issues`). Relative paths resolve against `baseDir`.
+ * `--allow-all` and `-A` are refused: agents never get everything.
+ */
+export function parsePermissionFlags(tokens: readonly string[], baseDir: string, source: RuleSource = 'flag'): Rule[] {
+  if (!path.isAbsolute(baseDir)) throw new WardError('internal', 'parsePermissionFlags needs an absolute base directory');
+  const rules: Rule[] = [];
+  for (const token of tokens) {
+    if (token === '-A' || token === '--allow-all' || token.startsWith('--allow-all=')) {
+      throw new WardError('invalid_grant', `${token.split('=')[0]}: Ward never grants everything to an agent; grant each kind with --allow-read=… and friends`);
+    }
+    const match = FLAG.exec(token);
+    if (match === null) throw new WardError('invalid_grant', `${shown(token)} is not a permission flag (use --allow-KIND=LIST or --deny-KIND=LIST)`);
+    const [, effect, kind, list] = match as unknown as [string, Effect, string, string | undefined];
+    const flag = `--${effect}-${kind}`;
+    if (!isGrantKind(kind)) throw new WardError('invalid_grant', `${flag}: unknown permission kind ${shown(kind)}; kinds are ${GRANT_KINDS.join(', ')}`);
+    if (list === undefined || list === '') {
+      throw new WardError('invalid_grant', `${flag} needs a list (${flag}=ENTRY,ENTRY); Ward has no allow-all for a kind`);
+    }
+    for (const entry of splitEntries(flag, list)) {
+      let value: string;
+      try {
+        value = canonicalEntry(kind, entry, baseDir);
+      } catch (error) {
+        if (error instanceof WardError) throw new WardError('invalid_grant', `${flag}: ${error.message}`, { cause: error });
+        throw error;
+      }
+      rules.push({ effect, kind, value, source });
+    }
+  }
+  return rules;
+}
+
+/** Separates permission flags from other arguments (for commands like `ward run`). */
+export function splitPermissionArgs(args: readonly string[]): { permissionArgs: string[]; otherArgs: string[] } {
+  const permissionArgs: string[] = [];
+  const otherArgs: string[] = [];
+  let afterSeparator = false;
+  for (const arg of args) {
+    if (afterSeparator) otherArgs.push(arg);
+    else if (arg === '--') {
+      afterSeparator = true;
+      otherArgs.push(arg);
+    } else if (isPermissionFlag(arg)) permissionArgs.push(arg);
+    else otherArgs.push(arg);
+  }
+  return { permissionArgs, otherArgs };
+}

@@ -1,0 +1,36 @@
+import type { GrantKind } from './grants.js';
+
+/** The person's answer (P3). Dismissing, a bad answer and silence all count as deny. */
+export type PromptAnswer = 'once' | 'conversation' | 'always' | 'deny';
+export const PROMPT_ANSWERS: readonly PromptAnswer[] = ['once', 'conversation', 'always', 'deny'];
+
+export interface PromptQuestion {
+  readonly tool: string;
+  readonly kind: GrantKind;
+  /** What would be granted (a path, host:port, command, env name, connection/tool). */
+  readonly value: string;
+  /** Bounded and redacted; still untrusted text (it comes from the model): escape before showing. */
+  readonly argumentsSummary: string;
+  /** Why the grants did not settle it. */
+  readonly reason: string;
+  readonly agent: string;
+  readonly namespace: string;
+  /** The answers this question accepts; a compound command can only be allowed once. */
+  readonly choices: readonly PromptAnswer[];
+}
+
+/**
+ * Asks a person. Swappable: a terminal for `ward run` on a TTY, the desktop UI through the
+ * core, or no one. Must settle (or be abandoned) when `signal` aborts: the caller times out.
+ */
+export interface Prompter {
+  /** False when no one can answer: the question is not asked and the request is denied. */
+  readonly interactive: boolean;
+  ask(question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer>;
+}
+
+/** For non-interactive runs: never asks, so everything the grants do not cover is denied. */
+export const noOnePrompter: Prompter = {
+  interactive: false,
+  ask: () => Promise.resolve('deny'),
+};

@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import type { ApprovalDecision, ApprovalRequest, PinnedToolRoute } from '../broker/types.js';
+import { describeError } from '../core/errors.js';
+import { PolicyGate, assertRuleAllowed, type AdminPolicy } from '../policy/policy.js';
+import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
+import { check, type PermissionRequest } from './engine.js';
+import type { GrantStore } from './grant-store.js';
+import { describeRule, type Rule } from './grants.js';
+import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions } from './native-tools.js';
+import { PROMPT_ANSWERS, type PromptAnswer, type Prompter } from './prompter.js';
+
+/** How long a person has to answer before the request is denied. */
+export const DEFAULT_PROMPT_TIMEOUT_MS = 120_000;
+const MAX_PROMPT_TIMEOUT_MS = 15 * 60_000;
+/** MCP calls approved once through the approval tool and not yet made; bounded. */
+const MAX_PENDING_ONCE = 64;
+
+export interface RunPermissionsOptions {
+  /** The child's working directory; relative paths in tool inputs resolve against it. */
+  readonly baseDir: string;
+  /** Rules from `ward run` flags, the agent version and namespace defaults (checked against the policy here). */
+  readonly rules: readonly Rule[];
+  readonly policy: AdminPolicy | null;
+  /** Persistent grants; without a store, "for this conversation" and "always" act like "once". */
+  readonly grants: GrantStore | null;
+  readonly conversationId: string;
+  readonly agentId: string;
+  readonly agentName: string;
+  readonly namespace: string;
+  readonly routes: readonly PinnedToolRoute[];
+  readonly prompter: Prompter;
+  readonly audit: AuditSink;
+  readonly promptTimeoutMs?: number;
+  readonly now?: () => Date;
+}
+
+interface Outcome {
+  readonly allowed: boolean;
+  readonly reason: string;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function callKey(exposedName: string, args: unknown): string {
+  return createHash('sha256').update(exposedName).update('\0').update(stableJson(args)).digest('hex');
+}
+
+/**
+ * The permission service of one run: answers the CLI's permission prompt tool (P3), checks
+ * every MCP call the broker makes (B4), and writes exactly one audit record per check (P4).
+ * Plug into the broker's RunBinding as
+ *   approve: (request) => permissions.approve(request),
+ *   authorizeToolCall: (tool, args) => permissions.authorizeToolCall(tool, args).
+ */
+export class RunPermissions {
+  private readonly gate: PolicyGate | undefined;
+  private readonly timeoutMs: number;
+  private readonly now: () => Date;
+  /** One question at a time: a person answers in order, and an answer can settle the next one. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly approvedOnce = new Map<string, number>();
+
+  constructor(private readonly options: RunPermissionsOptions) {
+    for (const rule of options.rules) assertRuleAllowed(options.policy, rule);
+    this.gate = options.policy === null ? undefined : new PolicyGate(options.policy);
+    this.timeoutMs = Math.min(Math.max(options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, 1), MAX_PROMPT_TIMEOUT_MS);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** The rules in force right now: the run's own plus live stored grants (so a revoke counts at once). */
+  currentRules(): Rule[] {
+    const stored = this.options.grants?.activeRules(this.options.conversationId, this.options.agentId) ?? [];
+    return [...this.options.rules, ...stored];
+  }
+
+  /** What to pass the CLI (P2): `--tools`, `--allowedTools`, `--disallowedTools`. */
+  cliOptions(): CliPermissionOptions {
+    return renderCliOptions(this.currentRules(), this.options.routes);
+  }
+
+  /** The CLI's `--permission-prompt-tool` call: decide from the grants, else ask, else deny. */
+  async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const summary = summarizeArguments(request.input);
+    const mapping = requestForToolCall(request.toolName, request.input, { baseDir: this.options.baseDir, routes: this.options.routes });
+    if (!mapping.ok) {
+      this.record(null, request.toolName, summary, 'deny', { by: 'refused' }, mapping.reason, 'approval');
+      return { behavior: 'deny', message: `Ward denied ${request.toolName}: ${mapping.reason}` };
+    }
+    const outcome = await this.decide(mapping.request, request.toolName, summary, 'approval');
+    if (!outcome.allowed) return { behavior: 'deny', message: `Ward denied ${request.toolName}: ${outcome.reason}` };
+    if (request.toolName.startsWith(WARD_MCP_PREFIX)) this.rememberApproved(request.toolName.slice(WARD_MCP_PREFIX.length), request.input);
+    // The input passes unchanged: the person approved exactly this call.
+    return { behavior: 'allow', updatedInput: request.input };
+  }
+
+  /** The broker's check before each MCP call (B4): live grants, one-shot approvals, else ask. */
+  async authorizeToolCall(tool: PinnedToolRoute, args: Record<string, unknown>): Promise<true | string> {
+    const request = mcpRequestForRoute(tool);
+    const summary = summarizeArguments(args);
+    const toolName = `${WARD_MCP_PREFIX}${tool.exposedName}`;
+    if (this.consumeApproved(tool.exposedName, args)) {
+      // Re-check deny rules and the policy: a revoke between approval and call still wins.
+      const decision = check(request, this.currentRules().filter((rule) => rule.effect === 'deny'), this.gate);
+      if (decision.decision === 'deny') {
+        this.record(request, toolName, summary, 'deny', this.answererFor(decision.rule), decision.reason, 'broker');
+        return decision.reason;
+      }
+      this.record(request, toolName, summary, 'allow', { by: 'person', answer: 'once' }, 'approved once through the approval tool', 'broker');
+      return true;
+    }
+    const outcome = await this.decide(request, toolName, summary, 'broker');
+    return outcome.allowed ? true : outcome.reason;
+  }
+
+  private rememberApproved(exposedName: string, args: unknown): void {
+    if (this.approvedOnce.size >= MAX_PENDING_ONCE) this.approvedOnce.delete(this.approvedOnce.keys().next().value!);
+    const key = callKey(exposedName, args);
+    this.approvedOnce.set(key, (this.approvedOnce.get(key) ?? 0) + 1);
+  }
+
+  private consumeApproved(exposedName: string, args: unknown): boolean {
+    const key = callKey(exposedName, args);
+    const count = this.approvedOnce.get(key) ?? 0;
+    if (count === 0) return false;
+    if (count === 1) this.approvedOnce.delete(key);
+    else this.approvedOnce.set(key, count - 1);
+    return true;
+  }
+
+  private answererFor(rule: Rule | undefined): Answerer {
+    return rule === undefined ? { by: 'policy' } : { by: 'rule', rule: describeRule(rule), ...(rule.grantId ? { grantId: rule.grantId } : {}) };
+  }
+
+  private decide(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via']): Promise<Outcome> {
+    const run = this.queue.then(() => this.decideNow(request, tool, summary, via));
+    this.queue = run.catch(() => undefined);
+    return run.catch((error: unknown) => ({ allowed: false, reason: `permission check failed: ${describeError(error)}` }));
+  }
+
+  private async decideNow(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via']): Promise<Outcome> {
+    let decision;
+    try {
+      decision = check(request, this.currentRules(), this.gate);
+    } catch (error) {
+      const reason = `permission check failed: ${describeError(error)}`;
+      this.record(request, tool, summary, 'deny', { by: 'refused' }, reason, via);
+      return { allowed: false, reason };
+    }
+    if (decision.decision !== 'prompt') {
+      const allowed = decision.decision === 'allow';
+      this.record(request, tool, summary, allowed ? 'allow' : 'deny', this.answererFor(decision.rule), decision.reason, via);
+      return { allowed, reason: decision.reason };
+    }
+    if (!this.options.prompter.interactive) {
+      const reason = `${decision.reason}, and no one can be asked`;
+      this.record(request, tool, summary, 'deny', { by: 'no_one' }, reason, via);
+      return { allowed: false, reason };
+    }
+    const choices: PromptAnswer[] = request.compound ? ['once', 'deny'] : [...PROMPT_ANSWERS];
+    const answer = await this.ask(request, tool, summary, decision.reason, choices);
+    if (answer === 'timeout') {
+      const reason = `no answer within ${Math.round(this.timeoutMs / 1000)} s`;
+      this.record(request, tool, summary, 'deny', { by: 'timeout', afterMs: this.timeoutMs }, reason, via);
+      return { allowed: false, reason };
+    }
+    if (answer === 'deny') {
+      this.record(request, tool, summary, 'deny', { by: 'person', answer }, 'denied by the person', via);
+      return { allowed: false, reason: 'denied by the person' };
+    }
+    if (answer !== 'once') this.persist(request, answer);
+    this.record(request, tool, summary, 'allow', { by: 'person', answer }, `allowed by the person (${answer})`, via);
+    return { allowed: true, reason: `allowed by the person (${answer})` };
+  }
+
+  private persist(request: PermissionRequest, answer: 'conversation' | 'always'): void {
+    const grants = this.options.grants;
+    if (grants === null) return;
+    const rule: Rule = { effect: 'allow', kind: request.kind, value: request.value, source: answer === 'always' ? 'agent' : 'conversation' };
+    assertRuleAllowed(this.options.policy, rule);
+    grants.add(
+      answer === 'always'
+        ? { scope: 'agent', agentId: this.options.agentId, effect: 'allow', kind: request.kind, value: request.value, grantedBy: 'prompt:always' }
+        : { scope: 'conversation', conversationId: this.options.conversationId, effect: 'allow', kind: request.kind, value: request.value, grantedBy: 'prompt:conversation' },
+    );
+  }
+
+  private async ask(request: PermissionRequest, tool: string, summary: string, reason: string, choices: PromptAnswer[]): Promise<PromptAnswer | 'timeout'> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve('timeout');
+      }, this.timeoutMs);
+    });
+    const question = {
+      tool,
+      kind: request.kind,
+      value: request.value,
+      argumentsSummary: summary,
+      reason,
+      agent: this.options.agentName,
+      namespace: this.options.namespace,
+      choices,
+    };
+    try {
+      const answer = await Promise.race([this.options.prompter.ask(question, controller.signal).catch(() => 'deny' as const), timeout]);
+      // Anything but a listed choice (a buggy prompter, a dismissed dialog) is a deny.
+      return answer === 'timeout' || choices.includes(answer) ? answer : 'deny';
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
+  private record(
+    request: PermissionRequest | null,
+    tool: string,
+    argumentsSummary: string,
+    decision: 'allow' | 'deny',
+    answerer: Answerer,
+    reason: string,
+    via: AuditRecord['via'],
+  ): void {
+    // A sink that throws propagates: an unrecorded decision must not take effect.
+    this.options.audit({
+      kind: request?.kind ?? null,
+      value: request?.value ?? null,
+      tool,
+      argumentsSummary,
+      decision,
+      answerer,
+      reason: reason.slice(0, 500),
+      via,
+      at: this.now().toISOString(),
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import type { Readable, Writable } from 'node:stream';
+import { escapeForTerminal } from '../cli/format-event.js';
+import { noOnePrompter, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
+
+const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
+  once: { key: 'o', label: 'allow once' },
+  conversation: { key: 'c', label: 'allow for this conversation' },
+  always: { key: 'a', label: 'always allow for this agent in this namespace' },
+  deny: { key: 'd', label: 'deny' },
+};
+const MAX_LINE = 256;
+const MAX_ATTEMPTS = 3;
+
+const VERB: Record<PromptQuestion['kind'], string> = {
+  read: 'read',
+  write: 'write',
+  net: 'connect to',
+  run: 'run',
+  env: 'read the environment variable',
+  mcp: 'call the tool',
+};
+
+/** escapeForTerminal plus the line breaks and marks it leaves alone, so one value stays on one line. */
+function safe(text: string, max: number): string {
+  const escaped = text.replace(/[\n\t\u061c\u180e\u2028\u2029]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+  return escapeForTerminal(escaped, max);
+}
+
+/** The question as terminal lines: every model-controlled part escaped and bounded (P1). */
+export function renderQuestion(question: PromptQuestion): string {
+  const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ');
+  return [
+    '',
+    `Ward: agent ${safe(question.agent, 64)} (namespace ${safe(question.namespace, 32)}) wants to ${VERB[question.kind]} ${safe(question.value, 300)}`,
+    `  tool: ${safe(question.tool, 100)}  ${safe(question.argumentsSummary, 300)}`,
+    `  why asked: ${safe(question.reason, 200)}`,
+    `  ${choices}`,
+    '> ',
+  ].join('\n');
+}
+
+/**
+ * Asks on a terminal, one line per answer. End of input, a signal abort (timeout), or
+ * MAX_ATTEMPTS unrecognized lines are a deny.
+ */
+export function terminalPrompter(input: Readable, output: Writable): Prompter {
+  return {
+    interactive: true,
+    ask(question, signal) {
+      return new Promise<PromptAnswer>((resolve) => {
+        let buffer = '';
+        let attempts = 0;
+        const finish = (answer: PromptAnswer): void => {
+          input.off('data', onData);
+          input.off('end', onEnd);
+          signal.removeEventListener('abort', onAbort);
+          input.pause();
+          resolve(answer);
+        };
+        const onAbort = (): void => {
+          output.write('\n(no answer in time: denied)\n');
+          finish('deny');
+        };
+        const onEnd = (): void => finish('deny');
+        const onData = (chunk: Buffer | string): void => {
+          buffer += chunk.toString();
+          if (buffer.length > MAX_LINE && !buffer.includes('\n')) buffer = buffer.slice(0, MAX_LINE);
+          let newline = buffer.indexOf('\n');
+          while (newline >= 0) {
+            const line = buffer.slice(0, newline).trim().toLowerCase();
+            buffer = buffer.slice(newline + 1);
+            const answer = question.choices.find((choice) => KEYS[choice].key === line || choice === line);
+            if (answer !== undefined) return finish(answer);
+            attempts += 1;
+            if (attempts >= MAX_ATTEMPTS) {
+              output.write('(no valid answer: denied)\n');
+              return finish('deny');
+            }
+            output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
+            newline = buffer.indexOf('\n');
+          }
+        };
+        if (signal.aborted) return resolve('deny');
+        signal.addEventListener('abort', onAbort, { once: true });
+        input.on('data', onData);
+        input.once('end', onEnd);
+        input.resume();
+        output.write(renderQuestion(question));
+      });
+    },
+  };
+}
+
+/** A terminal prompter when both ends are a TTY, else one that never asks (and so denies). */
+export function prompterFor(stdin: Readable & { isTTY?: boolean }, stderr: Writable & { isTTY?: boolean }): Prompter {
+  return stdin.isTTY === true && stderr.isTTY === true ? terminalPrompter(stdin, stderr) : noOnePrompter;
+}

@@ -1,0 +1,231 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { WardError, describeError } from '../core/errors.js';
+import { GRANT_KINDS, canonicalEntry, parseHostPattern, parseMcpPattern, shown, type GrantKind, type Rule } from '../permissions/grants.js';
+import { matchRule, type PermissionRequest, type RequestGate } from '../permissions/engine.js';
+import { isWithin } from '../permissions/paths.js';
+
+/** A policy bigger than this is not a policy someone wrote by hand: refuse it. */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+/**
+ * The admin policy (P5), a JSON file the user cannot edit:
+ * {
+ *   "version": 1,
+ *   "reason": "Set by Example Corp IT (it@example.com)",
+ *   "namespace": "work",                          // fixed namespace
+ *   "forbid": ["run"],                            // kinds nobody may grant
+ *   "caps": { "read": ["/home/alice/src"], "net": ["*.example.com"], "mcp": ["github/*"] },
+ *   "connections": ["github"],                    // MCP connections that may be used
+ *   "providers": ["api.anthropic.com"],           // model provider base-URL hosts
+ *   "cliVersions": ["2.1.328"]                    // pinned CLI versions allowed
+ * }
+ */
+const PolicySchema = z
+  .object({
+    version: z.literal(1),
+    reason: z.string().min(1).max(500).optional(),
+    namespace: z.string().optional(),
+    forbid: z.array(z.enum(GRANT_KINDS)).optional(),
+    caps: z.partialRecord(z.enum(GRANT_KINDS), z.array(z.string().min(1).max(4096)).max(1000)).optional(),
+    connections: z.array(z.string().min(1).max(128)).max(1000).optional(),
+    providers: z.array(z.string().min(1).max(300)).max(1000).optional(),
+    cliVersions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/)).max(100).optional(),
+  })
+  .strict();
+
+export interface AdminPolicy {
+  readonly file: string;
+  /** Shown with every refusal, so people know whom to ask. */
+  readonly reason: string;
+  readonly namespace: string | null;
+  readonly forbid: ReadonlySet<GrantKind>;
+  /** Canonical rule values per capped kind; a kind without an entry is not capped. */
+  readonly caps: Partial<Record<GrantKind, readonly string[]>>;
+  readonly connections: readonly string[] | null;
+  readonly providers: readonly string[] | null;
+  readonly cliVersions: readonly string[] | null;
+}
+
+/** The per-OS system location; `WARD_POLICY` overrides it (tests, staged roll-outs). */
+export function policyPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; overridden: boolean } {
+  const override = env.WARD_POLICY;
+  if (override !== undefined && override !== '') return { file: path.resolve(override), overridden: true };
+  switch (platform) {
+    case 'darwin':
+      return { file: '/Library/Application Support/Ward/policy.json', overridden: false };
+    case 'win32':
+      return { file: path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'Ward', 'policy.json'), overridden: false };
+    default:
+      return { file: '/etc/ward/policy.json', overridden: false };
+  }
+}
+
+function broken(file: string, why: string, cause?: unknown): WardError {
+  return new WardError('policy_invalid', `the admin policy ${file} ${why}; Ward refuses to run until it is fixed (ask whoever manages this computer)`, { cause });
+}
+
+/** Parses policy text; every problem is a policy_invalid error naming the file and the field. */
+export function parsePolicy(text: string, file: string): AdminPolicy {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw broken(file, `is not valid JSON (${describeError(error)})`, error);
+  }
+  const parsed = PolicySchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw broken(file, `is malformed at ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
+  }
+  const data = parsed.data;
+  const caps: Partial<Record<GrantKind, readonly string[]>> = {};
+  for (const [kind, entries] of Object.entries(data.caps ?? {}) as Array<[GrantKind, string[]]>) {
+    caps[kind] = entries.map((entry) => {
+      if ((kind === 'read' || kind === 'write') && !path.isAbsolute(entry)) throw broken(file, `caps.${kind} entry ${shown(entry)} must be an absolute path`);
+      try {
+        return canonicalEntry(kind, entry, path.parse(process.cwd()).root);
+      } catch (error) {
+        throw broken(file, `has a bad caps.${kind} entry: ${describeError(error)}`, error);
+      }
+    });
+  }
+  const providers = data.providers?.map((entry) => {
+    try {
+      parseHostPattern(entry);
+      return entry.toLowerCase();
+    } catch (error) {
+      throw broken(file, `has a bad providers entry: ${describeError(error)}`, error);
+    }
+  });
+  return {
+    file,
+    reason: data.reason ?? `the admin policy ${file}`,
+    namespace: data.namespace ?? null,
+    forbid: new Set(data.forbid ?? []),
+    caps,
+    connections: data.connections ?? null,
+    providers: providers ?? null,
+    cliVersions: data.cliVersions ?? null,
+  };
+}
+
+/**
+ * Loads the admin policy. No file at the system location means no policy (a personal install);
+ * a file that exists but cannot be read, is writable by others, or is malformed fails closed,
+ * and so does a `WARD_POLICY` that names a missing file.
+ */
+export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AdminPolicy | null {
+  const { file, overridden } = policyPath(env, platform);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT' && !overridden) return null;
+    throw broken(file, `cannot be read (${describeError(error)})`, error);
+  }
+  if (!stat.isFile()) throw broken(file, 'is not a regular file');
+  if (stat.size > MAX_POLICY_BYTES) throw broken(file, `is larger than ${MAX_POLICY_BYTES} bytes`);
+  if (platform !== 'win32') {
+    // The user must not be able to loosen what the admin set.
+    if ((stat.mode & 0o022) !== 0) throw broken(file, `is writable by group or others (mode ${(stat.mode & 0o777).toString(8)})`);
+    if (!overridden && stat.uid !== 0) throw broken(file, `is not owned by root (uid ${stat.uid})`);
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw broken(file, `cannot be read (${describeError(error)})`, error);
+  }
+  return parsePolicy(text, file);
+}
+
+function refused(policy: AdminPolicy, what: string): WardError {
+  return new WardError('policy_refused', `${what}: refused by ${policy.reason}`);
+}
+
+/** True when every request `inner` covers is also covered by `outer` (same kind, canonical values). */
+export function ruleWithin(kind: GrantKind, inner: string, outer: string): boolean {
+  switch (kind) {
+    case 'read':
+    case 'write':
+      return isWithin(outer, inner);
+    case 'net': {
+      const a = parseHostPattern(inner);
+      const b = parseHostPattern(outer);
+      if (b.port !== null && a.port !== b.port) return false;
+      if (!b.wildcard) return !a.wildcard && a.host === b.host;
+      return a.host.endsWith(`.${b.host}`);
+    }
+    case 'run':
+    case 'env':
+      return inner === outer;
+    case 'mcp': {
+      const a = parseMcpPattern(inner);
+      const b = parseMcpPattern(outer);
+      return a.connection === b.connection && (b.tool === '*' || a.tool === b.tool);
+    }
+  }
+}
+
+/** Refuses an allow rule the policy does not permit; deny rules only narrow, so they always pass. */
+export function assertRuleAllowed(policy: AdminPolicy | null, rule: Rule): void {
+  if (policy === null || rule.effect === 'deny') return;
+  if (policy.forbid.has(rule.kind)) throw refused(policy, `${rule.kind} grants are forbidden (${rule.kind} ${rule.value})`);
+  const cap = policy.caps[rule.kind];
+  if (cap !== undefined && !cap.some((outer) => ruleWithin(rule.kind, rule.value, outer))) {
+    throw refused(policy, `${rule.kind} ${rule.value} is beyond the allowed ${rule.kind} cap (${cap.join(', ') || 'nothing'})`);
+  }
+  if (rule.kind === 'mcp' && policy.connections !== null) {
+    const { connection } = parseMcpPattern(rule.value);
+    if (!policy.connections.includes(connection)) throw refused(policy, `connection ${connection} is not allowed`);
+  }
+}
+
+export function assertRulesAllowed(policy: AdminPolicy | null, rules: readonly Rule[]): void {
+  for (const rule of rules) assertRuleAllowed(policy, rule);
+}
+
+export function assertConnectionAllowed(policy: AdminPolicy | null, connection: string): void {
+  if (policy?.connections != null && !policy.connections.includes(connection)) throw refused(policy, `connection ${shown(connection)} is not allowed`);
+}
+
+/** The model provider's base URL host must be in `providers` when the policy lists them. */
+export function assertProviderAllowed(policy: AdminPolicy | null, baseUrl: string): void {
+  if (policy?.providers == null) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw refused(policy, `model provider ${shown(baseUrl)} is not a URL`);
+  }
+  const port = parsed.port === '' ? (parsed.protocol === 'http:' ? 80 : 443) : Number(parsed.port);
+  const request: PermissionRequest = { kind: 'net', value: `${parsed.hostname}:${port}` };
+  const host = parsed.host;
+  const allowed = policy.providers.some((entry) => matchRule({ effect: 'allow', kind: 'net', value: entry, source: 'policy' }, request) >= 0);
+  if (!allowed) throw refused(policy, `model provider ${host} is not allowed`);
+}
+
+export function assertCliVersionAllowed(policy: AdminPolicy | null, version: string): void {
+  if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) throw refused(policy, `Claude CLI version ${shown(version)} is not allowed`);
+}
+
+/** The policy as the permission engine sees it: requests outside caps are denied, never prompted. */
+export class PolicyGate implements RequestGate {
+  constructor(private readonly policy: AdminPolicy) {}
+
+  refusal(request: PermissionRequest): string | null {
+    const policy = this.policy;
+    if (policy.forbid.has(request.kind)) return `${request.kind} is forbidden by ${policy.reason}`;
+    const cap = policy.caps[request.kind];
+    if (cap !== undefined && !cap.some((value) => matchRule({ effect: 'allow', kind: request.kind, value, source: 'policy' }, request) >= 0)) {
+      return `${request.kind} ${request.value} is beyond the cap set by ${policy.reason}`;
+    }
+    if (request.kind === 'mcp' && policy.connections !== null) {
+      const { connection } = parseMcpPattern(request.value);
+      if (!policy.connections.includes(connection)) return `connection ${connection} is not allowed by ${policy.reason}`;
+    }
+    return null;
+  }
+}
