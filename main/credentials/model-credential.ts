@@ -31,7 +31,8 @@ interface Stored {
 
 export function parseKind(value: string): ModelCredentialKind {
   if (value === 'api-key' || value === 'oauth-token') return value;
-  throw new WardError('usage', `unknown credential kind ${JSON.stringify(value.slice(0, 40))}: use api-key or oauth-token`);
+  // Never echo the value: a key pasted in the wrong place must not reach a log.
+  throw new WardError('usage', 'unknown credential kind: use api-key or oauth-token');
 }
 
 /** Trims the line end a pipe or terminal adds; anything else unusual is refused, never echoed. */

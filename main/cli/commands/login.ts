@@ -1,0 +1,72 @@
+import { openSystemBrowser } from '../../auth/browser.js';
+import type { AuthContext } from '../../auth/context.js';
+import { WardError } from '../../core/errors.js';
+import { openSecretStore } from '../../credentials/open-store.js';
+import { DEFAULT_NAMESPACE } from '../../namespaces/namespace.js';
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command, type CommandContext } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { writeJson, writeLine } from '../io.js';
+
+/**
+ * The namespace's credential context. The namespace must exist (only "default" comes into being
+ * on use); its database is not opened, so a credential command writes nothing it does not need.
+ */
+export function authContextFor(context: CommandContext, flag: string | undefined): AuthContext {
+  const namespace = namespaceFrom(flag, context.io);
+  const core = context.core();
+  if (namespace.name !== DEFAULT_NAMESPACE && !core.namespaceExists(namespace)) {
+    throw new WardError('namespace_not_found', `no namespace ${namespace.name}; create it with "ward namespace create ${namespace.name}"`);
+  }
+  return { home: core.home, namespace, store: openSecretStore(core.home, namespace) };
+}
+
+export const loginCommand: Command = {
+  name: 'login',
+  summary: 'sign in to an identity provider in the system browser (OpenID Connect, PKCE)',
+  usage: 'ward login --issuer URL --client-id ID [--scope "openid ..."] [--namespace NS] [--no-browser] [--timeout SECONDS] [--allow-insecure-http] [--json]',
+  async run(args, context) {
+    const { values } = parseCommandArgs(
+      this,
+      args,
+      {
+        issuer: { type: 'string' },
+        'client-id': { type: 'string' },
+        scope: { type: 'string' },
+        'no-browser': { type: 'boolean', default: false },
+        timeout: { type: 'string' },
+        'allow-insecure-http': { type: 'boolean', default: false },
+        namespace: COMMON_OPTIONS.namespace,
+        json: COMMON_OPTIONS.json,
+      },
+      false,
+    );
+    if (values.issuer === undefined || values['client-id'] === undefined) throw new WardError('usage', `--issuer and --client-id are required\nusage: ${this.usage}`);
+    let timeoutMs: number | undefined;
+    if (values.timeout !== undefined) {
+      const seconds = Number(values.timeout);
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new WardError('usage', '--timeout must be a whole number of seconds from 1 to 3600');
+      timeoutMs = seconds * 1000;
+    }
+    const { io } = context;
+    const auth = authContextFor(context, values.namespace);
+    // Loaded on use: openid-client is not needed by the other commands' cold start.
+    const { signIn } = await import('../../auth/sign-in.js');
+    const result = await signIn(auth, {
+      issuer: values.issuer,
+      clientId: values['client-id'],
+      scope: values.scope,
+      allowInsecureHttp: values['allow-insecure-http'],
+      timeoutMs,
+      openBrowser: values['no-browser'] ? async () => undefined : openSystemBrowser,
+      onAuthorizationUrl: (url) => writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`),
+    });
+    const { session, cleanupRequired } = result;
+    if (values.json) {
+      writeJson(io.stdout, { namespace: auth.namespace.name, issuer: session.issuer, clientId: session.clientId, subject: session.subject, expiresAt: session.expiresAt, cleanupRequired });
+    } else {
+      writeLine(io.stdout, `signed in to ${session.issuer} as ${session.subject} (namespace ${auth.namespace.name})`);
+      if (cleanupRequired) writeLine(io.stdout, `note: an older sign-in of this identity could not be revoked yet; it is kept, and "ward logout --issuer ${session.issuer}" finishes it later`);
+    }
+    return EXIT.ok;
+  },
+};

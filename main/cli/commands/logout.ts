@@ -1,0 +1,32 @@
+import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { writeJson, writeLine } from '../io.js';
+import { authContextFor } from './login.js';
+
+export const logoutCommand: Command = {
+  name: 'logout',
+  summary: 'revoke sign-ins at the provider, then forget them (--local: forget without revoking)',
+  usage: 'ward logout [--issuer URL] [--client-id ID] [--local] [--namespace NS] [--json]',
+  async run(args, context) {
+    const { values } = parseCommandArgs(
+      this,
+      args,
+      { issuer: { type: 'string' }, 'client-id': { type: 'string' }, local: { type: 'boolean', default: false }, namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json },
+      false,
+    );
+    const auth = authContextFor(context, values.namespace);
+    const { signOut } = await import('../../auth/sign-in.js');
+    const result = await signOut(auth, { issuer: values.issuer, clientId: values['client-id'] }, { localOnly: values.local });
+    const { stdout, stderr } = context.io;
+    for (const done of result.signedOut) {
+      if (values.json) writeJson(stdout, { ...done, status: 'signed_out' });
+      else writeLine(stdout, `signed out ${done.subject} at ${done.issuer}${done.revoked ? ' (revoked at the provider)' : ' (forgotten locally; not revoked)'}`);
+    }
+    for (const kept of result.kept) {
+      if (values.json) writeJson(stdout, { ...kept, status: 'kept' });
+      writeLine(stderr, `ward logout: kept ${kept.subject} at ${kept.issuer}: ${kept.reason}; retry later, or "ward logout --local" forgets it without revoking`);
+    }
+    if (result.signedOut.length === 0 && result.kept.length === 0) writeLine(stdout, `no sign-in to sign out of (namespace ${auth.namespace.name})`);
+    return result.kept.length > 0 ? EXIT.unavailable : EXIT.ok;
+  },
+};

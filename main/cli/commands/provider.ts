@@ -1,0 +1,105 @@
+import type { Readable } from 'node:stream';
+import { WardError } from '../../core/errors.js';
+import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, parseKind, setModelCredential, VARIABLE_FOR } from '../../credentials/model-credential.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { writeJson, writeLine, type CliIo } from '../io.js';
+import { authContextFor } from './login.js';
+
+const MAX_STDIN_BYTES = 16 * 1024;
+const STDIN_TIMEOUT_MS = 5 * 60_000;
+
+/** Reads all of stdin, bounded in size and time. */
+function readPiped(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => finish(new WardError('usage', 'no key arrived on stdin in time')), STDIN_TIMEOUT_MS);
+    const finish = (error?: WardError) => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      stream.pause();
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > MAX_STDIN_BYTES) return finish(new WardError('usage', `more than ${MAX_STDIN_BYTES} bytes on stdin; give exactly one key`));
+      chunks.push(buffer);
+    };
+    const onEnd = () => finish();
+    const onError = (error: Error) => finish(new WardError('usage', `could not read stdin: ${error.message}`));
+    stream.on('data', onData).on('end', onEnd).on('error', onError);
+    stream.resume();
+  });
+}
+
+/** A terminal: read one line without echoing it. */
+function readHidden(io: CliIo): Promise<string> {
+  const stdin = io.stdin as Readable & { setRawMode?: (raw: boolean) => void };
+  if (typeof stdin.setRawMode !== 'function') return readPiped(stdin);
+  io.stderr.write('Paste the key and press Enter (it is not shown): ');
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = (error?: WardError) => {
+      stdin.setRawMode?.(false);
+      stdin.off('data', onData);
+      stdin.pause();
+      io.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const char of chunk.toString()) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003' || char === '\u0004') return done(new WardError('usage', 'cancelled'));
+        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
+        else value += char;
+        if (value.length > MAX_STDIN_BYTES) return done(new WardError('usage', 'the key is too long'));
+      }
+    };
+    stdin.setRawMode?.(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
+
+export const providerCommand: Command = {
+  name: 'provider',
+  summary: 'store the model credential (API key or Claude subscription token) from stdin, show whether one is set, or delete it',
+  usage: 'ward provider set-key [--kind api-key|oauth-token] [--namespace NS] < key | ward provider show [--namespace NS] [--json] | ward provider delete-key [--namespace NS]',
+  async run(args, context) {
+    const { values, positionals } = parseCommandArgs(this, args, { kind: { type: 'string' }, namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json });
+    const action = requirePositional(this, positionals, 0, 'an action (set-key, show or delete-key)');
+    if (positionals.length > 1) {
+      // Never echo the extra argument: it may well be the key itself.
+      throw new WardError('usage', `"ward provider ${action}" takes no value as an argument: a key in argv is visible in the process list and shell history; pipe it on stdin instead\nusage: ${this.usage}`);
+    }
+    const { io } = context;
+    if (action === 'set-key') {
+      const auth = authContextFor(context, values.namespace);
+      const secret = normalizeModelSecret(io.stdin.isTTY ? await readHidden(io) : await readPiped(io.stdin));
+      const kind = values.kind === undefined ? inferKind(secret) : parseKind(values.kind);
+      await setModelCredential(auth.store, kind, secret);
+      if (values.json) writeJson(io.stdout, { namespace: auth.namespace.name, set: true, kind });
+      else writeLine(io.stdout, `stored the ${kind} for namespace ${auth.namespace.name} (the CLI receives it as ${VARIABLE_FOR[kind]})`);
+      return EXIT.ok;
+    }
+    if (values.kind !== undefined) throw new WardError('usage', `--kind applies to set-key only\nusage: ${this.usage}`);
+    if (action === 'show') {
+      const auth = authContextFor(context, values.namespace);
+      const status = await modelCredentialStatus(auth.store);
+      if (values.json) writeJson(io.stdout, { namespace: auth.namespace.name, ...status });
+      else writeLine(io.stdout, status.set ? `a ${status.kind} is stored for namespace ${auth.namespace.name}` : `no model credential is stored for namespace ${auth.namespace.name}`);
+      return EXIT.ok;
+    }
+    if (action === 'delete-key') {
+      const auth = authContextFor(context, values.namespace);
+      const deleted = await deleteModelCredential(auth.store);
+      writeLine(io.stdout, deleted ? `deleted the model credential of namespace ${auth.namespace.name}` : `no model credential was stored for namespace ${auth.namespace.name}`);
+      return EXIT.ok;
+    }
+    throw new WardError('usage', `unknown action (not echoed, in case it is a key)\nusage: ${this.usage}`);
+  },
+};
