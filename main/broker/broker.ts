@@ -42,6 +42,20 @@ interface Session {
 interface RunEntry {
   readonly state: RunState;
   readonly sessions: Map<string, Session>;
+  /** POST responses still being written; closing waits for them so drained answers reach the child. */
+  readonly posts: Set<ServerResponse>;
+}
+
+/** Bounded: a stuck client cannot hold a run's close open. */
+const FLUSH_LIMIT_MS = 2_000;
+
+function responsesFinished(responses: ReadonlySet<ServerResponse>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, FLUSH_LIMIT_MS);
+  });
+  const all = Promise.all([...responses].map((res) => (res.closed ? undefined : new Promise((resolve) => res.once('close', resolve)))));
+  return Promise.race([all.then(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
 
 function sha256(value: string): Buffer {
@@ -141,7 +155,7 @@ export class Broker {
     validateBinding(binding);
     if (this.runs.has(binding.runId)) throw new WardError('invalid_config', `run ${binding.runId} is already registered with the broker`);
     const capability = randomBytes(32).toString('base64url');
-    const entry: RunEntry = { state: new RunState(binding, sha256(capability), this.limits), sessions: new Map() };
+    const entry: RunEntry = { state: new RunState(binding, sha256(capability), this.limits), sessions: new Map(), posts: new Set() };
     this.runs.set(binding.runId, entry);
     let closing: Promise<void> | undefined;
     return {
@@ -167,6 +181,7 @@ export class Broker {
     if (this.runs.get(runId) === entry) this.runs.delete(runId);
     entry.state.markClosed();
     await entry.state.drained();
+    await responsesFinished(entry.posts);
     const sessions = [...entry.sessions.values()];
     entry.sessions.clear();
     await Promise.allSettled(sessions.map((session) => session.server.close()));
@@ -185,6 +200,8 @@ export class Broker {
     if (!this.authorized(req, entry)) return reply(res, 401, 'missing or wrong capability', { 'www-authenticate': 'Bearer realm="ward"' });
 
     if (req.method === 'POST') {
+      entry.posts.add(res);
+      res.once('close', () => entry.posts.delete(res));
       const body = await readBody(req, this.maxBodyBytes);
       if (body === null) return reply(res, 413, `request body exceeds ${this.maxBodyBytes} bytes`);
       let parsed: unknown;

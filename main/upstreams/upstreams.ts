@@ -138,16 +138,6 @@ class Connection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.tools = undefined;
     });
-    client.onerror = (error) => {
-      if (error instanceof UpstreamFailure) this.failInFlight(error.code);
-    };
-    client.onclose = () => {
-      if (this.client === client) {
-        this.client = undefined;
-        this.tools = undefined;
-      }
-      this.failInFlight('closed');
-    };
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new UpstreamFailure('timed_out')), this.limits.connectTimeoutMs);
     try {
@@ -162,6 +152,17 @@ class Connection {
       await client.close().catch(() => undefined);
       throw new UpstreamFailure('closed');
     }
+    // Attached only now: a failed handshake is reported by connect(), not as a closed call.
+    client.onerror = (error) => {
+      if (error instanceof UpstreamFailure) this.failInFlight(error.code);
+    };
+    client.onclose = () => {
+      if (this.client === client) {
+        this.client = undefined;
+        this.tools = undefined;
+      }
+      this.failInFlight('closed');
+    };
     this.client = client;
     return client;
   }

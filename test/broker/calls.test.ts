@@ -1,0 +1,263 @@
+/** B3–B7: what happens to a call once it is through the door. */
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Broker } from '../../main/broker/broker.js';
+import type { BrokerEvent } from '../../main/broker/types.js';
+import { openUpstreams, type Upstreams } from '../../main/upstreams/upstreams.js';
+import { FAIL_CANARY } from '../fixtures/mcp-servers/tools.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-servers/http.js';
+import { connectClient, pin, registerRun, textOf } from './helpers.js';
+
+const UPSTREAM_CANARY = 'upstream-credential-canary-93c2e1';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function finished(events: readonly BrokerEvent[]): Extract<BrokerEvent, { kind: 'tool_call_finished' }>[] {
+  return events.filter((event): event is Extract<BrokerEvent, { kind: 'tool_call_finished' }> => event.kind === 'tool_call_finished');
+}
+
+let broker: Broker;
+let fixture: HttpFixture;
+let authFixture: HttpFixture;
+let upstreams: Upstreams;
+
+beforeAll(async () => {
+  broker = await Broker.start({ toolTimeoutMs: 400, hardLimitMs: 2_000 });
+  fixture = await startHttpFixture();
+  authFixture = await startHttpFixture({ token: UPSTREAM_CANARY });
+  upstreams = await openUpstreams({
+    fx: { type: 'http', url: fixture.url },
+    authed: { type: 'http', url: authFixture.url, headers: { Authorization: `Bearer ${UPSTREAM_CANARY}` } },
+  });
+});
+
+afterAll(async () => {
+  await broker.close();
+  await upstreams.close();
+  await fixture.close();
+  await authFixture.close();
+});
+
+describe('broker calls (B3–B7)', () => {
+  it('refuses a tool name that is not pinned, without reaching the upstream', async () => {
+    const run = registerRun(broker, 'unknown-tool', await pin(upstreams, 'fx', ['echo']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const before = fixture.calls.get('slow') ?? 0;
+    const result = await client.callTool({ name: 'fx_slow', arguments: { ms: 1 } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('Unknown tool "fx_slow"');
+    expect(fixture.calls.get('slow') ?? 0).toBe(before);
+    expect(run.events).toEqual([{ kind: 'call_refused', tool: 'fx_slow', reason: expect.stringContaining('not pinned') }]);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('re-checks the run on every call: a run that stopped accepting refuses the next call (B4)', async () => {
+    const run = registerRun(broker, 'stopping', await pin(upstreams, 'fx', ['echo']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'one' } }))).toBe('one');
+    run.accepting = false;
+    const refused = await client.callTool({ name: 'fx_echo', arguments: { text: 'two' } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('not accepting tool calls');
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('applies the permission check and reports its reason (B4)', async () => {
+    const run = registerRun(broker, 'authz', await pin(upstreams, 'fx', ['echo']), upstreams, {
+      authorizeToolCall: async (_tool, args) => (args.text === 'allowed' ? true : 'the grant for fx/echo was revoked'),
+    });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'allowed' } }))).toBe('allowed');
+    const denied = await client.callTool({ name: 'fx_echo', arguments: { text: 'other' } });
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toContain('the grant for fx/echo was revoked');
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('discards an upstream result over 1 MiB as too_large instead of forwarding it (B5)', async () => {
+    const run = registerRun(broker, 'huge', await pin(upstreams, 'fx', ['huge']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const result = await client.callTool({ name: 'fx_huge', arguments: { bytes: 1024 * 1024 + 1 } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('[too_large]');
+    expect(textOf(result)).not.toContain('xxxx');
+    expect(finished(run.events)).toMatchObject([{ ok: false, errorCode: 'too_large' }]);
+    const fits = await client.callTool({ name: 'fx_huge', arguments: { bytes: 1024 * 1024 } });
+    expect(textOf(fits)).toHaveLength(1024 * 1024);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('never forwards a JSON-RPC error body from the upstream (B5)', async () => {
+    const run = registerRun(broker, 'crash', await pin(upstreams, 'fx', ['crash', 'fail']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const crashed = await client.callTool({ name: 'fx_crash', arguments: {} });
+    expect(crashed.isError).toBe(true);
+    expect(textOf(crashed)).toContain('[upstream_error]');
+    expect(JSON.stringify(crashed)).not.toContain(FAIL_CANARY);
+    expect(JSON.stringify(run.events)).not.toContain(FAIL_CANARY);
+    // A tool-level error is the tool's own output: the model sees it.
+    const failed = await client.callTool({ name: 'fx_fail', arguments: {} });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toBe('the fixture failed on purpose');
+    expect(finished(run.events).map((event) => event.errorCode)).toEqual(['upstream_error', 'upstream_error']);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('times out a hanging upstream call after exactly one attempt (B6)', async () => {
+    const run = registerRun(broker, 'timeout', await pin(upstreams, 'fx', ['slow']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const before = fixture.calls.get('slow') ?? 0;
+    const result = await client.callTool({ name: 'fx_slow', arguments: { ms: 5_000 } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('[timed_out]');
+    expect(textOf(result)).toContain('not retried');
+    expect((fixture.calls.get('slow') ?? 0) - before).toBe(1);
+    expect(finished(run.events)).toMatchObject([{ ok: false, errorCode: 'timed_out' }]);
+    expect(run.registration.inFlight()).toBe(0);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('tells upstream 401 apart from a refused connection (B6)', async () => {
+    const port = await freePort();
+    const wrongCreds = await openUpstreams({
+      authed: { type: 'http', url: authFixture.url, headers: { Authorization: 'Bearer wrong-token' } },
+      gone: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+    });
+    const [echo] = await pin(upstreams, 'authed', ['echo']);
+    const goneRoute = { ...echo!, exposedName: 'gone_echo', upstream: 'gone' };
+    const run = registerRun(broker, 'auth-vs-refused', [echo!, goneRoute], wrongCreds);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const unauthorized = await client.callTool({ name: 'authed_echo', arguments: { text: 'x' } });
+    const unreachable = await client.callTool({ name: 'gone_echo', arguments: { text: 'x' } });
+    expect(textOf(unauthorized)).toContain('[unauthorized]');
+    expect(textOf(unreachable)).toContain('[unreachable]');
+    expect(finished(run.events).map((event) => event.errorCode)).toEqual(['unauthorized', 'unreachable']);
+    expect(JSON.stringify(unauthorized)).not.toContain('must not be forwarded');
+    await client.close();
+    await run.registration.close();
+    await wrongCreds.close();
+  });
+
+  it('refuses a tool whose upstream schema changed since pinning, until re-pinned (B3)', async () => {
+    const changed = await startHttpFixture({ schemaVariant: 2 });
+    const live = await openUpstreams({ fx: { type: 'http', url: changed.url } });
+    const pinnedEarlier = await pin(upstreams, 'fx', ['echo']);
+    const run = registerRun(broker, 'schema-changed', pinnedEarlier, live);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const result = await client.callTool({ name: 'fx_echo', arguments: { text: 'x', loud: true } });
+    expect(textOf(result)).toContain('re-pin the tool');
+    expect(textOf(result)).toContain('[schema_changed]');
+    expect(changed.calls.get('echo') ?? 0).toBe(0);
+    await run.registration.close();
+    const repinned = registerRun(broker, 'schema-repinned', await pin(live, 'fx', ['echo']), live);
+    const client2 = await connectClient(repinned.registration.url, repinned.registration.capability);
+    expect(textOf(await client2.callTool({ name: 'fx_echo', arguments: { text: 'ok', loud: true } }))).toBe('ok');
+    await client.close().catch(() => undefined);
+    await client2.close();
+    await repinned.registration.close();
+    await live.close();
+    await changed.close();
+  });
+
+  it('close() removes the capability at once and resolves only after the in-flight call drained (B7)', async () => {
+    const slowBroker = await Broker.start();
+    try {
+      let started!: () => void;
+      const callStarted = new Promise<void>((resolve) => (started = resolve));
+      const order: string[] = [];
+      const run = registerRun(slowBroker, 'drain', await pin(upstreams, 'fx', ['slow']), upstreams, {
+        onEvent: (event) => {
+          if (event.kind === 'tool_call_started') started();
+          if (event.kind === 'tool_call_finished') order.push('call finished');
+        },
+      });
+      const client = await connectClient(run.registration.url, run.registration.capability);
+      const call = client.callTool({ name: 'fx_slow', arguments: { ms: 300 } });
+      await callStarted;
+      expect(run.registration.inFlight()).toBe(1);
+      const closed = run.registration.close().then(() => order.push('close resolved'));
+      // The capability is gone before the drain finishes: a new connection is refused now.
+      await expect(connectClient(run.registration.url, run.registration.capability)).rejects.toThrow();
+      expect(order).toEqual([]);
+      await Promise.all([call, closed]);
+      expect(order).toEqual(['call finished', 'close resolved']);
+      // The drained call's answer still reaches the child.
+      expect(textOf(await call)).toBe('slept');
+      expect(run.registration.inFlight()).toBe(0);
+      await client.close().catch(() => undefined);
+    } finally {
+      await slowBroker.close();
+    }
+  });
+
+  it('keeps the capability and upstream credentials out of every event (C3)', async () => {
+    const run = registerRun(broker, 'canary', await pin(upstreams, 'authed', ['echo', 'fail']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    expect(textOf(await client.callTool({ name: 'authed_echo', arguments: { text: 'hi' } }))).toBe('hi');
+    await client.callTool({ name: 'authed_fail', arguments: {} });
+    await client.callTool({ name: 'authed_nope', arguments: {} });
+    const serialized = JSON.stringify(run.events);
+    expect(run.events.map((event) => event.kind)).toEqual(['tool_call_started', 'tool_call_finished', 'tool_call_started', 'tool_call_finished', 'call_refused']);
+    expect(serialized).not.toContain(run.registration.capability);
+    expect(serialized).not.toContain(UPSTREAM_CANARY);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('answers the approval tool from the binding, and denies when the run has no approver', async () => {
+    const asked: unknown[] = [];
+    const withApprover = registerRun(broker, 'approve-yes', [], upstreams, {
+      approve: async (request) => {
+        asked.push(request);
+        return request.toolName === 'Read' ? { behavior: 'allow', updatedInput: request.input } : { behavior: 'deny', message: 'not granted' };
+      },
+    });
+    const client = await connectClient(withApprover.registration.url, withApprover.registration.capability);
+    const allow = await client.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: { file_path: '/tmp/a' }, tool_use_id: 'toolu_1' } });
+    expect(JSON.parse(textOf(allow))).toEqual({ behavior: 'allow', updatedInput: { file_path: '/tmp/a' } });
+    const deny = await client.callTool({ name: 'approve', arguments: { tool_name: 'Bash', input: { command: 'ls' } } });
+    expect(JSON.parse(textOf(deny))).toEqual({ behavior: 'deny', message: 'not granted' });
+    expect(asked).toEqual([
+      { toolName: 'Read', input: { file_path: '/tmp/a' }, toolUseId: 'toolu_1' },
+      { toolName: 'Bash', input: { command: 'ls' }, toolUseId: null },
+    ]);
+    await client.close();
+    await withApprover.registration.close();
+
+    const without = registerRun(broker, 'approve-none', [], upstreams);
+    const client2 = await connectClient(without.registration.url, without.registration.capability);
+    const denied = await client2.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: {} } });
+    expect(JSON.parse(textOf(denied))).toMatchObject({ behavior: 'deny' });
+    await client2.close();
+    await without.registration.close();
+  });
+
+  it('answers a pending approval with deny when the run ends', async () => {
+    let asked!: () => void;
+    const pending = new Promise<void>((resolve) => (asked = resolve));
+    const run = registerRun(broker, 'approve-pending', [], upstreams, {
+      approve: () => {
+        asked();
+        return new Promise(() => undefined);
+      },
+    });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const answer = client.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: {} } });
+    await pending;
+    await run.registration.close();
+    expect(JSON.parse(textOf(await answer))).toEqual({ behavior: 'deny', message: 'The run ended.' });
+    await client.close().catch(() => undefined);
+  });
+});
