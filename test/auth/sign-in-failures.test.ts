@@ -1,0 +1,181 @@
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { isLoopbackPeer, startCallbackServer } from '../../main/auth/loopback-callback.js';
+import { signIn, signOut } from '../../main/auth/sign-in.js';
+import { openSession } from '../../main/auth/session.js';
+import { registryOf } from '../../main/auth/context.js';
+import { sessionAccount } from '../../main/auth/registry.js';
+import { deadPort, followToCallback, startHangingServer } from '../fixtures/oidc/provider.js';
+import { tempDir } from '../support/temp.js';
+import { authContext, provider } from './support.js';
+
+function getFrom(url: URL, headers: Record<string, string> = {}, localAddress?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers, localAddress, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+    request.setTimeout(10_000, () => request.destroy(new Error('no answer')));
+  });
+}
+
+/** The status of a delivered callback, or the connection error code when the server is gone. */
+async function deliver(url: URL): Promise<number | string> {
+  try {
+    return await getFrom(url);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'error';
+  }
+}
+
+describe('sign-in failures are specific errors', () => {
+  it('fails with signin_state_mismatch on a callback whose state is not this sign-in', async () => {
+    const idp = await provider();
+    const statuses: (number | string)[] = [];
+    const attempt = signIn(authContext(tempDir()), {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      openBrowser: async (url) => {
+        const callback = await followToCallback(url);
+        const forged = new URL(callback);
+        forged.searchParams.set('state', 'not-the-state-of-this-sign-in');
+        statuses.push(await deliver(forged));
+        statuses.push(await deliver(callback));
+      },
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 'signin_state_mismatch', message: expect.stringContaining('does not match this sign-in') });
+    expect(statuses[0]).toBe(400);
+    expect(statuses[1]).not.toBe(200);
+    expect(idp.counts.codeGrants).toBe(0);
+  });
+
+  it('accepts exactly one callback: a replayed one is refused and the code is exchanged once', async () => {
+    const idp = await provider();
+    const statuses: (number | string)[] = [];
+    const result = await signIn(authContext(tempDir()), {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      openBrowser: async (url) => {
+        const callback = await followToCallback(url);
+        statuses.push(...(await Promise.all([deliver(callback), deliver(callback)])));
+        statuses.push(await deliver(callback));
+      },
+    });
+    expect(result.session.subject).toBe('alice');
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status !== 200).every((status) => status === 409 || status === 'ECONNREFUSED')).toBe(true);
+    expect(idp.counts.codeGrants).toBe(1);
+  });
+
+  it('refuses callbacks from a peer that is not 127.0.0.1 or ::1, whatever X-Forwarded-For says', async () => {
+    expect(isLoopbackPeer('127.0.0.1')).toBe(true);
+    expect(isLoopbackPeer('::1')).toBe(true);
+    expect(isLoopbackPeer('::ffff:127.0.0.1')).toBe(true);
+    expect(isLoopbackPeer('127.0.0.2')).toBe(false);
+    expect(isLoopbackPeer('10.0.0.5')).toBe(false);
+    expect(isLoopbackPeer('::ffff:192.168.1.9')).toBe(false);
+    expect(isLoopbackPeer(undefined)).toBe(false);
+
+    // The real server and the real check; the peer connects from another source address.
+    const server = await startCallbackServer({ expectedState: 'S', timeoutMs: 10_000 });
+    const url = new URL(`${server.redirectUri}?code=c&state=S`);
+    expect(await getFrom(url, { 'x-forwarded-for': '127.0.0.1', host: url.host }, '127.0.0.2')).toBe(403);
+    expect(await getFrom(url, { host: 'evil.example:80' })).toBe(400);
+    expect(await getFrom(url)).toBe(200);
+    await expect(server.result).resolves.toEqual(url);
+    await server.close();
+  });
+
+  it('reports the provider refusing an authorization request without a PKCE challenge', async () => {
+    const idp = await provider();
+    const attempt = signIn(authContext(tempDir()), {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      openBrowser: async (url) => {
+        const stripped = new URL(url);
+        stripped.searchParams.delete('code_challenge');
+        stripped.searchParams.delete('code_challenge_method');
+        await deliver(await followToCallback(stripped));
+      },
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 'signin_rejected', message: 'sign-in: the identity provider refused (invalid_request)' });
+    expect(idp.counts.codeGrants).toBe(0);
+  });
+
+  it('reports a provider that refuses connections as provider_unreachable', async () => {
+    const issuer = `http://127.0.0.1:${await deadPort()}`;
+    const attempt = signIn(authContext(tempDir()), { issuer, clientId: 'x', openBrowser: async () => undefined });
+    await expect(attempt).rejects.toMatchObject({ code: 'provider_unreachable', message: `discovery at ${issuer}: cannot reach the identity provider (ECONNREFUSED)` });
+  });
+
+  it('gives up on a provider that never answers after the request bound (provider_timeout)', async () => {
+    const hanging = await startHangingServer();
+    try {
+      const attempt = signIn(authContext(tempDir(), 'default', { requestTimeoutMs: 300 }), { issuer: hanging.url, clientId: 'x', openBrowser: async () => undefined });
+      await expect(attempt).rejects.toMatchObject({ code: 'provider_timeout', message: `discovery at ${hanging.url}: the identity provider did not answer in time` });
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('stops waiting for the browser after the sign-in bound (signin_timeout) and closes the callback', async () => {
+    const idp = await provider();
+    let authorizationUrl: URL | undefined;
+    const attempt = signIn(authContext(tempDir()), { issuer: idp.issuer, clientId: idp.clientId, timeoutMs: 300, openBrowser: async (url) => void (authorizationUrl = url) });
+    await expect(attempt).rejects.toMatchObject({ code: 'signin_timeout' });
+    const callback = await followToCallback(authorizationUrl!);
+    expect(await deliver(callback)).toBe('ECONNREFUSED');
+  });
+
+  it('refuses a non-loopback http issuer unless allowInsecureHttp is set', async () => {
+    await expect(signIn(authContext(tempDir()), { issuer: 'http://idp.example.com', clientId: 'x', openBrowser: async () => undefined })).rejects.toMatchObject({ code: 'invalid_config' });
+  });
+});
+
+describe('re-login and logout', () => {
+  const play = async (url: URL) => void (await deliver(await followToCallback(url)));
+
+  it('keeps a re-login that could not revoke the old session: cleanupRequired, old entry kept for logout', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    const first = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
+    idp.failRevocation = true;
+    const second = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
+    expect(second.cleanupRequired).toBe(true);
+    const records = registryOf(context).list();
+    expect(records.map((record) => [record.id, record.cleanupPending])).toEqual([
+      [first.session.id, true],
+      [second.session.id, false],
+    ]);
+    expect(await context.store.get(sessionAccount(first.session))).toBeDefined();
+    expect(openSession(context).record.id).toBe(second.session.id);
+
+    const blocked = await signOut(context);
+    expect(blocked.kept).toHaveLength(2);
+    expect(registryOf(context).list()).toHaveLength(2);
+
+    idp.failRevocation = false;
+    const done = await signOut(context);
+    expect(done.signedOut.map((entry) => entry.revoked)).toEqual([true, true]);
+    expect(registryOf(context).list()).toEqual([]);
+    expect(await context.store.get(sessionAccount(first.session))).toBeUndefined();
+  });
+
+  it('replaces the same identity on re-login (revoking the old tokens) and keeps a different identity', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    const first = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
+    const oldTokens = await openSession(context).tokens();
+    const again = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
+    expect(again.cleanupRequired).toBe(false);
+    expect(registryOf(context).list().map((record) => record.id)).toEqual([again.session.id]);
+    expect(await context.store.get(sessionAccount(first.session))).toBeUndefined();
+    expect((await fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${oldTokens.accessToken}` } })).status).toBe(401);
+
+    idp.subject = 'bob';
+    await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
+    expect(registryOf(context).list().map((record) => record.subject)).toEqual(['alice', 'bob']);
+    expect(() => openSession(context)).toThrow('several sign-ins match in namespace default');
+  });
+});
