@@ -1,0 +1,156 @@
+/** The upstream side: stdio children Ward owns, HTTP limits, definitions, pinning hash. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PinnedToolRoute } from '../../main/broker/types.js';
+import { parseUpstreamDefinitions } from '../../main/upstreams/definitions.js';
+import { schemaHash } from '../../main/upstreams/schema-hash.js';
+import { INHERITED_ENV } from '../../main/upstreams/stdio-transport.js';
+import { openUpstreams } from '../../main/upstreams/upstreams.js';
+import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
+import { pin, STDIO_FIXTURE } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ward-upstreams-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function call(route: PinnedToolRoute | undefined, args: Record<string, unknown>) {
+  return [route!, args, new AbortController().signal] as const;
+}
+
+describe('stdio upstreams', () => {
+  it('calls a tool on a stdio server and kills the server on close', async () => {
+    const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
+    const [echo] = await pin(upstreams, 'fx', ['echo']);
+    expect(await upstreams.callTool(...call(echo, { text: 'via stdio' }))).toEqual({
+      ok: true,
+      isError: false,
+      bytes: 9,
+      content: [{ type: 'text', text: 'via stdio' }],
+    });
+    const pid = upstreams.pid('fx')!;
+    expect(alive(pid)).toBe(true);
+    await upstreams.close();
+    expect(alive(pid)).toBe(false);
+    expect(await upstreams.callTool(...call(echo, { text: 'after close' }))).toMatchObject({ ok: false, errorCode: 'closed' });
+  });
+
+  it('gives the server only the allowlisted environment plus named values, and keeps its stderr in memory', async () => {
+    const dump = join(dir, 'env.json');
+    process.env.WARD_TEST_PARENT_SECRET = 'parent-secret-canary-77a1';
+    try {
+      const upstreams = await openUpstreams({
+        fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE, env: { FIXTURE_ENV_DUMP: dump, FIXTURE_TOKEN: 'named-value' } },
+      });
+      await upstreams.listTools('fx');
+      const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+      const allowed = new Set<string>([...INHERITED_ENV, 'FIXTURE_ENV_DUMP', 'FIXTURE_TOKEN']);
+      expect(Object.keys(env).filter((name) => !allowed.has(name))).toEqual([]);
+      expect(env.FIXTURE_TOKEN).toBe('named-value');
+      expect(env.PATH).toBe(process.env.PATH);
+      expect(JSON.stringify(env)).not.toContain('parent-secret-canary-77a1');
+      expect(upstreams.stderr('fx')).toContain('fixture stdio server started');
+      await upstreams.close();
+    } finally {
+      delete process.env.WARD_TEST_PARENT_SECRET;
+    }
+  });
+
+  it('fails a stdio message over the size bound as too_large and stops that server', async () => {
+    const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } }, { maxMessageBytes: 64 * 1024 });
+    const [huge] = await pin(upstreams, 'fx', ['huge']);
+    const pid = upstreams.pid('fx')!;
+    expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
+    await upstreams.close();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('reports a command that does not exist as unreachable', async () => {
+    const upstreams = await openUpstreams({ fx: { type: 'stdio', command: join(dir, 'no-such-server') } });
+    const route: PinnedToolRoute = { exposedName: 'fx_echo', upstream: 'fx', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
+    expect(await upstreams.callTool(...call(route, {}))).toMatchObject({ ok: false, errorCode: 'unreachable' });
+    await expect(upstreams.listTools('fx')).rejects.toMatchObject({ code: 'unreachable' });
+    await upstreams.close();
+  });
+
+  it('refuses a stdio tool whose schema changed since pinning', async () => {
+    const pinnedFrom = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
+    const [echo] = await pin(pinnedFrom, 'fx', ['echo']);
+    await pinnedFrom.close();
+    const log = join(dir, 'calls.log');
+    const changed = await openUpstreams({
+      fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE, env: { FIXTURE_SCHEMA_VARIANT: '2', FIXTURE_CALL_LOG: log } },
+    });
+    expect(await changed.callTool(...call(echo, { text: 'x' }))).toMatchObject({ ok: false, errorCode: 'schema_changed' });
+    expect(() => readFileSync(log)).toThrow();
+    await changed.close();
+  });
+});
+
+describe('http upstreams', () => {
+  it('fails an HTTP response over the message bound as too_large', async () => {
+    const fixture = await startHttpFixture();
+    const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } }, { maxMessageBytes: 64 * 1024 });
+    const [huge, echo] = await pin(upstreams, 'fx', ['huge', 'echo']);
+    expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
+    expect(await upstreams.callTool(...call(echo, { text: 'still fine' }))).toMatchObject({ ok: true, content: [{ type: 'text', text: 'still fine' }] });
+    await upstreams.close();
+    await fixture.close();
+  });
+
+  it('reports a call cancelled by the caller as cancelled and an HTTP 401 as unauthorized', async () => {
+    const fixture = await startHttpFixture({ token: 'right' });
+    const good = await openUpstreams({ fx: { type: 'http', url: fixture.url, headers: { Authorization: 'Bearer right' } } });
+    const [slow] = await pin(good, 'fx', ['slow']);
+    const controller = new AbortController();
+    const pending = good.callTool(slow!, { ms: 5_000 }, controller.signal);
+    controller.abort(new DOMException('stop', 'AbortError'));
+    expect(await pending).toMatchObject({ ok: false, errorCode: 'cancelled' });
+    const bad = await openUpstreams({ fx: { type: 'http', url: fixture.url, headers: { Authorization: 'Bearer wrong' } } });
+    expect(await bad.callTool(...call(slow, { ms: 1 }))).toMatchObject({ ok: false, errorCode: 'unauthorized' });
+    await good.close();
+    await bad.close();
+    await fixture.close();
+  });
+});
+
+describe('upstream definitions (L1)', () => {
+  it('refuses http:// to a non-loopback host unless explicitly allowed', () => {
+    expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'http://mcp.example.com/mcp' } })).toThrow(/http:\/\/ is allowed only for loopback/);
+    expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'http://mcp.example.com/mcp', allowInsecureHttp: true } }).a).toMatchObject({ type: 'http' });
+    expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).a).toMatchObject({ type: 'http' });
+    expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'https://mcp.example.com/mcp' } }).a).toMatchObject({ type: 'http' });
+  });
+
+  it('refuses malformed definitions with a message naming the problem, never a secret value', () => {
+    expect(() => parseUpstreamDefinitions({ a: { type: 'ftp' } })).toThrow('upstream "a": type must be "stdio" or "http"');
+    expect(() => parseUpstreamDefinitions({ a: { type: 'stdio', command: 'x', shell: true } })).toThrow('upstream "a": unknown field "shell"');
+    expect(() => parseUpstreamDefinitions({ a: { type: 'stdio', command: 'x', args: 'a b' } })).toThrow('args must be an array of strings');
+    expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'https://u:p@x.example/mcp' } })).toThrow('must not carry credentials');
+    expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'https://x.example/mcp', headers: { Authorization: 'Bearer secret-canary\nX: y' } } })).toThrow(
+      /headers\.Authorization must be a single-line string$/,
+    );
+    expect(() => parseUpstreamDefinitions({ 'bad name': { type: 'stdio', command: 'x' } })).toThrow(/the name must be/);
+    expect(() => parseUpstreamDefinitions([])).toThrow(/keyed by upstream name/);
+  });
+});
+
+describe('schemaHash (B3)', () => {
+  it('ignores key order and changes with any schema change', () => {
+    const a = { type: 'object', properties: { x: { type: 'string' }, y: { type: 'number' } }, required: ['x'] };
+    const b = { required: ['x'], properties: { y: { type: 'number' }, x: { type: 'string' } }, type: 'object' };
+    expect(schemaHash(a)).toBe(schemaHash(b));
+    expect(schemaHash(a)).toMatch(/^[0-9a-f]{64}$/);
+    expect(schemaHash({ ...a, required: ['x', 'y'] })).not.toBe(schemaHash(a));
+    expect(schemaHash({ ...a, required: ['y', 'x'] })).not.toBe(schemaHash({ ...a, required: ['x', 'y'] }));
+  });
+});
