@@ -460,6 +460,15 @@ export class RunService {
       }
       await upstreams?.close().catch(() => undefined);
       runDir?.remove();
+      // Every tool_call gets a tool_result, even when the CLI died before printing one.
+      for (const [toolUseId, use] of toolUses) {
+        const broker = finishedByTool.get(use.tool)?.shift();
+        try {
+          emit('tool_result', { toolUseId, tool: use.tool, ok: false, bytes: broker?.bytes ?? 0, durationMs: Math.round(broker?.durationMs ?? performance.now() - use.startedAt), errorCode: broker?.errorCode ?? 'no_result' });
+        } catch {
+          // the journal is failing; settle still records the run state
+        }
+      }
       outcome = this.settle(active, conversationId, runId, outcome);
     }
     return { runId, conversationId, ...outcome };

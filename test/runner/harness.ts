@@ -40,7 +40,8 @@ export async function startHarness(script: ScriptStep[] = [], options: Partial<R
     LD_PRELOAD: '/nonexistent/evil.so',
     ...options.env,
   };
-  const service = new RunService({ core, broker, env, tmpRoot, stopGraceMs: 3_000, ...options });
+  const { env: _extra, ...serviceOptions } = options;
+  const service = new RunService({ core, broker, tmpRoot, stopGraceMs: 3_000, ...serviceOptions, env });
   const ns = parseNamespace('default');
   return {
     home,

@@ -1,0 +1,97 @@
+/**
+ * Creating agent versions: tools are discovered from the upstream (tools/list), pinned with the
+ * hash of their input schema (B3), and published as a new immutable version.
+ */
+import { WardError, describeError } from '../core/errors.js';
+import type { AgentVersion } from '../store/agents.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';
+import { schemaHash } from '../upstreams/schema-hash.js';
+import { UpstreamFailure } from '../upstreams/failure.js';
+import { parseAgentSpec, type AgentSpec, type PinnedTool, type StdioUpstream } from './spec.js';
+import { toUpstreamDefinitions } from './upstreams.js';
+
+/** `UPSTREAM/TOOL`, or `UPSTREAM/*` for every tool the upstream lists. */
+export interface ToolSelector {
+  readonly upstream: string;
+  readonly tool: string;
+}
+
+export function parseToolSelector(text: string): ToolSelector {
+  const slash = text.indexOf('/');
+  if (slash <= 0 || slash === text.length - 1) throw new WardError('usage', `a tool is named UPSTREAM/TOOL (or UPSTREAM/*), not ${JSON.stringify(text.slice(0, 80))}`);
+  return { upstream: text.slice(0, slash), tool: text.slice(slash + 1) };
+}
+
+/** `NAME=COMMAND [ARGS...]` split on spaces (no shell, no quoting): for simple stdio servers. */
+export function parseUpstreamOption(text: string): [string, StdioUpstream] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new WardError('usage', `an upstream is given as NAME=COMMAND [ARGS...], not ${JSON.stringify(text.slice(0, 80))}`);
+  const words = text.slice(eq + 1).trim().split(/\s+/).filter((word) => word !== '');
+  if (words.length === 0) throw new WardError('usage', `upstream ${text.slice(0, eq)} has no command`);
+  return [text.slice(0, eq), { type: 'stdio', command: words[0]!, args: words.slice(1), envNames: [] }];
+}
+
+const EXPOSED = /[^A-Za-z0-9_-]/g;
+
+export interface CreateAgentInput {
+  readonly name: string;
+  readonly instructions: string;
+  readonly modelProfile?: string;
+  readonly upstreams?: Readonly<Record<string, StdioUpstream>>;
+  readonly tools?: readonly ToolSelector[];
+}
+
+/** Connects to the named upstreams, pins the selected tools and publishes the next version. */
+export async function createAgentVersion(store: NamespaceStore, input: CreateAgentInput, env: NodeJS.ProcessEnv, options: UpstreamOptions = {}): Promise<AgentVersion> {
+  const upstreams = { ...(input.upstreams ?? {}) };
+  const selectors = input.tools ?? [];
+  for (const selector of selectors) {
+    if (upstreams[selector.upstream] === undefined) throw new WardError('usage', `tool ${selector.upstream}/${selector.tool} names an upstream that was not given with --upstream`);
+  }
+  // Validate everything that does not need the upstream before starting any process.
+  parseAgentSpec({ instructions: input.instructions, modelProfile: input.modelProfile ?? 'default', upstreams, tools: [] });
+  let tools: PinnedTool[] = [];
+  if (selectors.length > 0) {
+    const session = await openUpstreams(toUpstreamDefinitions({ upstreams }, env), options);
+    try {
+      tools = await pinTools(session, selectors);
+    } finally {
+      await session.close();
+    }
+  }
+  const spec: AgentSpec = parseAgentSpec({ instructions: input.instructions, modelProfile: input.modelProfile ?? 'default', upstreams, tools });
+  return store.agents.publish(input.name, spec);
+}
+
+async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readonly ToolSelector[]): Promise<PinnedTool[]> {
+  const listed = new Map<string, Awaited<ReturnType<Upstreams['listTools']>>>();
+  const pinned: PinnedTool[] = [];
+  for (const selector of selectors) {
+    let tools = listed.get(selector.upstream);
+    if (tools === undefined) {
+      try {
+        tools = await session.listTools(selector.upstream);
+      } catch (error) {
+        const code = error instanceof UpstreamFailure ? error.code : 'upstream_error';
+        throw new WardError('run_failed', `could not list the tools of upstream ${selector.upstream} (${code}): ${describeError(error)}`);
+      }
+      listed.set(selector.upstream, tools);
+    }
+    const chosen = selector.tool === '*' ? tools : tools.filter((tool) => tool.name === selector.tool);
+    if (chosen.length === 0) {
+      throw new WardError('not_found', `upstream ${selector.upstream} has no tool ${selector.tool} (it lists: ${tools.map((tool) => tool.name).slice(0, 20).join(', ') || 'none'})`);
+    }
+    for (const tool of chosen) {
+      pinned.push({
+        upstream: selector.upstream,
+        name: tool.name,
+        exposedName: tool.name.replace(EXPOSED, '_').slice(0, 64),
+        description: (tool.description ?? '').slice(0, 8192),
+        inputSchema: tool.inputSchema,
+        schemaHash: schemaHash(tool.inputSchema),
+      });
+    }
+  }
+  return pinned;
+}

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeConfigDir } from '../../main/core/run-service.js';
+import { userTextIn } from '../fixtures/model-provider/provider.js';
+import { payloads, startHarness, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function transcripts(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.jsonl')).map((file) => path.join(dir, file));
+}
+
+describe('native sessions across turns (R4)', () => {
+  it('resumes the same native session on the second turn, with the earlier messages', async () => {
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'Second answer.' }] }]);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'first question alpha' });
+    expect((await first.done).state).toBe('succeeded');
+    const conversation = harness.core.store(harness.ns).conversations.get(first.conversationId);
+    expect(conversation.sessionStarted).toBe(true);
+
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'second question beta' });
+    expect((await second.done).state).toBe('succeeded');
+    expect(payloads(harness.events(first.conversationId), 'run_started').map((started) => started.session)).toEqual(['new', 'resume']);
+
+    const [one, two] = harness.provider.conversationRequests();
+    expect(one!.headers['x-claude-code-session-id']).toBe(conversation.cliSessionId);
+    expect(two!.headers['x-claude-code-session-id']).toBe(conversation.cliSessionId);
+    // The model sees the first turn again: the CLI resumed, it did not start over.
+    expect(userTextIn(two!)).toContain('first question alpha');
+    expect(JSON.stringify(two!.body!.messages)).toContain('First answer.');
+    expect(userTextIn(two!)).toContain('second question beta');
+  });
+
+  it('fails the turn visibly when the native transcript was deleted, and starts nothing new', async () => {
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'must not be used' }] }]);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    expect((await first.done).state).toBe('succeeded');
+    const files = transcripts(path.join(claudeConfigDir(harness.home, harness.ns), 'projects'));
+    expect(files.length).toBe(1);
+    fs.rmSync(files[0]!);
+
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'are you there?' });
+    const outcome = await second.done;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.reason).toMatch(/native transcript .* is missing/);
+    expect(outcome.reason).toMatch(/never starts a new conversation silently/);
+    expect(payloads(harness.events(first.conversationId), 'run_finished').at(-1)).toEqual({ state: 'failed', reason: outcome.reason });
+    expect(harness.provider.conversationRequests()).toHaveLength(1);
+    expect(harness.provider.remaining()).toBe(1);
+  });
+});

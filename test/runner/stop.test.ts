@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isWardError } from '../../main/core/errors.js';
+import type { RunState } from '../../main/store/runs.js';
+import { processesWith, publishToolAgent } from './agents.js';
+import { payloads, processGroupAlive, startHarness, types, until, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function callLog(harness: Harness): string {
+  const file = harness.env.FIXTURE_CALL_LOG!;
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+}
+
+describe('Stop (R6)', () => {
+  it('stops during a slow tool call: running → stopping → stopped, refusing a new prompt until drained, leaving no process behind', async () => {
+    const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
+    harness = await startHarness(
+      [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      { env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') } },
+    );
+    const agent = await publishToolAgent(harness);
+    const store = harness.core.store(harness.ns);
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'do the slow thing' });
+    const states: RunState[] = [];
+    const record = () => {
+      const state = store.runs.get(handle.runId).state;
+      if (states.at(-1) !== state) states.push(state);
+    };
+    await until(() => {
+      record();
+      return callLog(harness!).includes('slow');
+    }, 'the slow call to reach the upstream');
+    const childPid = handle.childPid()!;
+    expect(processesWith(agent.marker).length).toBeGreaterThan(0);
+
+    const stopping = harness.service.stop(handle.runId);
+    record();
+    // While stopping, the conversation is still reserved: a new prompt is refused.
+    let refused: unknown;
+    try {
+      harness.service.startTurn({ namespace: harness.ns, conversationId: handle.conversationId, prompt: 'another one' });
+    } catch (error) {
+      refused = error;
+    }
+    expect(isWardError(refused, 'conversation_busy')).toBe(true);
+    expect((refused as Error).message).toContain('stopping');
+
+    const outcome = await stopping;
+    record();
+    expect(outcome).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
+    expect(states).toEqual(['admitted', 'running', 'stopping', 'stopped']);
+
+    const events = harness.events(handle.conversationId);
+    // The CLI reports usage for the interrupted turn when it exits gracefully; not part of the point here.
+    expect(types(events).filter((type) => type !== 'usage')).toEqual(['run_started', 'user_prompt', 'assistant_text', 'tool_call', 'run_stopping', 'tool_result', 'run_finished']);
+    expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'slow', ok: false });
+    expect(payloads(events, 'run_finished')[0]).toEqual({ state: 'stopped', reason: 'stopped by the user' });
+    // Nothing Ward started for the run is left: the CLI's group, the upstream server, the run folder.
+    expect(processGroupAlive(childPid)).toBe(false);
+    expect(processesWith(agent.marker)).toEqual([]);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+    // The conversation is free again.
+    harness.provider.push({ blocks: [{ type: 'text', text: 'Back again.' }] });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a second stop escalates to killing the process group at once', async () => {
+    harness = await startHarness([{ kind: 'hang' }], { stopGraceMs: 60_000 });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
+    await until(() => harness!.provider.conversationRequests().length === 1, 'the model call');
+    const childPid = handle.childPid()!;
+    void harness.service.stop(handle.runId);
+    const outcome = await harness.service.stop(handle.runId);
+    expect(outcome.state).toBe('stopped');
+    expect(processGroupAlive(childPid)).toBe(false);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+});
+
+describe('a child that dies mid-turn', () => {
+  it('SIGKILLed while streaming text: failed, never succeeded, run folder gone', async () => {
+    harness = await startHarness([{ kind: 'hang' }]);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
+    await until(() => harness!.provider.conversationRequests().length === 1, 'the model call');
+    const childPid = handle.childPid()!;
+    expect(fs.readdirSync(harness.tmpRoot)).toHaveLength(1);
+    process.kill(childPid, 'SIGKILL');
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.reason).toContain('killed by SIGKILL without a result');
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+    expect(processGroupAlive(childPid)).toBe(false);
+    expect(harness.core.store(harness.ns).runs.activeFor(handle.conversationId)).toBeUndefined();
+  });
+
+  it('SIGKILLed while a tool call is in flight: uncertain, and the reservation is kept', async () => {
+    const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 1_500 } }] }], {
+      env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') },
+    });
+    const agent = await publishToolAgent(harness);
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'slow' });
+    await until(() => callLog(harness!).includes('slow'), 'the slow call to reach the upstream');
+    process.kill(handle.childPid()!, 'SIGKILL');
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('uncertain');
+    expect(outcome.reason).toMatch(/1 tool call\(s\) were in flight/);
+    expect(harness.core.store(harness.ns).runs.activeFor(handle.conversationId)?.state).toBe('uncertain');
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+    expect(processesWith(agent.marker)).toEqual([]);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { toolResultsIn } from '../fixtures/model-provider/provider.js';
+import { publishToolAgent } from './agents.js';
+import { payloads, startHarness, types, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe('a tool loop through the broker', () => {
+  it('calls the pinned upstream tool and hands its result back to the model', async () => {
+    harness = await startHarness([
+      { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'ping-42' } }] },
+      { blocks: [{ type: 'text', text: 'The tool said ping-42.' }] },
+    ]);
+    const agent = await publishToolAgent(harness);
+    expect(agent.version.spec).toMatchObject({ tools: [{ exposedName: 'echo', schemaHash: expect.stringMatching(/^[0-9a-f]{64}$/) }, { exposedName: 'slow' }] });
+
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'Echo ping-42 please' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('succeeded');
+
+    const events = harness.events(handle.conversationId);
+    expect(types(events)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'tool_call', 'tool_result', 'assistant_text', 'usage', 'run_finished']);
+    expect(payloads(events, 'tool_call')[0]).toMatchObject({ tool: 'echo', arguments: { text: 'ping-42' } });
+    expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'echo', ok: true, bytes: 7, errorCode: null });
+
+    // The upstream's answer went back to the model in the next request.
+    const second = harness.provider.conversationRequests()[1]!;
+    expect(JSON.stringify(toolResultsIn(second))).toContain('ping-42');
+    // The child saw exactly the pinned tools.
+    expect(second.body!.tools!.map((tool) => tool.name).sort()).toEqual(['mcp__ward__echo', 'mcp__ward__slow']);
+  });
+});
