@@ -133,7 +133,7 @@ describe('upstream definitions (L1)', () => {
 
   it('refuses malformed definitions with a message naming the problem, never a secret value', () => {
     expect(() => parseUpstreamDefinitions({ a: { type: 'ftp' } })).toThrow('upstream "a": type must be "stdio" or "http"');
-    expect(() => parseUpstreamDefinitions({ a: { type: 'stdio', command: 'x', shell: true } })).toThrow('upstream "a": unknown field "shell"');
+    expect(() => parseUpstreamDefinitions({ a: JSON.parse('{"type":"stdio","command":"x","shell":true}') })).toThrow('upstream "a": unknown field "shell"');
     expect(() => parseUpstreamDefinitions({ a: { type: 'stdio', command: 'x', args: 'a b' } })).toThrow('args must be an array of strings');
     expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'https://u:p@x.example/mcp' } })).toThrow('must not carry credentials');
     expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'https://x.example/mcp', headers: { Authorization: 'Bearer secret-canary\nX: y' } } })).toThrow(
