@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as client from 'openid-client';
+import { describe, expect, it } from 'vitest';
+import { registryOf } from '../../main/auth/context.js';
+import { signIn } from '../../main/auth/sign-in.js';
+import { openSession } from '../../main/auth/session.js';
+import { followToCallback, type OidcFixture } from '../fixtures/oidc/provider.js';
+import { tempDir } from '../support/temp.js';
+import { authContext, provider, REPO_ROOT } from './support.js';
+import type { AuthContext } from '../../main/auth/context.js';
+
+async function signedIn(idp: OidcFixture, context: AuthContext): Promise<void> {
+  await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: async (url) => void (await fetch(await followToCallback(url))) });
+}
+
+async function revokeAtProvider(idp: OidcFixture, token: string, hint: 'refresh_token'): Promise<void> {
+  const config = await client.discovery(new URL(idp.issuer), idp.clientId, undefined, client.None(), { execute: [client.allowInsecureRequests] });
+  await client.tokenRevocation(config, token, { token_type_hint: hint });
+}
+
+const hash = (value: string) => createHash('sha256').update(value).digest('hex');
+
+describe('refresh and the access-token wrapper', () => {
+  it('rotates the refresh token on refresh and stores the new pair', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    await signedIn(idp, context);
+    const session = openSession(context);
+    const before = await session.tokens();
+    const after = await session.refresh();
+    expect(idp.counts.refreshGrants).toBe(1);
+    expect(after.refreshToken).toBeDefined();
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(await session.tokens()).toEqual(after);
+    // A caller that still holds the old pair gets the rotated one, without spending another refresh.
+    expect(await session.refresh(before)).toEqual(after);
+    expect(idp.counts.refreshGrants).toBe(1);
+  });
+
+  it('answers a 401 with one refresh and one retry with the new token', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    await signedIn(idp, context);
+    const session = openSession(context);
+    const first = await session.tokens();
+    idp.rejectedTokens.add(first.accessToken);
+    const used: string[] = [];
+    const answer = await session.withAccessToken(async (token) => {
+      used.push(token);
+      return fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${token}` } });
+    });
+    expect(answer.status).toBe(200);
+    expect(used).toHaveLength(2);
+    expect(used[0]).toBe(first.accessToken);
+    expect(used[1]).toBe((await session.tokens()).accessToken);
+    expect(idp.counts.refreshGrants).toBe(1);
+  });
+
+  it('stops after one retry when the resource keeps answering 401 (unauthorized, no third call)', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    await signedIn(idp, context);
+    idp.rejectAllResourceCalls = true;
+    const session = openSession(context);
+    await expect(session.withAccessToken((token) => fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${token}` } }))).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(idp.counts.resourceCalls).toBe(2);
+    expect(idp.counts.refreshGrants).toBe(1);
+  });
+
+  it('ends the session when the provider rejects the refresh token: tokens deleted after the compare, registry entry gone', async () => {
+    const idp = await provider();
+    const context = authContext(tempDir());
+    await signedIn(idp, context);
+    const session = openSession(context);
+    const tokens = await session.tokens();
+    await revokeAtProvider(idp, tokens.refreshToken!, 'refresh_token');
+    await expect(session.refresh()).rejects.toMatchObject({ code: 'not_signed_in', message: expect.stringContaining('token refresh: the identity provider refused (invalid_grant)') });
+    expect(await context.store.get(session.account)).toBeUndefined();
+    expect(registryOf(context).list()).toEqual([]);
+  });
+
+  it('two processes refreshing the same session at once rotate it once and agree on the result', async () => {
+    const idp = await provider();
+    const home = tempDir();
+    const context = authContext(home);
+    await signedIn(idp, context);
+    const goFile = path.join(home, 'go');
+    const children = [0, 1].map(() => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'auth', 'refresh-child.ts'), home, 'default', goFile], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH, HOME: home, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const ready = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('child not ready')), 30_000);
+        child.stdout.on('data', () => stdout.includes('ready\n') && (clearTimeout(timer), resolve()));
+      });
+      const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+      return { ready, done };
+    });
+    await Promise.all(children.map((child) => child.ready));
+    fs.writeFileSync(goFile, 'go');
+    const results = await Promise.all(children.map((child) => child.done));
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+    const hashes = results.map((result) => (JSON.parse(result.stdout.split('\n')[1]!) as { access: string }).access);
+    expect(idp.counts.refreshGrants).toBe(1);
+    expect(hashes[0]).toBe(hashes[1]);
+    const stored = await openSession(context).tokens();
+    expect(hash(stored.accessToken)).toBe(hashes[0]);
+    expect((await fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${stored.accessToken}` } })).status).toBe(200);
+  });
+});
