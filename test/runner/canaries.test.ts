@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALLOWED_CHILD_ENV } from '../../main/runner/env.js';
+import { CANARY_KEY, startHarness, until, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function procFile(pid: number, name: string): string[] {
+  return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');
+}
+
+describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
+  it('the canary model key and the capability never reach argv, the database or the journal; the child env is the allowlist', async () => {
+    const slow = { blocks: [{ type: 'text' as const, text: 'one two three four five six seven eight nine ten' }], deltaDelayMs: 150 };
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, slow]);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    expect((await first.done).state).toBe('succeeded');
+    const conversation = harness.core.store(harness.ns).conversations.get(first.conversationId);
+
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'again' });
+    await until(() => harness!.provider.conversationRequests().length === 2, 'the second model call');
+    const pid = second.childPid()!;
+    const argv = procFile(pid, 'cmdline');
+    const environ = procFile(pid, 'environ');
+    const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
+    const mcpConfig = JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } };
+    const capability = mcpConfig.mcpServers.ward.headers.Authorization.replace('Bearer ', '');
+    expect(capability).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(fs.statSync(runDir!).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(runDir!, 'mcp.json')).mode & 0o777).toBe(0o600);
+    expect((await second.done).state).toBe('succeeded');
+
+    // R4: the second turn resumes; R3: the locked-down flags, options before `--`, no bypass.
+    expect(argv.slice(argv.indexOf('--resume'), argv.indexOf('--resume') + 2)).toEqual(['--resume', conversation.cliSessionId]);
+    expect(argv).not.toContain('--session-id');
+    for (const flag of ['--strict-mcp-config', '--disable-slash-commands', '--setting-sources', '--permission-prompt-tool']) expect(argv).toContain(flag);
+    expect(argv.at(-1)).toBe('--');
+    expect(argv.join(' ')).not.toMatch(/dangerously|bypass|--permission-mode/i);
+    expect(argv.join('\n')).not.toContain(CANARY_KEY);
+    expect(argv.join('\n')).not.toContain(capability);
+
+    const names = environ.map((entry) => entry.slice(0, entry.indexOf('=')));
+    expect(names.filter((name) => !ALLOWED_CHILD_ENV.has(name))).toEqual([]);
+    expect(names).not.toContain('SOMETHING_SECRET');
+    expect(names).not.toContain('LD_PRELOAD');
+    expect(environ).toContain(`ANTHROPIC_API_KEY=${CANARY_KEY}`);
+    expect(environ).toContain('DISABLE_TELEMETRY=1');
+    expect(environ).toContain('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1');
+
+    // Neither secret is in the database files or the journal.
+    const store = harness.core.store(harness.ns);
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    for (const file of [store.file, `${store.file}-wal`]) {
+      if (!fs.existsSync(file)) continue;
+      const bytes = fs.readFileSync(file);
+      expect(bytes.includes(CANARY_KEY)).toBe(false);
+      expect(bytes.includes(capability)).toBe(false);
+    }
+    const journal = JSON.stringify(harness.events(first.conversationId));
+    expect(journal).not.toContain(CANARY_KEY);
+    expect(journal).not.toContain(capability);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+});

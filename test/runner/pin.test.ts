@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isWardError } from '../../main/core/errors.js';
+import { COMMITTED_PIN, expectedCliVersion, locatePlatformBinary, platformKey, verifyPinnedCli } from '../../main/runner/pin.js';
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('pinned CLI verification (R1)', () => {
+  it('accepts the installed binary: version from package.json, hash from cli-pin.json', async () => {
+    const pinned = await verifyPinnedCli();
+    expect(pinned.version).toBe(expectedCliVersion().version);
+    expect(pinned.version).toBe(COMMITTED_PIN.version);
+    expect(pinned.path).toBe(locatePlatformBinary().binary);
+    expect(pinned.sha256).toBe(COMMITTED_PIN.sha256[platformKey()]);
+  });
+
+  it('refuses a binary whose bytes differ from the pin, and notices a file changed in place', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-pin-'));
+    const fake = path.join(dir, 'claude');
+    fs.writeFileSync(fake, 'not the pinned CLI');
+    const error = await rejection(verifyPinnedCli({ binaryPath: fake }));
+    expect(isWardError(error, 'cli_pin_mismatch')).toBe(true);
+    expect(error.message).toMatch(/has SHA-256 [0-9a-f]{64}, pinned [0-9a-f]{64}; refusing to run it/);
+
+    // A pin made for this file passes; rewriting the file (same size) is caught despite the cache.
+    const { createHash } = await import('node:crypto');
+    const pin = { version: COMMITTED_PIN.version, sha256: { [platformKey()]: createHash('sha256').update('not the pinned CLI').digest('hex') } };
+    await expect(verifyPinnedCli({ binaryPath: fake, pin })).resolves.toMatchObject({ path: fake });
+    fs.writeFileSync(fake, 'NOT the pinned CLI');
+    expect(isWardError(await rejection(verifyPinnedCli({ binaryPath: fake, pin })), 'cli_pin_mismatch')).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a pin for another version and a platform without a pinned hash', async () => {
+    const otherVersion = await rejection(verifyPinnedCli({ pin: { ...COMMITTED_PIN, version: '9.9.9' } }));
+    expect(otherVersion.message).toMatch(/cli-pin.json pins @anthropic-ai\/claude-code 9.9.9 but package.json depends on/);
+    const noHash = await rejection(verifyPinnedCli({ platformKey: 'plan9-mips' }));
+    expect(noHash.message).toBe('no pinned SHA-256 for platform plan9-mips in cli-pin.json; Ward does not run an unverified CLI');
+  });
+});
