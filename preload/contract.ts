@@ -17,6 +17,7 @@ const namespaceName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a namespace is lowe
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'expected an id (UUID)');
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const agentName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'an agent name is lowercase letters, digits and "-", up to 64 characters');
+const modelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}$/, 'a model name is letters, digits and . _ : @ - [ ]');
 const inNamespace = { namespace: namespaceName };
 
 export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
@@ -63,8 +64,9 @@ export interface AgentView {
   readonly version: number;
   readonly publishedAt: string;
   readonly instructions: string;
-  readonly tools: readonly string[];
-  readonly permissions: readonly string[];
+  readonly modelProfile: string;
+  /** Tools pinned in this version, as the model sees them (with their upstream). */
+  readonly tools: readonly { readonly name: string; readonly upstream: string; readonly description: string }[];
 }
 
 export interface ConnectionView {
@@ -94,12 +96,6 @@ export interface SettingsView {
 }
 
 // ---- channels ----
-
-const agentSpecInput = z.strictObject({
-  instructions: z.string().max(50_000),
-  tools: z.array(z.string().min(1).max(200)).max(200),
-  permissions: z.array(z.string().min(1).max(500)).max(200),
-});
 
 /** A channel: the schema main parses the payload with, and (by type only) what it returns. */
 interface Channel<P extends z.ZodType, R> {
@@ -136,13 +132,19 @@ export const CONTRACT = {
   'approvals.watch': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace })),
 
   'agents.list': channel<AgentView[]>()(z.strictObject({ ...inNamespace })),
-  'agents.publish': channel<AgentView>()(z.strictObject({ ...inNamespace, name: agentName, spec: agentSpecInput })),
+  /**
+   * Publishes the next version with new instructions, keeping the named subset of the tools
+   * pinned in the latest version (pinning new tools talks to upstreams: `ward agents create`).
+   */
+  'agents.publish': channel<AgentView>()(
+    z.strictObject({ ...inNamespace, name: agentName, instructions: z.string().max(256 * 1024), keepTools: z.array(z.string().min(1).max(64)).max(256) }),
+  ),
 
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
 
   'settings.get': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
   'settings.setModelProvider': channel<SettingsView>()(
-    z.strictObject({ ...inNamespace, baseUrl: z.url({ protocol: /^https?$/ }).max(500), model: z.string().min(1).max(100) }),
+    z.strictObject({ ...inNamespace, baseUrl: z.url({ protocol: /^https?$/ }).max(500), model: modelName }),
   ),
   /** Renderer → main only: the key is stored and never sent back. */
   'settings.setKey': channel<SettingsView>()(z.strictObject({ ...inNamespace, key: z.string().min(8).max(500) })),

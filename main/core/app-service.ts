@@ -5,6 +5,8 @@
  * a secret or a capability (U3, C3).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type {
   AgentView,
   ApprovalAnswer,
@@ -18,12 +20,18 @@ import type {
   RunView,
   SettingsView,
 } from '../../preload/contract.js';
+import { DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
+import { deleteModelCredential, inferKind, modelCredentialStatus, setModelCredential } from '../credentials/model-credential.js';
+import { openSecretStore } from '../credentials/open-store.js';
 import type { Handlers } from '../ipc/dispatch.js';
-import { parseNamespace, type Namespace } from '../namespaces/namespace.js';
+import { namespaceDir, parseNamespace, type Namespace } from '../namespaces/namespace.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { Run } from '../store/runs.js';
 import { WardError } from './errors.js';
+import { checkBaseUrl, PROFILES_FILE, resolveModelProfile } from './run-provider.js';
+import { Broker } from '../broker/broker.js';
+import { RunService, type RunServiceOptions } from './run-service.js';
 import type { WardCore } from './ward-core.js';
 
 /** Whoever is calling: one window (or test page). Its subscriptions end with `releaseClient`. */
@@ -61,6 +69,8 @@ export interface ModelKeyPort {
 export type ExternalOpener = (url: URL) => Promise<boolean>;
 
 export interface AppPorts {
+  /** Ward's environment, for the model profile defaults it may supply (never secrets). */
+  readonly env?: NodeJS.ProcessEnv;
   readonly runs?: RunPort;
   readonly approvals?: ApprovalPort;
   readonly connections?: ConnectionPort;
@@ -68,9 +78,70 @@ export interface AppPorts {
   readonly openExternal?: ExternalOpener;
 }
 
-export const DEFAULT_MODEL_PROVIDER = { baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' } as const;
-const SETTING_BASE_URL = 'settings.model_base_url';
-const SETTING_MODEL = 'settings.model';
+/** The run service as a RunPort: a turn runs on in the background; the window follows the journal. */
+export function runPortFor(service: Pick<RunService, 'startTurn' | 'stop'>): RunPort {
+  return {
+    async startTurn({ namespace, conversationId, requestId, prompt }) {
+      const handle = service.startTurn({ namespace, conversationId, requestId, prompt });
+      void handle.done.catch(() => undefined);
+      return { runId: handle.runId, attached: handle.attached };
+    },
+    async stop({ runId }) {
+      // Returns once the stop is requested; "Stopped" arrives through the journal after the drain.
+      void service.stop(runId).catch(() => undefined);
+    },
+  };
+}
+
+/** The model key in the namespace's secret store (the OS keychain by default, C1). */
+export function modelKeyInSecretStore(home: string): ModelKeyPort {
+  return {
+    has: async (ns) => (await modelCredentialStatus(openSecretStore(home, ns))).set,
+    set: (ns, key) => setModelCredential(openSecretStore(home, ns), inferKind(key), key),
+    clear: async (ns) => {
+      await deleteModelCredential(openSecretStore(home, ns));
+    },
+  };
+}
+
+const DEFAULT_PROFILE = 'default';
+
+export interface DesktopCore {
+  readonly app: AppService;
+  readonly runs: RunService;
+  /** Stops every run (waiting for tool drain), then closes the broker. */
+  close(): Promise<void>;
+}
+
+/** The composition the desktop window uses (Electron main and the Chromium test harness alike). */
+export async function startDesktopCore(options: {
+  core: WardCore;
+  env: NodeJS.ProcessEnv;
+  openExternal?: ExternalOpener;
+  approvals?: ApprovalPort;
+  connections?: ConnectionPort;
+  modelKey?: ModelKeyPort;
+  runOptions?: Partial<RunServiceOptions>;
+}): Promise<DesktopCore> {
+  const broker = await Broker.start();
+  const runs = new RunService({ core: options.core, broker, env: options.env, ...options.runOptions });
+  const app = new AppService(options.core, {
+    env: options.env,
+    runs: runPortFor(runs),
+    openExternal: options.openExternal,
+    approvals: options.approvals,
+    connections: options.connections,
+    modelKey: options.modelKey ?? modelKeyInSecretStore(options.core.home),
+  });
+  return {
+    app,
+    runs,
+    close: async () => {
+      await runs.stopAll();
+      await broker.close();
+    },
+  };
+}
 /** Events pushed per message: big replays go in pages so one push never holds the whole journal. */
 const PUSH_BATCH = 1_000;
 const REDACTED = '[redacted]';
@@ -93,10 +164,6 @@ function toEventView(event: JournalEvent): JournalEventView {
 
 function toRunView(run: Run): RunView {
   return { id: run.id, state: run.state, reason: run.reason, updatedAt: run.updatedAt };
-}
-
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 /** Only http and https links may leave the app, and only as parsed URLs. */
@@ -146,13 +213,11 @@ export class AppService {
     },
     'approvals.watch': ({ namespace }, client) => this.watchApprovals(namespace, client),
     'agents.list': ({ namespace }) => this.store(namespace).agents.list().map((agent) => this.agentView(agent)),
-    'agents.publish': ({ namespace, name, spec }) => this.agentView(this.store(namespace).agents.publish(name, spec)),
+    'agents.publish': (payload) => this.publishAgent(payload),
     'connections.list': async ({ namespace }) => (await this.ports.connections?.list(this.requireNamespace(namespace))) ?? [],
     'settings.get': ({ namespace }) => this.settings(namespace),
     'settings.setModelProvider': ({ namespace, baseUrl, model }) => {
-      const store = this.store(namespace);
-      this.setMeta(store, SETTING_BASE_URL, baseUrl);
-      this.setMeta(store, SETTING_MODEL, model);
+      this.writeDefaultProfile(this.requireNamespace(namespace), baseUrl, model);
       return this.settings(namespace);
     },
     'settings.setKey': async ({ namespace, key }) => {
@@ -308,15 +373,34 @@ export class AppService {
   }
 
   private agentView(agent: { agentName: string; version: number; publishedAt: string; spec: unknown }): AgentView {
-    const spec = (agent.spec ?? {}) as Record<string, unknown>;
+    let spec: AgentSpec;
+    try {
+      spec = parseAgentSpec(agent.spec);
+    } catch {
+      // One unreadable version must not hide the others; it cannot be run either.
+      return { name: agent.agentName, version: agent.version, publishedAt: agent.publishedAt, instructions: '', modelProfile: 'default', tools: [] };
+    }
     return {
       name: agent.agentName,
       version: agent.version,
       publishedAt: agent.publishedAt,
-      instructions: typeof spec.instructions === 'string' ? spec.instructions : '',
-      tools: stringList(spec.tools),
-      permissions: stringList(spec.permissions),
+      instructions: spec.instructions,
+      modelProfile: spec.modelProfile,
+      tools: spec.tools.map((tool) => ({ name: tool.exposedName, upstream: tool.upstream, description: tool.description.slice(0, 500) })),
     };
+  }
+
+  private publishAgent({ namespace, name, instructions, keepTools }: ParsedPayload<'agents.publish'>): AgentView {
+    const store = this.store(namespace);
+    const latest = store.agents.find(name);
+    const base: AgentSpec = latest === undefined ? { ...DEFAULT_AGENT_SPEC, instructions } : parseAgentSpec(latest.spec);
+    const pinned = new Set(base.tools.map((tool) => tool.exposedName));
+    const unknown = keepTools.filter((tool) => !pinned.has(tool));
+    if (unknown.length > 0) {
+      throw new WardError('usage', `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}; pin new tools with "ward agents create"`);
+    }
+    const spec = parseAgentSpec({ ...base, instructions, tools: base.tools.filter((tool) => keepTools.includes(tool.exposedName)) });
+    return this.agentView(store.agents.publish(name, spec));
   }
 
   private modelKey(): ModelKeyPort {
@@ -324,23 +408,31 @@ export class AppService {
     return this.ports.modelKey;
   }
 
-  private getMeta(store: NamespaceStore, key: string): string | undefined {
-    return store.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key)?.value;
-  }
-
-  private setMeta(store: NamespaceStore, key: string, value: string): void {
-    store.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  /** Writes the namespace's "default" model profile, the file the run service reads (L1 checks first). */
+  private writeDefaultProfile(ns: Namespace, baseUrl: string, model: string): void {
+    const checked = checkBaseUrl(baseUrl, false, 'model provider');
+    const file = path.join(namespaceDir(this.core.home, ns), PROFILES_FILE);
+    let profiles: Record<string, unknown> = {};
+    if (fs.existsSync(file)) {
+      try {
+        profiles = (JSON.parse(fs.readFileSync(file, 'utf8')) as { profiles?: Record<string, unknown> }).profiles ?? {};
+      } catch (error) {
+        throw new WardError('invalid_config', `${file} is not valid JSON; fix or remove it first`, { cause: error });
+      }
+    }
+    const next = { profiles: { ...profiles, [DEFAULT_PROFILE]: { baseUrl: checked, model } } };
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+    fs.renameSync(temp, file);
   }
 
   private async settings(namespace: string): Promise<SettingsView> {
-    const store = this.store(namespace);
+    const ns = this.requireNamespace(namespace);
+    const profile = resolveModelProfile(this.core.home, ns, DEFAULT_PROFILE, this.ports.env ?? {});
     return {
       dataFolder: this.core.home,
-      modelProvider: {
-        baseUrl: this.getMeta(store, SETTING_BASE_URL) ?? DEFAULT_MODEL_PROVIDER.baseUrl,
-        model: this.getMeta(store, SETTING_MODEL) ?? DEFAULT_MODEL_PROVIDER.model,
-      },
-      keySet: (await this.ports.modelKey?.has(store.namespace)) ?? false,
+      modelProvider: { baseUrl: profile.baseUrl, model: profile.model },
+      keySet: (await this.ports.modelKey?.has(ns)) ?? false,
     };
   }
 }

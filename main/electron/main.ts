@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { CHANNEL_NAMES, EVENT_CHANNEL, IPC_ERROR_CODES, wireChannel, type PushedEvent } from '../../preload/contract.js';
-import { AppService, type Client } from '../core/app-service.js';
+import { startDesktopCore, type AppService, type Client } from '../core/app-service.js';
 import { WardCore } from '../core/ward-core.js';
 import { dispatch, failure } from '../ipc/dispatch.js';
 import { APP_ENTRY, APP_SCHEME, CONTENT_SECURITY_POLICY, mimeTypeFor, resolveAppFile, senderRefusal, WINDOW_WEB_PREFERENCES } from './policy.js';
@@ -32,7 +32,10 @@ if (!app.requestSingleInstanceLock()) {
     window.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  void app.whenReady().then(start);
+  void app.whenReady().then(start).catch((error: unknown) => {
+    dialog.showErrorBox('Ward could not start', error instanceof Error ? error.message : String(error));
+    app.exit(1);
+  });
 }
 
 /** Nothing in a Ward page navigates, opens windows or embeds webviews. */
@@ -122,16 +125,26 @@ function createWindow(service: AppService): void {
   void window.loadURL(APP_ENTRY);
 }
 
-function start(): void {
+async function start(): Promise<void> {
   const denyAll = session.defaultSession;
   denyAll.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   denyAll.setPermissionCheckHandler(() => false);
   denyAll.setDevicePermissionHandler(() => false);
 
   const core = new WardCore();
-  const service = new AppService(core, { openExternal: confirmAndOpen });
+  const desktop = await startDesktopCore({ core, env: process.env, openExternal: confirmAndOpen });
   serveRenderer();
-  registerIpc(service);
-  createWindow(service);
-  app.on('will-quit', () => core.close());
+  registerIpc(desktop.app);
+  createWindow(desktop.app);
+  // Runs are stopped (and their tools drained, R6/B7) before the store closes.
+  let closing = false;
+  app.on('before-quit', (event) => {
+    if (closing) return;
+    closing = true;
+    event.preventDefault();
+    void desktop.close().finally(() => {
+      core.close();
+      app.quit();
+    });
+  });
 }

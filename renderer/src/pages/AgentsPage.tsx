@@ -1,46 +1,54 @@
-/** The agent editor: instructions, tools, requested permissions; publishing makes a new immutable version. */
-import { useEffect, useState } from 'react';
+/**
+ * The agent editor: instructions and which pinned tools stay; publishing makes a new immutable
+ * version. Pinning new tools contacts upstream servers, which the `ward agents create` command does.
+ */
+import { useCallback, useEffect, useState } from 'react';
 import type { AgentView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 
-const lines = (text: string) =>
-  text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-
 export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string }) {
   const [agents, setAgents] = useState<AgentView[]>([]);
+  const [selected, setSelected] = useState<AgentView | null>(null);
   const [name, setName] = useState('');
   const [instructions, setInstructions] = useState('');
-  const [tools, setTools] = useState('');
-  const [permissions, setPermissions] = useState('');
+  const [keep, setKeep] = useState<ReadonlySet<string>>(new Set());
   const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
 
-  const load = () =>
-    unwrap(api.agents.list({ namespace }))
-      .then(setAgents)
-      .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) }));
+  const load = useCallback(
+    () =>
+      unwrap(api.agents.list({ namespace }))
+        .then(setAgents)
+        .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) })),
+    [api, namespace],
+  );
   useEffect(() => {
     void load();
-  }, [api, namespace]);
+  }, [load]);
 
   const edit = (agent: AgentView) => {
+    setSelected(agent);
     setName(agent.name);
     setInstructions(agent.instructions);
-    setTools(agent.tools.join('\n'));
-    setPermissions(agent.permissions.join('\n'));
+    setKeep(new Set(agent.tools.map((tool) => tool.name)));
     setMessage(null);
+  };
+  const toggle = (tool: string) => {
+    const next = new Set(keep);
+    if (next.has(tool)) next.delete(tool);
+    else next.add(tool);
+    setKeep(next);
   };
   const publish = async () => {
     try {
-      const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), spec: { instructions, tools: lines(tools), permissions: lines(permissions) } }));
+      const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), instructions, keepTools: [...keep] }));
       setMessage({ tone: 'info', text: `Published ${published.name} version ${published.version}` });
+      setSelected(published);
       await load();
     } catch (failure) {
       setMessage({ tone: 'error', text: errorText(failure) });
     }
   };
+  const tools = selected !== null && selected.name === name.trim() ? selected.tools : [];
 
   return (
     <section className="page" aria-label="Agents">
@@ -52,7 +60,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
               {agent.name}
             </button>{' '}
             <span className="muted">
-              v{agent.version} · {agent.tools.length} tools · {agent.permissions.length} permissions
+              v{agent.version} · {agent.tools.length} tools · model profile {agent.modelProfile}
             </span>
           </li>
         ))}
@@ -74,14 +82,19 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
           Instructions
           <textarea value={instructions} onChange={(event) => setInstructions(event.target.value)} rows={6} />
         </label>
-        <label>
-          Tools (one per line, server/tool)
-          <textarea value={tools} onChange={(event) => setTools(event.target.value)} rows={3} />
-        </label>
-        <label>
-          Requested permissions (one per line, e.g. read:/home/me/notes)
-          <textarea value={permissions} onChange={(event) => setPermissions(event.target.value)} rows={3} />
-        </label>
+        <fieldset>
+          <legend>Tools pinned in this agent</legend>
+          {tools.length === 0 && <p className="muted">No pinned tools. Pin tools from an MCP server with: ward agents create NAME --upstream … --tool …</p>}
+          {tools.map((tool) => (
+            <label key={tool.name} className="checkbox">
+              <input type="checkbox" checked={keep.has(tool.name)} onChange={() => toggle(tool.name)} /> <code>{tool.name}</code>{' '}
+              <span className="muted">
+                from {tool.upstream}
+                {tool.description ? ` — ${tool.description}` : ''}
+              </span>
+            </label>
+          ))}
+        </fieldset>
         <button type="submit" className="primary">
           Publish new version
         </button>

@@ -153,7 +153,11 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         const callId = firstString(payload, 'toolUseId', 'callId', 'id') ?? '';
         const index = findTool(callId);
         const isError = payload.isError === true || payload.ok === false || typeof payload.error === 'string' || typeof payload.errorCode === 'string';
-        const output = firstString(payload, 'text', 'result', 'message', 'error') ?? stringify(payload.content ?? payload.result);
+        const errorCode = firstString(payload, 'errorCode');
+        const bytes = firstNumber(payload, 'bytes');
+        const output =
+          firstString(payload, 'text', 'result', 'message', 'error') ??
+          (errorCode !== null ? errorCode : bytes !== null ? `${bytes} bytes returned to the model` : stringify(payload.content));
         const measured = firstNumber(payload, 'durationMs');
         if (index === undefined) {
           items.push({ kind: 'tool', key, callId, tool: firstString(payload, 'name', 'tool') ?? 'tool', args: '', status: isError ? 'error' : 'ok', output: bounded(output), durationMs: measured, startedAt: event.createdAt });

@@ -1,0 +1,214 @@
+/**
+ * End-to-end harness for the renderer in real Chromium: serves the built renderer (dist/renderer)
+ * on 127.0.0.1 with Ward's CSP, and gives each page a `window.ward` built from the contract and
+ * bound to the REAL core in this process (WardCore, SQLite, RunService, broker, the pinned CLI
+ * driven by the scripted model provider). Only the Electron IPC transport is replaced.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { PushedEvent } from '../../../preload/contract.js';
+import { startDesktopCore, type ApprovalPort, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
+import { WardCore } from '../../../main/core/ward-core.js';
+import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
+import { dispatch } from '../../../main/ipc/dispatch.js';
+import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
+import { startModelProvider, type ModelProvider, type ScriptStep } from '../../fixtures/model-provider/provider.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '../../..');
+export const RENDERER_DIR = path.join(ROOT, 'dist', 'renderer');
+export const SCREENSHOT_DIR = path.join(ROOT, 'test-artifacts', 'screenshots');
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+export const CANARY_KEY = 'sk-ant-canary-e2e-5c1d9a7b3f2e4d60';
+
+/** Builds the renderer when this checkout has no build yet (npm test builds it first). */
+export function ensureRendererBuilt(): void {
+  if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {
+    execFileSync(process.execPath, ['scripts/build.mjs', 'all'], { cwd: ROOT, stdio: 'inherit' });
+  }
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+}
+
+/** Serves dist/renderer read-only on loopback, with the same CSP the Electron shell sends. */
+export async function serveRenderer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+    const file = path.resolve(RENDERER_DIR, pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, ''));
+    if (!file.startsWith(RENDERER_DIR + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': mimeTypeFor(file), 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let bridgeSource: Promise<string> | undefined;
+/** The page-side bridge, bundled from the contract the preload uses. */
+function pageBridge(): Promise<string> {
+  bridgeSource ??= build({
+    entryPoints: [path.join(import.meta.dirname, 'page-bridge.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome120',
+    write: false,
+    logLevel: 'silent',
+  }).then((result) => result.outputFiles[0]!.text);
+  return bridgeSource;
+}
+
+export interface UiHarness {
+  readonly home: string;
+  readonly url: string;
+  readonly core: WardCore;
+  readonly desktop: DesktopCore;
+  readonly provider: ModelProvider;
+  readonly ns: Namespace;
+  readonly context: BrowserContext;
+  /** Every push sent to any page, for assertions on what crossed the boundary. */
+  readonly pushed: PushedEvent[];
+  /** Every IPC result returned to any page, serialized. */
+  readonly results: string[];
+  readonly opened: URL[];
+  open(): Promise<Page>;
+  /** Pids of CLI children of this process (the pinned claude binary). */
+  cliChildren(): number[];
+  close(): Promise<void>;
+}
+
+export interface UiHarnessOptions {
+  readonly script?: ScriptStep[];
+  readonly approvals?: ApprovalPort;
+  readonly stopGraceMs?: number;
+}
+
+export async function startUiHarness(browser: Browser, options: UiHarnessOptions = {}): Promise<UiHarness> {
+  ensureRendererBuilt();
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-home-'));
+  const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-tmp-'));
+  const core = new WardCore(home);
+  const ns = parseNamespace('default');
+  core.store(ns);
+  const provider = await startModelProvider(options.script ?? []);
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+  const opened: URL[] = [];
+  const openExternal: ExternalOpener = async (url) => {
+    opened.push(url);
+    return false;
+  };
+  const desktop = await startDesktopCore({
+    core,
+    env,
+    openExternal,
+    approvals: options.approvals,
+    runOptions: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000 },
+  });
+  const site = await serveRenderer();
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  const pushed: PushedEvent[] = [];
+  const results: string[] = [];
+
+  // One client per page document: a reload ends the old document's subscriptions, as in Electron.
+  const clients = new WeakMap<Page, Client>();
+  let nextClient = 0;
+  const clientFor = (page: Page): Client => {
+    let client = clients.get(page);
+    if (client === undefined) {
+      client = {
+        id: `page-${nextClient++}`,
+        push(event) {
+          pushed.push(event);
+          page.evaluate((value) => (window as unknown as { __wardPush?: (event: unknown) => void }).__wardPush?.(value), event).catch(() => undefined);
+        },
+      };
+      clients.set(page, client);
+    }
+    return client;
+  };
+  await context.exposeBinding('__wardInvoke', async (source, channel: unknown, payload: unknown) => {
+    const result = await dispatch(desktop.app.handlers, clientFor(source.page), channel, payload);
+    results.push(JSON.stringify(result));
+    return result;
+  });
+  await context.addInitScript({ content: await pageBridge() });
+
+  return {
+    home,
+    url: site.url,
+    core,
+    desktop,
+    provider,
+    ns,
+    context,
+    pushed,
+    results,
+    opened,
+    async open() {
+      const page = await context.newPage();
+      page.on('framenavigated', (frame) => {
+        if (frame !== page.mainFrame()) return;
+        const old = clients.get(page);
+        if (old !== undefined) desktop.app.releaseClient(old.id);
+        clients.delete(page);
+      });
+      await page.goto(site.url);
+      return page;
+    },
+    cliChildren() {
+      const children: number[] = [];
+      for (const entry of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          if (Number(afterName[1]) === process.pid && name === 'claude') children.push(Number(entry));
+        } catch {
+          // The process ended while we looked.
+        }
+      }
+      return children;
+    },
+    async close() {
+      await context.close();
+      await desktop.close();
+      await site.close();
+      await provider.close();
+      core.close();
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(tmpRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** Publishes an agent and creates a conversation whose journal the test fills through the store. */
+export function seedConversation(harness: UiHarness, title: string, agent = 'helper') {
+  const store = harness.core.store(harness.ns);
+  const version = store.agents.find(agent) ?? store.agents.publish(agent, { instructions: 'Be brief.' });
+  return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
+}

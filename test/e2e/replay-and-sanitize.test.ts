@@ -1,0 +1,127 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
+
+let browser: Browser;
+let harness: UiHarness | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const HOSTILE = [
+  'Here is an image: <img src=x onerror="window.__pwned = 1">',
+  '',
+  '<script>window.__pwned = 2</script><b>raw bold</b> <iframe src="https://example.com"></iframe>',
+  '',
+  '[click me](javascript:window.__pwned=3) and [data](data:text/html,<script>window.__pwned=4</script>) and [docs](https://example.com/docs)',
+  '',
+  'Plain **bold** and `code`.',
+].join('\n');
+
+describe('the chat in real Chromium, bridged to the real core', () => {
+  it('replays a conversation journaled through the store: messages, a tool call with its duration, Stopped', async () => {
+    harness = await startUiHarness(browser);
+    const conversation = seedConversation(harness, 'Trip planning');
+    const { journal } = harness.core.store(harness.ns);
+    const runId = '00000000-0000-4000-8000-000000000001';
+    journal.appendMany(conversation.id, [
+      { type: 'run_started', runId, payload: { requestId: 'r1', agent: 'helper' } },
+      { type: 'user_prompt', runId, payload: { text: 'What is the weather in Lisbon?' } },
+      { type: 'assistant_text', runId, payload: { text: 'Let me check the **forecast**.' } },
+      { type: 'tool_call', runId, payload: { toolUseId: 'toolu_1', tool: 'weather_lookup', arguments: { city: 'Lisbon' } } },
+      { type: 'tool_result', runId, payload: { toolUseId: 'toolu_1', tool: 'weather_lookup', ok: true, bytes: 42, durationMs: 1234, errorCode: null } },
+      { type: 'assistant_text', runId, payload: { text: 'Sunny, 24 °C.' } },
+      { type: 'run_finished', runId, payload: { state: 'stopped', reason: 'stopped by the user' } },
+    ]);
+
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Trip planning/ }).click();
+    await page.getByText('Sunny, 24 °C.').waitFor();
+    await expect(page.getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
+    await expect(page.locator('strong', { hasText: 'forecast' }).count()).resolves.toBe(1);
+    const tool = page.getByTestId('tool-call');
+    await expect(tool.textContent()).resolves.toMatch(/weather_lookup.*done.*1\.2 s/);
+    await tool.getByRole('button').click();
+    await expect(tool.textContent()).resolves.toContain('"city": "Lisbon"');
+    await expect(tool.textContent()).resolves.toContain('42 bytes returned to the model');
+    // A stop is shown as Stopped, not as an error.
+    await expect(page.getByTestId('run-state').textContent()).resolves.toBe('Stopped');
+    await expect(page.locator('[role=alert]').count()).resolves.toBe(0);
+    await screenshot(page, 'chat-replayed');
+
+    // A reload reopens the same conversation and replays it from the journal.
+    await page.reload();
+    await page.getByText('Sunny, 24 °C.').waitFor();
+    await expect(page.getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
+  });
+
+  it('renders hostile model output inert: no img, no script, no javascript: or data: link, onerror never fires', async () => {
+    harness = await startUiHarness(browser);
+    const conversation = seedConversation(harness, 'Hostile output');
+    const runId = '00000000-0000-4000-8000-000000000002';
+    harness.core.store(harness.ns).journal.appendMany(conversation.id, [
+      { type: 'run_started', runId, payload: {} },
+      { type: 'user_prompt', runId, payload: { text: 'Show me <img src=x onerror="window.__pwned = 5">' } },
+      { type: 'assistant_text', runId, payload: { text: HOSTILE } },
+      { type: 'run_finished', runId, payload: { state: 'succeeded', reason: null } },
+    ]);
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Hostile output/ }).click();
+    await page.getByText('Plain').waitFor();
+
+    await expect(page.locator('img').count()).resolves.toBe(0);
+    await expect(page.locator('iframe').count()).resolves.toBe(0);
+    await expect(page.locator('.markdown script, .markdown b').count()).resolves.toBe(0);
+    await expect(page.locator('[href^="javascript:" i], [href^="data:" i], body [src]').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    // The raw HTML is visible as text, so the person sees what the model sent.
+    await expect(page.getByText('<img src=x onerror="window.__pwned = 1">', { exact: false }).count()).resolves.toBeGreaterThan(0);
+    // The javascript: and data: links are inert text; the https link is a marked, untrusted action.
+    await expect(page.locator('.inert-link').allTextContents()).resolves.toEqual(['click me', 'data']);
+    // (The iframe's URL, shown as text, is a bare link and becomes one too.)
+    await expect(page.locator('.untrusted-link').allTextContents()).resolves.toEqual(['https://example.com', 'docs']);
+    const link = page.locator('.untrusted-link', { hasText: 'docs' });
+    await expect(link.getAttribute('title')).resolves.toContain('Link from the model');
+    // Clicking asks main to confirm and open it; the page itself never navigates.
+    const before = page.url();
+    await link.click();
+    await expect.poll(() => harness!.opened.map((url) => url.href)).toEqual(['https://example.com/docs']);
+    expect(page.url()).toBe(before);
+    await screenshot(page, 'chat-hostile-output-inert');
+  });
+
+  it('answers an unknown channel and a malformed payload with clear typed errors, and keeps working', async () => {
+    harness = await startUiHarness(browser);
+    const page = await harness.open();
+    const call = (channel: string, payload: unknown) =>
+      page.evaluate(([c, p]) => (window as unknown as { __wardInvoke(c: unknown, p: unknown): Promise<unknown> }).__wardInvoke(c, p), [channel, payload] as const);
+
+    await expect(call('shell.exec', { command: 'id' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'unknown_channel', message: 'unknown channel "shell.exec": not in the Ward IPC contract' },
+    });
+    await expect(call('conversations.get', { namespace: 'default', conversationId: 'not-a-uuid' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'invalid_payload', message: 'conversations.get: payload.conversationId: expected an id (UUID)' },
+    });
+    await expect(call('namespaces.create', { name: 'ok', extra: true })).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'invalid_payload', message: expect.stringContaining('extra') },
+    });
+    await expect(call('namespaces.create', 'Bad Name')).resolves.toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
+    // The purpose-named API reaches the same checks, and a good call still succeeds afterwards.
+    const viaApi = await page.evaluate(() =>
+      (window as unknown as { ward: { runs: { send(p: unknown): Promise<unknown> } } }).ward.runs.send({ namespace: 'default', conversationId: 'x', requestId: 'y', prompt: '' }),
+    );
+    expect(viaApi).toMatchObject({ ok: false, error: { code: 'invalid_payload', message: expect.stringMatching(/^runs\.send: payload\.conversationId: expected an id/) } });
+    await expect(call('namespaces.list', {})).resolves.toEqual({ ok: true, value: [{ name: 'default' }] });
+  });
+});
