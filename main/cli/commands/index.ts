@@ -4,10 +4,11 @@ import { doctorCommand } from './doctor.js';
 import { loginCommand } from './login.js';
 import { logoutCommand } from './logout.js';
 import { namespaceCommand } from './namespace.js';
+import { permissionsCommand } from './permissions.js';
 import { providerCommand } from './provider.js';
 import { replayCommand } from './replay.js';
 import { verifyCommand } from './verify.js';
 import { whoamiCommand } from './whoami.js';
 
 /** Every `ward` subcommand, in the order `ward help` lists them. */
-export const COMMANDS: readonly Command[] = [doctorCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];
+export const COMMANDS: readonly Command[] = [doctorCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];

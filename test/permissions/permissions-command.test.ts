@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../main/cli/main.js';
+import { journalAuditSink } from '../../main/permissions/audit.js';
+import { GrantStore } from '../../main/permissions/grant-store.js';
+import { noOnePrompter } from '../../main/permissions/prompter.js';
+import { RunPermissions } from '../../main/permissions/run-permissions.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+
+async function ward(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await main(args, { stdout, stderr, stdin: new PassThrough(), env });
+  return { code, stdout: out, stderr: err };
+}
+
+function seeded() {
+  const home = tempDir();
+  const { core, store, conversation } = seedConversation(home);
+  return { home, core, store, conversation, env: { WARD_HOME: home } };
+}
+
+describe('ward permissions', () => {
+  it('test_shows_grants_and_decisions_of_a_conversation', async () => {
+    const { core, store, conversation, env } = seeded();
+    const grants = new GrantStore(store.db);
+    grants.add({ scope: 'conversation', conversationId: conversation.id, effect: 'allow', kind: 'mcp', value: 'github/list_issues', grantedBy: 'prompt:conversation' });
+    const base = fs.realpathSync(tempDir());
+    const permissions = new RunPermissions({
+      baseDir: base,
+      rules: [],
+      policy: null,
+      grants,
+      conversationId: conversation.id,
+      agentId: conversation.agentId,
+      agentName: 'helper',
+      namespace: 'default',
+      routes: [],
+      prompter: noOnePrompter,
+      audit: journalAuditSink(store.journal, conversation.id, null),
+    });
+    await permissions.approve({ toolName: 'Read', input: { file_path: '/etc/hostname' }, toolUseId: null });
+    core.close();
+
+    const text = await ward(['permissions', '--conversation', conversation.id.slice(0, 8)], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`grants held by conversation ${conversation.id} (1):`);
+    expect(text.stdout).toMatch(/allow mcp {3}github\/list_issues {2}\(conversation/);
+    expect(text.stdout).toMatch(/#1 \d\d:\d\d:\d\d DENY {2}Read read \/etc\/hostname {2}by no_one/);
+
+    const json = await ward(['permissions', '--conversation', conversation.id, '--json'], env);
+    const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.type)).toEqual(['grant', 'decision']);
+    expect(lines[1]).toMatchObject({ seq: 1, decision: 'deny', tool: 'Read', value: '/etc/hostname' });
+  });
+
+  it('test_revoke_takes_a_grant_back_and_the_listing_shows_it_revoked', async () => {
+    const { core, store, conversation, env } = seeded();
+    const grant = new GrantStore(store.db).add({ scope: 'conversation', conversationId: conversation.id, effect: 'allow', kind: 'run', value: 'git', grantedBy: 'cli' });
+    core.close();
+    const revoked = await ward(['permissions', 'revoke', grant.id.slice(0, 8)], env);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(/^revoked [0-9a-f]{8} {2}allow run {3}git/);
+    expect((await ward(['permissions'], env)).stdout).toBe('');
+    expect((await ward(['permissions', '--all'], env)).stdout).toContain('[revoked ');
+  });
+
+  it('test_revoke_of_an_unknown_grant_exits_not_found', async () => {
+    const { core, env } = seeded();
+    core.close();
+    const result = await ward(['permissions', 'revoke', 'deadbeef'], env);
+    expect(result).toMatchObject({ code: 5, stderr: 'ward permissions: no grant deadbeef\n' });
+  });
+
+  it('test_grant_adds_conversation_grants_from_flags', async () => {
+    const { core, conversation, env } = seeded();
+    core.close();
+    const result = await ward(['permissions', 'grant', '--conversation', conversation.id, '--allow-net=api.github.com', '--deny-run=rm'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(2);
+    expect((await ward(['permissions', '--conversation', conversation.id], env)).stdout).toContain('api.github.com');
+  });
+
+  it('test_grant_refuses_allow_all_and_a_policy_cap', async () => {
+    const { core, conversation, env } = seeded();
+    core.close();
+    expect(await ward(['permissions', 'grant', '--conversation', conversation.id, '-A'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('never grants everything') });
+    const policy = path.join(tempDir(), 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ version: 1, reason: 'Example IT', forbid: ['net'] }));
+    const refused = await ward(['permissions', 'grant', '--conversation', conversation.id, '--allow-net=api.github.com'], { ...env, WARD_POLICY: policy });
+    expect(refused).toMatchObject({ code: 2, stderr: 'ward permissions: net grants are forbidden (net api.github.com): refused by Example IT\n' });
+    fs.writeFileSync(policy, '{ not json');
+    expect((await ward(['permissions', 'grant', '--conversation', conversation.id, '--allow-net=x.com'], { ...env, WARD_POLICY: policy })).code).toBe(7);
+  });
+});
