@@ -1,0 +1,152 @@
+/**
+ * What a connection is, validated. Everything here is public metadata (C4); configuration that
+ * is absent or malformed fails closed with an error naming the field (L1).
+ */
+import path from 'node:path';
+import { WardError } from '../core/errors.js';
+
+/** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
+const CONNECTION_NAME = /^[a-z0-9-]{1,32}$/;
+export const CONNECTION_NAME_RULE = 'lowercase letters, digits and "-", 1 to 32 characters';
+/** POSIX-portable environment variable names. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+export const MAX_ARGS = 256;
+export const MAX_ARG_BYTES = 8 * 1024;
+export const MAX_SECRET_ENV = 32;
+export const MAX_URL_LENGTH = 2048;
+
+export interface StdioConnectionSpec {
+  readonly transport: 'stdio';
+  readonly name: string;
+  /** An absolute path or a bare program name looked up in PATH; never run through a shell. */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Names of environment variables whose values are secrets in the keychain. */
+  readonly secretEnv: readonly string[];
+}
+
+export interface HttpConnectionSpec {
+  readonly transport: 'http';
+  readonly name: string;
+  readonly url: string;
+  /** Set only by an explicit override: plain http to a non-loopback host. */
+  readonly allowInsecureHttp: boolean;
+}
+
+export type ConnectionSpec = StdioConnectionSpec | HttpConnectionSpec;
+
+function invalid(field: string, message: string): WardError {
+  return new WardError('invalid_config', `connection ${field}: ${message}`);
+}
+
+function shown(value: unknown): string {
+  return JSON.stringify(String(value).slice(0, 60));
+}
+
+export function parseConnectionName(name: unknown, field = 'name'): string {
+  if (typeof name !== 'string' || !CONNECTION_NAME.test(name)) {
+    throw invalid(field, `invalid connection name ${shown(name)}: use ${CONNECTION_NAME_RULE}`);
+  }
+  return name;
+}
+
+export function parseEnvName(name: unknown, field: string): string {
+  if (typeof name !== 'string' || !ENV_NAME.test(name)) throw invalid(field, `${shown(name)} is not an environment variable name`);
+  if (/^(LD_|DYLD_)/.test(name) || name === 'NODE_OPTIONS') throw invalid(field, `${name} may not be set for a server (it changes how programs load)`);
+  return name;
+}
+
+function hasControl(value: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f]/.test(value);
+}
+
+/** True for http(s) URLs whose host is a loopback name; shared with the OAuth endpoint checks. */
+export function isLoopbackUrl(url: URL): boolean {
+  return LOOPBACK_HOSTS.has(url.hostname);
+}
+
+/**
+ * https anywhere; http only to loopback unless explicitly overridden (L1). No credentials,
+ * fragments or control characters in the URL: it is public metadata.
+ */
+export function parseServerUrl(raw: unknown, allowInsecureHttp: boolean, field = 'url'): URL {
+  if (typeof raw !== 'string' || raw.length === 0) throw invalid(field, 'a URL is required');
+  if (raw.length > MAX_URL_LENGTH) throw invalid(field, `the URL is longer than ${MAX_URL_LENGTH} characters`);
+  if (hasControl(raw)) throw invalid(field, 'the URL contains control characters');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(field, `${shown(raw)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(field, `${shown(raw)} must use https`);
+  if (url.username !== '' || url.password !== '') throw invalid(field, 'the URL must not carry a user name or password (sign in with "ward connections login")');
+  if (url.hash !== '') throw invalid(field, 'the URL must not have a fragment');
+  if (url.protocol === 'http:' && !isLoopbackUrl(url) && !allowInsecureHttp) {
+    throw invalid(field, `${shown(raw)} uses plain http to a non-loopback host; use https, or pass --allow-insecure-http if you accept that anyone on the network can read and change the traffic`);
+  }
+  return url;
+}
+
+function parseStringArray(raw: unknown, field: string, max: number): string[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw invalid(field, 'must be an array of strings');
+  if (raw.length > max) throw invalid(field, `at most ${max} entries`);
+  return raw.map((item, index) => {
+    if (typeof item !== 'string') throw invalid(`${field}[${index}]`, 'must be a string');
+    return item;
+  });
+}
+
+/** Validates untrusted input (CLI flags, IPC payloads, stored rows) into a spec, or throws naming the field. */
+export function parseConnectionSpec(input: unknown): ConnectionSpec {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalid('spec', 'must be an object');
+  const raw = input as Record<string, unknown>;
+  const name = parseConnectionName(raw.name);
+  const known = raw.transport === 'stdio' ? ['transport', 'name', 'command', 'args', 'secretEnv'] : ['transport', 'name', 'url', 'allowInsecureHttp'];
+  for (const key of Object.keys(raw)) {
+    if (!known.includes(key) && raw[key] !== undefined) throw invalid(key, `unknown field for a ${String(raw.transport)} connection`);
+  }
+  if (raw.transport === 'stdio') {
+    const command = raw.command;
+    if (typeof command !== 'string' || command.length === 0) throw invalid('command', 'a command is required');
+    if (Buffer.byteLength(command) > MAX_ARG_BYTES || hasControl(command)) throw invalid('command', 'too long or contains control characters');
+    if (command.includes('/') && !path.isAbsolute(command)) throw invalid('command', `${shown(command)} must be an absolute path or a program name found in PATH`);
+    if (/\s/.test(command) && !path.isAbsolute(command)) {
+      throw invalid('command', `${shown(command)} contains spaces: give the program alone and each argument with --arg (no shell is used)`);
+    }
+    const args = parseStringArray(raw.args, 'args', MAX_ARGS);
+    args.forEach((arg, index) => {
+      if (Buffer.byteLength(arg) > MAX_ARG_BYTES || arg.includes('\0')) throw invalid(`args[${index}]`, 'too long or contains a NUL character');
+    });
+    const secretEnv = parseStringArray(raw.secretEnv, 'secretEnv', MAX_SECRET_ENV).map((value, index) => parseEnvName(value, `secretEnv[${index}]`));
+    if (new Set(secretEnv).size !== secretEnv.length) throw invalid('secretEnv', 'lists a name twice');
+    return { transport: 'stdio', name, command, args, secretEnv };
+  }
+  if (raw.transport === 'http') {
+    if (raw.allowInsecureHttp !== undefined && typeof raw.allowInsecureHttp !== 'boolean') throw invalid('allowInsecureHttp', 'must be true or false');
+    const allowInsecureHttp = raw.allowInsecureHttp === true;
+    const url = parseServerUrl(raw.url, allowInsecureHttp);
+    return { transport: 'http', name, url: url.href, allowInsecureHttp };
+  }
+  throw invalid('transport', `${shown(raw.transport)} is not a transport; use "stdio" or "http"`);
+}
+
+/** The name the child sees for a connection's tool; connection names hold no "_", so the split is unambiguous. */
+export function exposedToolName(connection: string, tool: string): string {
+  return `${connection}__${tool}`;
+}
+
+/** What the broker accepts as a tool name (main/broker/broker.ts). */
+const EXPOSED_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Why an upstream tool name cannot be offered under this connection, or undefined when it can. */
+export function unusableToolName(connection: string, tool: string): string | undefined {
+  if (!EXPOSED_NAME.test(exposedToolName(connection, tool))) {
+    return `tool name ${shown(tool)} cannot be offered: "${connection}__<tool>" must be 1–64 of A-Z a-z 0-9 _ -`;
+  }
+  return undefined;
+}

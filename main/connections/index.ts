@@ -1,0 +1,27 @@
+/** Entry point for hosts (the `ward` command, the Electron main process, the runner). */
+import type { WardCore } from '../core/ward-core.js';
+import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
+import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
+import { ConnectionManager, type ConnectionManagerOptions } from './manager.js';
+import { ConnectionRegistry } from './registry.js';
+
+export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery } from './manager.js';
+export { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
+export { parseConnectionSpec, exposedToolName, type ConnectionSpec } from './config.js';
+export { UpstreamError } from './errors.js';
+
+/** The connections of one namespace, with that namespace's registry and secret store (N1). */
+export function openConnections(
+  core: WardCore,
+  ns: Namespace,
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number } = {},
+): ConnectionManager {
+  const store = core.store(ns, { mustExist: true });
+  return new ConnectionManager({
+    registry: new ConnectionRegistry(store.db),
+    secrets: openSecretStore(core.home, ns, options.store),
+    namespaceDir: namespaceDir(core.home, ns),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+}

@@ -1,0 +1,416 @@
+/**
+ * The connections of one namespace: registry, secrets, live sessions, sign-in, discovery and
+ * pinning, and the UpstreamCaller the broker routes pinned tools through.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../broker/types.js';
+import { WardError, describeError } from '../core/errors.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, type ConnectionSpec } from './config.js';
+import { UpstreamError, classify } from './errors.js';
+import { startLoopbackCallback } from './loopback-callback.js';
+import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
+import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
+import { stdioEnvironment } from '../upstreams/stdio-transport.js';
+import { DEFAULT_LIMITS, UpstreamConnection, type ConnectionLimits, type ToolListing, type UpstreamTarget } from './upstream-connection.js';
+
+/** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
+export type OpenBrowser = (url: URL) => Promise<void>;
+
+export const SIGNIN_TIMEOUT_MS = 5 * 60_000;
+const SIGNIN_REQUEST_TIMEOUT_MS = 30_000;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60_000;
+
+export function secretEnvAccount(connection: string, variable: string): string {
+  return `mcp:${connection}:env:${variable}`;
+}
+
+export interface ConnectionManagerOptions {
+  readonly registry: ConnectionRegistry;
+  readonly secrets: SecretStore;
+  /** The namespace folder (locks for compare-before-delete). */
+  readonly namespaceDir: string;
+  readonly limits?: Partial<ConnectionLimits>;
+  /** Clock for restart back-off. */
+  readonly now?: () => number;
+}
+
+interface CrashRecord {
+  readonly failure: UpstreamError;
+  readonly at: number;
+  readonly count: number;
+}
+
+export interface ConnectionView extends ConnectionRecord {
+  readonly tools: readonly ToolPin[];
+  /** A stdio server that ended on its own and waits for an explicit restart. */
+  readonly crashed: { readonly code: string; readonly detail: string; readonly retryAt: number } | null;
+}
+
+export interface Discovery {
+  readonly pins: readonly ToolPin[];
+  readonly unusable: ToolListing['unusable'];
+}
+
+export class ConnectionManager {
+  readonly registry: ConnectionRegistry;
+  private readonly limits: ConnectionLimits;
+  private readonly live = new Map<string, Promise<UpstreamConnection>>();
+  private readonly providers = new Map<string, ConnectionOAuthProvider>();
+  private readonly crashes = new Map<string, CrashRecord>();
+  private closed = false;
+
+  constructor(private readonly options: ConnectionManagerOptions) {
+    this.registry = options.registry;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  /** Adds a connection; secret env values go to the keychain first, so a failed write leaves no half-made entry. */
+  async add(input: unknown, secretValues: Readonly<Record<string, string>> = {}): Promise<ConnectionRecord> {
+    const spec = parseConnectionSpec(input);
+    if (this.registry.has(spec.name)) throw new WardError('usage', `a connection named ${spec.name} already exists; remove it first`);
+    const names = spec.transport === 'stdio' ? spec.secretEnv : [];
+    for (const given of Object.keys(secretValues)) {
+      if (!names.includes(given)) throw new WardError('invalid_config', `connection secretEnv: a value was given for ${given}, which is not listed`);
+    }
+    for (const variable of names) {
+      const value = secretValues[variable];
+      if (value === undefined || value === '') throw new WardError('invalid_config', `connection secretEnv: no value given for ${variable}`);
+      await this.options.secrets.set(secretEnvAccount(spec.name, variable), value);
+    }
+    return this.registry.add(spec);
+  }
+
+  /** Stops the connection, deletes its secrets and tokens, and forgets it. */
+  async remove(name: string): Promise<boolean> {
+    const record = this.registry.has(parseConnectionName(name)) ? this.registry.get(name) : undefined;
+    await this.disconnect(name);
+    this.crashes.delete(name);
+    this.providers.delete(name);
+    if (record === undefined) return false;
+    const accounts = oauthAccounts(name);
+    const names = record.spec.transport === 'stdio' ? record.spec.secretEnv : [];
+    for (const account of [accounts.tokens, accounts.client, ...names.map((variable) => secretEnvAccount(name, variable))]) {
+      await this.options.secrets.delete(account);
+    }
+    return this.registry.remove(name);
+  }
+
+  list(): ConnectionView[] {
+    return this.registry.list().map((record) => this.view(record));
+  }
+
+  get(name: string): ConnectionView {
+    return this.view(this.registry.get(name));
+  }
+
+  private view(record: ConnectionRecord): ConnectionView {
+    const crash = this.crashes.get(record.spec.name);
+    return {
+      ...record,
+      tools: this.registry.tools(record.spec.name),
+      crashed: crash === undefined ? null : { code: crash.failure.code, detail: crash.failure.detail, retryAt: crash.at + backoff(crash.count) },
+    };
+  }
+
+  /** True when tokens for this connection are stored (it may still have expired or been revoked). */
+  async hasTokens(name: string): Promise<boolean> {
+    return (await this.options.secrets.get(oauthAccounts(name).tokens)) !== undefined;
+  }
+
+  private provider(spec: Extract<ConnectionSpec, { transport: 'http' }>): ConnectionOAuthProvider {
+    let provider = this.providers.get(spec.name);
+    if (provider === undefined) {
+      provider = new ConnectionOAuthProvider({
+        connection: spec.name,
+        serverUrl: new URL(spec.url),
+        allowInsecureHttp: spec.allowInsecureHttp,
+        secrets: this.options.secrets,
+        namespaceDir: this.options.namespaceDir,
+      });
+      this.providers.set(spec.name, provider);
+    }
+    return provider;
+  }
+
+  /** The child's whole environment: allowlisted variables of Ward's own, plus its named secrets from the keychain (R2, C3). */
+  private async stdioEnv(spec: Extract<ConnectionSpec, { transport: 'stdio' }>): Promise<Record<string, string>> {
+    const secrets: Record<string, string> = {};
+    for (const variable of spec.secretEnv) {
+      parseEnvName(variable, 'secretEnv');
+      const value = await this.options.secrets.get(secretEnvAccount(spec.name, variable));
+      if (value === undefined) {
+        throw new UpstreamError('not_signed_in', `the secret for ${variable} is missing from the credential store; remove and add the connection again`);
+      }
+      secrets[variable] = value;
+    }
+    return stdioEnvironment(secrets);
+  }
+
+  private async target(spec: ConnectionSpec): Promise<UpstreamTarget> {
+    if (spec.transport === 'stdio') {
+      return { transport: 'stdio', name: spec.name, launch: { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) } };
+    }
+    return { transport: 'http', name: spec.name, url: new URL(spec.url), auth: this.provider(spec) };
+  }
+
+  /**
+   * The live session of a connection, opened on first use. A stdio server that ended on its
+   * own is not started again here: that takes an explicit restart() (with back-off).
+   */
+  connection(name: string): Promise<UpstreamConnection> {
+    if (this.closed) return Promise.reject(new UpstreamError('closed', 'Ward is shutting down'));
+    const existing = this.live.get(name);
+    if (existing !== undefined) return existing;
+    const crash = this.crashes.get(name);
+    if (crash !== undefined) {
+      return Promise.reject(new UpstreamError('unreachable', `the server stopped (${crash.failure.detail}); restart the connection to use it again`));
+    }
+    const opening = this.open(name);
+    this.live.set(name, opening);
+    opening.catch(() => {
+      if (this.live.get(name) === opening) this.live.delete(name);
+    });
+    return opening;
+  }
+
+  private async open(name: string): Promise<UpstreamConnection> {
+    const record = this.registry.get(name);
+    let connection: UpstreamConnection;
+    try {
+      connection = await UpstreamConnection.open(await this.target(record.spec), this.limits);
+    } catch (error) {
+      const failure = classify(error);
+      this.noteFailure(name, failure);
+      throw failure;
+    }
+    connection.onEnd((failure) => {
+      this.live.delete(name);
+      this.noteFailure(name, failure);
+      if (record.spec.transport === 'stdio') {
+        const previous = this.crashes.get(name);
+        this.crashes.set(name, { failure, at: this.now(), count: (previous?.count ?? 0) + 1 });
+      }
+    });
+    return connection;
+  }
+
+  private noteFailure(name: string, failure: UpstreamError): void {
+    if (!this.registry.has(name)) return;
+    const health = failure.code === 'not_signed_in' || failure.code === 'unauthorized' ? 'not_signed_in' : 'error';
+    this.registry.setHealth(name, health, failure.code);
+  }
+
+  /** Explicitly starts a stopped server again; refused while its back-off runs (1 s, doubling to 60 s per crash). */
+  async restart(name: string): Promise<UpstreamConnection> {
+    const crash = this.crashes.get(name);
+    if (crash !== undefined) {
+      const retryAt = crash.at + backoff(crash.count);
+      const wait = retryAt - this.now();
+      if (wait > 0) throw new WardError('unavailable', `connection ${name} stopped ${crash.count} time(s) in a row; restart it again in ${Math.ceil(wait / 1000)} s`);
+    }
+    await this.disconnect(name);
+    // Kept until the new session is up, so the next crash counts on.
+    const opening = this.openAfterRestart(name, crash);
+    this.live.set(name, opening);
+    opening.catch(() => {
+      if (this.live.get(name) === opening) this.live.delete(name);
+    });
+    return opening;
+  }
+
+  private async openAfterRestart(name: string, crash: CrashRecord | undefined): Promise<UpstreamConnection> {
+    this.crashes.delete(name);
+    try {
+      return await this.open(name);
+    } catch (error) {
+      if (crash !== undefined) this.crashes.set(name, { failure: classify(error), at: this.now(), count: crash.count + 1 });
+      throw error;
+    }
+  }
+
+  /** Closes a live session (stopping a stdio server); the connection stays configured. */
+  async disconnect(name: string): Promise<void> {
+    const opening = this.live.get(name);
+    this.live.delete(name);
+    if (opening === undefined) return;
+    const connection = await opening.catch(() => undefined);
+    await connection?.close();
+  }
+
+  /** Lists the server's tools now and records them: new ones pinned, changed ones disabled until re-pinned (B3). */
+  async discover(name: string): Promise<Discovery> {
+    const connection = await this.connection(name);
+    let listing: ToolListing;
+    try {
+      listing = await connection.listTools();
+    } catch (error) {
+      const failure = classify(error);
+      this.noteFailure(name, failure);
+      throw failure;
+    }
+    const pins = this.registry.sync(name, listing.tools);
+    this.registry.setHealth(name, 'ok', null);
+    return { pins, unusable: listing.unusable };
+  }
+
+  async repin(name: string, tool: string): Promise<ToolPin> {
+    const connection = await this.connection(name);
+    await connection.listTools().catch((error: unknown) => {
+      throw classify(error);
+    });
+    const live = connection.liveTool(tool);
+    if (live === undefined) throw new WardError('not_found', `connection ${name} does not offer a tool named ${JSON.stringify(tool.slice(0, 64))} now`);
+    if (this.registry.tool(name, tool) === undefined) this.registry.sync(name, [...this.registry.tools(name).map(pinAsLive), live]);
+    return this.registry.repin(name, live);
+  }
+
+  setToolEnabled(name: string, tool: string, enabled: boolean): ToolPin {
+    this.registry.get(name);
+    return this.registry.setEnabled(name, tool, enabled);
+  }
+
+  /** Every enabled, pinned tool of every connection, as the broker routes it; agents choose from these. */
+  routes(): PinnedToolRoute[] {
+    const routes: PinnedToolRoute[] = [];
+    for (const record of this.registry.list()) {
+      for (const pin of this.registry.tools(record.spec.name)) {
+        if (!pin.enabled || pin.status !== 'pinned') continue;
+        routes.push({
+          exposedName: exposedToolName(pin.connection, pin.name),
+          upstream: pin.connection,
+          upstreamName: pin.name,
+          description: pin.description,
+          inputSchema: pin.inputSchema,
+          schemaHash: pin.schemaHash,
+        });
+      }
+    }
+    return routes;
+  }
+
+  /**
+   * Signs in to an HTTP connection: a loopback redirect on 127.0.0.1 at a random port, one
+   * valid callback, a bounded wait (C5). Tokens replace the old ones only on success.
+   */
+  async login(name: string, options: { openBrowser: OpenBrowser; timeoutMs?: number }): Promise<void> {
+    const record = this.registry.get(name);
+    if (record.spec.transport !== 'http') throw new WardError('usage', `connection ${name} is a local (stdio) server; only remote (http) connections sign in`);
+    const serverUrl = new URL(record.spec.url);
+    const provider = this.provider(record.spec);
+    const state = newState();
+    const callback = await startLoopbackCallback({ state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
+    // Discovery, registration and the token exchange each get a bounded wait.
+    const fetchFn = (url: string | URL, init?: RequestInit): Promise<Response> => fetch(url, { ...init, signal: AbortSignal.timeout(SIGNIN_REQUEST_TIMEOUT_MS) });
+    try {
+      provider.setInteractive({ redirectUrl: callback.redirectUrl, state, onAuthorizationUrl: options.openBrowser });
+      provider.forgetTokensInMemory();
+      const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn }));
+      if (started === 'REDIRECT') {
+        const code = await callback.code;
+        const finished = await this.signInStep(() => auth(provider, { serverUrl, authorizationCode: code, fetchFn }));
+        if (finished !== 'AUTHORIZED') throw new WardError('signin_rejected', 'the authorization server did not issue tokens');
+      }
+    } finally {
+      provider.setInteractive(undefined);
+      await callback.close();
+    }
+    // A session opened with the old tokens is replaced by one with the new.
+    await this.disconnect(name);
+    this.registry.setHealth(name, 'ok', null);
+  }
+
+  private async signInStep<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof WardError) throw error;
+      const failure = classify(error);
+      if (failure.code === 'unreachable') throw new WardError('provider_unreachable', `the server or its authorization server could not be reached (${failure.detail})`, { cause: error });
+      // OAuth error bodies are the server's words: name the class, not the body.
+      throw new WardError('signin_rejected', `sign-in failed: ${(error as Error).name === 'Error' ? describeError(error).slice(0, 200) : (error as Error).name}`, { cause: error });
+    }
+  }
+
+  /** The caller the broker uses for pinned tools: every call re-checks the registry and the live schema (B3, B4). */
+  readonly caller: UpstreamCaller = {
+    callTool: (route, args, signal) => this.callTool(route, args, signal),
+  };
+
+  private refusal(code: string, message: string): ToolOutcome {
+    return { ok: false, errorCode: code, message };
+  }
+
+  async callTool(route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+    const name = route.upstream;
+    if (!this.registry.has(name)) return this.refusal('refused', `there is no connection named ${name}`);
+    if (route.exposedName !== exposedToolName(name, route.upstreamName)) return this.refusal('refused', 'the route does not name this connection');
+    const pin = this.registry.tool(name, route.upstreamName);
+    if (pin === undefined || pin.status === 'missing') return this.refusal('tool_missing', `connection ${name} has no tool ${route.upstreamName}`);
+    if (pin.status === 'schema_changed' || pin.schemaHash !== route.schemaHash) return this.refusal('schema_changed', pin.reason ?? 'the pinned schema differs');
+    if (!pin.enabled) return this.refusal('refused', `the tool ${route.upstreamName} is turned off for connection ${name}`);
+    let connection: UpstreamConnection;
+    try {
+      connection = await this.connection(name);
+    } catch (error) {
+      const failure = classify(error, { signal });
+      return this.refusal(failure.code, failure.detail);
+    }
+    try {
+      if (connection.liveTool(route.upstreamName) === undefined) await connection.listTools();
+    } catch (error) {
+      const failure = classify(error, { signal });
+      this.noteFailure(name, failure);
+      return this.refusal(failure.code, failure.detail);
+    }
+    const live = connection.liveTool(route.upstreamName);
+    if (live === undefined || live.schemaHash !== route.schemaHash) {
+      // The registry learns it too, so the tool shows as disabled until re-pinned.
+      this.registry.sync(name, connectionTools(connection, this.registry.tools(name)));
+      return live === undefined
+        ? this.refusal('tool_missing', `the server no longer offers ${route.upstreamName}`)
+        : this.refusal('schema_changed', `the input schema of ${route.upstreamName} changed upstream since it was pinned`);
+    }
+    if (signal.aborted) return this.refusal('cancelled', '');
+    const outcome = await connection.callTool(route.upstreamName, args, signal);
+    if (!outcome.ok) this.noteFailure(name, new UpstreamError(outcome.errorCode as UpstreamError['code'], ''));
+    return outcome;
+  }
+
+  /** Stops every live session (and every stdio server). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const names = [...this.live.keys()];
+    await Promise.all(names.map((name) => this.disconnect(name)));
+  }
+
+  /** Waits until `name` has no live session (tests and shutdown paths that race a crash). */
+  async settled(name: string, timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.live.has(name) && Date.now() < deadline) await sleep(10);
+  }
+}
+
+function backoff(count: number): number {
+  return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, count - 1), BACKOFF_MAX_MS);
+}
+
+function pinAsLive(pin: ToolPin): { name: string; description: string; inputSchema: ToolPin['inputSchema']; schemaHash: string } {
+  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, schemaHash: pin.schemaHash };
+}
+
+/** The live listing in registry terms; tools not listed live keep their pin (they are reported missing by sync). */
+function connectionTools(connection: UpstreamConnection, pins: readonly ToolPin[]): ReturnType<typeof pinAsLive>[] {
+  const tools: ReturnType<typeof pinAsLive>[] = [];
+  for (const pin of pins) {
+    const live = connection.liveTool(pin.name);
+    if (live !== undefined) tools.push(live);
+  }
+  return tools;
+}

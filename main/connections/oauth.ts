@@ -1,0 +1,230 @@
+/**
+ * Sign-in to a remote MCP server per the MCP authorization spec, through the SDK's `auth()`:
+ * protected resource metadata, authorization server discovery, dynamic client registration,
+ * PKCE S256, the `resource` parameter on every authorization and token request (C5). Tokens
+ * and client secrets live only in the namespace's secret store (C1); this provider keeps a
+ * copy in memory for the connection's own requests and nothing else.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { WardError } from '../core/errors.js';
+import { lockPath, withLock } from '../credentials/lock.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import { isLoopbackUrl } from './config.js';
+
+export const REDIRECT_PATH = '/callback';
+
+/** Keychain accounts of a connection (the store adds the namespace hash, N1). */
+export function oauthAccounts(connection: string): { tokens: string; client: string } {
+  return { tokens: `mcp:${connection}:oauth:tokens`, client: `mcp:${connection}:oauth:client` };
+}
+
+/** What an interactive sign-in sets on the provider for its duration. */
+export interface InteractiveSession {
+  readonly redirectUrl: string;
+  readonly state: string;
+  /** Receives the authorization URL once it has been checked (S256, resource). */
+  readonly onAuthorizationUrl: (url: URL) => Promise<void>;
+}
+
+function notSignedIn(connection: string): WardError {
+  return new WardError('not_signed_in', `connection ${connection} is not signed in; run "ward connections login ${connection}"`);
+}
+
+function parseStored<T>(raw: string | undefined): T | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ConnectionOAuthOptions {
+  readonly connection: string;
+  readonly serverUrl: URL;
+  readonly allowInsecureHttp: boolean;
+  readonly secrets: SecretStore;
+  /** The namespace folder, where compare-before-delete takes its lock (C4). */
+  readonly namespaceDir: string;
+}
+
+export class ConnectionOAuthProvider implements OAuthClientProvider {
+  private readonly accounts: { tokens: string; client: string };
+  private interactive: InteractiveSession | undefined;
+  /** Raw stored values as last read or written, for compare-before-delete. */
+  private tokensRaw: string | undefined;
+  private tokensLoaded = false;
+  private clientRaw: string | undefined;
+  private clientLoaded = false;
+  private verifier: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+
+  constructor(private readonly options: ConnectionOAuthOptions) {
+    this.accounts = oauthAccounts(options.connection);
+  }
+
+  /** Starts (or ends, with undefined) an interactive sign-in; outside one, needing the browser means "not signed in". */
+  setInteractive(session: InteractiveSession | undefined): void {
+    this.interactive = session;
+    this.verifier = undefined;
+  }
+
+  get redirectUrl(): string {
+    // Outside a sign-in no redirect happens (redirectToAuthorization refuses), but the SDK
+    // needs a value to treat this as the authorization-code flow.
+    return this.interactive?.redirectUrl ?? `http://127.0.0.1${REDIRECT_PATH}`;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Ward',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // RFC 8252: a native app on a loopback redirect; lets the server accept any port.
+      ...({ application_type: 'native' } as object),
+    };
+  }
+
+  state(): string {
+    if (this.interactive === undefined) throw notSignedIn(this.options.connection);
+    return this.interactive.state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (!this.clientLoaded) {
+      this.clientRaw = await this.options.secrets.get(this.accounts.client);
+      this.clientLoaded = true;
+    }
+    const stored = parseStored<OAuthClientInformationMixed & { redirect_uris?: string[] }>(this.clientRaw);
+    if (this.interactive === undefined) {
+      // Registering is part of signing in, never a side effect of a tool call.
+      if (stored === undefined) throw notSignedIn(this.options.connection);
+      return stored;
+    }
+    // A registration made for another loopback port is replaced rather than bent.
+    if (stored?.redirect_uris !== undefined && !stored.redirect_uris.includes(this.interactive.redirectUrl)) return undefined;
+    return stored;
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    const raw = JSON.stringify(info);
+    await this.options.secrets.set(this.accounts.client, raw);
+    this.clientRaw = raw;
+    this.clientLoaded = true;
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    if (!this.tokensLoaded) {
+      this.tokensRaw = await this.options.secrets.get(this.accounts.tokens);
+      this.tokensLoaded = true;
+    }
+    return parseStored<OAuthTokens>(this.tokensRaw);
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const raw = JSON.stringify(tokens);
+    await this.options.secrets.set(this.accounts.tokens, raw);
+    this.tokensRaw = raw;
+    this.tokensLoaded = true;
+  }
+
+  /** A sign-in starts from scratch: old tokens are not refreshed, only replaced on success. */
+  forgetTokensInMemory(): void {
+    this.tokensRaw = undefined;
+    this.tokensLoaded = true;
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.interactive === undefined) throw notSignedIn(this.options.connection);
+    if (authorizationUrl.searchParams.get('code_challenge_method') !== 'S256') {
+      throw new WardError('signin_rejected', 'the authorization request does not use PKCE S256; sign-in refused');
+    }
+    if (!authorizationUrl.searchParams.has('resource')) throw new WardError('signin_rejected', 'the authorization request lacks the resource indicator; sign-in refused');
+    if (authorizationUrl.searchParams.get('state') !== this.interactive.state) throw new WardError('signin_rejected', 'the authorization request lost its state; sign-in refused');
+    this.checkEndpoint(authorizationUrl, 'authorization endpoint');
+    await this.interactive.onAuthorizationUrl(authorizationUrl);
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new WardError('signin_rejected', 'no sign-in is in progress for this connection');
+    return this.verifier;
+  }
+
+  /** The resource indicator is always sent (C5): the server's advertised resource when it covers this URL, else the URL itself. */
+  async validateResourceURL(serverUrl: string | URL, resource?: string): Promise<URL> {
+    if (resource === undefined) return new URL(serverUrl);
+    if (!checkResourceAllowed({ requestedResource: serverUrl, configuredResource: resource })) {
+      throw new WardError('signin_rejected', `the server's protected resource metadata names ${JSON.stringify(resource.slice(0, 200))}, which does not cover ${String(serverUrl)}; sign-in refused`);
+    }
+    return new URL(resource);
+  }
+
+  private checkEndpoint(url: URL | string | undefined, what: string): void {
+    if (url === undefined) return;
+    const parsed = new URL(url);
+    if (parsed.protocol === 'https:') return;
+    if (parsed.protocol === 'http:' && (isLoopbackUrl(parsed) || this.options.allowInsecureHttp)) return;
+    throw new WardError('signin_rejected', `the ${what} ${parsed.origin} does not use https; sign-in refused`);
+  }
+
+  /** Discovery results are checked before anything is sent to the authorization server. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    const metadata = state.authorizationServerMetadata;
+    if (metadata === undefined) {
+      throw new WardError('signin_rejected', `no OAuth authorization server metadata found for ${state.authorizationServerUrl}; sign-in refused`);
+    }
+    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
+      throw new WardError('signin_rejected', `the authorization server ${metadata.issuer} does not advertise PKCE S256; sign-in refused`);
+    }
+    this.checkEndpoint(state.authorizationServerUrl, 'authorization server');
+    this.checkEndpoint(metadata.authorization_endpoint, 'authorization endpoint');
+    this.checkEndpoint(metadata.token_endpoint, 'token endpoint');
+    this.checkEndpoint(metadata.registration_endpoint, 'registration endpoint');
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  /**
+   * The server said a credential is no longer valid. Deletion is compare-before-delete under
+   * the connection's lock (C4): a value another process wrote meanwhile is kept.
+   */
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.verifier = undefined;
+      return;
+    }
+    if (scope === 'discovery') {
+      this.discovery = undefined;
+      return;
+    }
+    const lock = lockPath(this.options.namespaceDir, `mcp:${this.options.connection}:oauth`);
+    await withLock(lock, async () => {
+      if ((scope === 'all' || scope === 'tokens') && this.tokensRaw !== undefined) {
+        await this.options.secrets.compareAndDelete(this.accounts.tokens, this.tokensRaw);
+      }
+      if ((scope === 'all' || scope === 'client') && this.clientRaw !== undefined) {
+        await this.options.secrets.compareAndDelete(this.accounts.client, this.clientRaw);
+      }
+    });
+    // Read again next time: another process may hold newer values.
+    if (scope === 'all' || scope === 'tokens') this.tokensLoaded = false;
+    if (scope === 'all' || scope === 'client') this.clientLoaded = false;
+    if (scope === 'all') this.discovery = undefined;
+  }
+}
+
+export function newState(): string {
+  return randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { exposedToolName, parseConnectionSpec, unusableToolName } from '../../main/connections/config.js';
+
+const fails = (input: unknown): string => {
+  try {
+    parseConnectionSpec(input);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a failure');
+};
+
+describe('connection configuration', () => {
+  it('accepts an https URL and a loopback http URL', () => {
+    expect(parseConnectionSpec({ transport: 'http', name: 'remote', url: 'https://mcp.example.com/mcp' })).toEqual({
+      transport: 'http',
+      name: 'remote',
+      url: 'https://mcp.example.com/mcp',
+      allowInsecureHttp: false,
+    });
+    expect(parseConnectionSpec({ transport: 'http', name: 'local', url: 'http://127.0.0.1:8080/mcp' }).transport).toBe('http');
+  });
+
+  it('refuses plain http to another host unless the override is given', () => {
+    expect(fails({ transport: 'http', name: 'x', url: 'http://mcp.example.com/mcp' })).toMatch(/^connection url: .*plain http to a non-loopback host.*--allow-insecure-http/);
+    expect(parseConnectionSpec({ transport: 'http', name: 'x', url: 'http://mcp.example.com/mcp', allowInsecureHttp: true }).transport).toBe('http');
+  });
+
+  it('names the field of each malformed entry', () => {
+    expect(fails({ transport: 'http', name: 'x', url: 'ftp://example.com' })).toMatch(/^connection url: .*must use https/);
+    expect(fails({ transport: 'http', name: 'x', url: 'https://user:pw@example.com/' })).toMatch(/^connection url: .*user name or password/);
+    expect(fails({ transport: 'http', name: 'x', url: 'not a url' })).toMatch(/^connection url: .*is not a URL/);
+    expect(fails({ transport: 'http', name: 'Bad_Name', url: 'https://x' })).toMatch(/^connection name: invalid connection name "Bad_Name"/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'npx some-server' })).toMatch(/^connection command: .*contains spaces/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'bin/server' })).toMatch(/^connection command: .*absolute path/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', args: ['ok', 3] })).toMatch(/^connection args\[1\]: must be a string/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', secretEnv: ['LD_PRELOAD'] })).toMatch(/^connection secretEnv\[0\]: LD_PRELOAD may not be set/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', secretEnv: ['A B'] })).toMatch(/^connection secretEnv\[0\]: "A B" is not an environment variable name/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', url: 'https://x' })).toMatch(/^connection url: unknown field/);
+    expect(fails({ transport: 'sse', name: 'x' })).toMatch(/^connection transport: "sse" is not a transport/);
+    expect(fails(null)).toMatch(/^connection spec: must be an object/);
+  });
+
+  it('namespaces tool names per connection so the split is unambiguous', () => {
+    expect(exposedToolName('files', 'read')).toBe('files__read');
+    // A server naming its tool after another connection's still lives under its own prefix.
+    expect(exposedToolName('beta', 'alpha__read')).toBe('beta__alpha__read');
+    expect(unusableToolName('files', 'read file')).toMatch(/cannot be offered/);
+    expect(unusableToolName('files', 'x'.repeat(60))).toMatch(/cannot be offered/);
+    expect(unusableToolName('files', 'read')).toBeUndefined();
+  });
+});

@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDatabase, readSchemaVersion } from '../../main/store/database.js';
+import { tempDir } from '../support/temp.js';
+
+describe('migration 3 (connections)', () => {
+  it('upgrades a version-2 database in place, keeping its rows, and adds the connection tables', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const old = openDatabase(file, { targetVersion: 2 });
+    old.prepare("INSERT INTO meta (key, value) VALUES ('namespace', 'default')").run();
+    old.prepare("INSERT INTO agents (id, name, created_at) VALUES ('a1', 'helper', '2026-01-01T00:00:00Z')").run();
+    expect(old.prepare("SELECT name FROM sqlite_master WHERE name = 'connections'").get()).toBeUndefined();
+    old.close();
+
+    const db = openDatabase(file);
+    expect(readSchemaVersion(db)).toBeGreaterThanOrEqual(3);
+    expect(db.prepare("SELECT name FROM agents WHERE id = 'a1'").get()).toEqual({ name: 'helper' });
+    db.prepare("INSERT INTO connections (name, transport, command, created_at) VALUES ('files', 'stdio', '/usr/bin/true', 'now')").run();
+    db.prepare("INSERT INTO connection_tools (connection, name, description, input_schema, schema_hash, pinned_at) VALUES ('files', 'read', '', '{}', 'h', 'now')").run();
+    expect(db.prepare('SELECT enabled, status FROM connection_tools').get()).toEqual({ enabled: 1, status: 'pinned' });
+    db.close();
+  });
+
+  it('refuses rows that mix transports or name an unknown one (fails closed)', () => {
+    const db = openDatabase(path.join(tempDir(), 'ward.db'));
+    const insert = db.prepare('INSERT INTO connections (name, transport, command, url, created_at) VALUES (?, ?, ?, ?, ?)');
+    expect(() => insert.run('a', 'stdio', '/bin/x', 'https://x', 'now')).toThrow(/CHECK constraint/);
+    expect(() => insert.run('b', 'http', null, null, 'now')).toThrow(/CHECK constraint/);
+    expect(() => insert.run('c', 'sse', null, 'https://x', 'now')).toThrow(/CHECK constraint/);
+    db.close();
+  });
+});

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import { WardCore } from '../../main/core/ward-core.js';
+import { openConnections, type ConnectionManager } from '../../main/connections/index.js';
+import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
+import type { ConnectionManagerOptions } from '../../main/connections/manager.js';
+import { tempDir } from '../support/temp.js';
+
+export const STDIO_SERVER = path.resolve('test/fixtures/mcp-oauth/stdio-server.mjs');
+
+export interface Harness {
+  readonly core: WardCore;
+  readonly ns: Namespace;
+  readonly manager: ConnectionManager;
+  readonly dir: string;
+  /** A fresh manager over the same namespace (a second Ward process, as far as state goes). */
+  reopen(options?: { limits?: ConnectionManagerOptions['limits']; now?: () => number }): ConnectionManager;
+}
+
+const open: Array<{ core: WardCore; managers: ConnectionManager[] }> = [];
+
+/** A real data folder, namespace database and keychain-backed secret store (unique namespace per test). */
+export function harness(options: { limits?: ConnectionManagerOptions['limits']; now?: () => number } = {}): Harness {
+  const dir = tempDir('ward-conn-');
+  const core = new WardCore(path.join(dir, 'home'));
+  const ns = parseNamespace(`t-${randomBytes(6).toString('hex')}`);
+  core.createNamespace(ns.name);
+  const entry = { core, managers: [] as ConnectionManager[] };
+  open.push(entry);
+  const make = (opts: typeof options): ConnectionManager => {
+    const manager = openConnections(core, ns, { store: { kind: 'keychain' }, ...opts });
+    entry.managers.push(manager);
+    return manager;
+  };
+  return { core, ns, dir, manager: make(options), reopen: make };
+}
+
+afterEach(async () => {
+  for (const entry of open.splice(0)) {
+    for (const manager of entry.managers) {
+      for (const view of manager.list()) await manager.remove(view.spec.name).catch(() => undefined);
+      await manager.close();
+    }
+    entry.core.close();
+  }
+});
+
+export function stdioSpec(name: string, ...args: string[]): { transport: 'stdio'; name: string; command: string; args: string[] } {
+  return { transport: 'stdio', name, command: process.execPath, args: [STDIO_SERVER, ...args] };
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Bounded wait for a condition that a process exit makes true. */
+export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function pids(file: string): number[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);
+}
+
+/** Every byte of a namespace's database files (main file and WAL). */
+export function databaseBytes(h: Harness): Buffer {
+  const file = h.core.store(h.ns).file;
+  return Buffer.concat([file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+}
+
+export const signal = (): AbortSignal => new AbortController().signal;
