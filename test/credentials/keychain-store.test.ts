@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import keytar from 'keytar';
+import { describe, expect, it } from 'vitest';
+import { KeychainBackend } from '../../main/credentials/keychain-store.js';
+import { resolveModelCredential, setModelCredential } from '../../main/credentials/model-credential.js';
+import { openSecretStore } from '../../main/credentials/open-store.js';
+import { KEYCHAIN_SERVICE, NamespacedSecretStore } from '../../main/credentials/secret-store.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { REPO_ROOT } from '../support/ward-cli.js';
+import { tempDir } from '../support/temp.js';
+
+const CANARY = 'sk-ant-api03-CANARY-keychain-0123456789';
+
+/** Every path under `dir` with size and content hash, to prove nothing was written. */
+function snapshot(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .map((entry) => {
+      const full = path.join(entry.parentPath, entry.name);
+      return entry.isFile() ? `${full} ${fs.readFileSync(full).toString('base64')}` : full;
+    })
+    .sort();
+}
+
+describe('OS keychain store (real gnome-keyring on a private D-Bus session)', () => {
+  it('stores under service "ward" with an account named by the namespace hash, never the name', async () => {
+    const home = tempDir();
+    const ns = parseNamespace('keychain-naming');
+    const store = openSecretStore(home, ns, { kind: 'keychain' });
+    await store.set('model-key', CANARY);
+    const entries = (await keytar.findCredentials(KEYCHAIN_SERVICE)).filter((entry) => entry.password === CANARY);
+    expect(entries.map((entry) => entry.account)).toEqual([`${ns.hash}/model-key`]);
+    expect(await store.get('model-key')).toBe(CANARY);
+    expect(await store.compareAndDelete('model-key', `${CANARY}-other`)).toBe(false);
+    expect(await store.get('model-key')).toBe(CANARY);
+    expect(await store.compareAndDelete('model-key', CANARY)).toBe(true);
+    expect(await store.get('model-key')).toBeUndefined();
+    expect(fs.readdirSync(home)).toEqual([]);
+  });
+
+  it('keeps two namespaces apart: neither reads, overwrites nor deletes the other one\'s entry', async () => {
+    const home = tempDir();
+    const work = openSecretStore(home, parseNamespace('work'), { kind: 'keychain' });
+    const personal = openSecretStore(home, parseNamespace('personal'), { kind: 'keychain' });
+    await setModelCredential(work, 'api-key', CANARY);
+    expect(await personal.get('model-key')).toBeUndefined();
+    expect(await personal.delete('model-key')).toBe(false);
+    await expect(resolveModelCredential(parseNamespace('personal'), {}, { store: personal })).rejects.toMatchObject({ code: 'credential_missing' });
+    expect(await resolveModelCredential(parseNamespace('work'), {}, { store: work })).toEqual({ variable: 'ANTHROPIC_API_KEY', value: CANARY });
+    await work.delete('model-key');
+  });
+
+  it('bounds a keychain call that never answers and reports keychain_unavailable with the fix', async () => {
+    const hanging = { getPassword: () => new Promise<null>(() => undefined), setPassword: () => new Promise<void>(() => undefined), deletePassword: () => new Promise<boolean>(() => undefined) };
+    const store = new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: hanging, timeoutMs: 200 }));
+    await expect(store.get('model-key')).rejects.toMatchObject({ code: 'keychain_unavailable', message: expect.stringContaining('no answer within 200 ms') });
+  });
+
+  it('fails with keychain_unavailable and writes no file anywhere when the D-Bus session is dead', () => {
+    const root = tempDir();
+    const [home, privateTmp, userHome] = ['ward-home', 'tmp', 'home'].map((name) => path.join(root, name));
+    for (const dir of [home!, privateTmp!, userHome!]) fs.mkdirSync(dir);
+    const before = [snapshot(home!), snapshot(privateTmp!), snapshot(userHome!)];
+    // bubblewrap gives the child its own /tmp (a folder we can inspect); everything else is the real system.
+    const result = spawnSync(
+      'bwrap',
+      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', '--', process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'main', 'cli', 'entry.ts'), 'provider', 'set-key'],
+      {
+        cwd: REPO_ROOT,
+        input: CANARY,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env.PATH, HOME: userHome, WARD_HOME: home, TSX_DISABLE_CACHE: '1', DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(root, 'no-such-bus')}` },
+      },
+    );
+    expect(result.stderr).toContain('ward provider: could not write to the OS credential store');
+    expect(result.stderr).toContain('run a Secret Service (gnome-keyring or KWallet) on the D-Bus session bus and unlock it');
+    expect(result.stderr).toContain('Ward never falls back to plaintext');
+    expect(result.status).toBe(7);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(CANARY);
+    expect([snapshot(home!), snapshot(privateTmp!), snapshot(userHome!)]).toEqual(before);
+  });
+});
