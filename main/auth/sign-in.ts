@@ -69,6 +69,8 @@ async function retire(context: AuthContext, config: client.Configuration | undef
  * forgotten; if that cannot happen now, the sign-in still succeeds with `cleanupRequired`.
  */
 export async function signIn(context: AuthContext, options: SignInOptions): Promise<SignInResult> {
+  // Fail before the person signs in, not after: the tokens must have somewhere safe to go.
+  await context.store.get('signin-probe');
   const providerOptions = { allowInsecureHttp: options.allowInsecureHttp, requestTimeoutMs: context.requestTimeoutMs };
   const config = await discoverProvider(options.issuer, options.clientId, providerOptions);
   const methods = config.serverMetadata().code_challenge_methods_supported;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signIn, signOut } from '../../main/auth/sign-in.js';
 import { openSession } from '../../main/auth/session.js';
+import { browserCommand } from '../../main/auth/browser.js';
 import { followToCallback } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
 import { authContext, provider } from './support.js';
@@ -51,5 +52,37 @@ describe('sign-in against a real OpenID provider', () => {
     expect(await context.store.get(session.account)).toBeUndefined();
     const after = await fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
     expect(after.status).toBe(401);
+  });
+});
+
+describe('sign-in and namespaces', () => {
+  it('keeps sign-ins per namespace: "personal" does not see the tokens or the session of "work"', async () => {
+    const idp = await provider();
+    const home = tempDir();
+    const work = authContext(home, 'work');
+    const personal = authContext(home, 'personal');
+    const urls: URL[] = [];
+    await signIn(work, {
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      openBrowser: async (url) => {
+        urls.push(url);
+        await fetch(await followToCallback(url));
+      },
+    });
+    const session = openSession(work);
+    const tokens = await session.tokens();
+    expect(() => openSession(personal)).toThrow('not signed in in namespace personal; run "ward login"');
+    expect(await personal.store.get(session.account)).toBeUndefined();
+    expect(await personal.store.delete(session.account)).toBe(false);
+    expect(await work.store.get(session.account)).toBeDefined();
+    // The only child a sign-in starts is the browser; its argv is the authorization URL, holding no token.
+    const argv = browserCommand(urls[0]!, 'linux');
+    expect(argv).toEqual({ file: 'xdg-open', args: [urls[0]!.href] });
+    for (const secret of [tokens.accessToken, tokens.refreshToken!, tokens.idToken!]) expect(argv.args.join(' ')).not.toContain(secret);
+    expect(urls[0]!.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(urls[0]!.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    for (const name of ['state', 'nonce', 'code_challenge']) expect(urls[0]!.searchParams.get(name)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await signOut(work);
   });
 });
