@@ -172,6 +172,9 @@ function render(rule: Rule, routes: readonly PinnedToolRoute[]): string[] | null
     case 'net':
       return netRules(rule.value);
     case 'mcp':
+      // A bare tool name in --disallowedTools hides the tool from the child, which the init check
+      // would read as a missing pinned tool; the broker refuses denied MCP calls itself.
+      if (rule.effect === 'deny') return [];
       return routes.filter((route) => matchRule(rule, mcpRequestForRoute(route)) >= 0).map((route) => `${WARD_MCP_PREFIX}${route.exposedName}`);
     case 'env':
       return [];

@@ -18,7 +18,12 @@ export interface CliArgsInput {
   readonly pinnedTools: readonly string[];
   /** Granted native tools (none by default). */
   readonly nativeTools?: readonly string[];
+  /** Path- and command-scoped CLI rules rendered from the grants (main/permissions renderCliOptions). */
+  readonly allowedRules?: readonly string[];
+  readonly disallowedRules?: readonly string[];
 }
+
+const CLI_RULE = /^[A-Za-z][A-Za-z0-9_]*(\([^()\n]{1,4200}\))?$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -33,6 +38,9 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     if (!TOOL_NAME.test(name)) throw new Error(`invalid tool name ${JSON.stringify(name)}`);
   }
   if (input.model === '' || input.model.startsWith('-')) throw new Error(`invalid model name ${JSON.stringify(input.model)}`);
+  for (const rule of [...(input.allowedRules ?? []), ...(input.disallowedRules ?? [])]) {
+    if (!CLI_RULE.test(rule) || rule.includes(',')) throw new Error(`invalid permission rule ${JSON.stringify(rule.slice(0, 100))}`);
+  }
   const args = [
     '-p',
     '--output-format',
@@ -51,7 +59,9 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     '--permission-prompt-tool',
     APPROVAL_TOOL,
   ];
-  if (input.pinnedTools.length > 0) args.push('--allowedTools', input.pinnedTools.map(mcpToolName).join(','));
+  const allowed = [...input.pinnedTools.map(mcpToolName), ...(input.allowedRules ?? [])];
+  if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
+  if ((input.disallowedRules ?? []).length > 0) args.push('--disallowedTools', input.disallowedRules!.join(','));
   args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model, '--');
   return args;
 }

@@ -105,8 +105,8 @@ describe('CLI option rendering', () => {
     expect(renderCliOptions(rules)).toEqual({ tools: ['WebFetch'], allowedTools: [], disallowedTools: [] });
   });
 
-  it('test_mcp_grants_render_the_pinned_tools_they_cover', () => {
+  it('test_mcp_grants_render_the_pinned_tools_they_cover_and_denies_stay_with_the_broker', () => {
     const rules = parsePermissionFlags(['--allow-mcp=github/*', '--deny-mcp=jira/search'], '/');
-    expect(renderCliOptions(rules, ROUTES)).toEqual({ tools: [], allowedTools: ['mcp__ward__list_issues'], disallowedTools: ['mcp__ward__jira_search'] });
+    expect(renderCliOptions(rules, ROUTES)).toEqual({ tools: [], allowedTools: ['mcp__ward__list_issues'], disallowedTools: [] });
   });
 });
