@@ -13,11 +13,13 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { PushedEvent } from '../../../preload/contract.js';
+import { createAgentVersion } from '../../../main/agents/service.js';
 import { startDesktopCore, type ApprovalPort, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
 import { WardCore } from '../../../main/core/ward-core.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
 import { dispatch } from '../../../main/ipc/dispatch.js';
 import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
+import { FIXTURE_STDIO } from '../../runner/agents.js';
 import { startModelProvider, type ModelProvider, type ScriptStep } from '../../fixtures/model-provider/provider.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -79,6 +81,7 @@ function pageBridge(): Promise<string> {
 
 export interface UiHarness {
   readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
   readonly url: string;
   readonly core: WardCore;
   readonly desktop: DesktopCore;
@@ -154,6 +157,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
 
   return {
     home,
+    env,
     url: site.url,
     core,
     desktop,
@@ -199,6 +203,20 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
       fs.rmSync(tmpRoot, { recursive: true, force: true });
     },
   };
+}
+
+/** Publishes an agent pinned to the real stdio fixture MCP server's tools. */
+export async function publishToolAgent(harness: UiHarness, name = 'tooly', tools = ['echo', 'slow']) {
+  return createAgentVersion(
+    harness.core.store(harness.ns),
+    {
+      name,
+      instructions: 'Use the tools when asked.',
+      upstreams: { fixture: { type: 'stdio', command: process.execPath, args: ['--import', 'tsx', FIXTURE_STDIO], envNames: [] } },
+      tools: tools.map((tool) => ({ upstream: 'fixture', tool })),
+    },
+    harness.env,
+  );
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

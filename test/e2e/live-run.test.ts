@@ -1,0 +1,118 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, publishToolAgent, screenshot, startUiHarness, type UiHarness } from './harness/harness.js';
+
+let browser: Browser;
+let harness: UiHarness | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** Creates a chat through the UI's own "New chat" form and sends a prompt with the keyboard. */
+async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
+  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
+  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('heading', { name: title }).waitFor();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(prompt);
+  await box.press('Enter');
+}
+
+describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixture', () => {
+  it('sends a prompt, shows the answer as it arrives and the tool call in the timeline with its duration', async () => {
+    harness = await startUiHarness(browser, {
+      script: [
+        { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hello tools' } }] },
+        { blocks: [{ type: 'text', text: 'The echo came back: **hello tools**.' }], deltaDelayMs: 20 },
+      ],
+    });
+    await publishToolAgent(harness);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'Echo test', 'Please echo hello tools');
+
+    // The first block arrives while the turn is still going (it is followed by a tool call).
+    await page.getByText('Let me echo that.').waitFor();
+    await page.getByText('The echo came back:').waitFor();
+    await expect(page.locator('strong', { hasText: 'hello tools' }).count()).resolves.toBe(1);
+    await expect(page.getByText('Please echo hello tools').isVisible()).resolves.toBe(true);
+    const tool = page.getByTestId('tool-call');
+    await expect(tool.locator('.tool-name').textContent()).resolves.toBe('echo');
+    await expect(tool.locator('.tool-status').textContent()).resolves.toBe('done');
+    await expect(tool.locator('.tool-duration').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
+    await tool.getByRole('button').click();
+    await expect(tool.locator('.tool-args').textContent()).resolves.toContain('"text": "hello tools"');
+    await expect(tool.locator('.tool-output').textContent()).resolves.toMatch(/bytes returned to the model/);
+    // The turn ended: the composer offers Send again, with no status left over.
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    await expect(page.getByTestId('run-state').textContent()).resolves.toBe('');
+    await screenshot(page, 'chat-live-tool-call');
+  });
+
+  it('Stop during a slow tool shows Stopping… while the tool drains, then Stopped, not an error', async () => {
+    harness = await startUiHarness(browser, {
+      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 3_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+    });
+    await publishToolAgent(harness);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'Slow work', 'do the slow thing');
+    await page.getByTestId('tool-call').filter({ hasText: 'running…' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Send' }).count()).resolves.toBe(0);
+
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    // While the dispatched tool drains the control says Stopping… and accepts no new prompt.
+    const stopping = page.getByRole('button', { name: 'Stopping…' });
+    await stopping.waitFor();
+    await expect(stopping.isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'chat-stopping');
+
+    await page.getByTestId('run-state').filter({ hasText: 'Stopped' }).waitFor({ timeout: 30_000 });
+    await expect(page.locator('.notice-stopped').textContent()).resolves.toBe('Stopped');
+    await expect(page.locator('[role=alert]').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Send' }).isVisible()).resolves.toBe(true);
+    const conversation = harness.core.store(harness.ns).conversations.list()[0]!;
+    expect(harness.core.store(harness.ns).runs.listFor(conversation.id).map((run) => run.state)).toEqual(['stopped']);
+    expect(harness.cliChildren()).toEqual([]);
+    await screenshot(page, 'chat-stopped');
+  });
+
+  it('a reload mid-run replays the conversation and follows the same run without starting a second CLI', async () => {
+    harness = await startUiHarness(browser, {
+      script: [
+        { blocks: [{ type: 'text', text: 'Starting the long task.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_500 } }] },
+        { blocks: [{ type: 'text', text: 'All done after the reload.' }] },
+      ],
+    });
+    await publishToolAgent(harness);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'Reload test', 'run the long task');
+    await page.getByTestId('tool-call').filter({ hasText: 'running…' }).waitFor();
+    const children = harness.cliChildren();
+    expect(children).toHaveLength(1);
+    const requestsBefore = harness.provider.conversationRequests().length;
+
+    await page.reload();
+    // The reopened page replays what happened so far and shows the run as still going.
+    await page.getByText('Starting the long task.').waitFor();
+    await expect(page.getByText('run the long task').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).resolves.toBe(true);
+    expect(harness.cliChildren()).toEqual(children);
+
+    // It then follows the live run to its end.
+    await page.getByText('All done after the reload.').waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('tool-call').locator('.tool-status').textContent()).resolves.toBe('done');
+    const store = harness.core.store(harness.ns);
+    const conversation = store.conversations.list()[0]!;
+    expect(store.runs.listFor(conversation.id)).toHaveLength(1);
+    // One more model call (the tool result), none repeated: the reload started nothing.
+    expect(harness.provider.conversationRequests().length).toBe(requestsBefore + 1);
+  });
+});
