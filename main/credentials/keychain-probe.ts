@@ -1,14 +1,25 @@
 import type { DoctorCheck } from '../core/doctor.js';
 import { describeError } from '../core/errors.js';
+import { configuredStoreKind } from './open-store.js';
 
 const PROBE_SERVICE = 'ward-doctor-probe';
 const PROBE_TIMEOUT_MS = 3_000;
 
 /**
- * Asks the OS credential store for an account list under a service Ward never writes to:
- * proves the store answers without reading or writing any secret.
+ * Checks the credential store this data folder is configured for. For the OS keychain it asks
+ * for an account list under a service Ward never writes to: proves the store answers without
+ * reading or writing any secret. An opt-in file store or DPAPI is reported as such.
  */
-export async function probeKeychain(): Promise<DoctorCheck> {
+export async function probeKeychain(core?: { readonly home: string }): Promise<DoctorCheck> {
+  if (core !== undefined) {
+    try {
+      const kind = configuredStoreKind(core.home);
+      if (kind === 'file') return { check: 'keychain', status: 'warning', detail: 'settings.json selects the opt-in file store (0600 files, plaintext on disk); the OS keychain is not used', data: { store: kind } };
+      if (kind === 'dpapi') return { check: 'keychain', status: process.platform === 'win32' ? 'ok' : 'error', detail: 'settings.json selects Windows DPAPI (native-helpers/windows/ward-dpapi.ps1)', data: { store: kind } };
+    } catch (error) {
+      return { check: 'keychain', status: 'error', detail: describeError(error) };
+    }
+  }
   let timer: NodeJS.Timeout | undefined;
   try {
     const keytar = (await import('keytar')).default;
@@ -16,7 +27,7 @@ export async function probeKeychain(): Promise<DoctorCheck> {
       timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
     });
     await Promise.race([keytar.findCredentials(PROBE_SERVICE), timeout]);
-    return { check: 'keychain', status: 'ok', detail: 'the OS credential store answers' };
+    return { check: 'keychain', status: 'ok', detail: 'the OS credential store answers', data: { store: 'keychain' } };
   } catch (error) {
     return {
       check: 'keychain',
