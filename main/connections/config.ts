@@ -59,7 +59,6 @@ export function parseEnvName(name: unknown, field: string): string {
 }
 
 function hasControl(value: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return /[\u0000-\u001f\u007f]/.test(value);
 }
 

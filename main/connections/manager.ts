@@ -60,6 +60,7 @@ export class ConnectionManager {
   private readonly live = new Map<string, Promise<UpstreamConnection>>();
   private readonly providers = new Map<string, ConnectionOAuthProvider>();
   private readonly crashes = new Map<string, CrashRecord>();
+  private readonly streaks = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly options: ConnectionManagerOptions) {
@@ -92,6 +93,7 @@ export class ConnectionManager {
     const record = this.registry.has(parseConnectionName(name)) ? this.registry.get(name) : undefined;
     await this.disconnect(name);
     this.crashes.delete(name);
+    this.streaks.delete(name);
     this.providers.delete(name);
     if (record === undefined) return false;
     const accounts = oauthAccounts(name);
@@ -190,12 +192,16 @@ export class ConnectionManager {
       this.noteFailure(name, failure);
       throw failure;
     }
+    const openedAt = this.now();
     connection.onEnd((failure) => {
       this.live.delete(name);
       this.noteFailure(name, failure);
       if (record.spec.transport === 'stdio') {
-        const previous = this.crashes.get(name);
-        this.crashes.set(name, { failure, at: this.now(), count: (previous?.count ?? 0) + 1 });
+        // Crashes "in a row": a session that ran longer than the longest back-off starts the count afresh.
+        const now = this.now();
+        const streak = now - openedAt < BACKOFF_MAX_MS ? (this.streaks.get(name) ?? 0) : 0;
+        this.streaks.set(name, streak + 1);
+        this.crashes.set(name, { failure, at: now, count: streak + 1 });
       }
     });
     return connection;
@@ -230,7 +236,10 @@ export class ConnectionManager {
     try {
       return await this.open(name);
     } catch (error) {
-      if (crash !== undefined) this.crashes.set(name, { failure: classify(error), at: this.now(), count: crash.count + 1 });
+      if (crash !== undefined) {
+        this.streaks.set(name, crash.count + 1);
+        this.crashes.set(name, { failure: classify(error), at: this.now(), count: crash.count + 1 });
+      }
       throw error;
     }
   }

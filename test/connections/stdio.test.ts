@@ -1,0 +1,249 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PinnedToolRoute } from '../../main/broker/types.js';
+import { STDIO_SERVER, alive, databaseBytes, eventually, harness, pids, signal, stdioSpec } from './support.js';
+
+function route(routes: PinnedToolRoute[], exposed: string): PinnedToolRoute {
+  const found = routes.find((r) => r.exposedName === exposed);
+  if (found === undefined) throw new Error(`no route ${exposed} in ${routes.map((r) => r.exposedName).join(', ')}`);
+  return found;
+}
+
+describe('stdio connections', () => {
+  it('discovers, pins with schema hashes, and calls a tool through the broker caller', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('files'));
+    const { pins } = await h.manager.discover('files');
+    expect(pins.map((p) => p.name)).toEqual(['big', 'echo', 'env', 'exit', 'garbage', 'hang', 'helper']);
+    expect(pins.every((p) => /^[0-9a-f]{64}$/.test(p.schemaHash) && p.status === 'pinned' && p.enabled)).toBe(true);
+    const echo = route(h.manager.routes(), 'files__echo');
+    expect(echo).toMatchObject({ upstream: 'files', upstreamName: 'echo' });
+    expect(await h.manager.caller.callTool(echo, { text: 'hello' }, signal())).toEqual({ ok: true, isError: false, content: [{ type: 'text', text: 'hello' }], bytes: 5 });
+    expect(h.manager.get('files')).toMatchObject({ health: 'ok', lastErrorCode: null });
+  });
+
+  it('gives the server only allowlisted variables plus its named secrets, read from the keychain at spawn', async () => {
+    const h = harness();
+    const canary = `secret-env-canary-${Date.now()}`;
+    await h.manager.add({ ...stdioSpec('keyed'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: canary });
+    await h.manager.discover('keyed');
+    const connection = await h.manager.connection('keyed');
+    const environ = fs.readFileSync(`/proc/${connection.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    const names = environ.map((line) => line.slice(0, line.indexOf('=')));
+    expect(names.every((name) => ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'API_TOKEN'].includes(name))).toBe(true);
+    expect(environ).toContain(`API_TOKEN=${canary}`);
+    // The value lives in the keychain only: the registry names the variable, never its value.
+    expect(h.manager.get('keyed').spec).toMatchObject({ secretEnv: ['API_TOKEN'] });
+    expect(databaseBytes(h).includes(canary)).toBe(false);
+  });
+
+  it('refuses to add a connection whose named secret has no value, and adds nothing', async () => {
+    const h = harness();
+    await expect(h.manager.add({ ...stdioSpec('keyed'), secretEnv: ['API_TOKEN'] })).rejects.toThrow(/no value given for API_TOKEN/);
+    expect(h.manager.list()).toEqual([]);
+  });
+
+  it('reports a command that does not exist as unreachable', async () => {
+    const h = harness();
+    await h.manager.add({ transport: 'stdio', name: 'ghost', command: '/nonexistent/mcp-server', args: [] });
+    await expect(h.manager.discover('ghost')).rejects.toMatchObject({ code: 'unreachable' });
+    expect(h.manager.get('ghost')).toMatchObject({ health: 'error', lastErrorCode: 'unreachable' });
+  });
+
+  it('a crashed server stays down (closed, then unreachable) until an explicit restart, which backs off', async () => {
+    let now = 1_000_000;
+    const h = harness({ now: () => now });
+    const pidFile = path.join(h.dir, 'pids');
+    await h.manager.add(stdioSpec('crashy', '--pid-file', pidFile));
+    await h.manager.discover('crashy');
+    const routes = h.manager.routes();
+    const first = pids(pidFile)[0]!;
+    expect(await h.manager.caller.callTool(route(routes, 'crashy__exit'), {}, signal())).toMatchObject({ ok: false, errorCode: 'closed' });
+    await eventually(() => !alive(first), 'the crashed server is gone');
+    expect(await h.manager.caller.callTool(route(routes, 'crashy__echo'), { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'unreachable' });
+    expect(pids(pidFile)).toHaveLength(1); // never restarted by a call
+    expect(h.manager.get('crashy').crashed).toMatchObject({ code: 'closed' });
+
+    now += 1_000;
+    await h.manager.restart('crashy');
+    expect(pids(pidFile)).toHaveLength(2);
+    expect(await h.manager.caller.callTool(route(routes, 'crashy__echo'), { text: 'back' }, signal())).toMatchObject({ ok: true });
+
+    // A second crash in a row doubles the wait: an immediate restart is refused, saying when.
+    expect(await h.manager.caller.callTool(route(routes, 'crashy__exit'), {}, signal())).toMatchObject({ ok: false, errorCode: 'closed' });
+    await eventually(() => h.manager.get('crashy').crashed !== null, 'the crash is recorded');
+    await expect(h.manager.restart('crashy')).rejects.toThrow(/stopped 2 time\(s\) in a row; restart it again in 2 s/);
+    expect(pids(pidFile)).toHaveLength(2);
+    now += 2_000;
+    await h.manager.restart('crashy');
+    expect(pids(pidFile)).toHaveLength(3);
+  });
+
+  it('garbage on stdout ends the session as a protocol error and stops the server', async () => {
+    const h = harness();
+    const pidFile = path.join(h.dir, 'pids');
+    await h.manager.add(stdioSpec('noisy', '--pid-file', pidFile));
+    await h.manager.discover('noisy');
+    const outcome = await h.manager.caller.callTool(route(h.manager.routes(), 'noisy__garbage'), {}, signal());
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'protocol_error' });
+    await eventually(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
+    expect(h.manager.get('noisy')).toMatchObject({ health: 'error', lastErrorCode: 'protocol_error' });
+  });
+
+  it('a server that prints garbage before speaking MCP fails discovery as a protocol error', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('chatty', '--garbage-first'));
+    await expect(h.manager.discover('chatty')).rejects.toMatchObject({ code: 'protocol_error' });
+  });
+
+  it('a huge tool list is refused as too_large', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('many', '--tool-count', '600'));
+    await expect(h.manager.discover('many')).rejects.toMatchObject({ code: 'too_large', message: expect.stringMatching(/more than 512 tools/) });
+    expect(h.manager.get('many').tools).toEqual([]);
+  });
+
+  it('a result over 1 MiB is discarded as too_large and the session stays usable', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('bulky'));
+    await h.manager.discover('bulky');
+    const routes = h.manager.routes();
+    expect(await h.manager.caller.callTool(route(routes, 'bulky__big'), { bytes: 1024 * 1024 + 1 }, signal())).toMatchObject({ ok: false, errorCode: 'too_large' });
+    expect(await h.manager.caller.callTool(route(routes, 'bulky__echo'), { text: 'still here' }, signal())).toMatchObject({ ok: true });
+  });
+
+  it('a message larger than the transport cap ends the session as too_large', async () => {
+    const h = harness({ limits: { maxMessageBytes: 64 * 1024 } });
+    await h.manager.add(stdioSpec('flood'));
+    await h.manager.discover('flood');
+    expect(await h.manager.caller.callTool(route(h.manager.routes(), 'flood__big'), { bytes: 200 * 1024 }, signal())).toMatchObject({ ok: false, errorCode: 'too_large' });
+  });
+
+  it('a hanging call times out, and an aborted one is cancelled; neither is retried', async () => {
+    const h = harness({ limits: { callTimeoutMs: 300 } });
+    await h.manager.add(stdioSpec('stuck'));
+    await h.manager.discover('stuck');
+    const hang = route(h.manager.routes(), 'stuck__hang');
+    expect(await h.manager.caller.callTool(hang, {}, signal())).toMatchObject({ ok: false, errorCode: 'timed_out' });
+    const controller = new AbortController();
+    const pending = h.manager.caller.callTool(hang, {}, controller.signal);
+    controller.abort(new DOMException('stop', 'AbortError'));
+    expect(await pending).toMatchObject({ ok: false, errorCode: 'cancelled' });
+  });
+
+  it('a server that never answers initialize times out and is stopped', async () => {
+    const h = harness({ limits: { connectTimeoutMs: 500 } });
+    const pidFile = path.join(h.dir, 'pids');
+    await h.manager.add(stdioSpec('mute', '--hang-init', '--pid-file', pidFile));
+    await expect(h.manager.discover('mute')).rejects.toMatchObject({ code: 'timed_out' });
+    await eventually(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
+  });
+
+  it('a changed schema disables the tool with a reason until it is re-pinned (B3)', async () => {
+    const h = harness();
+    const toolsFile = path.join(h.dir, 'tools.json');
+    const v1 = [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }];
+    fs.writeFileSync(toolsFile, JSON.stringify(v1));
+    await h.manager.add(stdioSpec('shifty', '--tools-file', toolsFile));
+    await h.manager.discover('shifty');
+    const pinned = route(h.manager.routes(), 'shifty__echo');
+
+    const v2 = [{ ...v1[0], inputSchema: { type: 'object', properties: { text: { type: 'string' }, loud: { type: 'boolean' } } } }];
+    fs.writeFileSync(toolsFile, JSON.stringify(v2));
+    const { pins } = await h.manager.discover('shifty');
+    expect(pins[0]).toMatchObject({ name: 'echo', status: 'schema_changed', reason: expect.stringMatching(/input schema changed upstream.*re-pin/) });
+    expect(h.manager.routes()).toEqual([]);
+    expect(await h.manager.caller.callTool(pinned, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'schema_changed' });
+
+    const repinned = await h.manager.repin('shifty', 'echo');
+    expect(repinned).toMatchObject({ status: 'pinned', reason: null });
+    expect(repinned.schemaHash).not.toBe(pinned.schemaHash);
+    // An agent version pinned to the old schema stays refused; the new pin works.
+    expect(await h.manager.caller.callTool(pinned, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'schema_changed' });
+    expect(await h.manager.caller.callTool(route(h.manager.routes(), 'shifty__echo'), { text: 'x' }, signal())).toMatchObject({ ok: true });
+  });
+
+  it('a schema that changes between discovery and a call is caught at call time', async () => {
+    const h = harness();
+    const toolsFile = path.join(h.dir, 'tools.json');
+    const tool = (properties: object) => [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties } }];
+    fs.writeFileSync(toolsFile, JSON.stringify(tool({ text: { type: 'string' } })));
+    await h.manager.add(stdioSpec('late', '--tools-file', toolsFile));
+    await h.manager.discover('late');
+    const pinned = route(h.manager.routes(), 'late__echo');
+    await h.manager.disconnect('late');
+    fs.writeFileSync(toolsFile, JSON.stringify(tool({ text: { type: 'number' } })));
+    expect(await h.manager.caller.callTool(pinned, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'schema_changed' });
+    expect(h.manager.get('late').tools[0]).toMatchObject({ status: 'schema_changed' });
+  });
+
+  it('a tool named like another connection stays under its own connection and reaches only its own server', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('alpha'));
+    await h.manager.add(stdioSpec('beta', '--extra-tool', 'alpha__echo'));
+    await h.manager.discover('alpha');
+    await h.manager.discover('beta');
+    const names = h.manager.routes().map((r) => r.exposedName);
+    expect(new Set(names).size).toBe(names.length);
+    const impostor = route(h.manager.routes(), 'beta__alpha__echo');
+    expect(impostor).toMatchObject({ upstream: 'beta', upstreamName: 'alpha__echo' });
+    // Served by beta (its fixture answers unknown names with a tool error), never by alpha.
+    expect(await h.manager.caller.callTool(impostor, {}, signal())).toMatchObject({ ok: true, isError: true, content: [{ type: 'text', text: 'no tool alpha__echo' }] });
+    // A route that claims one connection's name but another's upstream is refused.
+    expect(await h.manager.caller.callTool({ ...impostor, upstream: 'alpha', upstreamName: 'echo' }, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'refused' });
+  });
+
+  it('a tool turned off is refused and not offered; turned on again it works', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('toggle'));
+    await h.manager.discover('toggle');
+    const echo = route(h.manager.routes(), 'toggle__echo');
+    h.manager.setToolEnabled('toggle', 'echo', false);
+    expect(h.manager.routes().map((r) => r.exposedName)).not.toContain('toggle__echo');
+    expect(await h.manager.caller.callTool(echo, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'refused' });
+    h.manager.setToolEnabled('toggle', 'echo', true);
+    expect(await h.manager.caller.callTool(echo, { text: 'x' }, signal())).toMatchObject({ ok: true });
+    expect(() => h.manager.setToolEnabled('toggle', 'nope', true)).toThrow(/has no tool named "nope"/);
+  });
+
+  it('closing the connection stops the server and the helpers it started', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('parent'));
+    await h.manager.discover('parent');
+    const server = (await h.manager.connection('parent')).pid!;
+    const outcome = await h.manager.caller.callTool(route(h.manager.routes(), 'parent__helper'), {}, signal());
+    const helper = Number((outcome as { content: Array<{ text: string }> }).content[0]!.text);
+    expect(alive(server) && alive(helper)).toBe(true);
+    await h.manager.disconnect('parent');
+    await eventually(() => !alive(server) && !alive(helper), 'server and helper are gone');
+  });
+
+  it('removing a connection stops its server and deletes its secrets', async () => {
+    const h = harness();
+    await h.manager.add({ ...stdioSpec('gone'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: 'v' });
+    await h.manager.discover('gone');
+    const server = (await h.manager.connection('gone')).pid!;
+    expect(await h.manager.remove('gone')).toBe(true);
+    await eventually(() => !alive(server), 'the server is gone');
+    expect(h.manager.list()).toEqual([]);
+    await h.manager.add({ ...stdioSpec('gone'), secretEnv: [] });
+    expect(h.manager.get('gone').tools).toEqual([]);
+  });
+});
+
+describe('stdio servers are Ward\'s children', () => {
+  it('a server that ignores SIGTERM and stdin EOF is gone once the Ward process exits', async () => {
+    const h = harness();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('test/connections/exit-child.ts'), path.join(h.dir, 'home'), h.ns.name, STDIO_SERVER], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const pid = Number(result.stdout.trim());
+    expect(pid).toBeGreaterThan(0);
+    await eventually(() => !alive(pid), 'the stubborn server died with Ward');
+  });
+});
