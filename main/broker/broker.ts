@@ -244,6 +244,7 @@ export class Broker {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => state.callTool(request.params.name, request.params.arguments, extra.signal));
     const sessionId = randomUUID();
+    // SSE responses (the default) carry keep-alive comments through tool calls up to 16 minutes long.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => sessionId,
       maxRequestBodySize: this.maxBodyBytes,

@@ -12,12 +12,15 @@ export function cappedFetch(limit: number, onOversize: () => void): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, init);
     if (response.body === null) return response;
-    const declared = Number(response.headers.get('content-length'));
+    const length = response.headers.get('content-length');
+    const declared = length === null ? Number.NaN : Number(length);
     if (Number.isFinite(declared) && declared > limit) {
       await response.body.cancel().catch(() => undefined);
       onOversize();
       throw new UpstreamFailure('too_large');
     }
+    // A declared length within the bound is enforced by fetch itself; only open-ended bodies (SSE) need counting.
+    if (Number.isFinite(declared)) return response;
     let pending = 0;
     let lastByte = -1;
     const bounded = response.body.pipeThrough(

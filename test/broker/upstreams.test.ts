@@ -97,8 +97,11 @@ describe('stdio upstreams', () => {
 });
 
 describe('http upstreams', () => {
-  it('fails an HTTP response over the message bound as too_large', async () => {
-    const fixture = await startHttpFixture();
+  it.each([
+    ['JSON body', false],
+    ['SSE event', true],
+  ])('fails an HTTP %s over the message bound as too_large', async (_kind, sse) => {
+    const fixture = await startHttpFixture({ sse });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } }, { maxMessageBytes: 64 * 1024 });
     const [huge, echo] = await pin(upstreams, 'fx', ['huge', 'echo']);
     expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
