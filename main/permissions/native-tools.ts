@@ -17,10 +17,10 @@ export interface ToolContext {
   readonly routes: readonly PinnedToolRoute[];
 }
 
-/** Which native tools each kind offers to the child (P2); tools of ungranted kinds are never offered. */
+/** Which native tools each kind offers to the child (P2; names as the pinned CLI 2.1.328 has them). */
 export const NATIVE_TOOLS: Readonly<Partial<Record<GrantKind, readonly string[]>>> = {
   read: ['Read', 'Glob', 'Grep'],
-  write: ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'],
+  write: ['Edit', 'Write', 'NotebookEdit'],
   run: ['Bash'],
   net: ['WebFetch'],
 };
@@ -136,6 +136,12 @@ export function mcpRequestForRoute(route: PinnedToolRoute): PermissionRequest {
 export interface CliPermissionOptions {
   /** For `--tools`: native tools of the granted kinds only (empty = none). */
   readonly tools: readonly string[];
+  /**
+   * For `--settings {"permissions":{"ask":[…]}}`: tools the CLI must ask Ward about on every
+   * call. An ask rule beats the CLI's own allow rules and its habit of allowing reads inside
+   * its working directory, so every native call reaches the approval tool and is journaled.
+   */
+  readonly askTools: readonly string[];
   /** For `--allowedTools`: calls the CLI may make without asking (a subset of what the engine allows). */
   readonly allowedTools: readonly string[];
   /** For `--disallowedTools`: calls the CLI refuses itself (deny rules). */
@@ -182,13 +188,24 @@ function render(rule: Rule, routes: readonly PinnedToolRoute[]): string[] | null
 }
 
 /**
- * Renders grants as the CLI's own options (P2). These are a convenience that saves a round
- * trip to the approval tool; the engine behind the approval tool and the broker decides on its
- * own. So an allow rule is rendered only when every deny rule of its kind could be rendered too
- * (otherwise the CLI might pre-allow what a deny rule we could not express forbids), and
- * anything the CLI syntax cannot express exactly is left to the approval tool.
+ * How native grants reach the CLI (P2).
+ * - 'ask' (what runs use): only granted tools are offered, and each call is asked of Ward's
+ *   approval tool, which decides from the grants and journals it (P3, P4). Checked against the
+ *   pinned CLI: without the ask rule it reads files inside its working directory unasked.
+ * - 'rules': grants rendered as path- and command-scoped `--allowedTools`/`--disallowedTools`;
+ *   saves a round trip, but the CLI then decides those calls itself and they are not journaled
+ *   as permission decisions.
  */
-export function renderCliOptions(rules: readonly Rule[], routes: readonly PinnedToolRoute[] = []): CliPermissionOptions {
+export type CliRenderMode = 'ask' | 'rules';
+
+/**
+ * Renders grants as the CLI's own options. The CLI's rules are a convenience: the engine
+ * behind the approval tool and the broker decides on its own. An allow rule is rendered only
+ * when every deny rule of its kind could be rendered too (otherwise the CLI might pre-allow what
+ * a deny rule we could not express forbids); what the CLI syntax cannot express exactly is left
+ * to the approval tool.
+ */
+export function renderCliOptions(rules: readonly Rule[], routes: readonly PinnedToolRoute[] = [], mode: CliRenderMode = 'rules'): CliPermissionOptions {
   const tools = new Set<string>();
   const allowed: string[] = [];
   const disallowed: string[] = [];
@@ -203,5 +220,10 @@ export function renderCliOptions(rules: readonly Rule[], routes: readonly Pinned
     if (unrenderableDeny.has(rule.kind)) continue;
     allowed.push(...(render(rule, routes) ?? []));
   }
-  return { tools: [...tools], allowedTools: [...new Set(allowed)], disallowedTools: [...new Set(disallowed)] };
+  if (mode === 'ask') {
+    // MCP tools stay pre-allowed: the broker checks and journals every MCP call itself (B4).
+    const mcpAllowed = allowed.filter((rule) => rule.startsWith(WARD_MCP_PREFIX));
+    return { tools: [...tools], askTools: [...tools], allowedTools: [...new Set(mcpAllowed)], disallowedTools: [] };
+  }
+  return { tools: [...tools], askTools: [], allowedTools: [...new Set(allowed)], disallowedTools: [...new Set(disallowed)] };
 }

@@ -6,7 +6,7 @@ import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } f
 import { check, type PermissionRequest } from './engine.js';
 import type { GrantStore } from './grant-store.js';
 import { describeRule, type Rule } from './grants.js';
-import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions } from './native-tools.js';
+import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
 import { PROMPT_ANSWERS, type PromptAnswer, type Prompter } from './prompter.js';
 
 /** How long a person has to answer before the request is denied. */
@@ -80,9 +80,9 @@ export class RunPermissions {
     return [...this.options.rules, ...stored];
   }
 
-  /** What to pass the CLI (P2): `--tools`, `--allowedTools`, `--disallowedTools`. */
-  cliOptions(): CliPermissionOptions {
-    return renderCliOptions(this.currentRules(), this.options.routes);
+  /** What to pass the CLI (P2): `--tools`, the ask rules, `--allowedTools`, `--disallowedTools`. */
+  cliOptions(mode: CliRenderMode = 'ask'): CliPermissionOptions {
+    return renderCliOptions(this.currentRules(), this.options.routes, mode);
   }
 
   /** The CLI's `--permission-prompt-tool` call: decide from the grants, else ask, else deny. */

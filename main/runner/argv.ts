@@ -21,6 +21,8 @@ export interface CliArgsInput {
   /** Path- and command-scoped CLI rules rendered from the grants (main/permissions renderCliOptions). */
   readonly allowedRules?: readonly string[];
   readonly disallowedRules?: readonly string[];
+  /** Tools the CLI must ask the approval tool about on every call (an ask rule beats its own allows). */
+  readonly askTools?: readonly string[];
 }
 
 const CLI_RULE = /^[A-Za-z][A-Za-z0-9_]*(\([^()\n]{1,4200}\))?$/;
@@ -34,7 +36,7 @@ export function mcpToolName(exposedName: string): string {
 
 export function buildCliArgs(input: CliArgsInput): string[] {
   if (!UUID.test(input.sessionId)) throw new Error(`session id must be a lowercase UUID, got ${JSON.stringify(input.sessionId)}`);
-  for (const name of [...input.pinnedTools, ...(input.nativeTools ?? [])]) {
+  for (const name of [...input.pinnedTools, ...(input.nativeTools ?? []), ...(input.askTools ?? [])]) {
     if (!TOOL_NAME.test(name)) throw new Error(`invalid tool name ${JSON.stringify(name)}`);
   }
   if (input.model === '' || input.model.startsWith('-')) throw new Error(`invalid model name ${JSON.stringify(input.model)}`);
@@ -62,6 +64,7 @@ export function buildCliArgs(input: CliArgsInput): string[] {
   const allowed = [...input.pinnedTools.map(mcpToolName), ...(input.allowedRules ?? [])];
   if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
   if ((input.disallowedRules ?? []).length > 0) args.push('--disallowedTools', input.disallowedRules!.join(','));
+  if ((input.askTools ?? []).length > 0) args.push('--settings', JSON.stringify({ permissions: { ask: input.askTools } }));
   args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model, '--');
   return args;
 }

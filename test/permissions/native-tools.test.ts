@@ -77,8 +77,19 @@ describe('native tool mapping', () => {
 });
 
 describe('CLI option rendering', () => {
+  it('test_ask_mode_offers_granted_tools_and_asks_about_every_native_call', () => {
+    const rules = parsePermissionFlags(['--allow-read=/srv/app', '--deny-read=/srv/app/secret', '--allow-mcp=github/*'], '/');
+    expect(renderCliOptions(rules, ROUTES, 'ask')).toEqual({
+      tools: ['Read', 'Glob', 'Grep'],
+      askTools: ['Read', 'Glob', 'Grep'],
+      allowedTools: ['mcp__ward__list_issues'],
+      disallowedTools: [],
+    });
+  });
+
   it('test_no_grants_offer_no_native_tools', () => {
-    expect(renderCliOptions([])).toEqual({ tools: [], allowedTools: [], disallowedTools: [] });
+    expect(renderCliOptions([])).toEqual({ tools: [], askTools: [], allowedTools: [], disallowedTools: [] });
+    expect(renderCliOptions([], [], 'ask')).toEqual({ tools: [], askTools: [], allowedTools: [], disallowedTools: [] });
   });
 
   it('test_only_granted_kinds_offer_their_tools', () => {
@@ -102,11 +113,11 @@ describe('CLI option rendering', () => {
 
   it('test_wildcard_and_port_net_grants_are_left_to_the_approval_tool', () => {
     const rules = parsePermissionFlags(['--allow-net=*.example.com,localhost:8080'], '/');
-    expect(renderCliOptions(rules)).toEqual({ tools: ['WebFetch'], allowedTools: [], disallowedTools: [] });
+    expect(renderCliOptions(rules)).toEqual({ tools: ['WebFetch'], askTools: [], allowedTools: [], disallowedTools: [] });
   });
 
   it('test_mcp_grants_render_the_pinned_tools_they_cover_and_denies_stay_with_the_broker', () => {
     const rules = parsePermissionFlags(['--allow-mcp=github/*', '--deny-mcp=jira/search'], '/');
-    expect(renderCliOptions(rules, ROUTES)).toEqual({ tools: [], allowedTools: ['mcp__ward__list_issues'], disallowedTools: [] });
+    expect(renderCliOptions(rules, ROUTES)).toEqual({ tools: [], askTools: [], allowedTools: ['mcp__ward__list_issues'], disallowedTools: [] });
   });
 });
