@@ -5,7 +5,8 @@ import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { DpapiBackend } from './dpapi-store.js';
 import { FileBackend } from './file-store.js';
 import { KeychainBackend } from './keychain-store.js';
-import { NamespacedSecretStore, type SecretBackend, type SecretStore } from './secret-store.js';
+import { KEYCHAIN_SERVICE, NamespacedSecretStore, shortHash, type SecretBackend, type SecretStore } from './secret-store.js';
+import { resolveWardHome } from '../core/home.js';
 
 export type CredentialStoreKind = 'keychain' | 'file' | 'dpapi';
 const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];
@@ -49,10 +50,20 @@ export interface OpenStoreOptions {
   platform?: NodeJS.Platform;
 }
 
+/**
+ * The keychain service for a data folder: `ward` for the standard one, `ward/<hash of the path>`
+ * for any other (a WARD_HOME override), so two data folders never share a secret.
+ */
+export function keychainServiceFor(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const standard = resolveWardHome({ ...env, WARD_HOME: '' });
+  const resolved = path.resolve(home);
+  return resolved === standard ? KEYCHAIN_SERVICE : `${KEYCHAIN_SERVICE}/${shortHash(resolved)}`;
+}
+
 export function backendFor(home: string, ns: Namespace, kind: CredentialStoreKind, platform: NodeJS.Platform = process.platform): SecretBackend {
   switch (kind) {
     case 'keychain':
-      return new KeychainBackend();
+      return new KeychainBackend({ service: keychainServiceFor(home) });
     case 'file':
       return new FileBackend(path.join(namespaceDir(home, ns), 'secrets'));
     case 'dpapi':

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { buildSync } from 'esbuild';
+import { afterAll, afterEach } from 'vitest';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import type { AuthContext } from '../../main/auth/context.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
@@ -35,14 +36,42 @@ export interface WardRun {
   readonly done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
+let bundle: string | undefined;
+
+// Test files are isolated modules, so each file bundles once and removes its bundle at the end.
+afterAll(() => {
+  if (bundle !== undefined) fs.rmSync(path.dirname(bundle), { recursive: true, force: true });
+  bundle = undefined;
+});
+
 /**
- * Runs the `ward` command from the sources (so the test sees this tree, not a stale build) in
- * its own process with an explicit environment: the keychain's D-Bus address and a data folder.
+ * The `ward` command built from this tree (so a test never runs a stale dist/), bundled once per
+ * test worker the way scripts/build.mjs does, into test-artifacts/.
  */
+export function wardEntry(): string {
+  if (bundle !== undefined) return bundle;
+  const outdir = path.join(REPO_ROOT, 'test-artifacts', `ward-cli-${process.pid}`);
+  fs.rmSync(outdir, { recursive: true, force: true });
+  buildSync({
+    entryPoints: [path.join(REPO_ROOT, 'main', 'cli', 'entry.ts')],
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  bundle = path.join(outdir, 'entry.js');
+  return bundle;
+}
+
+/** Runs `ward` in its own process with an explicit environment: the keychain's D-Bus address and a data folder. */
 export function spawnWard(args: readonly string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 60_000): WardRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'main', 'cli', 'entry.ts'), ...args], {
+  const child = spawn(process.execPath, [wardEntry(), ...args], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, TSX_DISABLE_CACHE: '1', ...env },
+    env: { PATH: process.env.PATH, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

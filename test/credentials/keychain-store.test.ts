@@ -5,10 +5,12 @@ import keytar from 'keytar';
 import { describe, expect, it } from 'vitest';
 import { KeychainBackend } from '../../main/credentials/keychain-store.js';
 import { resolveModelCredential, setModelCredential } from '../../main/credentials/model-credential.js';
-import { openSecretStore } from '../../main/credentials/open-store.js';
+import { keychainServiceFor, openSecretStore } from '../../main/credentials/open-store.js';
+import { resolveWardHome } from '../../main/core/home.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore } from '../../main/credentials/secret-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { REPO_ROOT } from '../support/ward-cli.js';
+import { wardEntry } from '../auth/support.js';
 import { tempDir } from '../support/temp.js';
 
 const CANARY = 'sk-ant-api03-CANARY-keychain-0123456789';
@@ -25,13 +27,18 @@ function snapshot(dir: string): string[] {
 }
 
 describe('OS keychain store (real gnome-keyring on a private D-Bus session)', () => {
-  it('stores under service "ward" with an account named by the namespace hash, never the name', async () => {
+  it('stores under a service for the data folder with an account named by the namespace hash, never the name', async () => {
     const home = tempDir();
     const ns = parseNamespace('keychain-naming');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
     await store.set('model-key', CANARY);
-    const entries = (await keytar.findCredentials(KEYCHAIN_SERVICE)).filter((entry) => entry.password === CANARY);
+    const service = keychainServiceFor(home);
+    expect(service).toMatch(/^ward\/[0-9a-f]{32}$/);
+    expect(keychainServiceFor(resolveWardHome({ HOME: process.env.HOME }), { HOME: process.env.HOME })).toBe(KEYCHAIN_SERVICE);
+    const entries = (await keytar.findCredentials(service)).filter((entry) => entry.password === CANARY);
     expect(entries.map((entry) => entry.account)).toEqual([`${ns.hash}/model-key`]);
+    // Another data folder is another Ward: same namespace name, separate secrets.
+    expect(await openSecretStore(tempDir(), ns, { kind: 'keychain' }).get('model-key')).toBeUndefined();
     expect(await store.get('model-key')).toBe(CANARY);
     expect(await store.compareAndDelete('model-key', `${CANARY}-other`)).toBe(false);
     expect(await store.get('model-key')).toBe(CANARY);
@@ -66,13 +73,13 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     // bubblewrap gives the child its own /tmp (a folder we can inspect); everything else is the real system.
     const result = spawnSync(
       'bwrap',
-      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', '--', process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'main', 'cli', 'entry.ts'), 'provider', 'set-key'],
+      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', '--', process.execPath, wardEntry(), 'provider', 'set-key'],
       {
         cwd: REPO_ROOT,
         input: CANARY,
         encoding: 'utf8',
         timeout: 60_000,
-        env: { PATH: process.env.PATH, HOME: userHome, WARD_HOME: home, TSX_DISABLE_CACHE: '1', DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(root, 'no-such-bus')}` },
+        env: { PATH: process.env.PATH, HOME: userHome, WARD_HOME: home, DBUS_SESSION_BUS_ADDRESS: `unix:path=${path.join(root, 'no-such-bus')}` },
       },
     );
     expect(result.stderr).toContain('ward provider: could not write to the OS credential store');
