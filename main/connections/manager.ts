@@ -342,8 +342,10 @@ export class ConnectionManager {
       if (error instanceof WardError) throw error;
       const failure = classify(error);
       if (failure.code === 'unreachable') throw new WardError('provider_unreachable', `the server or its authorization server could not be reached (${failure.detail})`, { cause: error });
-      // OAuth error bodies are the server's words: name the class, not the body.
-      throw new WardError('signin_rejected', `sign-in failed: ${(error as Error).name === 'Error' ? describeError(error).slice(0, 200) : (error as Error).name}`, { cause: error });
+      // OAuth error descriptions are the server's words: only the standard error code is shown.
+      const oauthCode = (error as { errorCode?: unknown }).errorCode;
+      const what = typeof oauthCode === 'string' && /^[a-z_]{1,64}$/.test(oauthCode) ? `the authorization server answered ${oauthCode}` : describeError(error).slice(0, 200);
+      throw new WardError('signin_rejected', `sign-in failed: ${what}`, { cause: error });
     }
   }
 

@@ -214,7 +214,7 @@ describe('stdio connections', () => {
     await h.manager.discover('parent');
     const server = (await h.manager.connection('parent')).pid!;
     const outcome = await h.manager.caller.callTool(route(h.manager.routes(), 'parent__helper'), {}, signal());
-    const helper = Number((outcome as { content: Array<{ text: string }> }).content[0]!.text);
+    const helper = Number((outcome as unknown as { content: Array<{ text: string }> }).content[0]!.text);
     expect(alive(server) && alive(helper)).toBe(true);
     await h.manager.disconnect('parent');
     await eventually(() => !alive(server) && !alive(helper), 'server and helper are gone');

@@ -1,0 +1,211 @@
+import fs from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Broker } from '../../main/broker/broker.js';
+import type { BrokerEvent } from '../../main/broker/types.js';
+import { openSecretStore } from '../../main/credentials/open-store.js';
+import { oauthAccounts } from '../../main/connections/oauth.js';
+import { followToCallback } from '../fixtures/oidc/provider.js';
+import { startPlainPkceServer, startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
+import { databaseBytes, harness, signal, stdioSpec, type Harness } from './support.js';
+
+/** Plays the person's browser: follows the authorization server's redirects, then visits the loopback callback. */
+async function playBrowser(url: URL): Promise<void> {
+  const callback = await followToCallback(url);
+  void fetch(callback, { signal: AbortSignal.timeout(10_000) }).then((response) => response.arrayBuffer());
+}
+
+const servers: Array<{ close(): Promise<void> }> = [];
+async function server(): Promise<ProtectedServer> {
+  const started = await startProtectedServer();
+  servers.push(started);
+  return started;
+}
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function signedIn(h: Harness, name: string, remote: ProtectedServer): Promise<void> {
+  await h.manager.add({ transport: 'http', name, url: remote.url });
+  await h.manager.login(name, { openBrowser: playBrowser, timeoutMs: 20_000 });
+  await h.manager.discover(name);
+}
+
+async function storedTokens(h: Harness, name: string): Promise<{ access_token: string; refresh_token?: string } | undefined> {
+  const raw = await openSecretStore(h.core.home, h.ns, { kind: 'keychain' }).get(oauthAccounts(name).tokens);
+  return raw === undefined ? undefined : (JSON.parse(raw) as { access_token: string; refresh_token?: string });
+}
+
+function echoRoute(h: Harness, name: string) {
+  const found = h.manager.routes().find((r) => r.exposedName === `${name}__echo`);
+  if (found === undefined) throw new Error(`no ${name}__echo route`);
+  return found;
+}
+
+describe('remote connections with OAuth', () => {
+  it('signs in (discovery, registration, PKCE S256, the resource parameter) and calls a tool with the token', async () => {
+    const remote = await server();
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
+    await expect(h.manager.discover('remote')).rejects.toMatchObject({ code: 'not_signed_in', message: expect.stringMatching(/ward connections login remote/) });
+    expect(remote.counts.registrations).toBe(0); // registering is part of signing in, never a side effect
+    expect(h.manager.get('remote')).toMatchObject({ health: 'not_signed_in', lastErrorCode: 'not_signed_in' });
+
+    await h.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    expect(remote.counts).toMatchObject({ registrations: 1, codeGrants: 1 });
+    expect(remote.seen).toMatchObject({ authorizationResource: remote.url, challengeMethod: 'S256', tokenResources: [remote.url] });
+    expect(h.manager.get('remote')).toMatchObject({ health: 'ok', lastErrorCode: null });
+
+    const { pins } = await h.manager.discover('remote');
+    expect(pins.map((p) => p.name)).toContain('echo');
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'hi' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'hi' }] });
+    const tokens = await storedTokens(h, 'remote');
+    expect(remote.authorizations.at(-1)).toBe(`Bearer ${tokens!.access_token}`);
+  });
+
+  it('a rejected access token is refreshed once (rotating the refresh token) and the call goes through', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    const before = await storedTokens(h, 'remote');
+    await remote.expireAccessTokens();
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'again' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'again' }] });
+    expect(remote.counts.refreshGrants).toBe(1);
+    const after = await storedTokens(h, 'remote');
+    expect(after!.access_token).not.toBe(before!.access_token);
+    expect(after!.refresh_token).toBeDefined();
+    expect(after!.refresh_token).not.toBe(before!.refresh_token);
+    expect(remote.seen.tokenResources.at(-1)).toBe(remote.url);
+  });
+
+  it('a new Ward process uses the stored tokens without signing in again', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    const second = h.reopen();
+    expect(await second.caller.callTool(echoRoute(h, 'remote'), { text: 'from another process' }, signal())).toMatchObject({ ok: true });
+    expect(remote.counts.codeGrants).toBe(1);
+  });
+
+  it('after revocation a call fails as not_signed_in ("sign in again"), the dead tokens are deleted, and signing in again works', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    await remote.revokeGrants();
+    const outcome = await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'x' }, signal());
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'not_signed_in' });
+    expect(JSON.stringify(outcome)).not.toContain('must not be forwarded');
+    expect(h.manager.get('remote')).toMatchObject({ health: 'not_signed_in', lastErrorCode: 'not_signed_in' });
+    expect(await storedTokens(h, 'remote')).toBeUndefined();
+
+    await h.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'back' }, signal())).toMatchObject({ ok: true });
+  });
+
+  it('a server that rejects even a freshly refreshed token gives unauthorized after exactly one retry', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    const seen = remote.authorizations.length;
+    remote.rejectAll = true;
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'unauthorized' });
+    expect(remote.counts.refreshGrants).toBe(1);
+    expect(remote.authorizations.length - seen).toBe(2);
+  });
+
+  it('refuses an authorization server that does not advertise PKCE S256, before opening the browser', async () => {
+    const plain = await startPlainPkceServer();
+    servers.push(plain);
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'weak', url: plain.url });
+    let opened = 0;
+    await expect(h.manager.login('weak', { openBrowser: async () => void (opened += 1), timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'signin_rejected',
+      message: expect.stringMatching(/does not advertise PKCE S256; sign-in refused/),
+    });
+    expect(opened).toBe(0);
+  });
+
+  it('ignores a callback with the wrong state and accepts only the valid one', async () => {
+    const remote = await server();
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
+    const statuses: number[] = [];
+    await h.manager.login('remote', {
+      timeoutMs: 20_000,
+      openBrowser: async (url) => {
+        const callback = await followToCallback(url);
+        const forged = new URL(callback);
+        forged.searchParams.set('state', 'forged');
+        statuses.push((await fetch(forged)).status);
+        statuses.push((await fetch(callback)).status);
+        statuses.push((await fetch(callback)).status);
+      },
+    });
+    expect(statuses).toEqual([400, 200, 410]);
+    expect(await h.manager.caller.callTool((await h.manager.discover('remote'), echoRoute(h, 'remote')), { text: 'x' }, signal())).toMatchObject({ ok: true });
+  });
+
+  it('gives up waiting for the browser after the bounded wait', async () => {
+    const remote = await server();
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
+    await expect(h.manager.login('remote', { openBrowser: async () => undefined, timeoutMs: 300 })).rejects.toMatchObject({ code: 'signin_timeout' });
+    expect(await storedTokens(h, 'remote')).toBeUndefined();
+  });
+
+  it('canary: a connection token reaches only its own server, never another server, a child, the journal or the database', async () => {
+    const first = await server();
+    const second = await server();
+    const h = harness();
+    await signedIn(h, 'first', first);
+    await signedIn(h, 'second', second);
+    await h.manager.add(stdioSpec('local'));
+    await h.manager.discover('local');
+    const firstToken = (await storedTokens(h, 'first'))!;
+    const secondToken = (await storedTokens(h, 'second'))!;
+    const canaries = [firstToken.access_token, firstToken.refresh_token!, secondToken.access_token, secondToken.refresh_token!];
+
+    // A run: the child calls tools of all three connections through the broker, events go to the journal.
+    const store = h.core.store(h.ns);
+    const agent = store.agents.publish('helper', { instructions: 'x' });
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'canary' });
+    const broker = await Broker.start();
+    const registration = broker.register({
+      runId: 'canary-run',
+      tools: h.manager.routes(),
+      upstreams: h.manager.caller,
+      isAcceptingCalls: () => true,
+      onEvent: (event: BrokerEvent) => void store.journal.append(conversation.id, { type: event.kind, payload: event, runId: null }),
+    });
+    const child = new Client({ name: 'child', version: '1' });
+    await child.connect(new StreamableHTTPClientTransport(new URL(registration.url), { requestInit: { headers: { authorization: `Bearer ${registration.capability}` } } }));
+    for (const tool of ['first__echo', 'second__echo', 'local__echo', 'local__env']) {
+      const result = await child.callTool({ name: tool, arguments: { text: tool } });
+      expect(result.isError, tool).toBeFalsy();
+    }
+    await first.revokeGrants();
+    const failed = await child.callTool({ name: 'first__echo', arguments: { text: 'x' } });
+    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/not signed in.*\[not_signed_in\]/) }] });
+    await child.close();
+    await registration.close();
+    await broker.close();
+
+    // Each server saw only its own tokens.
+    expect(first.authorizations.every((header) => header === `Bearer ${firstToken.access_token}`)).toBe(true);
+    expect(second.authorizations.every((header) => header === `Bearer ${secondToken.access_token}`)).toBe(true);
+    // The stdio child got neither in its environment.
+    const local = await h.manager.connection('local');
+    const environ = fs.readFileSync(`/proc/${local.pid}/environ`, 'utf8');
+    const journal = JSON.stringify([...store.journal.read(conversation.id, 0)]);
+    const bytes = databaseBytes(h);
+    for (const canary of canaries) {
+      expect(environ.includes(canary)).toBe(false);
+      expect(journal.includes(canary)).toBe(false);
+      expect(bytes.includes(canary)).toBe(false);
+    }
+    expect(journal).toContain("tool_call_finished");
+    expect(journal).toContain("not_signed_in");
+  });
+});
