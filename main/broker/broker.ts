@@ -10,6 +10,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../core/errors.js';
+import { schemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
 import type { RunBinding, RunRegistration } from './types.js';
 
@@ -70,6 +71,8 @@ function validateBinding(binding: RunBinding): void {
       throw new WardError('invalid_config', `tool name ${JSON.stringify(tool.exposedName)} must be 1–64 of A-Z a-z 0-9 _ -`);
     }
     if (tool.exposedName === APPROVAL_TOOL) throw new WardError('invalid_config', `tool name "${APPROVAL_TOOL}" is reserved for Ward's approval tool`);
+    // What the child is shown must be what was pinned (B3).
+    if (schemaHash(tool.inputSchema) !== tool.schemaHash) throw new WardError('invalid_config', `tool "${tool.exposedName}": its schema does not match its pinned hash; re-pin the tool`);
     if (seen.has(tool.exposedName)) throw new WardError('invalid_config', `tool name "${tool.exposedName}" is pinned twice`);
     seen.add(tool.exposedName);
   }

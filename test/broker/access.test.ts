@@ -119,11 +119,12 @@ describe('broker access (B1)', () => {
     await client.close().catch(() => undefined);
   });
 
-  it('refuses to register a binding with a reserved or duplicate tool name', async () => {
+  it('refuses to register a binding with a reserved, duplicate or tampered tool', async () => {
     const [echo] = await pin(upstreams, 'fx', ['echo']);
     expect(() => registerRun(broker, 'bad-1', [{ ...echo!, exposedName: 'approve' }], upstreams)).toThrow(/reserved/);
     expect(() => registerRun(broker, 'bad-2', [echo!, echo!], upstreams)).toThrow(/pinned twice/);
     expect(() => registerRun(broker, 'run-a', [echo!], upstreams)).toThrow(/already registered/);
     expect(() => registerRun(broker, 'bad/3', [echo!], upstreams)).toThrow(/run id/);
+    expect(() => registerRun(broker, 'bad-4', [{ ...echo!, inputSchema: { type: 'object', properties: {} } }], upstreams)).toThrow(/does not match its pinned hash/);
   });
 });

@@ -4,26 +4,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Broker } from '../../main/broker/broker.js';
 import type { BrokerEvent, PinnedToolRoute, RunBinding, RunRegistration } from '../../main/broker/types.js';
-import { schemaHash } from '../../main/upstreams/schema-hash.js';
+import { pinTools } from '../../main/upstreams/pin.js';
 import type { Upstreams } from '../../main/upstreams/upstreams.js';
 
 export const STDIO_FIXTURE = ['--import', 'tsx', 'test/fixtures/mcp-servers/stdio.ts'];
 
-/** Pins `names` of `upstream` the way publishing an agent version does: live schema, hashed. */
-export async function pin(upstreams: Upstreams, upstream: string, names: readonly string[]): Promise<PinnedToolRoute[]> {
-  const tools = await upstreams.listTools(upstream);
-  return names.map((name) => {
-    const tool = tools.find((candidate) => candidate.name === name);
-    if (tool === undefined) throw new Error(`fixture has no tool ${name}`);
-    return {
-      exposedName: `${upstream}_${name}`,
-      upstream,
-      upstreamName: name,
-      description: tool.description ?? '',
-      inputSchema: tool.inputSchema,
-      schemaHash: schemaHash(tool.inputSchema),
-    };
-  });
+/** Pins `names` of `upstream` the way publishing an agent version does. */
+export function pin(upstreams: Upstreams, upstream: string, names: readonly string[]): Promise<PinnedToolRoute[]> {
+  return pinTools(upstreams, names.map((name) => ({ upstream, name })));
 }
 
 export interface TestRun {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PinnedToolRoute } from '../../main/broker/types.js';
 import { parseUpstreamDefinitions } from '../../main/upstreams/definitions.js';
+import { pinTools } from '../../main/upstreams/pin.js';
 import { schemaHash } from '../../main/upstreams/schema-hash.js';
 import { INHERITED_ENV } from '../../main/upstreams/stdio-transport.js';
 import { openUpstreams } from '../../main/upstreams/upstreams.js';
@@ -144,6 +145,20 @@ describe('upstream definitions (L1)', () => {
     );
     expect(() => parseUpstreamDefinitions({ 'bad name': { type: 'stdio', command: 'x' } })).toThrow(/the name must be/);
     expect(() => parseUpstreamDefinitions([])).toThrow(/keyed by upstream name/);
+  });
+});
+
+describe('pinTools (B3)', () => {
+  it('pins the live schema with its hash, and names a tool the upstream lacks', async () => {
+    const fixture = await startHttpFixture();
+    const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } });
+    const [echo] = await pinTools(upstreams, [{ upstream: 'fx', name: 'echo', exposedName: 'say' }]);
+    expect(echo).toMatchObject({ exposedName: 'say', upstream: 'fx', upstreamName: 'echo', description: 'Echoes text' });
+    expect(echo!.schemaHash).toBe(schemaHash(echo!.inputSchema));
+    await expect(pinTools(upstreams, [{ upstream: 'fx', name: 'nope' }])).rejects.toThrow('upstream "fx" has no tool "nope"');
+    await expect(pinTools(upstreams, [{ upstream: 'fx', name: 'echo', exposedName: 'has space' }])).rejects.toThrow(/choose an exposed name/);
+    await upstreams.close();
+    await fixture.close();
   });
 });
 
