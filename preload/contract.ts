@@ -78,13 +78,21 @@ export interface ConnectionView {
   readonly tools: readonly string[];
 }
 
+/** A permission question waiting for the person (P3). All text is escaped and bounded by main (P1). */
 export interface PendingApprovalView {
   readonly id: string;
-  readonly conversationId: string;
-  readonly runId: string;
-  /** Display text, already escaped and bounded by main (P1). */
+  /** The conversation and run that asked, when main can tell; otherwise shown window-wide. */
+  readonly conversationId: string | null;
+  readonly runId: string | null;
+  readonly agent: string;
   readonly tool: string;
+  /** "wants to read /path", "wants to call the tool server/tool", … */
   readonly summary: string;
+  /** The tool's arguments, summarized and redacted. */
+  readonly details: string;
+  /** Why the grants did not settle it. */
+  readonly reason: string;
+  readonly choices: readonly ApprovalAnswer[];
   readonly expiresAt: string;
 }
 

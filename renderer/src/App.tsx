@@ -1,7 +1,8 @@
 /** The window: namespace switcher, navigation, searchable sessions, and the current page. */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AgentView, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
 import { errorText, unwrap } from './api.js';
+import { ApprovalPrompt } from './components/ApprovalPrompt.js';
 import { ChatView } from './components/ChatView.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
@@ -102,6 +103,11 @@ export function App({ api }: { api: WardApi }) {
     [api],
   );
 
+  // Questions from other conversations (or from a run main could not place) are shown window-wide.
+  const answer = (approvalId: string, value: ApprovalAnswer) => {
+    unwrap(api.approvals.answer({ namespace: place.namespace, approvalId, answer: value })).catch(fail);
+  };
+
   const createConversation = async () => {
     try {
       const created = await unwrap(api.conversations.create({ namespace: place.namespace, agentName: newAgent, title: newTitle.trim() || 'New chat' }));
@@ -186,6 +192,11 @@ export function App({ api }: { api: WardApi }) {
             </button>
           </div>
         )}
+        {approvals
+          .filter((approval) => place.page !== 'chats' || approval.conversationId === null || approval.conversationId !== place.conversationId)
+          .map((approval) => (
+            <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
+          ))}
         {place.page === 'chats' &&
           (place.conversationId === null ? (
             <div className="chat-empty">Choose a session or start a new chat.</div>

@@ -24,22 +24,30 @@ export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval
     onAnswer(value);
   };
   const disabled = sent || left === 0;
+  const offered = (choice: ApprovalAnswer) => approval.choices.includes(choice);
   return (
     <section className="approval" role="alertdialog" aria-labelledby={`approval-${approval.id}`} data-testid="approval">
       <h3 id={`approval-${approval.id}`}>
-        Allow <code>{approval.tool}</code>?
+        Agent {approval.agent} {approval.summary}
       </h3>
-      <pre className="approval-summary">{approval.summary}</pre>
+      <div className="approval-summary">
+        Tool <code>{approval.tool}</code> {approval.details}
+      </div>
+      <div className="muted">Asked because {approval.reason}</div>
       <div className="approval-time" aria-live="polite">
         {left > 0 ? `${left} s left — no answer denies` : 'Timed out: denied'}
       </div>
       <div className="approval-actions">
-        <button type="button" disabled={disabled} onClick={() => answer('allow_once')}>
-          Allow once
-        </button>
-        <button type="button" disabled={disabled} onClick={() => answer('allow_conversation')}>
-          Allow in this conversation
-        </button>
+        {offered('allow_once') && (
+          <button type="button" disabled={disabled} onClick={() => answer('allow_once')}>
+            Allow once
+          </button>
+        )}
+        {offered('allow_conversation') && (
+          <button type="button" disabled={disabled} onClick={() => answer('allow_conversation')}>
+            Allow in this conversation
+          </button>
+        )}
         <button type="button" className="danger" disabled={disabled} onClick={() => answer('deny')} autoFocus>
           Deny
         </button>
