@@ -21,6 +21,11 @@ export function findSessions(context: AuthContext, selector: SessionSelector = {
     .filter((record) => selector.clientId === undefined || record.clientId === selector.clientId);
 }
 
+/** Calls `fn` with the access token of the one matching sign-in (see Session.withAccessToken). */
+export function withAccessToken<T extends { readonly status: number }>(context: AuthContext, selector: SessionSelector, fn: (accessToken: string) => Promise<T>): Promise<T> {
+  return openSession(context, selector).withAccessToken(fn);
+}
+
 /** Exactly one signed-in session, or a clear error saying how to get or pick one. */
 export function openSession(context: AuthContext, selector: SessionSelector = {}): Session {
   const found = findSessions(context, selector);

@@ -17,9 +17,13 @@ export const LOCK_TIMEOUT_MS = 15_000;
 interface LockRecord {
   pid: number;
   host: string;
-  token: string;
+  /** Random, so release can tell its own record from a successor's; not a credential. */
+  nonce: string;
   since: string;
 }
+
+/** Every hold is bounded by request timeouts far below this; an older record is left over from a reused pid. */
+const MAX_HOLD_MS = 10 * 60_000;
 
 /** Locks this async call chain already holds, so nested use of the same lock does not deadlock. */
 const held = new AsyncLocalStorage<ReadonlySet<string>>();
@@ -51,7 +55,8 @@ function alive(pid: number): boolean {
 }
 
 /**
- * A lock file left by a process that no longer runs on this machine. A record we cannot parse
+ * A lock file left by a process that no longer runs on this machine, or older than any hold
+ * can last. A record we cannot parse
  * counts as stale only once it is old enough that its writer cannot still be filling it in.
  */
 function isStale(file: string, found: { raw: string; record: LockRecord | undefined }): boolean {
@@ -62,6 +67,7 @@ function isStale(file: string, found: { raw: string; record: LockRecord | undefi
       return false;
     }
   }
+  if (Date.now() - Date.parse(found.record.since) > MAX_HOLD_MS) return true;
   return found.record.host === os.hostname() && typeof found.record.pid === 'number' && !alive(found.record.pid);
 }
 
@@ -88,7 +94,7 @@ function tryCreate(file: string, record: LockRecord): boolean {
 
 async function acquire(file: string, timeoutMs: number): Promise<LockRecord> {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const record: LockRecord = { pid: process.pid, host: os.hostname(), token: randomBytes(16).toString('hex'), since: new Date().toISOString() };
+  const record: LockRecord = { pid: process.pid, host: os.hostname(), nonce: randomBytes(16).toString('hex'), since: new Date().toISOString() };
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
   for (;;) {
@@ -109,7 +115,7 @@ async function acquire(file: string, timeoutMs: number): Promise<LockRecord> {
 
 /**
  * Runs `fn` while holding a cross-process lock: a file created with O_EXCL that records pid,
- * host and a random token. A lock whose process is gone is broken; waiting is bounded.
+ * host and a random nonce. A lock whose process is gone is broken; waiting is bounded.
  * Re-entrant within one async call chain.
  */
 export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {

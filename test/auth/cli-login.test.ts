@@ -44,11 +44,14 @@ describe('ward login, whoami, logout', () => {
     expect(result.stderr).toContain('uses http on a non-loopback host; use https (an operator may override with --allow-insecure-http)');
   });
 
-  it('refuses a namespace that does not exist, and conflicting namespace sources', async () => {
+  it('refuses a namespace that does not exist, an invalid name, and conflicting namespace sources', async () => {
     const home = tempDir();
     const missing = await runWard(['whoami', '--namespace', 'work'], wardEnv(home));
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('no namespace work; create it with "ward namespace create work"');
+    const invalid = await runWard(['whoami', '--namespace', 'Work/../x'], wardEnv(home));
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('invalid namespace name "Work/../x": use lowercase letters, digits and "-", 1 to 32 characters');
     const conflict = await runWard(['whoami', '--namespace', 'work'], wardEnv(home, { WARD_NAMESPACE: 'personal' }));
     expect(conflict.code).toBe(2);
     expect(conflict.stderr).toContain('conflicting namespace settings');

@@ -6,7 +6,7 @@ import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { registryOf } from '../../main/auth/context.js';
 import { signIn } from '../../main/auth/sign-in.js';
-import { openSession } from '../../main/auth/session.js';
+import { openSession, withAccessToken } from '../../main/auth/session.js';
 import { followToCallback, type OidcFixture } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
 import { authContext, provider, REPO_ROOT } from './support.js';
@@ -65,8 +65,7 @@ describe('refresh and the access-token wrapper', () => {
     const context = authContext(tempDir());
     await signedIn(idp, context);
     idp.rejectAllResourceCalls = true;
-    const session = openSession(context);
-    await expect(session.withAccessToken((token) => fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${token}` } }))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(withAccessToken(context, {}, (token) => fetch(idp.resourceUrl, { headers: { authorization: `Bearer ${token}` } }))).rejects.toMatchObject({ code: 'unauthorized' });
     expect(idp.counts.resourceCalls).toBe(2);
     expect(idp.counts.refreshGrants).toBe(1);
   });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,13 @@ describe('cross-process lock', () => {
     await holder.exited;
     expect(fs.existsSync(file)).toBe(true);
     expect(await withLock(file, async () => 'recovered', { timeoutMs: 2_000 })).toBe('recovered');
+  });
+
+  it('breaks a lock record older than any hold can last, even if its pid is alive (reused pid)', async () => {
+    const file = path.join(tempDir(), 'd.lock');
+    const since = new Date(Date.now() - 11 * 60_000).toISOString();
+    fs.writeFileSync(file, JSON.stringify({ pid: process.ppid, host: os.hostname(), nonce: 'x', since }));
+    expect(await withLock(file, async () => 'taken', { timeoutMs: 1_000 })).toBe('taken');
   });
 
   it('serializes callers in one process and lets a holder re-enter its own lock', async () => {
