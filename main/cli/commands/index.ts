@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { connectionsCommand } from './connections.js';
 import { conversationsCommand } from './conversations.js';
 import { doctorCommand } from './doctor.js';
 import { loginCommand } from './login.js';
@@ -11,4 +12,4 @@ import { verifyCommand } from './verify.js';
 import { whoamiCommand } from './whoami.js';
 
 /** Every `ward` subcommand, in the order `ward help` lists them. */
-export const COMMANDS: readonly Command[] = [doctorCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];
+export const COMMANDS: readonly Command[] = [doctorCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];

@@ -1,0 +1,204 @@
+import type { Readable } from 'node:stream';
+import { openSystemBrowser } from '../../auth/browser.js';
+import { openConnections, type ConnectionManager, type ConnectionView, type ToolPin } from '../../connections/index.js';
+import { UpstreamError } from '../../connections/errors.js';
+import { WardError } from '../../core/errors.js';
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { escapeForTerminal } from '../format-event.js';
+import { writeJson, writeLine } from '../io.js';
+
+const MAX_STDIN_BYTES = 256 * 1024;
+const STDIN_TIMEOUT_MS = 5 * 60_000;
+
+/** Secret values arrive on stdin, one line per --secret-env name, in order: never in argv (C3). */
+function readSecretLines(stream: Readable, names: readonly string[]): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error?: WardError): void => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      stream.pause();
+      if (error !== undefined) return reject(error);
+      const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
+      if (lines.at(-1) === '') lines.pop();
+      if (lines.length !== names.length || lines.some((line) => line === '')) {
+        return reject(new WardError('usage', `expected ${names.length} non-empty line(s) on stdin, one value for each --secret-env (${names.join(', ')}), got ${lines.length}`));
+      }
+      resolve(Object.fromEntries(names.map((name, index) => [name, lines[index]!])));
+    };
+    const timer = setTimeout(() => finish(new WardError('usage', 'the secret values did not arrive on stdin in time')), STDIN_TIMEOUT_MS);
+    const onData = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > MAX_STDIN_BYTES) return finish(new WardError('usage', `more than ${MAX_STDIN_BYTES} bytes on stdin`));
+      chunks.push(buffer);
+    };
+    const onEnd = (): void => finish();
+    const onError = (error: Error): void => finish(new WardError('usage', `could not read stdin: ${error.message}`));
+    stream.on('data', onData).on('end', onEnd).on('error', onError);
+    stream.resume();
+  });
+}
+
+/** Connection failures leave the command as WardErrors with exit codes scripts can rely on. */
+function asWardError(error: unknown): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  if (error.code === 'not_signed_in') return new WardError('not_signed_in', error.message, { cause: error });
+  if (error.code === 'unauthorized') return new WardError('unauthorized', error.message, { cause: error });
+  return new WardError('unavailable', `${error.message} [${error.code}]`, { cause: error });
+}
+
+function target(view: ConnectionView): string {
+  return view.spec.transport === 'stdio' ? [view.spec.command, ...view.spec.args].map((part) => escapeForTerminal(part, 120)).join(' ') : view.spec.url;
+}
+
+function healthText(view: ConnectionView): string {
+  if (view.health === 'not_signed_in') return `not signed in: sign in again with "ward connections login ${view.spec.name}"`;
+  if (view.health === 'error') return `error (${view.lastErrorCode ?? 'unknown'})`;
+  return view.health;
+}
+
+function toolJson(pin: ToolPin): Record<string, unknown> {
+  return { name: pin.name, exposedName: `${pin.connection}__${pin.name}`, enabled: pin.enabled, status: pin.status, reason: pin.reason, schemaHash: pin.schemaHash, description: pin.description };
+}
+
+function viewJson(view: ConnectionView): Record<string, unknown> {
+  const { spec } = view;
+  return {
+    name: spec.name,
+    transport: spec.transport,
+    ...(spec.transport === 'stdio' ? { command: spec.command, args: spec.args, secretEnv: spec.secretEnv } : { url: spec.url, allowInsecureHttp: spec.allowInsecureHttp }),
+    health: view.health,
+    lastErrorCode: view.lastErrorCode,
+    checkedAt: view.checkedAt,
+    tools: view.tools.map(toolJson),
+  };
+}
+
+function toolLine(pin: ToolPin): string {
+  const state = pin.status !== 'pinned' ? `disabled: ${pin.reason ?? pin.status}` : pin.enabled ? 'on' : 'off';
+  return `  ${escapeForTerminal(`${pin.connection}__${pin.name}`, 80)}  ${state}  ${escapeForTerminal(pin.description.split('\n')[0] ?? '', 100)}`;
+}
+
+async function withManager<T>(context: CommandContext, flag: string | undefined, fn: (manager: ConnectionManager) => Promise<T>): Promise<T> {
+  const manager = openConnections(context.core(), namespaceFrom(flag, context.io));
+  try {
+    return await fn(manager);
+  } catch (error) {
+    throw asWardError(error);
+  } finally {
+    await manager.close();
+  }
+}
+
+export const connectionsCommand: Command = {
+  name: 'connections',
+  summary: 'add, list, sign in to and pick the tools of MCP servers (local stdio programs or remote https services)',
+  usage:
+    'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] | --url URL [--allow-insecure-http]) | ' +
+    'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +
+    'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env are read from stdin, one line each)',
+  async run(args, context) {
+    const { values, positionals } = parseCommandArgs(this, args, {
+      command: { type: 'string' },
+      arg: { type: 'string', multiple: true },
+      'secret-env': { type: 'string', multiple: true },
+      url: { type: 'string' },
+      'allow-insecure-http': { type: 'boolean', default: false },
+      'no-browser': { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      enable: { type: 'string' },
+      disable: { type: 'string' },
+      repin: { type: 'string' },
+      namespace: COMMON_OPTIONS.namespace,
+      json: COMMON_OPTIONS.json,
+    });
+    const { io } = context;
+    const action = requirePositional(this, positionals, 0, 'an action (add, list, remove, login or tools)');
+    const name = (): string => requirePositional(this, positionals, 1, 'a connection name');
+    if (positionals.length > (action === 'list' ? 1 : 2)) throw new WardError('usage', `too many arguments\nusage: ${this.usage}`);
+
+    if (action === 'add') {
+      if ((values.command === undefined) === (values.url === undefined)) throw new WardError('usage', `give exactly one of --command or --url\nusage: ${this.usage}`);
+      const secretEnv = values['secret-env'] ?? [];
+      const input =
+        values.command !== undefined
+          ? { transport: 'stdio', name: name(), command: values.command, args: values.arg ?? [], secretEnv }
+          : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'] };
+      if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
+      return withManager(context, values.namespace, async (manager) => {
+        const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
+        const record = await manager.add(input, secrets);
+        if (values.json) writeJson(io.stdout, viewJson(manager.get(record.spec.name)));
+        else {
+          writeLine(io.stdout, `added connection ${record.spec.name}`);
+          writeLine(io.stdout, record.spec.transport === 'http' ? `next: "ward connections login ${record.spec.name}" if the server needs sign-in, then "ward connections tools ${record.spec.name}"` : `next: "ward connections tools ${record.spec.name}" to start it and list its tools`);
+        }
+        return EXIT.ok;
+      });
+    }
+    if (action === 'list') {
+      return withManager(context, values.namespace, async (manager) => {
+        for (const view of manager.list()) {
+          if (values.json) {
+            writeJson(io.stdout, viewJson(view));
+            continue;
+          }
+          const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
+          writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view)}  tools ${enabled}/${view.tools.length} on`);
+          for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+        }
+        return EXIT.ok;
+      });
+    }
+    if (action === 'remove') {
+      return withManager(context, values.namespace, async (manager) => {
+        if (!(await manager.remove(name()))) throw new WardError('not_found', `no connection named ${name()}`);
+        if (values.json) writeJson(io.stdout, { removed: name() });
+        else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
+        return EXIT.ok;
+      });
+    }
+    if (action === 'login') {
+      let timeoutMs: number | undefined;
+      if (values.timeout !== undefined) {
+        const seconds = Number(values.timeout);
+        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new WardError('usage', '--timeout must be a whole number of seconds from 1 to 3600');
+        timeoutMs = seconds * 1000;
+      }
+      return withManager(context, values.namespace, async (manager) => {
+        await manager.login(name(), {
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          openBrowser: async (url) => {
+            writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`);
+            if (!values['no-browser']) await openSystemBrowser(url).catch(() => undefined);
+          },
+        });
+        if (values.json) writeJson(io.stdout, { connection: name(), signedIn: true });
+        else writeLine(io.stdout, `signed in to connection ${name()}`);
+        return EXIT.ok;
+      });
+    }
+    if (action === 'tools') {
+      const changes = [values.enable, values.disable, values.repin].filter((value) => value !== undefined);
+      if (changes.length > 1) throw new WardError('usage', `give at most one of --enable, --disable or --repin\nusage: ${this.usage}`);
+      return withManager(context, values.namespace, async (manager) => {
+        const connection = name();
+        if (values.enable !== undefined) manager.setToolEnabled(connection, values.enable, true);
+        else if (values.disable !== undefined) manager.setToolEnabled(connection, values.disable, false);
+        else if (values.repin !== undefined) await manager.repin(connection, values.repin);
+        else {
+          const { unusable } = await manager.discover(connection);
+          for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForTerminal(item.name, 80)}: ${escapeForTerminal(item.reason)}`);
+        }
+        const view = manager.get(connection);
+        if (values.json) writeJson(io.stdout, viewJson(view));
+        else for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+        return EXIT.ok;
+      });
+    }
+    throw new WardError('usage', `unknown action ${JSON.stringify(action)}\nusage: ${this.usage}`);
+  },
+};

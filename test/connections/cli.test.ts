@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { followToCallback } from '../fixtures/oidc/provider.js';
+import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
+import { tempDir } from '../support/temp.js';
+import { WARD_BIN, ward } from '../support/ward-cli.js';
+import { STDIO_SERVER } from './support.js';
+
+const servers: ProtectedServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+function env(home: string): NodeJS.ProcessEnv {
+  return { WARD_HOME: home, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS };
+}
+
+/** `ward connections login NAME --no-browser`, playing the browser at the address it prints. */
+function login(home: string, name: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD_BIN, 'connections', 'login', name, '--no-browser', '--timeout', '30'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(home) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let played = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
+      if (match !== null && !played) {
+        played = true;
+        followToCallback(new URL(match[1]!))
+          .then((callback) => fetch(callback))
+          .catch(reject);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('ward connections', () => {
+  it('adds a stdio server with a secret from stdin, lists and toggles its tools, and removes it', async () => {
+    const home = path.join(tempDir(), 'home');
+    const canary = `cli-secret-canary-${Date.now()}`;
+    const added = await ward(['connections', 'add', 'files', '--command', process.execPath, '--arg', STDIO_SERVER, '--secret-env', 'API_TOKEN'], { env: env(home), input: `${canary}\n` });
+    expect(added.stderr).toBe('');
+    expect(added).toMatchObject({ code: 0, stdout: expect.stringMatching(/^added connection files\n/) });
+
+    const tools = await ward(['connections', 'tools', 'files'], { env: env(home) });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toMatch(/^ {2}files__echo {2}on {2}Echoes text$/m);
+
+    expect((await ward(['connections', 'tools', 'files', '--disable', 'echo'], { env: env(home) })).stdout).toMatch(/^ {2}files__echo {2}off/m);
+    const listed = await ward(['connections', 'list', '--json'], { env: env(home) });
+    const view = JSON.parse(listed.stdout) as { name: string; secretEnv: string[]; health: string; tools: Array<{ name: string; enabled: boolean }> };
+    expect(view).toMatchObject({ name: 'files', secretEnv: ['API_TOKEN'], health: 'ok' });
+    expect(view.tools.find((tool) => tool.name === 'echo')).toMatchObject({ enabled: false });
+    for (const output of [added, tools, listed]) expect(output.stdout + output.stderr).not.toContain(canary);
+
+    expect(await ward(['connections', 'remove', 'files'], { env: env(home) })).toMatchObject({ code: 0 });
+    expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('fails closed on bad configuration, naming the field, with the usage exit code', async () => {
+    const home = path.join(tempDir(), 'home');
+    expect(await ward(['connections', 'add', 'remote', '--url', 'http://mcp.example.com/mcp'], { env: env(home) })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/connection url: .*plain http to a non-loopback host.*--allow-insecure-http/),
+    });
+    expect(await ward(['connections', 'add', 'Bad_Name', '--url', 'https://mcp.example.com/mcp'], { env: env(home) })).toMatchObject({ code: 2, stderr: expect.stringMatching(/connection name: invalid connection name/) });
+    expect(await ward(['connections', 'add', 'both', '--url', 'https://x.example/mcp', '--command', 'x'], { env: env(home) })).toMatchObject({ code: 2, stderr: expect.stringMatching(/exactly one of --command or --url/) });
+    expect(await ward(['connections', 'add', 'keyed', '--command', 'x', '--secret-env', 'TOKEN'], { env: env(home), input: '' })).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected 1 non-empty line/) });
+    expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('signs in to a remote server, lists its tools, and after revocation says to sign in again; tokens never reach stdout', async () => {
+    const remote = await startProtectedServer();
+    servers.push(remote);
+    const home = path.join(tempDir(), 'home');
+    expect(await ward(['connections', 'add', 'remote', '--url', remote.url], { env: env(home) })).toMatchObject({ code: 0 });
+    const before = await ward(['connections', 'tools', 'remote'], { env: env(home) });
+    expect(before).toMatchObject({ code: 5, stderr: expect.stringMatching(/not signed in.*ward connections login remote/) });
+
+    const signedIn = await login(home, 'remote');
+    expect(signedIn, signedIn.stderr).toMatchObject({ code: 0, stdout: 'signed in to connection remote\n' });
+    const tools = await ward(['connections', 'tools', 'remote', '--json'], { env: env(home) });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(JSON.parse(tools.stdout)).toMatchObject({ name: 'remote', health: 'ok' });
+
+    await remote.revokeGrants();
+    const after = await ward(['connections', 'tools', 'remote'], { env: env(home) });
+    expect(after).toMatchObject({ code: 5, stderr: expect.stringMatching(/not signed in/) });
+    const listed = await ward(['connections', 'list'], { env: env(home) });
+    expect(listed.stdout).toMatch(/^remote {2}http {2}http:\/\/127\.0\.0\.1:\d+\/mcp {2}not signed in: sign in again with "ward connections login remote"/m);
+
+    const tokens = remote.authorizations.map((header) => header.replace(/^Bearer /, ''));
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const output of [before, signedIn, tools, after, listed]) {
+      for (const token of tokens) expect(output.stdout + output.stderr).not.toContain(token);
+    }
+  });
+});
