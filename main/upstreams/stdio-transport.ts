@@ -88,6 +88,7 @@ export class GroupStdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
   private readonly buffer: ReadBuffer;
+  private broken = false;
 
   constructor(private readonly options: StdioTransportOptions) {
     this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
@@ -130,13 +131,16 @@ export class GroupStdioTransport implements Transport {
     });
   }
 
+  /**
+   * stdout carries protocol only: a line that is not JSON-RPC, or one too large to frame, means
+   * nothing after it can be trusted, so the rest is dropped and the server is stopped.
+   */
   private receive(chunk: Buffer): void {
+    if (this.broken) return;
     try {
       this.buffer.append(chunk);
     } catch {
-      // The stream can no longer be framed: report, and stop the server.
-      this.onerror?.(new UpstreamFailure('too_large'));
-      void this.close();
+      this.fail('too_large');
       return;
     }
     for (;;) {
@@ -144,12 +148,20 @@ export class GroupStdioTransport implements Transport {
       try {
         message = this.buffer.readMessage();
       } catch {
-        this.onerror?.(new UpstreamFailure('protocol_error'));
-        continue;
+        this.fail('protocol_error');
+        return;
       }
       if (message === null) return;
       this.onmessage?.(message);
+      if (this.broken) return;
     }
+  }
+
+  private fail(code: 'too_large' | 'protocol_error'): void {
+    this.broken = true;
+    this.buffer.clear();
+    this.onerror?.(new UpstreamFailure(code));
+    void this.close();
   }
 
   send(message: JSONRPCMessage): Promise<void> {

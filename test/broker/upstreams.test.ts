@@ -75,6 +75,15 @@ describe('stdio upstreams', () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it('ends a stdio server that writes something other than JSON-RPC on stdout, failing the call as protocol_error', async () => {
+    const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE, env: { FIXTURE_GARBAGE_ON_CALL: '1' } } });
+    const [echo] = await pin(upstreams, 'fx', ['echo']);
+    const pid = upstreams.pid('fx')!;
+    expect(await upstreams.callTool(...call(echo, { text: 'x' }))).toMatchObject({ ok: false, errorCode: 'protocol_error' });
+    await upstreams.close();
+    expect(alive(pid)).toBe(false);
+  });
+
   it('reports a command that does not exist as unreachable', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: join(dir, 'no-such-server') } });
     const route: PinnedToolRoute = { exposedName: 'fx_echo', upstream: 'fx', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
