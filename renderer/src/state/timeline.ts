@@ -178,10 +178,10 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         const state = runState(firstString(payload, 'state', 'outcome', 'status')) ?? 'failed';
         const reason = firstString(payload, 'reason', 'message', 'note') ?? (Array.isArray(payload.errors) ? payload.errors.map(String).join('; ') : null);
         run = { id: event.runId ?? run?.id ?? '', state, reason };
-        if (state === 'stopped') items.push({ kind: 'notice', key, tone: 'stopped', text: 'Stopped' });
+        if (event.type === 'run_reconciled') items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Reconciled as ${state}${reason ? `: ${reason}` : ''}`) });
+        else if (state === 'stopped') items.push({ kind: 'notice', key, tone: 'stopped', text: 'Stopped' });
         else if (state === 'failed') items.push({ kind: 'notice', key, tone: 'error', text: `The run failed${reason ? `: ${bounded(reason)}` : ''}` });
         else if (state === 'uncertain') items.push({ kind: 'notice', key, tone: 'warning', text: `The outcome of this run is unknown${reason ? `: ${bounded(reason)}` : ''}` });
-        else if (event.type === 'run_reconciled') items.push({ kind: 'notice', key, tone: 'info', text: `Reconciled as ${state}` });
         break;
       }
       case 'permission_decision': {

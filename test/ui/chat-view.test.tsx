@@ -1,0 +1,104 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
+import { AppService } from '../../main/core/app-service.js';
+import { WardCore } from '../../main/core/ward-core.js';
+import { dispatch } from '../../main/ipc/dispatch.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { ChatView } from '../../renderer/src/components/ChatView.js';
+import { PushRouter } from '../../renderer/src/state/follow.js';
+import { tempDir } from '../support/temp.js';
+import { button, click, render, settle } from './render.js';
+
+const cores: WardCore[] = [];
+afterEach(() => {
+  for (const core of cores.splice(0)) core.close();
+});
+
+/** window.ward over the real app service and a real SQLite store, in-process (no IPC). */
+function realApi(): { api: WardApi; core: WardCore; service: AppService } {
+  const core = new WardCore(tempDir('ward-ui-'));
+  cores.push(core);
+  const service = new AppService(core);
+  const listeners = new Set<(event: PushedEvent) => void>();
+  const client = { id: 'ui-test', push: (event: PushedEvent) => listeners.forEach((listener) => listener(event)) };
+  const api = buildWardApi(
+    (channel, payload) => dispatch(service.handlers, client, channel, payload),
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  );
+  return { api, core, service };
+}
+
+function seed(core: WardCore, title: string) {
+  const store = core.store(parseNamespace('default'));
+  const agent = store.agents.find('helper') ?? store.agents.publish('helper', { instructions: 'Be brief.' });
+  return { store, conversation: store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title }) };
+}
+
+describe('the chat view on the real core', () => {
+  it('shows an uncertain run with a reconcile action that frees the conversation', async () => {
+    const { api, core } = realApi();
+    const { store, conversation } = seed(core, 'Crashed run');
+    const { run } = store.runs.admit(conversation.id, 'req-1', 'fp');
+    store.runs.transition(run.id, 'running');
+    store.journal.appendMany(conversation.id, [
+      { type: 'run_started', runId: run.id, payload: {} },
+      { type: 'user_prompt', runId: run.id, payload: { text: 'delete the old files' } },
+    ]);
+    store.runs.transition(run.id, 'uncertain', 'the Ward process ended while the run was running; its outcome is unknown');
+
+    const router = new PushRouter(api);
+    const view = await render(<ChatView api={api} router={router} namespace="default" conversationId={conversation.id} approvals={[]} onOpenLink={() => undefined} />);
+    await settle(() => view.container.querySelector('[data-testid=uncertain-banner]') !== null, 'the uncertain banner');
+    const banner = view.container.querySelector('[data-testid=uncertain-banner]')!;
+    expect(banner.textContent).toContain('its outcome is unknown');
+    expect(view.container.querySelector('[data-testid=run-state]')!.textContent).toBe('Outcome unknown');
+    expect(button(view.container, 'Send').disabled).toBe(true);
+
+    await click(button(view.container, 'Reconcile'));
+    await settle(() => view.container.querySelector('[data-testid=uncertain-banner]') === null, 'the banner to go');
+    expect(store.runs.get(run.id)).toMatchObject({ state: 'failed', reason: 'reconciled: checked by the user' });
+    await settle(() => view.container.textContent!.includes('Reconciled as failed'), 'the reconcile notice');
+    expect(store.runs.activeFor(conversation.id)).toBeUndefined();
+    await view.unmount();
+    router.close();
+  });
+
+  it('renders a 10,000-message conversation as a window of rows, not 10,000 elements', async () => {
+    const { api, core } = realApi();
+    const { store, conversation } = seed(core, 'Long one');
+    store.journal.appendMany(
+      conversation.id,
+      Array.from({ length: 10_000 }, (_, index) => ({ type: index % 2 === 0 ? 'user_prompt' : 'assistant_text', runId: null, payload: { text: `message ${index}` } })),
+    );
+    const router = new PushRouter(api);
+    const view = await render(<ChatView api={api} router={router} namespace="default" conversationId={conversation.id} approvals={[]} onOpenLink={() => undefined} />);
+    await settle(() => view.container.textContent!.includes('message 9999'), 'the last message');
+    const rows = view.container.querySelectorAll('.vrow').length;
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(100);
+    // The spacer stands for the whole conversation, so the scrollbar is honest.
+    expect(parseFloat((view.container.querySelector('.vlist-space') as HTMLElement).style.height)).toBeGreaterThan(10_000 * 50);
+    await view.unmount();
+    router.close();
+  });
+
+  it('follows events appended after it subscribed, in order, from its cursor', async () => {
+    const { api, core, service } = realApi();
+    const { store, conversation } = seed(core, 'Live');
+    store.journal.append(conversation.id, { type: 'user_prompt', payload: { text: 'first question' } });
+    const router = new PushRouter(api);
+    const view = await render(<ChatView api={api} router={router} namespace="default" conversationId={conversation.id} approvals={[]} onOpenLink={() => undefined} />);
+    await settle(() => view.container.textContent!.includes('first question'), 'the replay');
+    store.journal.append(conversation.id, { type: 'assistant_text', payload: { text: 'first answer' } });
+    await settle(() => view.container.textContent!.includes('first answer'), 'the live event');
+    expect(service.subscriptionCount()).toBe(1);
+    await view.unmount();
+    // Leaving the chat ends its subscription in main.
+    await settle(() => service.subscriptionCount() === 0, 'the unsubscribe');
+    router.close();
+  });
+});

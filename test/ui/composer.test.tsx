@@ -1,0 +1,46 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { Composer } from '../../renderer/src/components/Composer.js';
+import type { RunStatus } from '../../renderer/src/state/timeline.js';
+import { button, buttons, click, render } from './render.js';
+
+const run = (state: RunStatus['state']): RunStatus => ({ id: 'r1', state, reason: null });
+const status = (container: HTMLElement) => container.querySelector('[data-testid=run-state]')!.textContent;
+const labels = (container: HTMLElement) => buttons(container).map((b) => `${b.textContent}${b.disabled ? ' (disabled)' : ''}`);
+
+describe('the Stop control (R6)', () => {
+  it('offers Stop while running, and clicking it asks to stop once', async () => {
+    const stops: string[] = [];
+    const view = await render(<Composer run={run('running')} onSend={async () => true} onStop={() => stops.push('stop')} />);
+    expect(labels(view.container)).toEqual(['Stop']);
+    expect(status(view.container)).toBe('Responding…');
+    await click(button(view.container, 'Stop'));
+    expect(stops).toEqual(['stop']);
+    await view.unmount();
+  });
+
+  it('shows Stopping… (disabled, no Send) while tools drain', async () => {
+    const view = await render(<Composer run={run('stopping')} onSend={async () => true} onStop={() => undefined} />);
+    expect(labels(view.container)).toEqual(['Stopping… (disabled)']);
+    expect(status(view.container)).toBe('Stopping…');
+    expect(view.container.querySelector('textarea')!.placeholder).toBe('Wait for the current response to finish');
+    await view.unmount();
+  });
+
+  it('shows Stopped as a plain state, not an error, and accepts the next prompt', async () => {
+    const sent: string[] = [];
+    const view = await render(<Composer run={run('stopped')} onSend={async (prompt) => (sent.push(prompt), true)} onStop={() => undefined} />);
+    expect(status(view.container)).toBe('Stopped');
+    expect(view.container.querySelector('.run-stopped')).not.toBeNull();
+    expect(view.container.querySelector('[role=alert]')).toBeNull();
+    expect(labels(view.container)).toEqual(['Send (disabled)']);
+    await view.unmount();
+  });
+
+  it('refuses a new prompt while a run is uncertain', async () => {
+    const view = await render(<Composer run={run('uncertain')} onSend={async () => true} onStop={() => undefined} />);
+    expect(status(view.container)).toBe('Outcome unknown');
+    expect(labels(view.container)).toEqual(['Send (disabled)']);
+    await view.unmount();
+  });
+});

@@ -1,0 +1,118 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import type { JournalEventView } from '../../preload/contract.js';
+import { Markdown } from '../../renderer/src/components/Markdown.js';
+import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
+import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { click, render } from './render.js';
+
+let seq = 0;
+function event(type: string, payload: unknown, at = '2026-03-01T12:00:00.000Z'): JournalEventView {
+  seq += 1;
+  return { seq, runId: 'run-1', type, payload, createdAt: at };
+}
+
+describe('the timeline follows the journal (J1)', () => {
+  it('pairs a tool call with its result, with the duration main measured', () => {
+    seq = 0;
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', { requestId: 'r' }),
+      event('user_prompt', { text: 'look it up' }),
+      event('tool_call', { toolUseId: 't1', tool: 'lookup', arguments: { q: 'ward' } }, '2026-03-01T12:00:01.000Z'),
+      event('tool_call', { toolUseId: 't2', tool: 'fetch', arguments: { url: 'https://example.com' } }, '2026-03-01T12:00:01.000Z'),
+      event('tool_result', { toolUseId: 't2', tool: 'fetch', ok: false, bytes: 0, durationMs: 15, errorCode: 'unreachable' }, '2026-03-01T12:00:02.000Z'),
+      event('tool_result', { toolUseId: 't1', tool: 'lookup', ok: true, bytes: 120, durationMs: 2_400, errorCode: null }, '2026-03-01T12:00:04.000Z'),
+    ]);
+    const tools = state.items.filter((item): item is Extract<TimelineItem, { kind: 'tool' }> => item.kind === 'tool');
+    expect(tools.map((tool) => [tool.tool, tool.status, tool.durationMs, tool.output])).toEqual([
+      ['lookup', 'ok', 2_400, '120 bytes returned to the model'],
+      ['fetch', 'error', 15, 'unreachable'],
+    ]);
+    expect(state.run).toEqual({ id: 'run-1', state: 'running', reason: null });
+    expect(state.lastSeq).toBe(6);
+  });
+
+  it('replaying overlapping batches gives the same state as one pass (idempotent from a cursor)', () => {
+    seq = 0;
+    const events = [
+      event('run_started', {}),
+      event('user_prompt', { text: 'hi' }),
+      event('assistant_text', { text: 'Hello' }),
+      event('assistant_text', { text: 'again' }),
+      event('run_finished', { state: 'succeeded', reason: null }),
+    ];
+    const once = applyEvents(EMPTY_CONVERSATION, events);
+    const pieces = applyEvents(applyEvents(applyEvents(EMPTY_CONVERSATION, events.slice(0, 3)), events.slice(1, 4)), events);
+    expect(pieces).toEqual(once);
+    expect(once.items.map((item) => item.kind)).toEqual(['user', 'assistant']);
+    expect(once.items[1]).toMatchObject({ text: 'Hello\n\nagain' });
+  });
+
+  it('a stop reads stopping, then Stopped as a plain notice, never as an error', () => {
+    seq = 0;
+    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', {}), event('run_stopping', { reason: 'stopped by the user' })]);
+    expect(state.run?.state).toBe('stopping');
+    state = applyEvents(state, [event('run_finished', { state: 'stopped', reason: 'stopped by the user' })]);
+    expect(state.run?.state).toBe('stopped');
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e3', tone: 'stopped', text: 'Stopped' }]);
+  });
+
+  it('an uncertain run and a failed run are told apart from a stop', () => {
+    seq = 0;
+    const state = applyEvents(EMPTY_CONVERSATION, [event('run_finished', { state: 'uncertain', reason: 'the CLI was killed; 1 tool call(s) were in flight' })]);
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
+    const failed = applyEvents(EMPTY_CONVERSATION, [{ ...event('run_finished', { state: 'failed', reason: 'no model key' }), seq: 1 }]);
+    expect(failed.items[0]).toMatchObject({ tone: 'error', text: 'The run failed: no model key' });
+  });
+});
+
+describe('a tool call entry', () => {
+  const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}', startedAt: '2026-03-01T12:00:00.000Z' } as const;
+
+  it('shows the tool, its state and duration, and opens to its arguments and result', async () => {
+    const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);
+    const summary = view.container.querySelector('.tool-summary') as HTMLButtonElement;
+    expect(summary.textContent).toBe('lookupdone2.4 s');
+    expect(summary.getAttribute('aria-expanded')).toBe('false');
+    await click(summary);
+    expect(view.container.querySelector('.tool-args')!.textContent).toBe('{\n  "q": "ward"\n}');
+    expect(view.container.querySelector('.tool-output')!.textContent).toBe('120 bytes returned to the model');
+    await view.unmount();
+  });
+
+  it('shows a running call without a duration, and an error open with its message', async () => {
+    const running = await render(<ToolCallEntry item={{ ...base, status: 'running', output: null, durationMs: null }} />);
+    expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookuprunning…');
+    await running.unmount();
+    const failed = await render(<ToolCallEntry item={{ ...base, status: 'error', output: 'unreachable', durationMs: 15 }} />);
+    expect(failed.container.querySelector('.tool-label:last-of-type')!.textContent).toBe('Error');
+    expect(failed.container.querySelector('.tool-output')!.textContent).toBe('unreachable');
+    await failed.unmount();
+  });
+});
+
+describe('markdown from the model (U3)', () => {
+  it('keeps raw HTML as text and makes only http(s) links actions, through main', async () => {
+    const opened: string[] = [];
+    const view = await render(
+      <Markdown source={'<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](data:text/html,x) [c](/relative) [d](https://example.com/x)'} onOpenLink={(url) => opened.push(url)} />,
+    );
+    expect(view.container.querySelectorAll('img, script, a, iframe').length).toBe(0);
+    expect(view.container.textContent).toContain('<img src=x onerror=alert(1)>');
+    expect([...view.container.querySelectorAll('.inert-link')].map((e) => e.textContent)).toEqual(['a', 'b', 'c']);
+    const link = view.container.querySelector('.untrusted-link') as HTMLButtonElement;
+    expect(link.textContent).toBe('d');
+    await click(link);
+    expect(opened).toEqual(['https://example.com/x']);
+    await view.unmount();
+  });
+
+  it('renders code, headings, lists and emphasis as elements', async () => {
+    const view = await render(<Markdown source={'# Title\n\n- one **bold**\n- two `code`\n\n```\n<b>not bold</b>\n```'} onOpenLink={() => undefined} />);
+    expect(view.container.querySelector('h3')!.textContent).toBe('Title');
+    expect([...view.container.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['one bold', 'two code']);
+    expect(view.container.querySelector('pre code')!.textContent).toBe('<b>not bold</b>');
+    expect(view.container.querySelectorAll('b').length).toBe(0);
+    await view.unmount();
+  });
+});
