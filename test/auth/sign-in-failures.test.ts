@@ -5,6 +5,9 @@ import { signIn, signOut } from '../../main/auth/sign-in.js';
 import { openSession } from '../../main/auth/session.js';
 import { registryOf } from '../../main/auth/context.js';
 import { sessionAccount } from '../../main/auth/registry.js';
+import { KeychainBackend } from '../../main/credentials/keychain-store.js';
+import { NamespacedSecretStore } from '../../main/credentials/secret-store.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { deadPort, followToCallback, startHangingServer } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
 import { authContext, provider } from './support.js';
@@ -126,6 +129,16 @@ describe('sign-in failures are specific errors', () => {
     await expect(attempt).rejects.toMatchObject({ code: 'signin_timeout' });
     const callback = await followToCallback(authorizationUrl!);
     expect(await deliver(callback)).toBe('ECONNREFUSED');
+  });
+
+  it('fails with keychain_unavailable before opening the browser when the credential store is unreachable', async () => {
+    const idp = await provider();
+    const broken = { getPassword: async () => Promise.reject(new Error('Cannot autolaunch D-Bus without X11 $DISPLAY')), setPassword: async () => undefined, deletePassword: async () => false };
+    const context = { ...authContext(tempDir()), store: new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: broken })) };
+    let opened = false;
+    const attempt = signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: async () => void (opened = true) });
+    await expect(attempt).rejects.toMatchObject({ code: 'keychain_unavailable', message: expect.stringContaining('Ward never falls back to plaintext') });
+    expect(opened).toBe(false);
   });
 
   it('refuses a non-loopback http issuer unless allowInsecureHttp is set', async () => {
