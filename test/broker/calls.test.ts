@@ -129,6 +129,48 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
+  it('answers timed_out at the hard limit even when the upstream caller ignores the abort, and does not wait for it on close (B6, B7)', async () => {
+    const hardBroker = await Broker.start({ toolTimeoutMs: 50, hardLimitMs: 100 });
+    try {
+      let aborted = false;
+      // An UpstreamCaller that never settles, as a wedged implementation would.
+      const wedged = {
+        callTool: (_route: unknown, _args: unknown, signal: AbortSignal) => {
+          signal.addEventListener('abort', () => (aborted = true));
+          return new Promise<never>(() => undefined);
+        },
+      };
+      const tools = await pin(upstreams, 'fx', ['echo']);
+      const run = registerRun(hardBroker, 'wedged', tools, { ...upstreams, callTool: wedged.callTool });
+      const client = await connectClient(run.registration.url, run.registration.capability);
+      const result = await client.callTool({ name: 'fx_echo', arguments: { text: 'x' } });
+      expect(textOf(result)).toContain('[timed_out]');
+      expect(aborted).toBe(true);
+      expect(run.registration.inFlight()).toBe(0);
+      await run.registration.close();
+      await client.close().catch(() => undefined);
+    } finally {
+      await hardBroker.close();
+    }
+  });
+
+  it('refuses arguments over the size bound without reaching the upstream', async () => {
+    const smallBroker = await Broker.start({ maxArgumentBytes: 1024 });
+    try {
+      const run = registerRun(smallBroker, 'big-args', await pin(upstreams, 'fx', ['echo']), upstreams);
+      const client = await connectClient(run.registration.url, run.registration.capability);
+      const before = fixture.calls.get('echo') ?? 0;
+      const result = await client.callTool({ name: 'fx_echo', arguments: { text: 'y'.repeat(2048) } });
+      expect(textOf(result)).toContain('Tool arguments exceed 1024 bytes.');
+      expect(fixture.calls.get('echo') ?? 0).toBe(before);
+      expect(run.events).toMatchObject([{ kind: 'call_refused', tool: 'fx_echo' }]);
+      await client.close();
+      await run.registration.close();
+    } finally {
+      await smallBroker.close();
+    }
+  });
+
   it('tells upstream 401 apart from a refused connection (B6)', async () => {
     const port = await freePort();
     const wrongCreds = await openUpstreams({
