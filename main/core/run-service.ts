@@ -29,6 +29,13 @@ import type { EventInput } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../store/runs.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
+import { PERMISSION_DECISION_EVENT } from '../permissions/audit.js';
+import { GrantStore } from '../permissions/grant-store.js';
+import type { Rule } from '../permissions/grants.js';
+import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
+import { pinnedToolRules } from '../permissions/native-tools.js';
+import { RunPermissions } from '../permissions/run-permissions.js';
+import { assertRulesAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
 
 /** What the service needs of the broker (main/broker/broker.ts implements it). */
 export interface BrokerPort {
@@ -54,6 +61,11 @@ export interface RunServiceOptions {
   readonly upstreamOptions?: UpstreamOptions;
   /** Where run folders are made (default os.tmpdir()). */
   readonly tmpRoot?: string;
+  /** Admin policy (P5); omitted = loaded from its system location (or WARD_POLICY) in `env`. */
+  readonly policy?: AdminPolicy | null;
+  /** Who answers permission questions (P3); default: no one, so anything not granted is denied. */
+  readonly prompter?: Prompter;
+  readonly promptTimeoutMs?: number;
 }
 
 export interface StartTurnInput {
@@ -66,6 +78,8 @@ export interface StartTurnInput {
   readonly requestId?: string;
   /** A folder the person names as the conversation's workspace; default inside the namespace's data. */
   readonly workspace?: string;
+  /** Deno-style rules for this turn (`ward run --allow-…`), parsed with parsePermissionFlags. */
+  readonly permissions?: readonly Rule[];
 }
 
 export interface RunOutcome {
@@ -119,9 +133,11 @@ export class RunService {
   private readonly env: NodeJS.ProcessEnv;
   private readonly stopGraceMs: number;
   private readonly turnTimeoutMs: number;
+  private readonly policy: AdminPolicy | null;
 
   constructor(private readonly options: RunServiceOptions) {
     this.env = options.env ?? process.env;
+    this.policy = options.policy !== undefined ? options.policy : loadPolicy(this.env);
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.turnTimeoutMs = options.turnTimeoutMs ?? 30 * 60_000;
     // Folders (with a capability inside) left by a Ward process that was killed.
@@ -147,6 +163,8 @@ export class RunService {
     const requestId = input.requestId ?? newRequestId();
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
     const workspace = input.workspace === undefined ? undefined : this.checkWorkspace(input.workspace);
+    const rules = input.permissions ?? [];
+    assertRulesAllowed(this.policy, rules);
 
     let conversation: Conversation;
     if (input.conversationId !== undefined) {
@@ -184,7 +202,7 @@ export class RunService {
       abortReason: null,
     };
     const runId = admission.run.id;
-    const done = Promise.resolve().then(() => this.execute(active, input.namespace, conversation.id, runId, requestId, input.prompt));
+    const done = Promise.resolve().then(() => this.execute(active, input.namespace, conversation.id, runId, requestId, input.prompt, rules));
     (active as { handle: RunHandle }).handle = {
       runId,
       conversationId: conversation.id,
@@ -276,7 +294,7 @@ export class RunService {
     );
   }
 
-  private async execute(active: ActiveRun, ns: Namespace, conversationId: string, runId: string, requestId: string, prompt: string): Promise<RunOutcome> {
+  private async execute(active: ActiveRun, ns: Namespace, conversationId: string, runId: string, requestId: string, prompt: string, rules: readonly Rule[]): Promise<RunOutcome> {
     const { store } = active;
     const home = this.options.core.home;
     const secrets: string[] = [];
@@ -327,12 +345,29 @@ export class RunService {
         inputSchema: tool.inputSchema as PinnedToolRoute['inputSchema'],
         schemaHash: tool.schemaHash,
       }));
+      const permissions = new RunPermissions({
+        baseDir: workspace,
+        rules: [...pinnedToolRules(routes), ...rules],
+        policy: this.policy,
+        grants: new GrantStore(store.db),
+        conversationId,
+        agentId: conversation.agentId,
+        agentName: agentVersion.agentName,
+        namespace: ns.name,
+        routes,
+        prompter: this.options.prompter ?? noOnePrompter,
+        promptTimeoutMs: this.options.promptTimeoutMs,
+        audit: (record) => emit(PERMISSION_DECISION_EVENT, record),
+      });
+      const cliPermissions = permissions.cliOptions();
       upstreams = Object.keys(spec.upstreams).length === 0 ? NO_UPSTREAMS : await openUpstreams(toUpstreamDefinitions(spec, this.env), this.options.upstreamOptions);
       registration = this.options.broker.register({
         runId,
         tools: routes,
         upstreams,
         isAcceptingCalls: () => active.state === 'running',
+        authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
+        approve: (request) => permissions.approve(request),
         onEvent: (event) => {
           if (event.kind === 'tool_call_started') brokerInFlight.add(event.callId);
           else if (event.kind === 'tool_call_finished') {
@@ -356,9 +391,13 @@ export class RunService {
         instructionsPath: runDir.instructionsPath,
         model: profile.model,
         pinnedTools: routes.map((route) => route.exposedName),
+        nativeTools: cliPermissions.tools,
+        allowedRules: cliPermissions.allowedTools,
+        disallowedRules: cliPermissions.disallowedTools,
+        askTools: cliPermissions.askTools,
       });
       const env = buildChildEnv({ inherited: this.env, baseUrl: profile.baseUrl, credential, configDir });
-      const expectedTools = routes.map((route) => mcpToolName(route.exposedName));
+      const expectedTools = [...routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
 
       if (active.stopRequested) throw new StopBeforeSpawn();
       store.runs.transition(runId, 'running');

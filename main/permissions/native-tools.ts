@@ -133,6 +133,15 @@ export function mcpRequestForRoute(route: PinnedToolRoute): PermissionRequest {
   return { kind: 'mcp', value: `${route.upstream}/${route.upstreamName}` };
 }
 
+/**
+ * The grants an agent version carries: pinning a tool is the person's consent to it for that
+ * agent. A deny grant (flag, conversation, agent) or the admin policy still takes it away, and
+ * the broker checks that on every call (B4).
+ */
+export function pinnedToolRules(routes: readonly PinnedToolRoute[]): Rule[] {
+  return routes.map((route) => ({ effect: 'allow', kind: 'mcp', value: mcpRequestForRoute(route).value, source: 'agent' }));
+}
+
 export interface CliPermissionOptions {
   /** For `--tools`: native tools of the granted kinds only (empty = none). */
   readonly tools: readonly string[];
