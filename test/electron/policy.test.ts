@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseExternalUrl } from '../../main/core/app-service.js';
+import { isWardError } from '../../main/core/errors.js';
+import { APP_ENTRY, CONTENT_SECURITY_POLICY, resolveAppFile, senderRefusal, WINDOW_WEB_PREFERENCES } from '../../main/electron/policy.js';
+
+const ROOT = path.resolve('/opt/ward/dist/renderer');
+
+describe('window settings and CSP (U1)', () => {
+  it('creates windows sandboxed, isolated, without Node, with web security', () => {
+    expect(WINDOW_WEB_PREFERENCES).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
+  });
+
+  it('allows only our own scripts: no remote code, no eval, no inline script, nothing framed or fetched', () => {
+    const directives = new Map(CONTENT_SECURITY_POLICY.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]));
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(directives.get('connect-src')).toEqual(["'none'"]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(directives.get('object-src')).toEqual(["'none'"]);
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-(eval|inline)|https?:|\*/);
+  });
+});
+
+describe('IPC sender check (U2)', () => {
+  const ours = { windowKnown: true, isTopFrame: true, frameUrl: APP_ENTRY };
+
+  it("accepts our window's top frame on the app origin", () => {
+    expect(senderRefusal(ours)).toBeNull();
+  });
+
+  it('refuses a window we did not create, a subframe, another origin and a frame without a URL', () => {
+    expect(senderRefusal({ ...ours, windowKnown: false })).toBe('the sender is not a Ward window');
+    expect(senderRefusal({ ...ours, isTopFrame: false })).toBe('the sender is not the top frame');
+    expect(senderRefusal({ ...ours, frameUrl: 'https://evil.example/index.html' })).toBe("the sender's origin https://evil.example is not app://ward");
+    expect(senderRefusal({ ...ours, frameUrl: 'app://ward.evil/index.html' })).toBe("the sender's origin app://ward.evil is not app://ward");
+    expect(senderRefusal({ ...ours, frameUrl: 'file:///opt/ward/dist/renderer/index.html' })).toMatch(/^the sender's origin file:\/\/ is not/);
+    expect(senderRefusal({ ...ours, frameUrl: '' })).toBe('the sender has no valid URL');
+  });
+});
+
+describe('the app protocol serves only the renderer folder', () => {
+  it('maps app://ward paths into the renderer folder', () => {
+    expect(resolveAppFile('app://ward/index.html', ROOT)).toBe(path.join(ROOT, 'index.html'));
+    expect(resolveAppFile('app://ward/', ROOT)).toBe(path.join(ROOT, 'index.html'));
+    expect(resolveAppFile('app://ward/assets/index-abc.js', ROOT)).toBe(path.join(ROOT, 'assets', 'index-abc.js'));
+  });
+
+  it('never resolves outside the renderer folder, however the path is encoded', () => {
+    for (const url of ['app://ward/../../etc/passwd', 'app://ward/%2e%2e/%2e%2e/etc/passwd', 'app://ward/assets%2f..%2f..%2f..%2fsecret', 'app://ward/assets/%2e%2e%2f%2e%2e%2fsecret']) {
+      const file = resolveAppFile(url, ROOT);
+      expect([url, file === null || file.startsWith(ROOT + path.sep)]).toEqual([url, true]);
+    }
+    // Encoded separators that climb out are refused outright.
+    expect(resolveAppFile('app://ward/assets%2f..%2f..%2f..%2fsecret', ROOT)).toBeNull();
+  });
+
+  it('refuses backslashes, NUL, other hosts and other schemes', () => {
+    for (const url of ['app://ward/a%5c..%5c..%5csecret', 'app://ward/x%00.js', 'app://other/index.html', 'https://ward/index.html', 'not a url']) {
+      expect([url, resolveAppFile(url, ROOT)]).toEqual([url, null]);
+    }
+  });
+});
+
+describe('external links', () => {
+  it('opens only parsed http and https URLs', () => {
+    expect(parseExternalUrl('https://example.com/a?b=c').href).toBe('https://example.com/a?b=c');
+    expect(parseExternalUrl('http://example.com').protocol).toBe('http:');
+    for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'app://ward/index.html', '/relative', 'example.com']) {
+      let error: unknown;
+      try {
+        parseExternalUrl(bad);
+      } catch (caught) {
+        error = caught;
+      }
+      expect([bad, isWardError(error, 'usage')]).toEqual([bad, true]);
+    }
+  });
+});
