@@ -113,6 +113,7 @@ export class Broker {
   private readonly maxBodyBytes: number;
   private readonly maxSessionsPerRun: number;
   private allowedHosts = new Set<string>();
+  private listeningPort = 0;
   private closing = false;
 
   private constructor(
@@ -143,13 +144,14 @@ export class Broker {
         resolve();
       });
     });
-    const port = broker.port;
+    const port = (http.address() as AddressInfo).port;
+    broker.listeningPort = port;
     broker.allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
     return broker;
   }
 
   get port(): number {
-    return (this.http.address() as AddressInfo).port;
+    return this.listeningPort;
   }
 
   /** Registers a run and mints its capability (B1). Throws invalid_config for a malformed binding. */

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalDecision, PinnedToolRoute, RunBinding, ToolContent, ToolOutcome } from './types.js';
+import type { ApprovalDecision, BrokerEvent, PinnedToolRoute, RunBinding, ToolContent, ToolOutcome } from './types.js';
 import { callErrorMessage, type CallErrorCode } from './messages.js';
 
 /** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
@@ -123,8 +123,17 @@ export class RunState {
     return !this.closed && this.binding.isAcceptingCalls();
   }
 
+  /** After the fact: a failing journal must not keep an answer from the child. */
+  private report(event: BrokerEvent): void {
+    try {
+      this.binding.onEvent(event);
+    } catch {
+      // The host's own error path owns this failure.
+    }
+  }
+
   private refuse(tool: string, reason: string): CallToolResult {
-    this.binding.onEvent({ kind: 'call_refused', tool, reason });
+    this.report({ kind: 'call_refused', tool, reason });
     return errorResult('refused', reason);
   }
 
@@ -157,7 +166,12 @@ export class RunState {
     const callId = randomUUID();
     const tool = route.exposedName;
     const startedAt = performance.now();
-    this.binding.onEvent({ kind: 'tool_call_started', callId, tool, arguments: args });
+    try {
+      this.binding.onEvent({ kind: 'tool_call_started', callId, tool, arguments: args });
+    } catch {
+      // A call that could not be recorded is not made.
+      return errorResult('internal');
+    }
 
     const controller = new AbortController();
     let timedOut = false;
@@ -193,7 +207,7 @@ export class RunState {
 
     const durationMs = performance.now() - startedAt;
     const fail = (code: string, bytes = 0): CallToolResult => {
-      this.binding.onEvent({ kind: 'tool_call_finished', callId, tool, ok: false, errorCode: code, message: callErrorMessage(code), bytes, durationMs });
+      this.report({ kind: 'tool_call_finished', callId, tool, ok: false, errorCode: code, message: callErrorMessage(code), bytes, durationMs });
       return errorResult(code);
     };
     if (!outcome.ok) {
@@ -205,7 +219,7 @@ export class RunState {
     if (projected === null) return fail('protocol_error');
     if (projected.bytes > this.limits.maxResultBytes) return fail('too_large', projected.bytes);
     // A tool-level error (isError) is the tool's own output, projected and capped like any other.
-    this.binding.onEvent({
+    this.report({
       kind: 'tool_call_finished',
       callId,
       tool,

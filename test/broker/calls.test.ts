@@ -171,6 +171,23 @@ describe('broker calls (B3–B7)', () => {
     }
   });
 
+  it('does not make a call whose start could not be recorded', async () => {
+    const run = registerRun(broker, 'journal-down', await pin(upstreams, 'fx', ['echo']), upstreams, {
+      onEvent: () => {
+        throw new Error('disk full');
+      },
+    });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const before = fixture.calls.get('echo') ?? 0;
+    const result = await client.callTool({ name: 'fx_echo', arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('[internal]');
+    expect(textOf(result)).not.toContain('disk full');
+    expect(fixture.calls.get('echo') ?? 0).toBe(before);
+    await client.close();
+    await run.registration.close();
+  });
+
   it('tells upstream 401 apart from a refused connection (B6)', async () => {
     const port = await freePort();
     const wrongCreds = await openUpstreams({
