@@ -35,7 +35,7 @@ import type { Rule } from '../permissions/grants.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
 import { pinnedToolRules } from '../permissions/native-tools.js';
 import { RunPermissions } from '../permissions/run-permissions.js';
-import { assertRulesAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, assertRulesAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
 
 /** What the service needs of the broker (main/broker/broker.ts implements it). */
 export interface BrokerPort {
@@ -165,6 +165,9 @@ export class RunService {
     const workspace = input.workspace === undefined ? undefined : this.checkWorkspace(input.workspace);
     const rules = input.permissions ?? [];
     assertRulesAllowed(this.policy, rules);
+    if (this.policy?.namespace != null && this.policy.namespace !== input.namespace.name) {
+      throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${this.policy.reason}, which fixes the namespace to ${this.policy.namespace}`);
+    }
 
     let conversation: Conversation;
     if (input.conversationId !== undefined) {
@@ -333,6 +336,10 @@ export class RunService {
       emit('user_prompt', { text: truncateText(prompt) });
 
       const pinned = await verifyPinnedCli(this.options.pin);
+      // P5: the admin policy pins the CLI version, the model provider and the connections.
+      assertCliVersionAllowed(this.policy, pinned.version);
+      assertProviderAllowed(this.policy, profile.baseUrl);
+      for (const upstream of Object.keys(spec.upstreams)) assertConnectionAllowed(this.policy, upstream);
       const credential = resolveModelCredential(ns, this.env);
       secrets.push(credential.value);
       if (active.stopRequested) throw new StopBeforeSpawn();

@@ -250,4 +250,25 @@ describe('permissions with the real CLI', () => {
     expect((refused as Error).message).toBe(`read ${path.join(base, 'src')} is beyond the allowed read cap (/srv/approved): refused by Example Corp IT`);
     expect(harness.provider.requests).toEqual([]);
   });
+
+  it('test_the_policy_pins_provider_cli_version_connections_and_namespace', async () => {
+    const policy = (fields: Record<string, unknown>) => parsePolicy(JSON.stringify({ version: 1, reason: 'Example Corp IT', ...fields }), 'policy.json');
+    harness = await startHarness([DONE, DONE], { policy: policy({ providers: ['api.anthropic.com'] }) });
+    const provider = await harness.service.startTurn({ namespace: harness.ns, prompt: 'x' }).done;
+    expect(provider).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^model provider 127\.0\.0\.1:\d+ is not allowed: refused by Example Corp IT$/) });
+    await harness.close();
+
+    harness = await startHarness([DONE], { policy: policy({ cliVersions: ['9.9.9'] }) });
+    expect(await harness.service.startTurn({ namespace: harness.ns, prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: expect.stringContaining('is not allowed: refused by Example Corp IT') });
+    await harness.close();
+
+    harness = await startHarness([DONE], { policy: policy({ connections: ['github'] }) });
+    await publishToolAgent(harness);
+    expect(await harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: 'connection "fixture" is not allowed: refused by Example Corp IT' });
+    await harness.close();
+
+    harness = await startHarness([DONE], { policy: policy({ namespace: 'work' }) });
+    expect(() => harness!.service.startTurn({ namespace: harness!.ns, prompt: 'x' })).toThrow('namespace default: refused by Example Corp IT, which fixes the namespace to work');
+    expect(harness.provider.requests).toEqual([]);
+  });
 });
