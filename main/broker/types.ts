@@ -40,8 +40,9 @@ export type BrokerEvent =
       readonly callId: string;
       readonly tool: string;
       readonly ok: boolean;
-      /** Stable error code when !ok (not_signed_in, unauthorized, forbidden, unreachable, timed_out, refused, too_large, ...). */
+      /** Stable error code when !ok: a CallErrorCode (main/broker/messages.ts); `upstream_error` also marks a tool's own isError result. */
       readonly errorCode?: string;
+      /** The fixed text for errorCode (B5): never upstream text. */
       readonly message?: string;
       readonly bytes: number;
       readonly durationMs: number;
