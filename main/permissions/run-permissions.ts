@@ -139,12 +139,27 @@ export class RunPermissions {
   }
 
   private decide(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via']): Promise<Outcome> {
-    const run = this.queue.then(() => this.decideNow(request, tool, summary, via));
+    const failed = (error: unknown): Outcome => ({ allowed: false, reason: `permission check failed: ${describeError(error)}` });
+    // Calls the grants settle never wait behind a person answering another question.
+    try {
+      if (this.settledByGrants(request)) return Promise.resolve(this.decideNow(request, tool, summary, via, false)).catch(failed);
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+    const run = this.queue.then(() => this.decideNow(request, tool, summary, via, true));
     this.queue = run.catch(() => undefined);
-    return run.catch((error: unknown) => ({ allowed: false, reason: `permission check failed: ${describeError(error)}` }));
+    return run.catch(failed);
   }
 
-  private async decideNow(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via']): Promise<Outcome> {
+  private settledByGrants(request: PermissionRequest): boolean {
+    try {
+      return check(request, this.currentRules(), this.gate).decision !== 'prompt';
+    } catch {
+      return true; // decideNow records the failure as a deny
+    }
+  }
+
+  private async decideNow(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via'], mayAsk: boolean): Promise<Outcome> {
     let decision;
     try {
       decision = check(request, this.currentRules(), this.gate);
@@ -158,7 +173,7 @@ export class RunPermissions {
       this.record(request, tool, summary, allowed ? 'allow' : 'deny', this.answererFor(decision.rule), decision.reason, via);
       return { allowed, reason: decision.reason };
     }
-    if (!this.options.prompter.interactive) {
+    if (!mayAsk || !this.options.prompter.interactive) {
       const reason = `${decision.reason}, and no one can be asked`;
       this.record(request, tool, summary, 'deny', { by: 'no_one' }, reason, via);
       return { allowed: false, reason };

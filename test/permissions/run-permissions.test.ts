@@ -125,6 +125,28 @@ describe('approvals', () => {
     expect(records[0]).toMatchObject({ decision: 'deny', answerer: { by: 'timeout', afterMs: 20 } });
   });
 
+  it('test_a_granted_call_does_not_wait_behind_an_open_question', async () => {
+    let answer: (value: PromptAnswer) => void = () => undefined;
+    const slowPerson: Prompter = { interactive: true, ask: () => new Promise((resolve) => (answer = resolve)) };
+    const { make, records } = setup(['--allow-read=./src'], { prompter: slowPerson });
+    const permissions = make();
+    const asking = permissions.approve(read('/etc/hostname'));
+    expect(await permissions.approve(read('src/a.ts'))).toMatchObject({ behavior: 'allow' });
+    expect(records).toHaveLength(1);
+    answer('deny');
+    expect(await asking).toMatchObject({ behavior: 'deny' });
+    expect(records).toHaveLength(2);
+  });
+
+  it('test_questions_are_asked_one_at_a_time_and_an_answer_settles_the_next', async () => {
+    const person = scriptedPerson('conversation');
+    const { make } = setup([], { prompter: person });
+    const permissions = make();
+    const both = await Promise.all([permissions.approve(read('/etc/hostname')), permissions.approve(read('/etc/hostname'))]);
+    expect(both.map((decision) => decision.behavior)).toEqual(['allow', 'allow']);
+    expect(person.questions).toHaveLength(1);
+  });
+
   it('test_a_prompter_that_fails_is_a_deny', async () => {
     const failing: Prompter = { interactive: true, ask: () => Promise.reject(new Error('window closed')) };
     const { make } = setup([], { prompter: failing });
