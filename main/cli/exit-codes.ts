@@ -44,6 +44,7 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'lock_timeout':
     case 'cli_pin_mismatch':
     case 'policy_invalid':
+    case 'unavailable':
       return EXIT.unavailable;
     default:
       return EXIT.failed;

@@ -2,7 +2,6 @@
  * The connections of one namespace: registry, secrets, live sessions, sign-in, discovery and
  * pinning, and the UpstreamCaller the broker routes pinned tools through.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../broker/types.js';
 import { WardError, describeError } from '../core/errors.js';
@@ -12,7 +11,7 @@ import { UpstreamError, classify } from './errors.js';
 import { startLoopbackCallback } from './loopback-callback.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
-import { stdioEnvironment } from '../upstreams/stdio-transport.js';
+import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { DEFAULT_LIMITS, UpstreamConnection, type ConnectionLimits, type ToolListing, type UpstreamTarget } from './upstream-connection.js';
 
 /** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
@@ -61,6 +60,8 @@ export class ConnectionManager {
   private readonly providers = new Map<string, ConnectionOAuthProvider>();
   private readonly crashes = new Map<string, CrashRecord>();
   private readonly streaks = new Map<string, number>();
+  /** The stderr of each stdio server's latest session, kept after it ends so a failure can be diagnosed. */
+  private readonly stderrLogs = new Map<string, BoundedLog>();
   private closed = false;
 
   constructor(private readonly options: ConnectionManagerOptions) {
@@ -94,6 +95,7 @@ export class ConnectionManager {
     await this.disconnect(name);
     this.crashes.delete(name);
     this.streaks.delete(name);
+    this.stderrLogs.delete(name);
     this.providers.delete(name);
     if (record === undefined) return false;
     const accounts = oauthAccounts(name);
@@ -119,11 +121,6 @@ export class ConnectionManager {
       tools: this.registry.tools(record.spec.name),
       crashed: crash === undefined ? null : { code: crash.failure.code, detail: crash.failure.detail, retryAt: crash.at + backoff(crash.count) },
     };
-  }
-
-  /** True when tokens for this connection are stored (it may still have expired or been revoked). */
-  async hasTokens(name: string): Promise<boolean> {
-    return (await this.options.secrets.get(oauthAccounts(name).tokens)) !== undefined;
   }
 
   private provider(spec: Extract<ConnectionSpec, { transport: 'http' }>): ConnectionOAuthProvider {
@@ -157,7 +154,9 @@ export class ConnectionManager {
 
   private async target(spec: ConnectionSpec): Promise<UpstreamTarget> {
     if (spec.transport === 'stdio') {
-      return { transport: 'stdio', name: spec.name, launch: { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) } };
+      const stderr = new BoundedLog(this.limits.maxStderrBytes);
+      this.stderrLogs.set(spec.name, stderr);
+      return { transport: 'stdio', name: spec.name, launch: { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) }, stderr };
     }
     return { transport: 'http', name: spec.name, url: new URL(spec.url), auth: this.provider(spec) };
   }
@@ -242,6 +241,11 @@ export class ConnectionManager {
       }
       throw error;
     }
+  }
+
+  /** The most recent stderr output of a stdio server (bounded), for the person only: never sent to the model. */
+  stderr(name: string): string {
+    return this.stderrLogs.get(name)?.text() ?? '';
   }
 
   /** Closes a live session (stopping a stdio server); the connection stays configured. */
@@ -401,11 +405,6 @@ export class ConnectionManager {
     await Promise.all(names.map((name) => this.disconnect(name)));
   }
 
-  /** Waits until `name` has no live session (tests and shutdown paths that race a crash). */
-  async settled(name: string, timeoutMs = 5_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.live.has(name) && Date.now() < deadline) await sleep(10);
-  }
 }
 
 function backoff(count: number): number {

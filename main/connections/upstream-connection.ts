@@ -11,7 +11,7 @@ import type { JsonSchema, ToolOutcome } from '../broker/types.js';
 import { unusableToolName } from './config.js';
 import { UpstreamFailure } from '../upstreams/failure.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
-import { BoundedLog, GroupStdioTransport } from '../upstreams/stdio-transport.js';
+import { type BoundedLog, GroupStdioTransport } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classify } from './errors.js';
 import { guardedFetch } from './http-fetch.js';
 import type { ConnectionOAuthProvider } from './oauth.js';
@@ -60,7 +60,7 @@ export interface StdioLaunch {
 }
 
 export type UpstreamTarget =
-  | { readonly transport: 'stdio'; readonly name: string; readonly launch: StdioLaunch }
+  | { readonly transport: 'stdio'; readonly name: string; readonly launch: StdioLaunch; readonly stderr: BoundedLog }
   | { readonly transport: 'http'; readonly name: string; readonly url: URL; readonly auth: ConnectionOAuthProvider };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -80,22 +80,20 @@ export class UpstreamConnection {
     private readonly client: Client,
     private readonly transport: Transport,
     private readonly limits: ConnectionLimits,
-    private readonly stderr: BoundedLog | undefined,
   ) {}
 
   /** Connects and initializes within the connect timeout; the process or session is closed on any failure. */
   static async open(target: UpstreamTarget, limits: ConnectionLimits = DEFAULT_LIMITS): Promise<UpstreamConnection> {
-    const stderr = target.transport === 'stdio' ? new BoundedLog(limits.maxStderrBytes) : undefined;
     const transport: Transport =
       target.transport === 'stdio'
-        ? new GroupStdioTransport({ ...target.launch, maxMessageBytes: limits.maxMessageBytes, stderr: stderr!, killGraceMs: 2_000 })
+        ? new GroupStdioTransport({ ...target.launch, maxMessageBytes: limits.maxMessageBytes, stderr: target.stderr, killGraceMs: 2_000 })
         : new StreamableHTTPClientTransport(target.url, {
             authProvider: target.auth,
             fetch: guardedFetch({ origin: target.url.origin, maxMessageBytes: limits.maxMessageBytes }),
             reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
           });
     const client = new Client({ name: 'ward', version: '0.1.0' }, { capabilities: {} });
-    const connection = new UpstreamConnection(target.name, client, transport, limits, stderr);
+    const connection = new UpstreamConnection(target.name, client, transport, limits);
     client.onclose = () => connection.onTransportClosed();
     client.onerror = (error) => connection.onTransportError(error);
     const controller = new AbortController();
@@ -117,15 +115,6 @@ export class UpstreamConnection {
 
   get pid(): number | undefined {
     return this.transport instanceof GroupStdioTransport ? this.transport.pid : undefined;
-  }
-
-  /** The server's recent stderr (stdio only), bounded; for diagnostics, never sent to the model. */
-  stderrText(): string {
-    return this.stderr?.text() ?? '';
-  }
-
-  get isOpen(): boolean {
-    return this.ended === undefined;
   }
 
   /** Called once when the session ends without Ward closing it (crash, garbage, oversize). */

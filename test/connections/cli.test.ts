@@ -68,6 +68,16 @@ describe('ward connections', () => {
     expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
   });
 
+  it('shows the last lines of a failing stdio server\'s stderr, escaped, with the unavailable exit code', async () => {
+    const home = path.join(tempDir(), 'home');
+    expect(await ward(['connections', 'add', 'broken', '--command', process.execPath, '--arg', STDIO_SERVER, '--arg=--fail-start'], { env: env(home) })).toMatchObject({ code: 0 });
+    const result = await ward(['connections', 'tools', 'broken'], { env: env(home) });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain("the server's stderr (last 2 line(s)):\n  fixture stdio server started\n  fatal: missing configuration \\u{1b}[31mred\n");
+    expect(result.stderr).toMatch(/\[closed\]/);
+    expect((await ward(['connections', 'list'], { env: env(home) })).stdout).toMatch(/^broken {2}stdio {2}.* {2}error \(closed\) {2}tools 0\/0 on$/m);
+  });
+
   it('fails closed on bad configuration, naming the field, with the usage exit code', async () => {
     const home = path.join(tempDir(), 'home');
     expect(await ward(['connections', 'add', 'remote', '--url', 'http://mcp.example.com/mcp'], { env: env(home) })).toMatchObject({

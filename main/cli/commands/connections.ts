@@ -45,9 +45,11 @@ function readSecretLines(stream: Readable, names: readonly string[]): Promise<Re
 /** Connection failures leave the command as WardErrors with exit codes scripts can rely on. */
 function asWardError(error: unknown): unknown {
   if (!(error instanceof UpstreamError)) return error;
-  if (error.code === 'not_signed_in') return new WardError('not_signed_in', error.message, { cause: error });
-  if (error.code === 'unauthorized') return new WardError('unauthorized', error.message, { cause: error });
-  return new WardError('unavailable', `${error.message} [${error.code}]`, { cause: error });
+  // Ward's own detail says what happened to this server; the fixed text is worded for tool calls.
+  const text = `${error.detail === '' ? error.message : error.detail} [${error.code}]`;
+  if (error.code === 'not_signed_in') return new WardError('not_signed_in', text, { cause: error });
+  if (error.code === 'unauthorized') return new WardError('unauthorized', text, { cause: error });
+  return new WardError('unavailable', text, { cause: error });
 }
 
 function target(view: ConnectionView): string {
@@ -80,6 +82,16 @@ function viewJson(view: ConnectionView): Record<string, unknown> {
 function toolLine(pin: ToolPin): string {
   const state = pin.status !== 'pinned' ? `disabled: ${pin.reason ?? pin.status}` : pin.enabled ? 'on' : 'off';
   return `  ${escapeForTerminal(`${pin.connection}__${pin.name}`, 80)}  ${state}  ${escapeForTerminal(pin.description.split('\n')[0] ?? '', 100)}`;
+}
+
+const STDERR_TAIL_LINES = 20;
+
+/** The last lines a failed stdio server wrote to stderr, escaped: often the only clue to why it failed. */
+function writeStderrTail(stream: NodeJS.WritableStream, text: string): void {
+  const lines = text.split('\n').filter((line) => line.trim() !== '').slice(-STDERR_TAIL_LINES);
+  if (lines.length === 0) return;
+  stream.write(`the server's stderr (last ${lines.length} line(s)):\n`);
+  for (const line of lines) stream.write(`  ${escapeForTerminal(line, 300)}\n`);
 }
 
 async function withManager<T>(context: CommandContext, flag: string | undefined, fn: (manager: ConnectionManager) => Promise<T>): Promise<T> {
@@ -190,7 +202,10 @@ export const connectionsCommand: Command = {
         else if (values.disable !== undefined) manager.setToolEnabled(connection, values.disable, false);
         else if (values.repin !== undefined) await manager.repin(connection, values.repin);
         else {
-          const { unusable } = await manager.discover(connection);
+          const { unusable } = await manager.discover(connection).catch((error: unknown) => {
+            writeStderrTail(io.stderr, manager.stderr(connection));
+            throw error;
+          });
           for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForTerminal(item.name, 80)}: ${escapeForTerminal(item.reason)}`);
         }
         const view = manager.get(connection);
