@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { connectionPort } from '../../main/connections/port.js';
+import { harness, stdioSpec } from './support.js';
+
+describe('connections in the desktop window', () => {
+  it('shows health, enabled tools and re-pin reasons, and no secret value', async () => {
+    const h = harness();
+    const canary = `window-canary-${Date.now()}`;
+    const toolsFile = path.join(h.dir, 'tools.json');
+    const tool = (properties: object) => [
+      { name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties } },
+      { name: 'other', description: 'Other', inputSchema: { type: 'object', properties: {} } },
+    ];
+    fs.writeFileSync(toolsFile, JSON.stringify(tool({ text: { type: 'string' } })));
+    await h.manager.add({ ...stdioSpec('files', '--tools-file', toolsFile), secretEnv: ['API_TOKEN'] }, { API_TOKEN: canary });
+    await h.manager.add({ transport: 'http', name: 'remote', url: 'https://mcp.example.invalid/mcp' });
+    await h.manager.discover('files');
+    fs.writeFileSync(toolsFile, JSON.stringify(tool({ text: { type: 'number' } })));
+    await h.manager.disconnect('files');
+    await h.manager.discover('files');
+    h.core.store(h.ns).db.prepare("UPDATE connections SET health = 'not_signed_in', last_error_code = 'not_signed_in' WHERE name = 'remote'").run();
+
+    const views = await connectionPort(h.core, { store: { kind: 'keychain' } }).list(h.ns);
+    expect(views).toEqual([
+      {
+        id: 'files',
+        name: 'files',
+        url: expect.stringContaining('stdio-server.mjs --tools-file'),
+        status: 'signed_in',
+        detail: expect.stringMatching(/^Disabled until re-pinned: echo: its input schema changed upstream/),
+        tools: ['files__other'],
+      },
+      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: 'Sign in again ("ward connections login remote").', tools: [] },
+    ]);
+    expect(JSON.stringify(views)).not.toContain(canary);
+  });
+});
