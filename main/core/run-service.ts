@@ -305,6 +305,7 @@ export class RunService {
     const emit = (type: string, payload: unknown) => this.journal(store, conversationId, runId, [{ type, payload }]);
 
     let registration: RunRegistration | undefined;
+    let closePermissions = (): void => undefined;
     let upstreams: UpstreamSession | undefined;
     let runDir: RunDir | undefined;
     let turnTimer: NodeJS.Timeout | undefined;
@@ -366,6 +367,7 @@ export class RunService {
         promptTimeoutMs: this.options.promptTimeoutMs,
         audit: (record) => emit(PERMISSION_DECISION_EVENT, record),
       });
+      closePermissions = () => permissions.close();
       const cliPermissions = permissions.cliOptions();
       upstreams = Object.keys(spec.upstreams).length === 0 ? NO_UPSTREAMS : await openUpstreams(toUpstreamDefinitions(spec, this.env), this.options.upstreamOptions);
       registration = this.options.broker.register({
@@ -499,6 +501,8 @@ export class RunService {
       clearTimeout(active.graceTimer);
       // Nothing Ward started for this run outlives it.
       active.child?.killGroup();
+      // An open permission question is withdrawn: nobody waits for an answer to a finished run.
+      closePermissions();
       try {
         await registration?.close(); // capability gone first, then calls drain (B1, B7)
       } catch {

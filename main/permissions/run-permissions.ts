@@ -66,12 +66,19 @@ export class RunPermissions {
   /** One question at a time: a person answers in order, and an answer can settle the next one. */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly approvedOnce = new Map<string, number>();
+  /** Aborted when the run ends: open questions are withdrawn (and count as deny). */
+  private readonly ended = new AbortController();
 
   constructor(private readonly options: RunPermissionsOptions) {
     for (const rule of options.rules) assertRuleAllowed(options.policy, rule);
     this.gate = options.policy === null ? undefined : new PolicyGate(options.policy);
     this.timeoutMs = Math.min(Math.max(options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, 1), MAX_PROMPT_TIMEOUT_MS);
     this.now = options.now ?? (() => new Date());
+  }
+
+  /** The run is over: withdraw open questions (a terminal stops waiting for an answer) and ask no more. */
+  close(): void {
+    this.ended.abort();
   }
 
   /** The rules in force right now: the run's own plus live stored grants (so a revoke counts at once). */
@@ -180,6 +187,11 @@ export class RunPermissions {
     }
     const choices: PromptAnswer[] = request.compound ? ['once', 'deny'] : [...PROMPT_ANSWERS];
     const answer = await this.ask(request, tool, summary, decision.reason, choices);
+    if (answer === 'ended') {
+      const reason = 'the run ended before anyone answered';
+      this.record(request, tool, summary, 'deny', { by: 'no_one' }, reason, via);
+      return { allowed: false, reason };
+    }
     if (answer === 'timeout') {
       const reason = `no answer within ${Math.round(this.timeoutMs / 1000)} s`;
       this.record(request, tool, summary, 'deny', { by: 'timeout', afterMs: this.timeoutMs }, reason, via);
@@ -206,14 +218,23 @@ export class RunPermissions {
     );
   }
 
-  private async ask(request: PermissionRequest, tool: string, summary: string, reason: string, choices: PromptAnswer[]): Promise<PromptAnswer | 'timeout'> {
+  private async ask(request: PermissionRequest, tool: string, summary: string, reason: string, choices: PromptAnswer[]): Promise<PromptAnswer | 'timeout' | 'ended'> {
+    if (this.ended.signal.aborted) return 'ended';
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let onEnded: (() => void) | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => {
         controller.abort();
         resolve('timeout');
       }, this.timeoutMs);
+    });
+    const ended = new Promise<'ended'>((resolve) => {
+      onEnded = () => {
+        controller.abort();
+        resolve('ended');
+      };
+      this.ended.signal.addEventListener('abort', onEnded, { once: true });
     });
     const question = {
       tool,
@@ -226,11 +247,12 @@ export class RunPermissions {
       choices,
     };
     try {
-      const answer = await Promise.race([this.options.prompter.ask(question, controller.signal).catch(() => 'deny' as const), timeout]);
+      const answer = await Promise.race([this.options.prompter.ask(question, controller.signal).catch(() => 'deny' as const), timeout, ended]);
       // Anything but a listed choice (a buggy prompter, a dismissed dialog) is a deny.
-      return answer === 'timeout' || choices.includes(answer) ? answer : 'deny';
+      return answer === 'timeout' || answer === 'ended' || choices.includes(answer) ? answer : 'deny';
     } finally {
       clearTimeout(timer);
+      this.ended.signal.removeEventListener('abort', onEnded!);
       controller.abort();
     }
   }

@@ -183,6 +183,25 @@ describe('permissions with the real CLI', () => {
     expect(payloads<AuditRecord>(harness.events(handle.conversationId), 'permission_decision')[0]).toMatchObject({ decision: 'deny', answerer: { by: 'timeout' } });
   });
 
+  it('test_stopping_a_run_withdraws_its_open_question', async () => {
+    const { base, outside, workspace } = project();
+    let asked: AbortSignal | undefined;
+    const waiting: Prompter = {
+      interactive: true,
+      ask: (_question, signal) => {
+        asked = signal;
+        return new Promise(() => undefined);
+      },
+    };
+    harness = await startHarness([tool('Read', { file_path: path.join(outside, 'secret.txt') }), DONE], { prompter: waiting });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'wait', permissions: parsePermissionFlags(['--allow-read=./src'], base), workspace });
+    const deadline = Date.now() + 20_000;
+    while (asked === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(asked?.aborted).toBe(false);
+    expect((await harness.service.stop(handle.runId)).state).toBe('stopped');
+    expect(asked?.aborted).toBe(true);
+  });
+
   it('test_mcp_tool_granted_then_revoked_is_denied_on_the_next_call', async () => {
     harness = await startHarness([tool('mcp__ward__echo', { text: 'first-call-11' }), DONE]);
     await publishToolAgent(harness);

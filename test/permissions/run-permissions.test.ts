@@ -147,6 +147,26 @@ describe('approvals', () => {
     expect(person.questions).toHaveLength(1);
   });
 
+  it('test_closing_the_run_withdraws_an_open_question_as_a_deny', async () => {
+    let signalSeen: AbortSignal | undefined;
+    const waiting: Prompter = {
+      interactive: true,
+      ask: (_question, signal) => {
+        signalSeen = signal;
+        return new Promise(() => undefined);
+      },
+    };
+    const { make, records } = setup([], { prompter: waiting });
+    const permissions = make();
+    const asking = permissions.approve(read('/etc/hostname'));
+    await new Promise((resolve) => setImmediate(resolve));
+    permissions.close();
+    expect(await asking).toMatchObject({ behavior: 'deny', message: expect.stringContaining('the run ended before anyone answered') });
+    expect(signalSeen?.aborted).toBe(true);
+    expect(records[0]).toMatchObject({ decision: 'deny', answerer: { by: 'no_one' } });
+    expect(await permissions.approve(read('/etc/hostname'))).toMatchObject({ behavior: 'deny' });
+  });
+
   it('test_a_prompter_that_fails_is_a_deny', async () => {
     const failing: Prompter = { interactive: true, ask: () => Promise.reject(new Error('window closed')) };
     const { make } = setup([], { prompter: failing });
