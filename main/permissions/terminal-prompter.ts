@@ -58,7 +58,7 @@ export function terminalPrompter(input: Readable, output: Writable): Prompter {
           resolve(answer);
         };
         const onAbort = (): void => {
-          output.write('\n(no answer in time: denied)\n');
+          output.write('\n(no answer in time, or the run ended: denied)\n');
           finish('deny');
         };
         const onEnd = (): void => finish('deny');

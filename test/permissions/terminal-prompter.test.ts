@@ -79,7 +79,7 @@ describe('terminal prompter', () => {
     const pending = terminalPrompter(input, output).ask(QUESTION, controller.signal);
     controller.abort();
     expect(await pending).toBe('deny');
-    expect(shown()).toContain('(no answer in time: denied)');
+    expect(shown()).toContain('(no answer in time, or the run ended: denied)');
   });
 
   it('test_without_a_tty_no_one_is_asked', () => {
