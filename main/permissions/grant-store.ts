@@ -105,7 +105,7 @@ export class GrantStore {
   activeRules(conversationId: string, agentId: string): Rule[] {
     return this.db
       .prepare<[string, string], GrantRow>(
-        `SELECT ${COLUMNS} FROM grants WHERE revoked_at IS NULL AND (conversation_id = ? OR agent_id = ? OR scope = 'namespace') ORDER BY created_at, id`,
+        `SELECT ${COLUMNS} FROM grants WHERE revoked_at IS NULL AND (conversation_id = ? OR agent_id = ? OR scope = 'namespace') ORDER BY created_at, rowid`,
       )
       .all(conversationId, agentId)
       .map((row) => ruleOf(toGrant(row)));
@@ -122,7 +122,7 @@ export class GrantStore {
     if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
     const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
     return this.db
-      .prepare<string[], GrantRow>(`SELECT ${COLUMNS} FROM grants ${where} ORDER BY created_at, id`)
+      .prepare<string[], GrantRow>(`SELECT ${COLUMNS} FROM grants ${where} ORDER BY created_at, rowid`)
       .all(...params)
       .map(toGrant);
   }
