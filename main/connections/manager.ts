@@ -60,6 +60,8 @@ export class ConnectionManager {
   private readonly providers = new Map<string, ConnectionOAuthProvider>();
   private readonly crashes = new Map<string, CrashRecord>();
   private readonly streaks = new Map<string, number>();
+  /** Connections this manager last recorded as healthy, so a successful call writes health only when it changes. */
+  private readonly healthy = new Set<string>();
   /** The stderr of each stdio server's latest session, kept after it ends so a failure can be diagnosed. */
   private readonly stderrLogs = new Map<string, BoundedLog>();
   private closed = false;
@@ -207,6 +209,7 @@ export class ConnectionManager {
   }
 
   private noteFailure(name: string, failure: UpstreamError): void {
+    this.healthy.delete(name);
     if (!this.registry.has(name)) return;
     const health = failure.code === 'not_signed_in' || failure.code === 'unauthorized' ? 'not_signed_in' : 'error';
     this.registry.setHealth(name, health, failure.code);
@@ -395,6 +398,10 @@ export class ConnectionManager {
     if (signal.aborted) return this.refusal('cancelled', '');
     const outcome = await connection.callTool(route.upstreamName, args, signal);
     if (!outcome.ok) this.noteFailure(name, new UpstreamError(outcome.errorCode as UpstreamError['code'], ''));
+    else if (!this.healthy.has(name)) {
+      this.registry.setHealth(name, 'ok', null);
+      this.healthy.add(name);
+    }
     return outcome;
   }
 
