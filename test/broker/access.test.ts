@@ -119,6 +119,17 @@ describe('broker access (B1)', () => {
     await client.close().catch(() => undefined);
   });
 
+  it('gives a run registered again after it ended a fresh capability, and the old one stops working', async () => {
+    const tools = await pin(upstreams, 'fx', ['echo']);
+    const first = registerRun(broker, 'run-again', tools, upstreams);
+    await first.registration.close();
+    const second = registerRun(broker, 'run-again', tools, upstreams);
+    expect(second.registration.capability).not.toBe(first.registration.capability);
+    expect((await raw(second.registration.url, { authorization: `Bearer ${first.registration.capability}` })).status).toBe(401);
+    expect((await raw(second.registration.url, { authorization: `Bearer ${second.registration.capability}` })).status).toBe(200);
+    await second.registration.close();
+  });
+
   it('refuses to register a binding with a reserved, duplicate or tampered tool', async () => {
     const [echo] = await pin(upstreams, 'fx', ['echo']);
     expect(() => registerRun(broker, 'bad-1', [{ ...echo!, exposedName: 'approve' }], upstreams)).toThrow(/reserved/);
