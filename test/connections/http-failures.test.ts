@@ -6,6 +6,15 @@ import { deadPort, startHangingServer } from '../fixtures/oidc/provider.js';
 import { harness, signal } from './support.js';
 
 const closers: Array<() => Promise<void>> = [];
+
+async function failureOf(promise: Promise<unknown>): Promise<Error & { code: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { code: string };
+  }
+  throw new Error('expected a failure');
+}
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
@@ -36,7 +45,7 @@ describe('remote connections that fail', () => {
   it('a web page instead of MCP is a protocol error, and its body is not passed on', async () => {
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'page', url: await htmlServer() });
-    const failure = await h.manager.discover('page').catch((error: unknown) => error as Error & { code: string });
+    const failure = await failureOf(h.manager.discover('page'));
     expect(failure).toMatchObject({ code: 'protocol_error' });
     expect(failure.message).not.toContain('login page');
   });
@@ -46,7 +55,7 @@ describe('remote connections that fail', () => {
     closers.push(() => fixture.close());
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'locked', url: fixture.url });
-    const failure = await h.manager.discover('locked').catch((error: unknown) => error as Error & { code: string });
+    const failure = await failureOf(h.manager.discover('locked'));
     expect(failure.code).toBe('not_signed_in');
     expect(failure.message).not.toContain('must not be forwarded');
   });
