@@ -99,4 +99,18 @@ describe('ward permissions', () => {
     fs.writeFileSync(policy, '{ not json');
     expect((await ward(['permissions', 'grant', '--conversation', conversation.id, '--allow-net=x.com'], { ...env, WARD_POLICY: policy })).code).toBe(7);
   });
+
+  it('test_tools_pinned_in_the_agent_version_are_listed_as_held', async () => {
+    const { core, store, env } = seeded();
+    const agent = store.agents.publish('tooly', {
+      instructions: 'x',
+      upstreams: { github: { type: 'stdio', command: '/usr/bin/true' } },
+      tools: [{ upstream: 'github', name: 'list_issues', exposedName: 'list_issues', description: '', inputSchema: { type: 'object' }, schemaHash: 'a'.repeat(64) }],
+    });
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'tools' });
+    core.close();
+    const result = await ward(['permissions', '--conversation', conversation.id], env);
+    expect(result.stdout).toContain(`grants held by conversation ${conversation.id} (1):`);
+    expect(result.stdout).toContain('pinned    allow mcp   github/list_issues  (pinned in agent tooly@1)');
+  });
 });
