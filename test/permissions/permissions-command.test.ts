@@ -113,4 +113,14 @@ describe('ward permissions', () => {
     expect(result.stdout).toContain(`grants held by conversation ${conversation.id} (1):`);
     expect(result.stdout).toContain('pinned    allow mcp   github/list_issues  (pinned in agent tooly@1)');
   });
+
+  it('test_namespace_defaults_apply_to_every_conversation_and_agent_grants_need_a_known_agent', async () => {
+    const { core, store, conversation, env } = seeded();
+    const other = store.conversations.create({ agentId: conversation.agentId, agentVersion: conversation.agentVersion, title: 'other' });
+    core.close();
+    expect((await ward(['permissions', 'grant', '--defaults', '--allow-env=HOME'], env)).code).toBe(0);
+    for (const id of [conversation.id, other.id]) expect((await ward(['permissions', '--conversation', id], env)).stdout).toMatch(/allow env {3}HOME {2}\(namespace/);
+    expect(await ward(['permissions', 'grant', '--agent', 'nobody', '--allow-env=HOME'], env)).toMatchObject({ code: 5, stderr: 'ward permissions: no agent named nobody\n' });
+    expect((await ward(['permissions', 'grant', '--defaults', '--agent', 'helper', '--allow-env=HOME'], env)).code).toBe(2);
+  });
 });

@@ -13,7 +13,7 @@ import { writeJson, writeLine, type CliIo } from '../io.js';
 const USAGE = [
   'ward permissions [--conversation ID] [--all] [--namespace NS] [--json]',
   '       ward permissions revoke GRANT_ID... | --conversation ID  [--namespace NS]',
-  '       ward permissions grant (--conversation ID | --agent NAME) --allow-KIND=LIST... [--deny-KIND=LIST...] [--namespace NS]',
+  '       ward permissions grant (--conversation ID | --agent NAME | --defaults) --allow-KIND=LIST... [--deny-KIND=LIST...] [--namespace NS]',
 ].join('\n');
 
 function grantLine(grant: StoredGrant): string {
@@ -84,14 +84,25 @@ function revoke(args: readonly string[], io: CliIo, core: () => WardCore): numbe
 
 function grant(args: readonly string[], io: CliIo, core: () => WardCore): number {
   const { permissionArgs, otherArgs } = splitPermissionArgs(args);
-  const { values } = parseCommandArgs({ usage: USAGE }, otherArgs, { namespace: COMMON_OPTIONS.namespace, conversation: { type: 'string' }, agent: { type: 'string' } }, false);
-  if ((values.conversation === undefined) === (values.agent === undefined)) throw new WardError('usage', `give exactly one of --conversation or --agent\nusage: ${USAGE}`);
+  const { values } = parseCommandArgs(
+    { usage: USAGE },
+    otherArgs,
+    { namespace: COMMON_OPTIONS.namespace, conversation: { type: 'string' }, agent: { type: 'string' }, defaults: { type: 'boolean', default: false } },
+    false,
+  );
+  const targets = [values.conversation !== undefined, values.agent !== undefined, values.defaults].filter(Boolean).length;
+  if (targets !== 1) throw new WardError('usage', `give exactly one of --conversation, --agent or --defaults (every conversation in the namespace)\nusage: ${USAGE}`);
   if (permissionArgs.length === 0) throw new WardError('usage', `give at least one --allow-KIND=LIST or --deny-KIND=LIST\nusage: ${USAGE}`);
   const rules = parsePermissionFlags(permissionArgs, process.cwd());
   assertRulesAllowed(loadPolicy(io.env), rules);
   const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
   const grants = new GrantStore(store.db);
-  const target = values.conversation !== undefined ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(values.conversation).id } : { scope: 'agent' as const, agentId: store.agents.get(values.agent!).agentId };
+  const target =
+    values.conversation !== undefined
+      ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(values.conversation).id }
+      : values.agent !== undefined
+        ? { scope: 'agent' as const, agentId: store.agents.get(values.agent).agentId }
+        : { scope: 'namespace' as const };
   for (const rule of rules) writeLine(io.stdout, `granted ${grantLine(grants.add({ ...target, effect: rule.effect, kind: rule.kind, value: rule.value, grantedBy: 'cli' }))}`);
   return EXIT.ok;
 }
