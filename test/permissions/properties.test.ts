@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WardError } from '../../main/core/errors.js';
-import { check, makeRequest } from '../../main/permissions/engine.js';
+import { check, makeRequest, netRequestForUrl } from '../../main/permissions/engine.js';
 import { GRANT_KINDS, parsePermissionFlags } from '../../main/permissions/grants.js';
 import { isWithin } from '../../main/permissions/paths.js';
 import { tempDir } from '../support/temp.js';
@@ -60,6 +60,31 @@ describe('grant parser properties', () => {
         if (/^(\*\.)?[\d.]+(:\d+)?$/.test(entry)) return; // all-numeric names are IP addresses, tested apart
         const [rule] = parsePermissionFlags([`--allow-net=${entry}`], BASE);
         expect(rule!.value).toBe(entry);
+      }),
+    );
+  });
+});
+
+describe('host matcher properties', () => {
+  const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,6}[a-z0-9])?$/);
+
+  it('test_a_wildcard_covers_exactly_the_hosts_that_end_with_dot_domain', () => {
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 2, maxLength: 3 }), fc.array(label, { minLength: 1, maxLength: 4 }), (domain, host) => {
+        const rules = parsePermissionFlags([`--allow-net=*.${domain.join('.')}`], BASE);
+        const candidate = host.join('.');
+        const expected = candidate.endsWith(`.${domain.join('.')}`);
+        expect(check(netRequestForUrl(`https://${candidate}/`), rules).decision).toBe(expected ? 'allow' : 'prompt');
+      }),
+    );
+  });
+
+  it('test_a_deny_on_a_host_beats_any_wildcard_allow', () => {
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 2, maxLength: 3 }), label, (domain, sub) => {
+        const host = `${sub}.${domain.join('.')}`;
+        const rules = parsePermissionFlags([`--allow-net=*.${domain.join('.')}`, `--deny-net=${host}`], BASE);
+        expect(check(netRequestForUrl(`https://${host}:8443/x`), rules).decision).toBe('deny');
       }),
     );
   });
