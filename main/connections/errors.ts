@@ -5,6 +5,7 @@
  */
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { callErrorMessage, type CallErrorCode } from '../broker/messages.js';
 import { WardError } from '../core/errors.js';
@@ -45,6 +46,11 @@ export function classify(error: unknown, context: ClassifyContext = {}): Upstrea
     return reason?.name === 'TimeoutError' ? new UpstreamError('timed_out', 'no answer in time', { cause: error }) : new UpstreamError('cancelled', '', { cause: error });
   }
   if (error instanceof UnauthorizedError) return new UpstreamError('not_signed_in', 'sign in again with "ward connections login"', { cause: error });
+  // The authorization server refused a refresh or the client (revoked grant, deleted registration): only a new sign-in helps.
+  if (error instanceof OAuthError) {
+    const oauthCode = /^[a-z_]{1,64}$/.test(error.errorCode) ? error.errorCode : 'oauth_error';
+    return new UpstreamError('not_signed_in', `the authorization server answered ${oauthCode}; sign in again with "ward connections login"`, { cause: error });
+  }
   if (error instanceof StreamableHTTPError && error.code === 401) {
     return new UpstreamError('unauthorized', 'the server refused the token even after a refresh; sign in again', { cause: error });
   }
