@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
@@ -96,7 +97,7 @@ describe('ward (headless)', () => {
     const result = await ward(['doctor', '--json'], { env: { WARD_HOME: home } });
     const checks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(checks.map((c) => c.check)).toEqual(expect.arrayContaining(['data folder', 'namespace default', 'keychain', 'pinned CLI']));
-    expect(checks.find((c) => c.check === 'namespace default')).toMatchObject({ status: 'ok', data: { schemaVersion: 1, integrity: 'ok' } });
+    expect(checks.find((c) => c.check === 'namespace default')).toMatchObject({ status: 'ok', data: { schemaVersion: LATEST_SCHEMA_VERSION, integrity: 'ok' } });
     // No D-Bus in this environment block: the keychain must be reported unreachable, never "ok".
     expect(checks.find((c) => c.check === 'keychain')).toMatchObject({ status: 'error' });
   });

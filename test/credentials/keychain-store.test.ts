@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import keytar from 'keytar';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { KeychainBackend } from '../../main/credentials/keychain-store.js';
 import { resolveModelCredential, setModelCredential } from '../../main/credentials/model-credential.js';
 import { keychainServiceFor, openSecretStore } from '../../main/credentials/open-store.js';
@@ -66,14 +66,21 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
   });
 
   it('fails with keychain_unavailable and writes no file anywhere when the D-Bus session is dead', () => {
-    const root = tempDir();
+    // Outside /tmp: the child gets its own /tmp below, which would hide these folders.
+    fs.mkdirSync(path.join(REPO_ROOT, 'test-artifacts'), { recursive: true });
+    const root = fs.mkdtempSync(path.join(REPO_ROOT, 'test-artifacts', 'keychain-dead-bus-'));
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const [home, privateTmp, userHome] = ['ward-home', 'tmp', 'home'].map((name) => path.join(root, name));
     for (const dir of [home!, privateTmp!, userHome!]) fs.mkdirSync(dir);
+    const entry = wardEntry();
+    // A checkout that itself lives under /tmp stays visible through a bind of its own (its mount point made beforehand).
+    const keepVisible = REPO_ROOT.startsWith('/tmp/') ? ['--bind', REPO_ROOT, REPO_ROOT] : [];
+    if (keepVisible.length > 0) fs.mkdirSync(path.join(privateTmp!, path.relative('/tmp', REPO_ROOT)), { recursive: true });
     const before = [snapshot(home!), snapshot(privateTmp!), snapshot(userHome!)];
     // bubblewrap gives the child its own /tmp (a folder we can inspect); everything else is the real system.
     const result = spawnSync(
       'bwrap',
-      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', '--', process.execPath, wardEntry(), 'provider', 'set-key'],
+      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', ...keepVisible, '--', process.execPath, entry, 'provider', 'set-key'],
       {
         cwd: REPO_ROOT,
         input: CANARY,
