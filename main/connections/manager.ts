@@ -312,6 +312,25 @@ export class ConnectionManager {
   }
 
   /**
+   * The routes for tools a person picked for an agent, by exposed name (`<connection>__<tool>`);
+   * a name that is unknown, turned off or waiting for a re-pin is refused, naming why.
+   */
+  resolveTools(exposedNames: readonly string[]): PinnedToolRoute[] {
+    const available = new Map(this.routes().map((route) => [route.exposedName, route]));
+    return exposedNames.map((exposed) => {
+      const route = available.get(exposed);
+      if (route !== undefined) return route;
+      const split = exposed.indexOf('__');
+      const connection = split > 0 ? exposed.slice(0, split) : '';
+      const pin = split > 0 && this.registry.has(connection) ? this.registry.tool(connection, exposed.slice(split + 2)) : undefined;
+      const shown = JSON.stringify(exposed.slice(0, 100));
+      if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as "ward connections tools CONNECTION" lists it`);
+      if (pin.status !== 'pinned') throw new WardError('invalid_config', `tool ${shown} cannot be used: ${pin.reason ?? pin.status}`);
+      throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with "ward connections tools ${connection} --enable ${pin.name}"`);
+    });
+  }
+
+  /**
    * Signs in to an HTTP connection: a loopback redirect on 127.0.0.1 at a random port, one
    * valid callback, a bounded wait (C5). Tokens replace the old ones only on success.
    */

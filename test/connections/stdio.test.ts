@@ -247,3 +247,33 @@ describe('stdio servers are Ward\'s children', () => {
     await eventually(() => !alive(pid), 'the stubborn server died with Ward');
   });
 });
+
+describe('connections and namespaces', () => {
+  it('keeps same-named connections of two namespaces apart: own registry, own secret, own removal (N1)', async () => {
+    const a = harness();
+    const b = harness();
+    await a.manager.add({ ...stdioSpec('files'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: 'value-for-a' });
+    await b.manager.add({ ...stdioSpec('files'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: 'value-for-b' });
+    const environ = async (h: typeof a): Promise<string> => {
+      await h.manager.discover('files');
+      return fs.readFileSync(`/proc/${(await h.manager.connection('files')).pid}/environ`, 'utf8');
+    };
+    expect(await environ(a)).toContain('API_TOKEN=value-for-a\0');
+    expect(await environ(b)).toContain('API_TOKEN=value-for-b\0');
+    await a.manager.remove('files');
+    expect(a.manager.list()).toEqual([]);
+    await b.manager.disconnect('files');
+    expect(await environ(b)).toContain('API_TOKEN=value-for-b\0');
+  });
+
+  it('resolves the tools picked for an agent, refusing unknown, turned-off and changed ones by name', async () => {
+    const h = harness();
+    await h.manager.add(stdioSpec('files'));
+    await h.manager.discover('files');
+    expect(h.manager.resolveTools(['files__echo', 'files__big']).map((route) => route.upstreamName)).toEqual(['echo', 'big']);
+    h.manager.setToolEnabled('files', 'big', false);
+    expect(() => h.manager.resolveTools(['files__big'])).toThrow(/"files__big" is turned off; turn it on with "ward connections tools files --enable big"/);
+    expect(() => h.manager.resolveTools(['files__nope'])).toThrow(/no tool "files__nope"/);
+    expect(() => h.manager.resolveTools(['echo'])).toThrow(/no tool "echo"/);
+  });
+});
