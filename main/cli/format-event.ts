@@ -8,10 +8,67 @@ export function escapeForTerminal(text: string, max = MAX_SUMMARY): string {
   return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped;
 }
 
+type Payload = Record<string, unknown>;
+
+function oneLine(text: string, max = MAX_SUMMARY): string {
+  return escapeForTerminal(text, max).replace(/\n/g, '\\n');
+}
+
+function formatBytes(bytes: unknown): string {
+  const n = typeof bytes === 'number' ? bytes : 0;
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** A compact summary of the run-loop events; null for events summarized by their text. */
+function summarize(type: string, payload: Payload): string | null {
+  switch (type) {
+    case 'tool_call':
+      return `→ ${oneLine(String(payload.tool))} ${oneLine(JSON.stringify(payload.arguments ?? null), 120)}`;
+    case 'tool_result':
+      return `← ${oneLine(String(payload.tool))} ${payload.ok === true ? 'ok' : `error${typeof payload.errorCode === 'string' ? ` (${oneLine(payload.errorCode, 40)})` : ''}`} ${formatBytes(payload.bytes)} ${Math.round(Number(payload.durationMs ?? 0))} ms`;
+    case 'tool_refused':
+      return `✗ ${oneLine(String(payload.tool))} refused: ${oneLine(String(payload.reason ?? ''))}`;
+    case 'usage':
+      return `${Number(payload.inputTokens ?? 0)} in / ${Number(payload.outputTokens ?? 0)} out tokens${typeof payload.costUsd === 'number' ? `, $${payload.costUsd.toFixed(4)}` : ''}`;
+    case 'run_started':
+      return `${oneLine(String(payload.agent))}@${String(payload.agentVersion)} ${oneLine(String(payload.model))} (${String(payload.session)} session)`;
+    case 'run_stopping':
+      return `stopping: ${oneLine(String(payload.reason ?? ''))}`;
+    case 'run_finished':
+      return `${String(payload.state)}${typeof payload.reason === 'string' ? `: ${oneLine(payload.reason, 400)}` : ''}`;
+    case 'diagnostic':
+      return `${oneLine(String(payload.reason ?? ''))}: ${oneLine(String(payload.detail ?? ''))}`;
+    default:
+      return null;
+  }
+}
+
 /** One human line per journal event: `#seq time type summary`. */
 export function formatEvent(event: JournalEvent): string {
   const time = event.createdAt.slice(11, 23);
-  const payload = event.payload as Record<string, unknown> | null;
-  const text = typeof payload?.text === 'string' ? payload.text : JSON.stringify(payload);
-  return `#${event.seq} ${time} ${event.type}  ${escapeForTerminal(text ?? 'null').replace(/\n/g, '\\n')}`;
+  const payload = (event.payload ?? {}) as Payload;
+  const summary = typeof payload === 'object' ? summarize(event.type, payload) : null;
+  const text = summary ?? (typeof payload.text === 'string' ? oneLine(payload.text) : oneLine(JSON.stringify(event.payload) ?? 'null'));
+  return `#${event.seq} ${time} ${event.type}  ${text}`;
+}
+
+/**
+ * The live view of `ward run`: the model's text as it arrives (escaped, unbounded), the tool
+ * timeline and problems as short lines. Null for events the live view does not show.
+ */
+export function formatLive(event: JournalEvent): { stream: 'stdout' | 'stderr'; text: string } | null {
+  const payload = (event.payload ?? {}) as Payload;
+  switch (event.type) {
+    case 'assistant_text':
+      return { stream: 'stdout', text: `${escapeForTerminal(String(payload.text ?? ''), Number.MAX_SAFE_INTEGER)}\n` };
+    case 'tool_call':
+    case 'tool_result':
+    case 'tool_refused':
+      return { stream: 'stdout', text: `  ${summarize(event.type, payload)!}\n` };
+    case 'diagnostic':
+    case 'run_stopping':
+      return { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` };
+    default:
+      return null;
+  }
 }

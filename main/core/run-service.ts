@@ -19,7 +19,7 @@ import type { PinnedToolRoute, RunBinding, RunRegistration, UpstreamCaller } fro
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { buildCliArgs, mcpToolName } from '../runner/argv.js';
 import { CliProcess } from '../runner/child.js';
-import { buildChildEnv } from '../runner/env.js';
+import { buildChildEnv, type ModelCredential } from '../runner/env.js';
 import { checkInit } from '../runner/init-check.js';
 import { verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
@@ -66,6 +66,8 @@ export interface RunServiceOptions {
   /** Who answers permission questions (P3); default: no one, so anything not granted is denied. */
   readonly prompter?: Prompter;
   readonly promptTimeoutMs?: number;
+  /** The model credential source (default: Ward's environment; `ward run` passes the keychain-backed one). */
+  readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
 }
 
 export interface StartTurnInput {
@@ -341,7 +343,7 @@ export class RunService {
       assertCliVersionAllowed(this.policy, pinned.version);
       assertProviderAllowed(this.policy, profile.baseUrl);
       for (const upstream of Object.keys(spec.upstreams)) assertConnectionAllowed(this.policy, upstream);
-      const credential = resolveModelCredential(ns, this.env);
+      const credential = await (this.options.resolveCredential ?? resolveModelCredential)(ns, this.env);
       secrets.push(credential.value);
       if (active.stopRequested) throw new StopBeforeSpawn();
 
@@ -476,6 +478,7 @@ export class RunService {
           active.child?.killGroup();
         }
       });
+      if (active.child.pid !== undefined) runDir.recordChild(active.child.pid);
       turnTimer = setTimeout(() => {
         active.abortReason ??= `aborted: the turn exceeded ${Math.round(this.turnTimeoutMs / 1000)} s`;
         active.child?.interrupt();
@@ -566,8 +569,9 @@ function decideOutcome(active: ActiveRun, result: ResultMessage | null, exitNote
         reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation with --new",
       };
     }
-    const detail = result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? result.subtype);
-    return { state: 'failed', reason: `the CLI reported ${result.subtype}: ${detail}`.slice(0, 1000) };
+    const detail = result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail');
+    const what = result.subtype === 'success' ? 'the CLI ended the turn with an error' : `the CLI reported ${result.subtype}`;
+    return { state: 'failed', reason: `${what}: ${detail}`.slice(0, 1000) };
   }
   if (inFlight > 0) return { state: 'uncertain', reason: `${exitNote}; ${inFlight} tool call(s) were in flight and their effect is unknown` };
   return { state: 'failed', reason: exitNote.slice(0, 1000) };

@@ -11,11 +11,14 @@ import { WARD_SERVER } from './argv.js';
 
 export const RUN_DIR_PREFIX = 'ward-run-';
 const OWNER_FILE = 'owner.pid';
+const CHILD_FILE = 'child.pid';
 
 export interface RunDir {
   readonly dir: string;
   readonly mcpConfigPath: string;
   readonly instructionsPath: string;
+  /** Notes the CLI's pid, so a sweep after a Ward crash can end the orphaned child. */
+  recordChild(pid: number): void;
   remove(): void;
 }
 
@@ -31,7 +34,8 @@ export function createRunDir(input: { brokerUrl: string; capability: string; ins
     fs.writeFileSync(mcpConfigPath, JSON.stringify(config), { mode: 0o600, flag: 'wx' });
     fs.writeFileSync(instructionsPath, input.instructions, { mode: 0o600, flag: 'wx' });
     fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid), { mode: 0o600, flag: 'wx' });
-    return { dir, mcpConfigPath, instructionsPath, remove };
+    const recordChild = (pid: number) => fs.writeFileSync(path.join(dir, CHILD_FILE), String(pid), { mode: 0o600, flag: 'wx' });
+    return { dir, mcpConfigPath, instructionsPath, recordChild, remove };
   } catch (error) {
     remove();
     throw error;
@@ -55,6 +59,7 @@ export function sweepStaleRunDirs(isAlive: (pid: number) => boolean, tmpRoot: st
       if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) continue;
       const pid = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
       if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) {
+        killOrphanedChild(dir);
         fs.rmSync(dir, { recursive: true, force: true });
         removed.push(dir);
       }
@@ -63,4 +68,24 @@ export function sweepStaleRunDirs(isAlive: (pid: number) => boolean, tmpRoot: st
     }
   }
   return removed;
+}
+
+/**
+ * The CLI of a crashed Ward keeps running in its own process group. It is killed only when its
+ * command line still names this run folder (Linux /proc), so a reused pid is never hit.
+ */
+function killOrphanedChild(dir: string): void {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(dir, CHILD_FILE), 'utf8'));
+  } catch {
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) return;
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone already, or no /proc on this OS
+  }
 }

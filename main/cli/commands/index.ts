@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { agentsCommand } from './agents.js';
 import { connectionsCommand } from './connections.js';
 import { conversationsCommand } from './conversations.js';
 import { doctorCommand } from './doctor.js';
@@ -8,8 +9,9 @@ import { namespaceCommand } from './namespace.js';
 import { permissionsCommand } from './permissions.js';
 import { providerCommand } from './provider.js';
 import { replayCommand } from './replay.js';
+import { runCommand } from './run.js';
 import { verifyCommand } from './verify.js';
 import { whoamiCommand } from './whoami.js';
 
 /** Every `ward` subcommand, in the order `ward help` lists them. */
-export const COMMANDS: readonly Command[] = [doctorCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];
+export const COMMANDS: readonly Command[] = [doctorCommand, runCommand, agentsCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];

@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import { WardError } from '../../core/errors.js';
+import { createAgentVersion, parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
+import { parseAgentSpec, type StdioUpstream } from '../../agents/spec.js';
+import type { AgentVersion } from '../../store/agents.js';
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { writeJson, writeLine } from '../io.js';
+
+const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
+
+function summary(version: AgentVersion) {
+  const spec = parseAgentSpec(version.spec);
+  return {
+    name: version.agentName,
+    version: version.version,
+    modelProfile: spec.modelProfile,
+    upstreams: Object.keys(spec.upstreams),
+    tools: spec.tools.map((tool) => `${tool.upstream}/${tool.name}`),
+    specHash: version.specHash,
+    publishedAt: version.publishedAt,
+  };
+}
+
+export const agentsCommand: Command = {
+  name: 'agents',
+  summary: 'create (publish a new version of), list or show agents',
+  usage:
+    'ward agents create NAME --instructions-file FILE [--upstream NAME=COMMAND [ARGS...]]... [--upstream-env UPSTREAM=VAR]... [--tool UPSTREAM/TOOL|UPSTREAM/*]... [--model-profile P] | ward agents list | ward agents show NAME [--version N]  [--namespace NS] [--json]',
+  async run(args, { io, core }) {
+    const { values, positionals } = parseCommandArgs(this, args, {
+      ...COMMON_OPTIONS,
+      'instructions-file': { type: 'string' },
+      upstream: { type: 'string', multiple: true },
+      'upstream-env': { type: 'string', multiple: true },
+      tool: { type: 'string', multiple: true },
+      'model-profile': { type: 'string' },
+      version: { type: 'string' },
+    });
+    const action = requirePositional(this, positionals, 0, 'an action (create, list or show)');
+    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+
+    if (action === 'list') {
+      for (const version of store.agents.list()) {
+        const row = summary(version);
+        if (values.json) writeJson(io.stdout, row);
+        else writeLine(io.stdout, `${`${row.name}@${row.version}`.padEnd(24)} ${row.tools.length} tool(s)  ${row.tools.join(', ')}`);
+      }
+      return EXIT.ok;
+    }
+    if (action === 'show') {
+      const name = requirePositional(this, positionals, 1, 'an agent name');
+      if (values.version !== undefined && !/^\d{1,9}$/.test(values.version)) throw new WardError('usage', '--version takes a number');
+      const version = store.agents.get(name, values.version === undefined ? undefined : Number(values.version));
+      if (values.json) writeJson(io.stdout, { ...summary(version), spec: version.spec });
+      else writeLine(io.stdout, JSON.stringify({ ...summary(version), spec: version.spec }, null, 2));
+      return EXIT.ok;
+    }
+    if (action !== 'create') throw new WardError('usage', `unknown action ${JSON.stringify(action.slice(0, 40))}\nusage: ${this.usage}`);
+
+    const name = requirePositional(this, positionals, 1, 'an agent name');
+    const file = values['instructions-file'];
+    if (file === undefined) throw new WardError('usage', `ward agents create needs --instructions-file FILE\nusage: ${this.usage}`);
+    let instructions: string;
+    try {
+      if (fs.statSync(file).size > MAX_INSTRUCTIONS_BYTES) throw new WardError('usage', `${file} is larger than ${MAX_INSTRUCTIONS_BYTES} bytes`);
+      instructions = fs.readFileSync(file, 'utf8');
+    } catch (error) {
+      if (error instanceof WardError) throw error;
+      throw new WardError('usage', `cannot read instructions file ${file}: ${(error as Error).message}`);
+    }
+    const upstreams: Record<string, StdioUpstream> = {};
+    for (const option of values.upstream ?? []) {
+      const [upstreamName, upstream] = parseUpstreamOption(option);
+      if (upstreams[upstreamName] !== undefined) throw new WardError('usage', `upstream ${upstreamName} is given twice`);
+      upstreams[upstreamName] = upstream;
+    }
+    for (const option of values['upstream-env'] ?? []) {
+      const [upstreamName, variable] = option.split('=', 2);
+      const upstream = upstreamName === undefined ? undefined : upstreams[upstreamName];
+      if (upstream === undefined || variable === undefined || variable === '') throw new WardError('usage', `--upstream-env takes UPSTREAM=VARIABLE for an upstream given with --upstream, not ${JSON.stringify(option.slice(0, 80))}`);
+      upstream.envNames.push(variable);
+    }
+    const version = await createAgentVersion(
+      store,
+      {
+        name,
+        instructions,
+        ...(values['model-profile'] === undefined ? {} : { modelProfile: values['model-profile'] }),
+        upstreams,
+        tools: (values.tool ?? []).map(parseToolSelector),
+      },
+      io.env,
+    );
+    const row = summary(version);
+    if (values.json) writeJson(io.stdout, row);
+    else writeLine(io.stdout, `published ${row.name}@${row.version} with ${row.tools.length} pinned tool(s)${row.tools.length > 0 ? `: ${row.tools.join(', ')}` : ''}`);
+    return EXIT.ok;
+  },
+};

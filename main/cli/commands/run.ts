@@ -1,0 +1,144 @@
+import type { Readable } from 'node:stream';
+import { Broker } from '../../broker/broker.js';
+import { WardError } from '../../core/errors.js';
+import { MAX_PROMPT_BYTES, RunService, type RunHandle, type RunOutcome } from '../../core/run-service.js';
+import { resolveModelCredential as resolveStoredCredential } from '../../credentials/model-credential.js';
+import type { Namespace } from '../../namespaces/namespace.js';
+import type { ModelCredential } from '../../runner/env.js';
+import type { JournalEvent } from '../../store/journal.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
+import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { formatLive } from '../format-event.js';
+import { writeJson, writeLine, type CliIo } from '../io.js';
+
+const STDIN_TIMEOUT_MS = 10 * 60_000;
+/** How often the journal is re-read when following a run another Ward process owns. */
+const FOLLOW_POLL_MS = 200;
+
+const EXIT_FOR_STATE: Readonly<Record<string, ExitCode>> = {
+  succeeded: EXIT.ok,
+  failed: EXIT.failed,
+  stopped: EXIT.stopped,
+  uncertain: EXIT.uncertain,
+};
+
+/** The prompt from a pipe: bounded in size and time. */
+function readPrompt(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => finish(new WardError('usage', 'no prompt arrived on stdin in time')), STDIN_TIMEOUT_MS);
+    const finish = (error?: WardError) => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      stream.pause();
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > MAX_PROMPT_BYTES) return finish(new WardError('usage', `the prompt on stdin exceeds ${MAX_PROMPT_BYTES} bytes`));
+      chunks.push(buffer);
+    };
+    const onEnd = () => finish();
+    const onError = (error: Error) => finish(new WardError('usage', `could not read stdin: ${error.message}`));
+    stream.on('data', onData).on('end', onEnd).on('error', onError);
+    stream.resume();
+  });
+}
+
+/** The keychain (or configured store) first, then Ward's environment: the credentials module decides. */
+async function storedCredential(home: string, ns: Namespace, env: NodeJS.ProcessEnv): Promise<ModelCredential> {
+  const credential = await resolveStoredCredential(ns, env, { home });
+  return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
+}
+
+function show(io: CliIo, json: boolean, event: JournalEvent): void {
+  if (json) return writeJson(io.stdout, event);
+  const line = formatLive(event);
+  if (line !== null) (line.stream === 'stdout' ? io.stdout : io.stderr).write(line.text);
+}
+
+/** Prints the run's events as they are committed; for a run owned by another process, by polling. */
+function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => void {
+  const print = (event: JournalEvent) => {
+    if (event.runId === handle.runId) show(io, json, event);
+  };
+  if (!handle.attached || handle.childPid() !== undefined) return store.journal.subscribe(handle.conversationId, handle.cursor, print);
+  let cursor = handle.cursor;
+  const poll = () => {
+    for (const event of store.journal.read(handle.conversationId, cursor)) {
+      cursor = event.seq;
+      print(event);
+    }
+  };
+  poll();
+  const timer = setInterval(poll, FOLLOW_POLL_MS);
+  return () => {
+    clearInterval(timer);
+    poll();
+  };
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'send a prompt to an agent and stream the answer (Ctrl-C stops the turn)',
+  usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--json] [-- PROMPT]',
+  async run(args, { io, core }) {
+    const { values, positionals } = parseCommandArgs(this, args, {
+      ...COMMON_OPTIONS,
+      conversation: { type: 'string', short: 'c' },
+      new: { type: 'boolean', default: false },
+      agent: { type: 'string', short: 'a' },
+      workspace: { type: 'string' },
+      'request-id': { type: 'string' },
+    });
+    if (values.conversation !== undefined && values.new) throw new WardError('usage', `give --conversation or --new, not both\nusage: ${this.usage}`);
+    let prompt = positionals.join(' ');
+    if (prompt === '') {
+      if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${this.usage}`);
+      prompt = await readPrompt(io.stdin);
+    }
+    const ns = namespaceFrom(values.namespace, io);
+    const ward = core();
+    const store = ward.store(ns, { mustExist: true });
+    const broker = await Broker.start();
+    const service = new RunService({ core: ward, broker, env: io.env, resolveCredential: (namespace, env) => storedCredential(ward.home, namespace, env) });
+    let stopFollowing: (() => void) | undefined;
+    let interrupts = 0;
+    let handle: RunHandle | undefined;
+    const onSignal = () => {
+      if (handle === undefined || handle.attached) return;
+      interrupts += 1;
+      if (interrupts === 1) writeLine(io.stderr, 'ward: stopping the turn (Ctrl-C again to kill it now)');
+      void service.stop(handle.runId, interrupts === 1 ? 'stopped by the user (Ctrl-C)' : 'killed by the user (second Ctrl-C)').catch(() => undefined);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      handle = service.startTurn({
+        namespace: ns,
+        ...(values.conversation === undefined ? {} : { conversationId: values.conversation }),
+        ...(values.agent === undefined ? {} : { agent: values.agent }),
+        ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+        ...(values['request-id'] === undefined ? {} : { requestId: values['request-id'] }),
+        prompt,
+      });
+      if (!values.json) writeLine(io.stderr, `ward: conversation ${handle.conversationId}, run ${handle.runId}${handle.attached ? ' (attached to the run this request started)' : ''}`);
+      stopFollowing = follow(store, handle, io, values.json);
+      const outcome: RunOutcome = await handle.done;
+      stopFollowing();
+      stopFollowing = undefined;
+      if (!values.json) writeLine(io.stderr, `ward: ${outcome.state}${outcome.reason === null ? '' : `: ${outcome.reason}`}`);
+      return EXIT_FOR_STATE[outcome.state] ?? EXIT.failed;
+    } finally {
+      stopFollowing?.();
+      await service.stopAll();
+      await broker.close();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};

@@ -1,0 +1,132 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { processesWith } from './agents.js';
+import { CANARY_KEY, until } from './harness.js';
+
+const WARD = path.resolve('bin/ward.js');
+let provider: ModelProvider | undefined;
+let ward: ChildProcess | undefined;
+const scratch: string[] = [];
+
+beforeAll(() => {
+  // The command under test is the built one.
+  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
+});
+
+afterEach(async () => {
+  if (ward?.exitCode === null) ward.kill('SIGKILL');
+  for (const dir of scratch.splice(0)) {
+    for (const pid of processesWith(dir)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  await provider?.close();
+  provider = undefined;
+});
+
+function setup(): { home: string; tmp: string; env: NodeJS.ProcessEnv } {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-cli-home-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-cli-tmp-'));
+  scratch.push(home, tmp);
+  // A file credential store: no keychain needed, and nothing stored, so the key comes from the env.
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  return { home, tmp, env: { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider!.url } };
+}
+
+/** Runs the built `ward` without blocking this process (the model provider lives here). */
+function wardRun(env: NodeJS.ProcessEnv, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+describe('ward run (the built command)', () => {
+  it('streams the answer, prints NDJSON journal events with --json, and exits 0 on success', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello from the model.' }] }, { blocks: [{ type: 'text', text: 'Piped answer.' }] }]);
+    const { env } = setup();
+    const human = await wardRun(env, ['run', '--', 'say', 'hello']);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toBe('Hello from the model.\n');
+    expect(human.stderr).toMatch(/ward: conversation [0-9a-f-]{36}, run [0-9a-f-]{36}\nward: succeeded\n/);
+    const conversation = /conversation ([0-9a-f-]{36})/.exec(human.stderr)![1]!;
+
+    const json = await wardRun(env, ['run', '--json', '--conversation', conversation], 'a piped prompt');
+    expect(json.status).toBe(0);
+    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; seq: number; payload: Record<string, unknown> });
+    expect(events.map((event) => event.type)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+    expect(events[0]!.seq).toBe(6);
+    expect(events[1]!.payload).toEqual({ text: 'a piped prompt' });
+    expect(events[2]!.payload).toEqual({ text: 'Piped answer.' });
+  });
+
+  it('exit codes: 2 for usage errors, 1 for a failed turn', async () => {
+    provider = await startModelProvider([{ kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'scripted refusal' }]);
+    const { env } = setup();
+    const both = await wardRun(env, ['run', '--new', '--conversation', 'abc', '--', 'x']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('give --conversation or --new, not both');
+    const failed = await wardRun(env, ['run', '--', 'please fail']);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/ward: failed: /);
+  });
+
+  it('Ctrl-C stops the turn gracefully and exits 130, leaving no CLI process behind', async () => {
+    provider = await startModelProvider([{ kind: 'hang' }]);
+    const { env, tmp } = setup();
+    ward = spawn(process.execPath, [WARD, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await until(() => provider!.conversationRequests().length === 1, 'the model call', 30_000);
+    ward.kill('SIGINT');
+    const code = await new Promise((resolve) => ward!.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain('ward: stopping the turn (Ctrl-C again to kill it now)');
+    expect(stderr).toContain('ward: stopped: stopped by the user (Ctrl-C)');
+    expect(processesWith(tmp)).toEqual([]);
+    expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
+  });
+
+  it('after `ward run` is SIGKILLed mid-turn, the next start shows the run uncertain with every shown event on disk (R8)', async () => {
+    provider = await startModelProvider([{ kind: 'hang', blocks: [{ type: 'text', text: 'Shown before the crash.' }] }]);
+    const { env, tmp } = setup();
+    ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    await until(() => stdout.includes('assistant_text'), 'the streamed text to be shown', 30_000);
+    ward.kill('SIGKILL');
+    await new Promise((resolve) => ward!.once('exit', resolve));
+    const shown = stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; hash: string; conversationId: string });
+
+    // The next start: the run is uncertain and keeps its reservation.
+    const listed = await wardRun(env, ['conversations', '--json']);
+    const row = JSON.parse(listed.stdout.trim()) as { id: string; activeRun: { state: string } };
+    expect(row.activeRun.state).toBe('uncertain');
+    const replay = await wardRun(env, ['replay', row.id, '--json']);
+    const onDisk = replay.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; hash: string });
+    for (const event of shown) expect(onDisk).toContainEqual(expect.objectContaining({ seq: event.seq, hash: event.hash }));
+
+    // A new prompt is refused until a person reconciles; that start also ends the orphaned CLI
+    // and removes its run folder (with the capability in it).
+    const again = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('already has a uncertain run');
+    expect(again.stderr).toContain('reconcile it first');
+    await until(() => processesWith(tmp).length === 0, 'the orphaned CLI to be gone', 10_000);
+    expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
+    expect(provider.conversationRequests()).toHaveLength(1);
+  });
+});
