@@ -20,10 +20,14 @@ import type {
   RunView,
   SettingsView,
 } from '../../preload/contract.js';
+import { connectionPort } from '../connections/port.js';
 import { DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, setModelCredential } from '../credentials/model-credential.js';
 import { openSecretStore } from '../credentials/open-store.js';
+import { ApprovalQueue } from '../ipc/approval-queue.js';
 import type { Handlers } from '../ipc/dispatch.js';
+import type { PromptQuestion } from '../permissions/prompter.js';
+import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
 import { namespaceDir, parseNamespace, type Namespace } from '../namespaces/namespace.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
@@ -106,6 +110,21 @@ export function modelKeyInSecretStore(home: string): ModelKeyPort {
 
 const DEFAULT_PROFILE = 'default';
 
+/**
+ * The run a permission question comes from: this process's one active run in that namespace
+ * with that agent. When that is ambiguous the window shows the question without a conversation.
+ */
+function locateQuestion(core: WardCore, question: PromptQuestion): { conversationId: string; runId: string } | null {
+  const store = core.store(parseNamespace(question.namespace));
+  const found: { conversationId: string; runId: string }[] = [];
+  for (const conversation of store.conversations.list()) {
+    const run = store.runs.activeFor(conversation.id);
+    if (run === undefined || run.ownerPid !== process.pid || (run.state !== 'running' && run.state !== 'admitted')) continue;
+    if (store.agents.getById(conversation.agentId, conversation.agentVersion).agentName === question.agent) found.push({ conversationId: conversation.id, runId: run.id });
+  }
+  return found.length === 1 ? found[0]! : null;
+}
+
 export interface DesktopCore {
   readonly app: AppService;
   readonly runs: RunService;
@@ -118,19 +137,19 @@ export async function startDesktopCore(options: {
   core: WardCore;
   env: NodeJS.ProcessEnv;
   openExternal?: ExternalOpener;
-  approvals?: ApprovalPort;
   connections?: ConnectionPort;
   modelKey?: ModelKeyPort;
   runOptions?: Partial<RunServiceOptions>;
 }): Promise<DesktopCore> {
   const broker = await Broker.start();
-  const runs = new RunService({ core: options.core, broker, env: options.env, ...options.runOptions });
+  const approvals = new ApprovalQueue(options.runOptions?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, (question) => locateQuestion(options.core, question));
+  const runs = new RunService({ core: options.core, broker, env: options.env, prompter: approvals, ...options.runOptions });
   const app = new AppService(options.core, {
     env: options.env,
     runs: runPortFor(runs),
     openExternal: options.openExternal,
-    approvals: options.approvals,
-    connections: options.connections,
+    approvals,
+    connections: options.connections ?? connectionPort(options.core),
     modelKey: options.modelKey ?? modelKeyInSecretStore(options.core.home),
   });
   return {
@@ -182,7 +201,7 @@ export function parseExternalUrl(text: string): URL {
 
 interface Subscription {
   readonly clientId: string;
-  stop(): void;
+  stop: () => void;
 }
 
 export class AppService {
@@ -299,29 +318,54 @@ export class AppService {
     return this.conversationView(store, conversation.id);
   }
 
+  /**
+   * Replays from the cursor in pages, one per tick, so the window paints the first page while the
+   * rest is still being read; then follows live appends from wherever the replay ended (J1).
+   */
   private subscribeJournal({ namespace, conversationId, afterSeq }: ParsedPayload<'journal.subscribe'>, client: Client): { subscriptionId: string } {
     const store = this.store(namespace);
     store.conversations.get(conversationId);
     const subscriptionId = randomUUID();
-    let batch: JournalEventView[] = [];
-    let scheduled = false;
-    const flush = () => {
-      scheduled = false;
-      while (batch.length > 0) {
-        const events = batch.slice(0, PUSH_BATCH);
-        batch = batch.slice(PUSH_BATCH);
-        if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'journal', subscriptionId, events });
-      }
+    const subscription: Subscription = { clientId: client.id, stop: () => undefined };
+    this.subscriptions.set(subscriptionId, subscription);
+    const active = () => this.subscriptions.get(subscriptionId) === subscription;
+    const push = (events: JournalEventView[]) => {
+      if (events.length > 0 && active()) client.push({ kind: 'journal', subscriptionId, events });
     };
-    // Replay and live events are coalesced per tick: the id is returned before the first push.
-    const unsubscribe = store.journal.subscribe(conversationId, afterSeq, (event) => {
-      batch.push(toEventView(event));
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
+
+    const history = store.journal.read(conversationId, afterSeq, PUSH_BATCH);
+    let cursor = afterSeq;
+    const replayPage = () => {
+      if (!active()) return;
+      const page: JournalEventView[] = [];
+      while (page.length < PUSH_BATCH) {
+        const next = history.next();
+        if (next.done) break;
+        page.push(toEventView(next.value));
       }
-    });
-    this.subscriptions.set(subscriptionId, { clientId: client.id, stop: unsubscribe });
+      if (page.length > 0) cursor = page[page.length - 1]!.seq;
+      push(page);
+      if (page.length === PUSH_BATCH) setImmediate(replayPage);
+      else follow();
+    };
+    const follow = () => {
+      // Live events are coalesced per tick (the run loop appends in bursts).
+      let batch: JournalEventView[] = [];
+      let scheduled = false;
+      subscription.stop = store.journal.subscribe(conversationId, cursor, (event) => {
+        batch.push(toEventView(event));
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          const events = batch;
+          batch = [];
+          for (let start = 0; start < events.length; start += PUSH_BATCH) push(events.slice(start, start + PUSH_BATCH));
+        });
+      });
+    };
+    // The id goes back before the first push.
+    setImmediate(replayPage);
     return { subscriptionId };
   }
 

@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { GrantStore } from '../../main/permissions/grant-store.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, publishToolAgent, screenshot, startUiHarness, type UiHarness } from './harness/harness.js';
 
@@ -11,9 +15,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+const made: string[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** Creates a chat through the UI's own "New chat" form and sends a prompt with the keyboard. */
@@ -25,6 +31,41 @@ async function startChat(page: Page, agent: string, title: string, prompt: strin
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(prompt);
   await box.press('Enter');
+}
+
+/** A folder the agent may read (a stored agent grant) and a secret file outside it. */
+function readFixture(): { granted: string; secret: string } {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-files-')));
+  made.push(root);
+  const granted = path.join(root, 'granted');
+  fs.mkdirSync(granted);
+  fs.mkdirSync(path.join(root, 'outside'));
+  const secret = path.join(root, 'outside', 'secret.txt');
+  fs.writeFileSync(secret, 'the secret file\n');
+  return { granted, secret };
+}
+
+/** The agent may read `dir` (as if granted "always" earlier): Read is offered, and asked about outside it. */
+function grantRead(harness: UiHarness, agent: string, dir: string): void {
+  const store = harness.core.store(harness.ns);
+  new GrantStore(store.db).add({ scope: 'agent', agentId: store.agents.get(agent).agentId, effect: 'allow', kind: 'read', value: dir, grantedBy: 'test' });
+}
+
+function decisions(harness: UiHarness): unknown[] {
+  const store = harness.core.store(harness.ns);
+  const conversation = store.conversations.list()[0]!;
+  return [...store.journal.read(conversation.id)].filter((event) => event.type === 'permission_decision').map((event) => event.payload);
+}
+
+/** Answers the approval prompt a tool use outside the grants raises (P3). */
+async function answerApproval(page: Page, button: 'Allow once' | 'Allow in this conversation' | 'Deny', shot?: string, question?: RegExp): Promise<void> {
+  const approval = page.getByTestId('approval');
+  await approval.waitFor();
+  if (question !== undefined) await expect(approval.locator('h3').textContent()).resolves.toMatch(question);
+  await expect(approval.locator('.approval-time').textContent()).resolves.toMatch(/^\d+ s left — no answer denies$/);
+  if (shot !== undefined) await screenshot(page, shot);
+  await approval.getByRole('button', { name: button }).click();
+  await approval.waitFor({ state: 'detached' });
 }
 
 describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixture', () => {
@@ -82,6 +123,45 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     expect(harness.core.store(harness.ns).runs.listFor(conversation.id).map((run) => run.state)).toEqual(['stopped']);
     expect(harness.cliChildren()).toEqual([]);
     await screenshot(page, 'chat-stopped');
+  });
+
+  it('asks before a read outside the granted folder; Allow once lets that one read through', async () => {
+    const files = readFixture();
+    harness = await startUiHarness(browser, {
+      script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'I read the file.' }] }],
+    });
+    await publishToolAgent(harness);
+    grantRead(harness, 'tooly', files.granted);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'Allow test', 'read the secret file');
+    await answerApproval(page, 'Allow once', 'approval-prompt', /wants to read .*secret\.txt/);
+    await page.getByText('I read the file.').waitFor();
+    const tool = page.getByTestId('tool-call');
+    await expect(tool.locator('.tool-name').textContent()).resolves.toBe('Read');
+    await expect(tool.locator('.tool-status').textContent()).resolves.toBe('done');
+    expect(decisions(harness)).toEqual([expect.objectContaining({ tool: 'Read', decision: 'allow', answerer: expect.objectContaining({ by: 'person', answer: 'once' }) })]);
+  });
+
+  it('an approval pending across a reload is shown again; Deny refuses the read, shown as an error in the timeline', async () => {
+    const files = readFixture();
+    harness = await startUiHarness(browser, {
+      script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'The read was not allowed.' }] }],
+    });
+    await publishToolAgent(harness);
+    grantRead(harness, 'tooly', files.granted);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'Deny test', 'read the secret file');
+    // A question still waiting is shown again after a reload.
+    await page.getByTestId('approval').waitFor();
+    await page.reload();
+    await answerApproval(page, 'Deny');
+    await page.getByText('The read was not allowed.').waitFor();
+    const tool = page.getByTestId('tool-call');
+    await expect(tool.locator('.tool-status').textContent()).resolves.toBe('error');
+    await expect(page.locator('.notice', { hasText: /Permission deny for Read/ }).count()).resolves.toBe(1);
+    // The decision is in the journal with who made it.
+    expect(decisions(harness)).toEqual([expect.objectContaining({ tool: 'Read', decision: 'deny', answerer: expect.objectContaining({ by: 'person', answer: 'deny' }) })]);
+    await screenshot(page, 'chat-approval-denied');
   });
 
   it('a reload mid-run replays the conversation and follows the same run without starting a second CLI', async () => {

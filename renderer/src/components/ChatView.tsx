@@ -88,7 +88,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
       )}
       {run?.state === 'uncertain' && <UncertainBanner run={run} onReconcile={reconcile} />}
       {state.items.length === 0 ? (
-        <div className="chat-empty">No messages yet.</div>
+        <div className={conversation?.lastSeq === 0 ? 'chat-empty' : 'chat-loading'}>{conversation?.lastSeq === 0 ? 'No messages yet.' : 'Loading…'}</div>
       ) : (
         <VirtualList items={state.items} getKey={itemKey} estimateHeight={estimateRowHeight} renderItem={renderItem} label="Conversation" />
       )}

@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { PushedEvent } from '../../../preload/contract.js';
 import { createAgentVersion } from '../../../main/agents/service.js';
-import { startDesktopCore, type ApprovalPort, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
+import { startDesktopCore, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
 import { WardCore } from '../../../main/core/ward-core.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
 import { dispatch } from '../../../main/ipc/dispatch.js';
@@ -101,8 +101,8 @@ export interface UiHarness {
 
 export interface UiHarnessOptions {
   readonly script?: ScriptStep[];
-  readonly approvals?: ApprovalPort;
   readonly stopGraceMs?: number;
+  readonly promptTimeoutMs?: number;
 }
 
 export async function startUiHarness(browser: Browser, options: UiHarnessOptions = {}): Promise<UiHarness> {
@@ -123,8 +123,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     core,
     env,
     openExternal,
-    approvals: options.approvals,
-    runOptions: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000 },
+    runOptions: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
   });
   const site = await serveRenderer();
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
@@ -141,7 +140,8 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
         id: `page-${nextClient++}`,
         push(event) {
           pushed.push(event);
-          page.evaluate((value) => (window as unknown as { __wardPush?: (event: unknown) => void }).__wardPush?.(value), event).catch(() => undefined);
+          // As a JSON string: Playwright's argument serializer is slow for big object graphs.
+          page.evaluate((json) => (window as unknown as { __wardPush?: (event: unknown) => void }).__wardPush?.(JSON.parse(json)), JSON.stringify(event)).catch(() => undefined);
         },
       };
       clients.set(page, client);
