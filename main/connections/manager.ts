@@ -6,12 +6,12 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../broker/types.js';
 import { WardError, describeError } from '../core/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
+import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, type ConnectionSpec } from './config.js';
 import { UpstreamError, classify } from './errors.js';
 import { startLoopbackCallback } from './loopback-callback.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
-import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
-import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
+import { ConnectionRegistry, type ConnectionRecord, type LiveTool, type ToolPin } from './registry.js';
 import { DEFAULT_LIMITS, UpstreamConnection, type ConnectionLimits, type ToolListing, type UpstreamTarget } from './upstream-connection.js';
 
 /** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
@@ -21,6 +21,7 @@ export const SIGNIN_TIMEOUT_MS = 5 * 60_000;
 const SIGNIN_REQUEST_TIMEOUT_MS = 30_000;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
+const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'unreachable', 'closed', 'protocol_error']);
 
 export function secretEnvAccount(connection: string, variable: string): string {
   return `mcp:${connection}:env:${variable}`;
@@ -345,6 +346,7 @@ export class ConnectionManager {
     const fetchFn = (url: string | URL, init?: RequestInit): Promise<Response> => fetch(url, { ...init, signal: AbortSignal.timeout(SIGNIN_REQUEST_TIMEOUT_MS) });
     try {
       provider.setInteractive({ redirectUrl: callback.redirectUrl, state, onAuthorizationUrl: options.openBrowser });
+      // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.
       provider.forgetTokensInMemory();
       const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn }));
       if (started === 'REDIRECT') {
@@ -416,8 +418,10 @@ export class ConnectionManager {
     }
     if (signal.aborted) return this.refusal('cancelled', '');
     const outcome = await connection.callTool(route.upstreamName, args, signal);
-    if (!outcome.ok) this.noteFailure(name, new UpstreamError(outcome.errorCode as UpstreamError['code'], ''));
-    else if (!this.healthy.has(name)) {
+    if (!outcome.ok) {
+      // Only failures of the connection itself change its health; a tool's own error does not.
+      if (CONNECTION_FAILURES.has(outcome.errorCode)) this.noteFailure(name, new UpstreamError(outcome.errorCode as UpstreamError['code'], ''));
+    } else if (!this.healthy.has(name)) {
       this.registry.setHealth(name, 'ok', null);
       this.healthy.add(name);
     }
@@ -430,20 +434,19 @@ export class ConnectionManager {
     const names = [...this.live.keys()];
     await Promise.all(names.map((name) => this.disconnect(name)));
   }
-
 }
 
 function backoff(count: number): number {
   return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, count - 1), BACKOFF_MAX_MS);
 }
 
-function pinAsLive(pin: ToolPin): { name: string; description: string; inputSchema: ToolPin['inputSchema']; schemaHash: string } {
+function pinAsLive(pin: ToolPin): LiveTool {
   return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, schemaHash: pin.schemaHash };
 }
 
-/** The live listing in registry terms; tools not listed live keep their pin (they are reported missing by sync). */
-function connectionTools(connection: UpstreamConnection, pins: readonly ToolPin[]): ReturnType<typeof pinAsLive>[] {
-  const tools: ReturnType<typeof pinAsLive>[] = [];
+/** The pinned tools as the server lists them now; a pinned tool it no longer lists is left out, so sync marks it missing. */
+function connectionTools(connection: UpstreamConnection, pins: readonly ToolPin[]): LiveTool[] {
+  const tools: LiveTool[] = [];
   for (const pin of pins) {
     const live = connection.liveTool(pin.name);
     if (live !== undefined) tools.push(live);

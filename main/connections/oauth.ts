@@ -70,6 +70,9 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   setInteractive(session: InteractiveSession | undefined): void {
     this.interactive = session;
     this.verifier = undefined;
+    // Entering or leaving a sign-in reads the store afresh: a failed sign-in leaves the old tokens in use.
+    this.tokensLoaded = false;
+    this.clientLoaded = false;
   }
 
   get redirectUrl(): string {
@@ -133,7 +136,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.tokensLoaded = true;
   }
 
-  /** A sign-in starts from scratch: old tokens are not refreshed, only replaced on success. */
+  /** For the rest of this sign-in, behave as if no tokens were stored (they stay in the store). */
   forgetTokensInMemory(): void {
     this.tokensRaw = undefined;
     this.tokensLoaded = true;

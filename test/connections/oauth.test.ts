@@ -155,6 +155,15 @@ describe('remote connections with OAuth', () => {
     expect(await storedTokens(h, 'remote')).toBeUndefined();
   });
 
+  it('a sign-in that fails keeps the earlier tokens in use', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    await expect(h.manager.login('remote', { openBrowser: async () => undefined, timeoutMs: 300 })).rejects.toMatchObject({ code: 'signin_timeout' });
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'still signed in' }, signal())).toMatchObject({ ok: true });
+    expect(remote.counts.codeGrants).toBe(1);
+  });
+
   it('canary: a connection token reaches only its own server, never another server, a child, the journal or the database', async () => {
     const first = await server();
     const second = await server();
