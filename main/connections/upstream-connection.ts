@@ -175,6 +175,7 @@ export class UpstreamConnection {
           const inputSchema = tool.inputSchema as JsonSchema;
           tools.push({ name: tool.name, description: (tool.description ?? '').slice(0, this.limits.maxDescriptionChars), inputSchema, schemaHash: schemaHash(inputSchema) });
         }
+        if (this.fault !== undefined) throw this.fault;
         cursor = result.nextCursor;
         if (cursor === undefined) break;
       }
@@ -197,6 +198,8 @@ export class UpstreamConnection {
       const failure = classify(error, { ended: this.fault ?? this.ended, signal });
       return { ok: false, errorCode: failure.code, message: failure.message };
     }
+    // An answer that arrived after garbage on the same stream is not trusted.
+    if (this.fault !== undefined) return { ok: false, errorCode: this.fault.code, message: this.fault.message };
     if (!isPlainObject(result)) return { ok: false, errorCode: 'protocol_error', message: 'the server sent a malformed result' };
     const projected = projectResult(result);
     if (projected.bytes > this.limits.maxResultBytes) {
