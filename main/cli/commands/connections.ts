@@ -111,7 +111,7 @@ export const connectionsCommand: Command = {
   usage:
     'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] | --url URL [--allow-insecure-http]) | ' +
     'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +
-    'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env are read from stdin, one line each)',
+    'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env are read from stdin, one line each; an argument starting with "-" is written --arg=-x)',
   async run(args, context) {
     const { values, positionals } = parseCommandArgs(this, args, {
       command: { type: 'string' },
