@@ -26,6 +26,7 @@ const DEFAULTS = {
   hardLimitMs: 16 * 60_000,
   maxArgumentBytes: 1024 * 1024,
   maxResultBytes: 1024 * 1024,
+  maxConcurrentCalls: 16,
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessionsPerRun: 8,
 } as const;
@@ -125,6 +126,7 @@ export class Broker {
       hardLimitMs: options.hardLimitMs ?? DEFAULTS.hardLimitMs,
       maxArgumentBytes: options.maxArgumentBytes ?? DEFAULTS.maxArgumentBytes,
       maxResultBytes: options.maxResultBytes ?? DEFAULTS.maxResultBytes,
+      maxConcurrentCalls: options.maxConcurrentCalls ?? DEFAULTS.maxConcurrentCalls,
     };
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
     this.maxSessionsPerRun = options.maxSessionsPerRun ?? DEFAULTS.maxSessionsPerRun;

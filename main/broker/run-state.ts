@@ -19,6 +19,8 @@ export interface CallLimits {
   readonly maxArgumentBytes: number;
   /** Projected results bigger than this are discarded as too_large (B5: 1 MiB). */
   readonly maxResultBytes: number;
+  /** Upstream calls one run may have in flight at once; more are refused, not queued. */
+  readonly maxConcurrentCalls: number;
 }
 
 const APPROVAL_INPUT_SCHEMA: Tool['inputSchema'] = {
@@ -158,6 +160,9 @@ export class RunState {
       if (verdict !== true) return this.refuse(tool, verdict);
       // The check awaited: the run may have ended meanwhile (B4).
       if (!this.accepting()) return this.refuse(tool, 'The run is not accepting tool calls.');
+    }
+    if (this.calls.size >= this.limits.maxConcurrentCalls) {
+      return this.refuse(tool, `${this.limits.maxConcurrentCalls} tool calls are already in flight; wait for one to finish.`);
     }
     return this.dispatch(route, args, childSignal);
   }

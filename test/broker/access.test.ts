@@ -119,6 +119,19 @@ describe('broker access (B1)', () => {
     await client.close().catch(() => undefined);
   });
 
+  it('bounds the MCP sessions one run may open', async () => {
+    const narrow = await Broker.start({ maxSessionsPerRun: 1 });
+    try {
+      const run = registerRun(narrow, 'one-session', await pin(upstreams, 'fx', ['echo']), upstreams);
+      const client = await connectClient(run.registration.url, run.registration.capability);
+      expect((await raw(run.registration.url, { host: `127.0.0.1:${narrow.port}`, authorization: `Bearer ${run.registration.capability}` })).status).toBe(429);
+      await client.close();
+      await run.registration.close();
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('gives a run registered again after it ended a fresh capability, and the old one stops working', async () => {
     const tools = await pin(upstreams, 'fx', ['echo']);
     const first = registerRun(broker, 'run-again', tools, upstreams);

@@ -188,6 +188,30 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
+  it('refuses a call beyond the concurrent-call bound instead of queueing it', async () => {
+    const narrow = await Broker.start({ maxConcurrentCalls: 1 });
+    try {
+      let started!: () => void;
+      const firstStarted = new Promise<void>((resolve) => (started = resolve));
+      const run = registerRun(narrow, 'narrow', await pin(upstreams, 'fx', ['slow', 'echo']), upstreams, {
+        onEvent: (event) => {
+          if (event.kind === 'tool_call_started') started();
+        },
+      });
+      const client = await connectClient(run.registration.url, run.registration.capability);
+      const first = client.callTool({ name: 'fx_slow', arguments: { ms: 200 } });
+      await firstStarted;
+      const second = await client.callTool({ name: 'fx_echo', arguments: { text: 'x' } });
+      expect(textOf(second)).toContain('1 tool calls are already in flight');
+      expect(textOf(await first)).toBe('slept');
+      expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'after' } }))).toBe('after');
+      await client.close();
+      await run.registration.close();
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('tells upstream 401 apart from a refused connection (B6)', async () => {
     const port = await freePort();
     const wrongCreds = await openUpstreams({
