@@ -21,9 +21,9 @@ import type {
   SettingsView,
 } from '../../preload/contract.js';
 import { connectionPort } from '../connections/port.js';
-import { DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
-import { deleteModelCredential, inferKind, modelCredentialStatus, setModelCredential } from '../credentials/model-credential.js';
-import { openSecretStore } from '../credentials/open-store.js';
+import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
+import { deleteModelCredential, inferKind, modelCredentialStatus, resolveModelCredential as resolveStoredCredential, setModelCredential } from '../credentials/model-credential.js';
+import { configuredStoreKind, openSecretStore } from '../credentials/open-store.js';
 import { ApprovalQueue } from '../ipc/approval-queue.js';
 import type { Handlers } from '../ipc/dispatch.js';
 import type { PromptQuestion } from '../permissions/prompter.js';
@@ -97,6 +97,17 @@ export function runPortFor(service: Pick<RunService, 'startTurn' | 'stop'>): Run
   };
 }
 
+/**
+ * The model credential for the desktop's runs: the namespace's stored key (set in Settings)
+ * wins; only when none is stored, Ward's environment. An unreachable store is an error (C1).
+ */
+export function storedModelCredential(home: string): NonNullable<RunServiceOptions['resolveCredential']> {
+  return async (ns, env) => {
+    const credential = await resolveStoredCredential(ns, env, { home });
+    return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
+  };
+}
+
 /** The model key in the namespace's secret store (the OS keychain by default, C1). */
 export function modelKeyInSecretStore(home: string): ModelKeyPort {
   return {
@@ -143,7 +154,14 @@ export async function startDesktopCore(options: {
 }): Promise<DesktopCore> {
   const broker = await Broker.start();
   const approvals = new ApprovalQueue(options.runOptions?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, (question) => locateQuestion(options.core, question));
-  const runs = new RunService({ core: options.core, broker, env: options.env, prompter: approvals, ...options.runOptions });
+  const runs = new RunService({
+    core: options.core,
+    broker,
+    env: options.env,
+    prompter: approvals,
+    resolveCredential: storedModelCredential(options.core.home),
+    ...options.runOptions,
+  });
   const app = new AppService(options.core, {
     env: options.env,
     runs: runPortFor(runs),
@@ -313,7 +331,8 @@ export class AppService {
 
   private createConversation({ namespace, agentName, title }: ParsedPayload<'conversations.create'>): ConversationView {
     const store = this.store(namespace);
-    const agent = store.agents.get(agentName);
+    // The built-in agent comes into being on first use, as with `ward run`.
+    const agent = agentName === DEFAULT_AGENT && store.agents.find(DEFAULT_AGENT) === undefined ? store.agents.publish(DEFAULT_AGENT, DEFAULT_AGENT_SPEC) : store.agents.get(agentName);
     const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title });
     return this.conversationView(store, conversation.id);
   }
@@ -477,6 +496,7 @@ export class AppService {
       dataFolder: this.core.home,
       modelProvider: { baseUrl: profile.baseUrl, model: profile.model },
       keySet: (await this.ports.modelKey?.has(ns)) ?? false,
+      keyStore: configuredStoreKind(this.core.home),
     };
   }
 }

@@ -24,6 +24,8 @@ interface Place {
 }
 
 const PLACE_KEY = 'ward.place';
+/** Published by main on first use (a fresh install has no agent of its own yet). */
+const BUILT_IN_AGENT = 'default';
 
 /** Where the person was, so a reload reopens the same conversation (and replays it). */
 function loadPlace(): Place {
@@ -73,7 +75,7 @@ export function App({ api }: { api: WardApi }) {
     unwrap(api.agents.list({ namespace: place.namespace }))
       .then((list) => {
         setAgents(list);
-        setNewAgent((current) => current || list[0]?.name || '');
+        setNewAgent((current) => current || list[0]?.name || BUILT_IN_AGENT);
       })
       .catch(fail);
   }, [api, place.namespace, place.page]);
@@ -176,6 +178,7 @@ export function App({ api }: { api: WardApi }) {
                 {agent.name}
               </option>
             ))}
+            {!agents.some((agent) => agent.name === BUILT_IN_AGENT) && <option value={BUILT_IN_AGENT}>{BUILT_IN_AGENT} (built in)</option>}
           </select>
           <input aria-label="Title of a new chat" placeholder="Title" value={newTitle} maxLength={200} onChange={(event) => setNewTitle(event.target.value)} />
           <button type="submit" disabled={newAgent === ''}>

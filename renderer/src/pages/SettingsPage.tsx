@@ -3,6 +3,12 @@ import { useEffect, useState } from 'react';
 import type { SettingsView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 
+const STORE_NAME: Record<SettingsView['keyStore'], string> = {
+  keychain: 'the system keychain',
+  dpapi: 'Windows data protection',
+  file: "Ward's file store",
+};
+
 export function SettingsPage({ api, namespace }: { api: WardApi; namespace: string }) {
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const [baseUrl, setBaseUrl] = useState('');
@@ -60,11 +66,11 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
           event.preventDefault();
           const value = key;
           setKey('');
-          void run(() => unwrap(api.settings.setKey({ namespace, key: value })), 'Key stored in the system keychain');
+          void run(() => unwrap(api.settings.setKey({ namespace, key: value })), 'Key stored');
         }}
       >
         <h3>Model key</h3>
-        <p data-testid="key-state">{settings?.keySet ? 'A key is stored in the system keychain.' : 'No key is stored.'}</p>
+        <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
         <label>
           New key
           <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />

@@ -109,6 +109,8 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
   ensureRendererBuilt();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-home-'));
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-tmp-'));
+  // The opt-in file store (C2) keeps model keys here without a desktop keychain session.
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }), { mode: 0o600 });
   const core = new WardCore(home);
   const ns = parseNamespace('default');
   core.store(ns);

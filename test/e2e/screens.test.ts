@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { CANARY_KEY, launchChromium, publishToolAgent, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
+
+let browser: Browser;
+let harness: UiHarness | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const TYPED_KEY = 'sk-ant-typed-in-settings-3b9e27c1d04f';
+
+describe('the other screens in real Chromium', () => {
+  it('settings: the provider and a key typed in the window drive the next run; the key never comes back', async () => {
+    harness = await startUiHarness(browser, { script: [{ blocks: [{ type: 'text', text: 'Hello with the stored key.' }] }] });
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
+    await expect(page.getByText(harness.home).isVisible()).resolves.toBe(true);
+
+    await page.getByRole('textbox', { name: 'Endpoint' }).fill(harness.provider.url);
+    await page.getByRole('textbox', { name: 'Model' }).fill('claude-e2e-model');
+    await page.getByRole('button', { name: 'Save provider' }).click();
+    await page.getByText('Model provider saved').waitFor();
+
+    await page.getByLabel('New key').fill(TYPED_KEY);
+    await page.getByRole('button', { name: 'Store key' }).click();
+    await page.getByText('Key stored', { exact: true }).waitFor();
+    await expect(page.getByTestId('key-state').textContent()).resolves.toBe("A key is stored in Ward's file store.");
+    await expect(page.getByLabel('New key').inputValue()).resolves.toBe('');
+    await screenshot(page, 'settings');
+
+    // A plain http endpoint off loopback is refused with a clear message (L1).
+    await page.getByRole('textbox', { name: 'Endpoint' }).fill('http://example.com');
+    await page.getByRole('button', { name: 'Save provider' }).click();
+    await page.getByText(/http:\/\/ is allowed only for loopback hosts/).waitFor();
+
+    // The next run uses the stored key (not the environment's) and the saved model.
+    await page.getByRole('button', { name: 'Chats' }).click();
+    await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption('default');
+    await page.getByRole('button', { name: 'New chat' }).click();
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('hello');
+    await box.press('Enter');
+    await page.getByText('Hello with the stored key.').waitFor();
+    const [request] = harness.provider.conversationRequests();
+    expect(request!.headers['x-api-key']).toBe(TYPED_KEY);
+    expect(request!.body!.model).toBe('claude-e2e-model');
+
+    // The key went renderer → main only: no result, push or page text carries it back.
+    const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
+    expect(crossed).not.toContain(TYPED_KEY);
+    expect(crossed).not.toContain(CANARY_KEY);
+    await expect(page.content()).resolves.not.toContain(TYPED_KEY);
+    // Nor is it in the database or the model profile file.
+    const dir = namespaceDir(harness.home, harness.ns);
+    for (const file of ['ward.db', 'model-profiles.json']) expect(fs.readFileSync(path.join(dir, file)).includes(TYPED_KEY)).toBe(false);
+
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Remove key' }).click();
+    await page.getByText('Key removed').waitFor();
+    await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
+  });
+
+  it('agents: edit instructions, keep a subset of the pinned tools, publish a new version', async () => {
+    harness = await startUiHarness(browser);
+    await publishToolAgent(harness);
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Agents' }).click();
+    await page.getByRole('button', { name: 'tooly' }).click();
+    await expect(page.getByRole('textbox', { name: 'Instructions' }).inputValue()).resolves.toBe('Use the tools when asked.');
+    await page.getByRole('textbox', { name: 'Instructions' }).fill('Use only the echo tool.');
+    await page.getByRole('checkbox', { name: /slow/ }).uncheck();
+    await page.getByRole('button', { name: 'Publish new version' }).click();
+    await page.getByText('Published tooly version 2').waitFor();
+    await screenshot(page, 'agents');
+    const latest = harness.core.store(harness.ns).agents.get('tooly');
+    expect(latest.version).toBe(2);
+    expect(latest.spec).toMatchObject({ instructions: 'Use only the echo tool.', tools: [{ exposedName: 'echo' }] });
+    expect((latest.spec as { tools: unknown[] }).tools).toHaveLength(1);
+  });
+
+  it('connections: the page lists the namespace connections (none yet) and how to add one', async () => {
+    harness = await startUiHarness(browser);
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Connections' }).click();
+    await page.getByText(/No connections in this namespace/).waitFor();
+    await screenshot(page, 'connections');
+  });
+
+  it('sessions: search narrows the list; the namespace switcher shows only that namespace', async () => {
+    harness = await startUiHarness(browser);
+    seedConversation(harness, 'Quarterly report draft');
+    seedConversation(harness, 'Holiday plans');
+    harness.core.createNamespace('work');
+    const page = await harness.open();
+    const sessions = page.getByRole('list', { name: 'Sessions' });
+    await sessions.getByText('Holiday plans').waitFor();
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('report');
+    await sessions.getByText('Holiday plans').waitFor({ state: 'detached' });
+    await expect(sessions.getByRole('button').allTextContents()).resolves.toEqual([expect.stringContaining('Quarterly report draft')]);
+    await screenshot(page, 'sessions-search');
+
+    await page.getByRole('combobox', { name: 'Namespace' }).selectOption('work');
+    await sessions.getByText('No matching sessions').waitFor();
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('');
+    await sessions.getByText('No sessions yet').waitFor();
+  });
+
+  it('is readable in the dark theme and usable from the keyboard', async () => {
+    harness = await startUiHarness(browser);
+    const conversation = seedConversation(harness, 'Dark mode chat');
+    harness.core.store(harness.ns).journal.appendMany(conversation.id, [
+      { type: 'user_prompt', payload: { text: 'Is this readable at night?' } },
+      { type: 'assistant_text', payload: { text: 'Yes: the colours follow **prefers-color-scheme**.' } },
+    ]);
+    const page = await harness.open();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByRole('button', { name: /Dark mode chat/ }).click();
+    await page.getByText('Yes: the colours follow').waitFor();
+    const colors = await page.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
+    expect(colors).toEqual(['rgb(21, 24, 28)', 'rgb(230, 232, 235)']);
+    await screenshot(page, 'chat-dark');
+
+    // Keyboard: the message box takes focus by Tab order and Enter sends nothing while empty.
+    await page.getByRole('textbox', { name: 'Message' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('button', { name: 'Send' }).isDisabled()).resolves.toBe(true);
+    await page.keyboard.press('Shift+Tab');
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
+    expect(focused).toBe('Conversation');
+  });
+});
