@@ -7,6 +7,9 @@ import type { Namespace } from '../../namespaces/namespace.js';
 import type { ModelCredential } from '../../runner/env.js';
 import type { JournalEvent } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
+import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
+import { prompterFor } from '../../permissions/terminal-prompter.js';
+import { loadPolicy } from '../../policy/policy.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatLive } from '../format-event.js';
@@ -85,9 +88,12 @@ function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boole
 export const runCommand: Command = {
   name: 'run',
   summary: 'send a prompt to an agent and stream the answer (Ctrl-C stops the turn)',
-  usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--json] [-- PROMPT]',
+  usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--allow-KIND=LIST…] [--deny-KIND=LIST…] [--json] [-- PROMPT]',
   async run(args, { io, core }) {
-    const { values, positionals } = parseCommandArgs(this, args, {
+    // Deno-style grants for this turn; relative paths are relative to where `ward run` was started.
+    const { permissionArgs, otherArgs } = splitPermissionArgs(args);
+    const permissions = parsePermissionFlags(permissionArgs, process.cwd());
+    const { values, positionals } = parseCommandArgs(this, otherArgs, {
       ...COMMON_OPTIONS,
       conversation: { type: 'string', short: 'c' },
       new: { type: 'boolean', default: false },
@@ -104,8 +110,10 @@ export const runCommand: Command = {
     const ns = namespaceFrom(values.namespace, io);
     const ward = core();
     const store = ward.store(ns, { mustExist: true });
+    // Read before anything is started: a broken policy stops here, with nothing left to clean up.
+    const policy = loadPolicy(io.env);
     const broker = await Broker.start();
-    const service = new RunService({ core: ward, broker, env: io.env, resolveCredential: (namespace, env) => storedCredential(ward.home, namespace, env) });
+    const service = new RunService({ core: ward, broker, env: io.env, resolveCredential: (namespace, env) => storedCredential(ward.home, namespace, env), policy, prompter: prompterFor(io.stdin, io.stderr) });
     let stopFollowing: (() => void) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;
@@ -125,6 +133,7 @@ export const runCommand: Command = {
         ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
         ...(values['request-id'] === undefined ? {} : { requestId: values['request-id'] }),
         prompt,
+        permissions,
       });
       if (!values.json) writeLine(io.stderr, `ward: conversation ${handle.conversationId}, run ${handle.runId}${handle.attached ? ' (attached to the run this request started)' : ''}`);
       stopFollowing = follow(store, handle, io, values.json);

@@ -1,0 +1,103 @@
+/** `ward run --allow-…` as a user types it: the built command, the real CLI, the scripted provider. */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { tempDir } from '../support/temp.js';
+
+const WARD = path.resolve('bin/ward.js');
+const CANARY_KEY = 'sk-ant-canary-perm-4c1d2e3f';
+let provider: ModelProvider | undefined;
+
+beforeAll(() => {
+  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
+});
+
+afterEach(async () => {
+  await provider?.close();
+  provider = undefined;
+});
+
+function setup() {
+  const root = fs.realpathSync(tempDir('ward-run-perm-'));
+  const home = path.join(root, 'home');
+  const project = path.join(root, 'project');
+  fs.mkdirSync(home);
+  fs.mkdirSync(path.join(project, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(project, 'src', 'a.txt'), 'inside-canary-1a2b');
+  fs.writeFileSync(path.join(root, 'secret.txt'), 'outside-canary-3c4d');
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider?.url ?? '' };
+  return { root, project, env };
+}
+
+function ward(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end();
+  });
+}
+
+describe('ward run permission flags', () => {
+  it('test_relative_grants_resolve_against_the_current_folder_and_ungranted_reads_are_denied_without_a_tty', async () => {
+    provider = await startModelProvider();
+    const { root, project, env } = setup();
+    provider.push(
+      { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(project, 'src', 'a.txt') } }] },
+      { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(root, 'secret.txt') } }] },
+      { blocks: [{ type: 'text', text: 'read both' }] },
+    );
+    const run = await ward(['run', '--allow-read=./src', '--', 'read', 'files'], { env, cwd: project });
+    expect(run.stderr).toMatch(/ward: succeeded/);
+    expect(run.status).toBe(0);
+    const bodies = JSON.stringify(provider.requests.map((request) => request.rawBody));
+    expect(bodies).toContain('inside-canary-1a2b');
+    expect(bodies).not.toContain('outside-canary-3c4d');
+
+    const conversation = /conversation ([0-9a-f-]{36})/.exec(run.stderr)![1]!;
+    const shown = await ward(['permissions', '--conversation', conversation, '--json'], { env, cwd: project });
+    const decisions = shown.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; decision?: string; value?: string })
+      .filter((line) => line.type === 'decision');
+    expect(decisions.map((decision) => `${decision.decision} ${decision.value}`)).toEqual([`allow ${path.join(project, 'src', 'a.txt')}`, `deny ${path.join(root, 'secret.txt')}`]);
+  });
+
+  it('test_bad_flags_are_refused_before_anything_runs', async () => {
+    provider = await startModelProvider();
+    const { project, env } = setup();
+    const all = await ward(['run', '--allow-all', '--', 'x'], { env, cwd: project });
+    expect(all).toMatchObject({ status: 2, stderr: expect.stringContaining('Ward never grants everything to an agent') });
+    const empty = await ward(['run', '--allow-read=a,,b', '--', 'x'], { env, cwd: project });
+    expect(empty).toMatchObject({ status: 2, stderr: 'ward run: --allow-read: entry 2 of "a,,b" is empty\n' });
+    const unknown = await ward(['run', '--allow-ffi=x', '--', 'x'], { env, cwd: project });
+    expect(unknown.status).toBe(2);
+    expect(provider.requests).toEqual([]);
+  });
+
+  it('test_a_grant_beyond_the_admin_cap_is_refused_with_its_reason', async () => {
+    provider = await startModelProvider();
+    const { root, project, env } = setup();
+    const policy = path.join(root, 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ version: 1, reason: 'Example Corp IT', forbid: ['run'] }));
+    const refused = await ward(['run', '--allow-run=git', '--', 'x'], { env: { ...env, WARD_POLICY: policy }, cwd: project });
+    expect(refused).toMatchObject({ status: 2, stderr: 'ward run: run grants are forbidden (run git): refused by Example Corp IT\n' });
+    fs.writeFileSync(policy, '{"version": 1, "caps": ');
+    const broken = await ward(['run', '--', 'x'], { env: { ...env, WARD_POLICY: policy }, cwd: project });
+    expect(broken.status).toBe(7);
+    expect(broken.stderr).toContain(`the admin policy ${policy} is not valid JSON`);
+    expect(provider.requests).toEqual([]);
+  });
+});
