@@ -20,7 +20,9 @@ const preloadFile = path.join(distDir, 'preload', 'bridge.cjs');
 
 const windows = new Set<WebContents>();
 
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: false } }]);
+// standard + secure give the page a real origin (app://ward) for CSP 'self' and ES modules;
+// nothing can be fetched anyway (connect-src 'none').
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true } }]);
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();

@@ -98,6 +98,8 @@ export function App({ api }: { api: WardApi }) {
     };
   }, [api, router, place.namespace]);
 
+  const refreshList = useCallback(() => setListTick((tick) => tick + 1), []);
+
   const openLink = useCallback(
     (url: string) => {
       unwrap(api.links.openExternal({ url })).catch(fail);
@@ -212,6 +214,7 @@ export function App({ api }: { api: WardApi }) {
               conversationId={place.conversationId}
               approvals={approvals}
               onOpenLink={openLink}
+              onRunChange={refreshList}
             />
           ))}
         {place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}

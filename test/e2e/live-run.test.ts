@@ -122,6 +122,8 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     const conversation = harness.core.store(harness.ns).conversations.list()[0]!;
     expect(harness.core.store(harness.ns).runs.listFor(conversation.id).map((run) => run.state)).toEqual(['stopped']);
     expect(harness.cliChildren()).toEqual([]);
+    // The session list follows: the conversation no longer shows a run.
+    await expect.poll(() => page.getByRole('list', { name: 'Sessions' }).textContent(), { timeout: 10_000 }).toBe('Slow worktooly');
     await screenshot(page, 'chat-stopped');
   });
 

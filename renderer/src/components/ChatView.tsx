@@ -1,5 +1,5 @@
 /** The chat: the journal-driven timeline, the uncertain-run banner, pending approvals, the composer. */
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
@@ -18,11 +18,13 @@ export interface ChatViewProps {
   readonly conversationId: string;
   readonly approvals: readonly PendingApprovalView[];
   readonly onOpenLink: (url: string) => void;
+  /** Told when the run's state changes, so lists showing it can refresh. */
+  readonly onRunChange?: (state: string | null) => void;
 }
 
 const itemKey = (item: TimelineItem) => item.key;
 
-export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink }: ChatViewProps) {
+export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink, onRunChange }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
@@ -34,6 +36,9 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
     if (run === null || run.id !== localRun.id) run = localRun;
     else if (localRun.state === 'stopping' && (run.state === 'running' || run.state === 'admitted')) run = localRun;
   }
+
+  const runState = run?.state ?? null;
+  useEffect(() => onRunChange?.(runState), [runState, onRunChange]);
 
   const renderItem = useCallback((item: TimelineItem) => <TimelineRow item={item} onOpenLink={onOpenLink} />, [onOpenLink]);
 
