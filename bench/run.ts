@@ -1,9 +1,11 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
 import { benchColdStart } from './cold-start.js';
 import { benchJournal } from './journal.js';
+import { benchStreamPipeline } from './stream-pipeline.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   journal: benchJournal,
+  streamPipeline: benchStreamPipeline,
   wardColdStart: benchColdStart,
 };
 

@@ -304,7 +304,12 @@ export class RunService {
     const home = this.options.core.home;
     const secrets: string[] = [];
     const redact = (text: string): string => secrets.reduce((out, secret) => (secret.length >= 8 ? out.split(secret).join('[redacted]') : out), text);
-    const emit = (type: string, payload: unknown) => this.journal(store, conversationId, runId, [{ type, payload }]);
+    // While one stdout chunk is handled, events collect here and are committed in one transaction.
+    let pending: EventInput[] | null = null;
+    const emit = (type: string, payload: unknown) => {
+      if (pending !== null) pending.push({ type, payload });
+      else this.journal(store, conversationId, runId, [{ type, payload }]);
+    };
 
     let registration: RunRegistration | undefined;
     let closePermissions = (): void => undefined;
@@ -469,10 +474,15 @@ export class RunService {
         }
       };
 
-      active.child = new CliProcess({ binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes }, (message) => {
+      active.child = new CliProcess({ binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes }, (messages) => {
+        pending = [];
         try {
-          onMessage(message);
+          for (const message of messages) onMessage(message);
+          const events = pending;
+          pending = null;
+          this.journal(store, conversationId, runId, events);
         } catch (error) {
+          pending = null;
           // A journal failure must end the turn, not leave it running unseen.
           active.abortReason ??= `aborted: could not record the turn (${describeError(error)})`;
           active.child?.killGroup();

@@ -34,7 +34,8 @@ export class CliProcess {
   private readonly child: ChildProcess;
   private exitedFlag = false;
 
-  constructor(launch: CliLaunch, onMessage: (message: CliMessage) => void) {
+  /** `onMessages` gets the messages of one stdout chunk together, so they can be committed in one transaction. */
+  constructor(launch: CliLaunch, onMessages: (messages: CliMessage[]) => void) {
     this.child = spawn(launch.binary, [...launch.args], {
       cwd: launch.cwd,
       env: { ...launch.env },
@@ -42,9 +43,19 @@ export class CliProcess {
       detached: true,
       windowsHide: true,
     });
-    const parser = new StreamJsonParser(onMessage, launch.maxLineBytes);
+    let batch: CliMessage[] = [];
+    const parser = new StreamJsonParser((message) => batch.push(message), launch.maxLineBytes);
+    const flush = () => {
+      if (batch.length === 0) return;
+      const messages = batch;
+      batch = [];
+      onMessages(messages);
+    };
     let stderrTail = '';
-    this.child.stdout!.on('data', (chunk: Buffer) => parser.push(chunk));
+    this.child.stdout!.on('data', (chunk: Buffer) => {
+      parser.push(chunk);
+      flush();
+    });
     this.child.stderr!.on('data', (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
     });
@@ -59,6 +70,7 @@ export class CliProcess {
         settled = true;
         this.exitedFlag = true;
         parser.end();
+        flush();
         resolve({ code: exitInfo?.code ?? null, signal: exitInfo?.signal ?? null, spawnError, stderrTail: stderrTail.trim() });
       };
       this.child.on('error', (error) => {

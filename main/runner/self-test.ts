@@ -56,7 +56,7 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
         cwd: workspace,
         prompt: 'Ward self-test: reply with one sentence.',
       },
-      (message) => messages.push(message),
+      (batch) => messages.push(...batch),
     );
     const timer = setTimeout(() => child?.killGroup(), SELF_TEST_TIMEOUT_MS);
     const exit = await child.exited;
