@@ -98,6 +98,37 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     await screenshot(page, 'chat-hostile-output-inert');
   });
 
+  it('shows an uncertain run with a banner; reconciling it frees the conversation for a new prompt', async () => {
+    harness = await startUiHarness(browser);
+    const conversation = seedConversation(harness, 'Lost run');
+    const store = harness.core.store(harness.ns);
+    const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
+    store.runs.transition(run.id, 'running');
+    store.journal.appendMany(conversation.id, [
+      { type: 'run_started', runId: run.id, payload: {} },
+      { type: 'user_prompt', runId: run.id, payload: { text: 'rename every file in the project' } },
+      { type: 'tool_call', runId: run.id, payload: { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } } },
+    ]);
+    store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Lost run/ }).click();
+    const banner = page.getByTestId('uncertain-banner');
+    await banner.waitFor();
+    await expect(banner.textContent()).resolves.toContain('pid 4242');
+    await expect(page.getByRole('button', { name: 'Send' }).isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'chat-uncertain');
+
+    await banner.getByRole('combobox', { name: 'Outcome' }).selectOption('succeeded');
+    await banner.getByRole('textbox', { name: 'Note' }).fill('checked the folder: all renamed');
+    await banner.getByRole('button', { name: 'Reconcile' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await page.getByText('Reconciled as succeeded: checked the folder: all renamed').waitFor();
+    expect(store.runs.get(run.id)).toMatchObject({ state: 'succeeded', reason: 'reconciled: checked the folder: all renamed' });
+    await page.getByRole('textbox', { name: 'Message' }).fill('next');
+    await expect(page.getByRole('button', { name: 'Send' }).isEnabled()).resolves.toBe(true);
+  });
+
   it('answers an unknown channel and a malformed payload with clear typed errors, and keeps working', async () => {
     harness = await startUiHarness(browser);
     const page = await harness.open();
