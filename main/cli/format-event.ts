@@ -38,6 +38,8 @@ function summarize(type: string, payload: Payload): string | null {
       return `${String(payload.state)}${typeof payload.reason === 'string' ? `: ${oneLine(payload.reason, 400)}` : ''}`;
     case 'diagnostic':
       return `${oneLine(String(payload.reason ?? ''))}: ${oneLine(String(payload.detail ?? ''))}`;
+    case 'permission_decision':
+      return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(String(payload.tool))} ${oneLine(String(payload.value ?? ''), 160)}: ${oneLine(String(payload.reason ?? ''))}`;
     default:
       return null;
   }
@@ -68,6 +70,9 @@ export function formatLive(event: JournalEvent): { stream: 'stdout' | 'stderr'; 
     case 'diagnostic':
     case 'run_stopping':
       return { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` };
+    case 'permission_decision':
+      // Denials are news to the person at the terminal; allows are in `ward permissions`.
+      return payload.decision === 'deny' ? { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` } : null;
     default:
       return null;
   }

@@ -60,6 +60,7 @@ describe('ward run permission flags', () => {
     );
     const run = await ward(['run', '--allow-read=./src', '--', 'read', 'files'], { env, cwd: project });
     expect(run.stderr).toMatch(/ward: succeeded/);
+    expect(run.stderr).toContain(`ward: denied Read ${path.join(root, 'secret.txt')}: no grant covers read ${path.join(root, 'secret.txt')}, and no one can be asked\n`);
     expect(run.status).toBe(0);
     const bodies = JSON.stringify(provider.requests.map((request) => request.rawBody));
     expect(bodies).toContain('inside-canary-1a2b');
