@@ -1,6 +1,6 @@
 /** B3–B7: what happens to a call once it is through the door. */
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Broker } from '../../main/broker/broker.js';
 import type { BrokerEvent } from '../../main/broker/types.js';
 import { openUpstreams, type Upstreams } from '../../main/upstreams/upstreams.js';
@@ -28,7 +28,7 @@ let authFixture: HttpFixture;
 let upstreams: Upstreams;
 
 beforeAll(async () => {
-  broker = await Broker.start({ toolTimeoutMs: 400, hardLimitMs: 2_000 });
+  broker = await Broker.start();
   fixture = await startHttpFixture();
   authFixture = await startHttpFixture({ token: UPSTREAM_CANARY });
   upstreams = await openUpstreams({
@@ -115,10 +115,13 @@ describe('broker calls (B3–B7)', () => {
   });
 
   it('times out a hanging upstream call after exactly one attempt (B6)', async () => {
+    // Long enough for the call to reach the upstream on a loaded machine; the upstream sleeps far longer.
+    const broker = await Broker.start({ toolTimeoutMs: 1_000, hardLimitMs: 5_000 });
+    onTestFinished(() => broker.close());
     const run = registerRun(broker, 'timeout', await pin(upstreams, 'fx', ['slow']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     const before = fixture.calls.get('slow') ?? 0;
-    const result = await client.callTool({ name: 'fx_slow', arguments: { ms: 5_000 } });
+    const result = await client.callTool({ name: 'fx_slow', arguments: { ms: 30_000 } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('[timed_out]');
     expect(textOf(result)).toContain('not retried');
