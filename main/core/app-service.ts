@@ -182,6 +182,8 @@ export async function startDesktopCore(options: {
 /** Events pushed per message: big replays go in pages so one push never holds the whole journal. */
 const PUSH_BATCH = 1_000;
 const REDACTED = '[redacted]';
+/** A window follows a few conversations at a time; more is a leak or abuse (L1). */
+export const MAX_SUBSCRIPTIONS_PER_CLIENT = 64;
 /** Field names that could carry a credential; redacted from journal payloads before they leave main. */
 const SECRET_KEY = /^(authorization|capability|cap|token|access_?token|refresh_?token|id_?token|api_?key|secret|password|client_?secret|bearer)$/i;
 
@@ -344,6 +346,7 @@ export class AppService {
   private subscribeJournal({ namespace, conversationId, afterSeq }: ParsedPayload<'journal.subscribe'>, client: Client): { subscriptionId: string } {
     const store = this.store(namespace);
     store.conversations.get(conversationId);
+    this.checkSubscriptionLimit(client);
     const subscriptionId = randomUUID();
     const subscription: Subscription = { clientId: client.id, stop: () => undefined };
     this.subscriptions.set(subscriptionId, subscription);
@@ -357,10 +360,17 @@ export class AppService {
     const replayPage = () => {
       if (!active()) return;
       const page: JournalEventView[] = [];
-      while (page.length < PUSH_BATCH) {
-        const next = history.next();
-        if (next.done) break;
-        page.push(toEventView(next.value));
+      try {
+        while (page.length < PUSH_BATCH) {
+          const next = history.next();
+          if (next.done) break;
+          page.push(toEventView(next.value));
+        }
+      } catch (error) {
+        // The store closed (Ward is quitting) or broke: this subscription ends; the page resubscribes on reload.
+        console.error('ward: journal replay ended', error);
+        this.subscriptions.delete(subscriptionId);
+        return;
       }
       if (page.length > 0) cursor = page[page.length - 1]!.seq;
       push(page);
@@ -396,8 +406,17 @@ export class AppService {
     return null;
   }
 
+  private checkSubscriptionLimit(client: Client): void {
+    let held = 0;
+    for (const subscription of this.subscriptions.values()) if (subscription.clientId === client.id) held++;
+    if (held >= MAX_SUBSCRIPTIONS_PER_CLIENT) {
+      throw new WardError('usage', `this window already holds ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions; unsubscribe before adding more`);
+    }
+  }
+
   private watchApprovals(namespace: string, client: Client): { subscriptionId: string } {
     const ns = this.requireNamespace(namespace);
+    this.checkSubscriptionLimit(client);
     const subscriptionId = randomUUID();
     const approvals = this.ports.approvals;
     const push = () => {

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
+import { AppService, MAX_SUBSCRIPTIONS_PER_CLIENT, redactPayload } from '../../main/core/app-service.js';
+import { WardCore } from '../../main/core/ward-core.js';
+import { dispatch } from '../../main/ipc/dispatch.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { tempDir } from '../support/temp.js';
+
+function setup() {
+  const core = new WardCore(tempDir('ward-app-'));
+  const store = core.store(parseNamespace('default'));
+  const agent = store.agents.publish('helper', { instructions: '' });
+  const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'paged' });
+  const pushes: PushedEvent[] = [];
+  const client = { id: 'window-1', push: (event: PushedEvent) => pushes.push(event) };
+  return { core, store, conversation, service: new AppService(core), pushes, client };
+}
+
+const seqs = (pushes: PushedEvent[]) => pushes.flatMap((push) => (push.kind === 'journal' ? push.events.map((event: JournalEventView) => event.seq) : []));
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('journal subscription from a cursor (J1)', () => {
+  it('replays in pages, then follows, with no gap or duplicate even when events land mid-replay', async () => {
+    const { core, store, conversation, service, pushes, client } = setup();
+    store.journal.appendMany(conversation.id, Array.from({ length: 2_500 }, (_, i) => ({ type: 'assistant_text', payload: { text: `m${i}` } })));
+    const result = await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 200 });
+    expect(result).toMatchObject({ ok: true, value: { subscriptionId: expect.any(String) } });
+    expect(pushes).toHaveLength(0);
+    await tick();
+    // An append between the first and second page.
+    store.journal.append(conversation.id, { type: 'assistant_text', payload: { text: 'during replay' } });
+    for (let i = 0; i < 10; i++) await tick();
+    store.journal.append(conversation.id, { type: 'assistant_text', payload: { text: 'live' } });
+    for (let i = 0; i < 3; i++) await tick();
+    // Pages of 1,000 (the last page already holds the event that landed mid-replay), then live.
+    expect(pushes.map((push) => (push.kind === 'journal' ? push.events.length : -1))).toEqual([1_000, 1_000, 301, 1]);
+    expect(seqs(pushes)).toEqual(Array.from({ length: 2_302 }, (_, i) => 201 + i));
+    core.close();
+  });
+
+  it('ends a window’s subscriptions when it goes away, and bounds how many it may hold', async () => {
+    const { core, conversation, service, pushes, client } = setup();
+    for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CLIENT; i++) {
+      await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 });
+    }
+    await expect(dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 })).resolves.toEqual({
+      ok: false,
+      error: { code: 'usage', message: `this window already holds ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions; unsubscribe before adding more` },
+    });
+    service.releaseClient(client.id);
+    expect(service.subscriptionCount()).toBe(0);
+    core.store(parseNamespace('default')).journal.append(conversation.id, { type: 'assistant_text', payload: { text: 'after' } });
+    await tick();
+    await tick();
+    expect(pushes).toHaveLength(0);
+    core.close();
+  });
+
+  it('never lets another window end a subscription it does not hold', async () => {
+    const { core, conversation, service, client } = setup();
+    const result = await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 });
+    const id = (result as { value: { subscriptionId: string } }).value.subscriptionId;
+    await expect(dispatch(service.handlers, { id: 'window-2', push: () => undefined }, 'journal.unsubscribe', { subscriptionId: id })).resolves.toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(service.subscriptionCount()).toBe(1);
+    service.releaseClient(client.id);
+    core.close();
+  });
+});
+
+describe('what leaves main', () => {
+  it('redacts credential-like fields from journal payloads, at any depth', () => {
+    expect(redactPayload({ text: 'hi', headers: { Authorization: 'Bearer x', accept: 'json' }, list: [{ api_key: 'k', token: 't' }], capability: 'c' })).toEqual({
+      text: 'hi',
+      headers: { Authorization: '[redacted]', accept: 'json' },
+      list: [{ api_key: '[redacted]', token: '[redacted]' }],
+      capability: '[redacted]',
+    });
+  });
+
+  it('names the conversation’s unknown namespace and malformed input precisely', async () => {
+    const { core, service, client } = setup();
+    await expect(dispatch(service.handlers, client, 'conversations.list', { namespace: 'nope' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'namespace_not_found', message: 'no namespace nope; create it with "ward namespace create nope"' },
+    });
+    await expect(dispatch(service.handlers, client, 'runs.reconcile', { namespace: 'default', runId: '00000000-0000-4000-8000-000000000000', outcome: 'running', note: 'x' })).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'invalid_payload', message: expect.stringMatching(/^runs\.reconcile: payload\.outcome: /) },
+    });
+    await expect(dispatch(service.handlers, client, 'runs.send', { namespace: 'default', conversationId: '00000000-0000-4000-8000-000000000000', requestId: '00000000-0000-4000-8000-000000000001', prompt: 'x' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'unavailable', message: 'runs are not available in this build' },
+    });
+    core.close();
+  });
+});
