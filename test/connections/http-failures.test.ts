@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
+import { startSessionServer } from '../fixtures/mcp-oauth/session-server.js';
 import { deadPort, startHangingServer } from '../fixtures/oidc/provider.js';
 import { harness, signal } from './support.js';
 
@@ -25,6 +26,21 @@ async function htmlServer(): Promise<string> {
   closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
+
+describe('remote connections with sessions', () => {
+  it('uses one session for discovery and calls, and ends it with DELETE when the connection closes', async () => {
+    const fixture = await startSessionServer();
+    closers.push(() => fixture.close());
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'stateful', url: fixture.url });
+    await h.manager.discover('stateful');
+    const echo = h.manager.routes().find((r) => r.exposedName === 'stateful__echo')!;
+    expect(await h.manager.caller.callTool(echo, { text: 'over sse' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'over sse' }] });
+    expect(fixture.opened).toHaveLength(1);
+    await h.manager.disconnect('stateful');
+    expect(fixture.deleted).toEqual(fixture.opened);
+  });
+});
 
 describe('remote connections that fail', () => {
   it('a server nobody listens on is unreachable', async () => {
