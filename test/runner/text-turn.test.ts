@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import fs from 'node:fs';
+import { RunService } from '../../main/core/run-service.js';
+import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -23,5 +25,26 @@ describe('a text turn with the real CLI', () => {
     const [request] = harness.provider.conversationRequests();
     expect(request!.headers['x-api-key']).toBe(harness.env.ANTHROPIC_API_KEY);
     expect(request!.rawBody).toContain('Say hello');
+    // Nothing outlives the turn: the CLI's process group and the private run folder are gone.
+    expect(processGroupAlive(handle.childPid()!)).toBe(false);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+
+  it("aborts the turn when the child's system/init shows the broker did not connect (R3)", async () => {
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'must not be asked' }] }]);
+    const real = harness.broker;
+    // The real broker, but the child is handed a wrong capability: its MCP connection fails.
+    const service = new RunService({
+      core: harness.core,
+      env: harness.env,
+      tmpRoot: harness.tmpRoot,
+      broker: { register: (binding) => ({ ...real.register(binding), capability: 'wrong-capability-wrong-capability-wrong-cap' }) },
+    });
+    const handle = service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.reason).toMatch(/^aborted: the CLI could not connect to Ward's tool broker \(status [a-z-]+\)$/);
+    expect(harness.provider.conversationRequests()).toHaveLength(0);
+    expect(processGroupAlive(handle.childPid()!)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolResultsIn } from '../fixtures/model-provider/provider.js';
-import { publishToolAgent } from './agents.js';
+import { processesWith, publishToolAgent } from './agents.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -34,5 +34,7 @@ describe('a tool loop through the broker', () => {
     expect(JSON.stringify(toolResultsIn(second))).toContain('ping-42');
     // The child saw exactly the pinned tools.
     expect(second.body!.tools!.map((tool) => tool.name).sort()).toEqual(['mcp__ward__echo', 'mcp__ward__slow']);
+    // The upstream server Ward started for the run is gone with it.
+    expect(processesWith(agent.marker)).toEqual([]);
   });
 });
