@@ -1,0 +1,81 @@
+/**
+ * The terminal prompt of `ward run` on a real pseudo-terminal (util-linux `script`), answered
+ * the way a person types, with the built command, the real CLI and the scripted provider.
+ * (Hostile text in questions is tested on renderQuestion: the pinned CLI itself already refuses
+ * file paths with control, bidi or zero-width characters before it asks Ward.)
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { tempDir } from '../support/temp.js';
+
+const WARD = path.resolve('bin/ward.js');
+const SECRET = 'outside-canary-tty-8e8e';
+let provider: ModelProvider | undefined;
+
+beforeAll(() => {
+  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
+});
+
+afterEach(async () => {
+  await provider?.close();
+  provider = undefined;
+});
+
+/** Runs `ward run` on a pty and types `answer` + Enter when the question's choices appear. */
+async function onTerminal(
+  fileName: string,
+  answer: string,
+  step: (file: string) => { name: string; input: Record<string, unknown> } = (file) => ({ name: 'Read', input: { file_path: file } }),
+  grant = '--allow-read=./src',
+): Promise<{ code: number | null; screen: string; modelSawSecret: boolean }> {
+  const root = fs.realpathSync(tempDir('ward-tty-'));
+  const home = path.join(root, 'home');
+  const project = path.join(root, 'project');
+  fs.mkdirSync(home);
+  fs.mkdirSync(path.join(project, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(root, fileName), SECRET);
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  provider = await startModelProvider([{ blocks: [{ type: 'tool_use', ...step(path.join(root, fileName)) }] }, { blocks: [{ type: 'text', text: 'finished' }] }]);
+  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb' };
+  const child = spawn('script', ['-qfec', `${process.execPath} ${WARD} run ${grant} -- read the file`, '/dev/null'], { env, cwd: project, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  let answered = false;
+  const onOutput = (chunk: Buffer): void => {
+    screen += chunk.toString('utf8');
+    if (!answered && screen.includes('[d] deny')) {
+      answered = true;
+      child.stdin.write(`${answer}\r`);
+    }
+  };
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve(status);
+    });
+  });
+  return { code, screen, modelSawSecret: provider.requests.some((request) => request.rawBody.includes(SECRET)) };
+}
+
+describe('ward run on a terminal', () => {
+  it('test_allow_once_typed_at_the_prompt_lets_the_read_through', async () => {
+    const result = await onTerminal('secret.txt', 'o');
+    expect(result.screen).toMatch(/Ward: agent default \(namespace default\) wants to read \/\S+\/secret\.txt/);
+    expect(result.screen).toContain('[o] allow once  [c] allow for this conversation  [a] always allow for this agent in this namespace  [d] deny');
+    expect(result.modelSawSecret).toBe(true);
+    expect(result.code).toBe(0);
+  });
+
+  it('test_deny_typed_at_the_prompt_keeps_the_file_from_the_model', async () => {
+    const result = await onTerminal('secret.txt', 'd');
+    expect(result.modelSawSecret).toBe(false);
+    expect(result.screen).toContain('ward: denied Read');
+    expect(result.code).toBe(0);
+  });
+});
