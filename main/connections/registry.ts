@@ -132,13 +132,9 @@ export class ConnectionRegistry {
     return this.db.prepare<[], ConnectionRow>('SELECT * FROM connections ORDER BY name').all().map(toRecord);
   }
 
-  /** Removes the connection and its pins; true when it existed. */
+  /** Removes the connection and (by cascade) its pins; true when it existed. */
   remove(name: string): boolean {
-    const removed = this.db.transaction(() => {
-      this.db.prepare('DELETE FROM connection_tools WHERE connection = ?').run(name);
-      return this.db.prepare('DELETE FROM connections WHERE name = ?').run(parseConnectionName(name)).changes > 0;
-    });
-    return removed.immediate();
+    return this.db.prepare('DELETE FROM connections WHERE name = ?').run(parseConnectionName(name)).changes > 0;
   }
 
   setHealth(name: string, health: ConnectionHealth, errorCode: string | null): void {
