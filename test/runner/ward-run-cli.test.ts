@@ -73,6 +73,17 @@ describe('ward run (the built command)', () => {
     expect(events[2]!.payload).toEqual({ text: 'Piped answer.' });
   });
 
+  it('ward doctor reports the pin and --self-test runs the pinned CLI offline', async () => {
+    provider = await startModelProvider();
+    const { env } = setup();
+    const doctor = await wardRun(env, ['doctor', '--self-test', '--json']);
+    const checks = doctor.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string; status: string; detail: string });
+    expect(checks.find((check) => check.check === 'pinned CLI')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^2\.1\.328 \(linux-x64, sha256 a982d38030b9…\) at /) });
+    expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ status: 'ok', detail: expect.stringContaining('system/init, assistant text and a success result parsed') });
+    // Offline: the self-test never touched the configured model endpoint.
+    expect(provider.requests).toEqual([]);
+  });
+
   it('exit codes: 2 for usage errors, 1 for a failed turn', async () => {
     provider = await startModelProvider([{ kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'scripted refusal' }]);
     const { env } = setup();
