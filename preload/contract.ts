@@ -18,6 +18,7 @@ const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 const seq = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const agentName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'an agent name is lowercase letters, digits and "-", up to 64 characters');
 const modelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}$/, 'a model name is letters, digits and . _ : @ - [ ]');
+const connectionName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a connection name is lowercase letters, digits and "-", 1 to 32 characters');
 const inNamespace = { namespace: namespaceName };
 
 export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
@@ -151,6 +152,13 @@ export const CONTRACT = {
   ),
 
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
+  /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */
+  'connections.add': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName, url: z.url({ protocol: /^https?$/ }).max(2_048) })),
+  /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */
+  'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
+  /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */
+  'connections.signIn': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
+  'connections.remove': channel<null>()(z.strictObject({ ...inNamespace, name: connectionName })),
 
   'settings.get': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
   'settings.setModelProvider': channel<SettingsView>()(

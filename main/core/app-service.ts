@@ -20,7 +20,8 @@ import type {
   RunView,
   SettingsView,
 } from '../../preload/contract.js';
-import { connectionPort } from '../connections/port.js';
+import { openConnections, type ConnectionManager } from '../connections/index.js';
+import { connectionPort, toWindowView } from '../connections/port.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, resolveModelCredential as resolveStoredCredential, setModelCredential } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore } from '../credentials/open-store.js';
@@ -71,6 +72,8 @@ export interface ModelKeyPort {
 
 /** Asks the person, then opens the system browser; false when they declined. */
 export type ExternalOpener = (url: URL) => Promise<boolean>;
+/** Opens a sign-in page the person asked for (no extra confirmation; http/https only). */
+export type SignInBrowser = (url: URL) => Promise<void>;
 
 export interface AppPorts {
   /** Ward's environment, for the model profile defaults it may supply (never secrets). */
@@ -80,6 +83,7 @@ export interface AppPorts {
   readonly connections?: ConnectionPort;
   readonly modelKey?: ModelKeyPort;
   readonly openExternal?: ExternalOpener;
+  readonly openSignIn?: SignInBrowser;
 }
 
 /** The run service as a RunPort: a turn runs on in the background; the window follows the journal. */
@@ -148,6 +152,7 @@ export async function startDesktopCore(options: {
   core: WardCore;
   env: NodeJS.ProcessEnv;
   openExternal?: ExternalOpener;
+  openSignIn?: SignInBrowser;
   connections?: ConnectionPort;
   modelKey?: ModelKeyPort;
   runOptions?: Partial<RunServiceOptions>;
@@ -166,6 +171,7 @@ export async function startDesktopCore(options: {
     env: options.env,
     runs: runPortFor(runs),
     openExternal: options.openExternal,
+    openSignIn: options.openSignIn,
     approvals,
     connections: options.connections ?? connectionPort(options.core),
     modelKey: options.modelKey ?? modelKeyInSecretStore(options.core.home),
@@ -254,6 +260,32 @@ export class AppService {
     'agents.list': ({ namespace }) => this.store(namespace).agents.list().map((agent) => this.agentView(agent)),
     'agents.publish': (payload) => this.publishAgent(payload),
     'connections.list': async ({ namespace }) => (await this.ports.connections?.list(this.requireNamespace(namespace))) ?? [],
+    'connections.add': ({ namespace, name, url }) =>
+      this.withConnections(namespace, async (manager) => {
+        await manager.add({ name, transport: 'http', url });
+        return toWindowView(manager.get(name));
+      }),
+    'connections.check': ({ namespace, name }) =>
+      this.withConnections(namespace, async (manager) => {
+        try {
+          await manager.discover(name);
+        } catch {
+          // The failure is recorded as the connection's health, which the view shows.
+        }
+        return toWindowView(manager.get(name));
+      }),
+    'connections.signIn': ({ namespace, name }) =>
+      this.withConnections(namespace, async (manager) => {
+        const open = this.ports.openSignIn;
+        if (open === undefined) throw new WardError('unavailable', 'signing in needs a browser, which is not available here');
+        await manager.login(name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
+        return toWindowView(manager.get(name));
+      }),
+    'connections.remove': ({ namespace, name }) =>
+      this.withConnections(namespace, async (manager) => {
+        if (!(await manager.remove(name))) throw new WardError('not_found', `no connection ${name}`);
+        return null;
+      }),
     'settings.get': ({ namespace }) => this.settings(namespace),
     'settings.setModelProvider': ({ namespace, baseUrl, model }) => {
       this.writeDefaultProfile(this.requireNamespace(namespace), baseUrl, model);
@@ -286,6 +318,15 @@ export class AppService {
 
   subscriptionCount(): number {
     return this.subscriptions.size;
+  }
+
+  private async withConnections<T>(namespace: string, action: (manager: ConnectionManager) => Promise<T>): Promise<T> {
+    const manager = openConnections(this.core, this.requireNamespace(namespace));
+    try {
+      return await action(manager);
+    } finally {
+      await manager.close();
+    }
   }
 
   private requireNamespace(name: string): Namespace {

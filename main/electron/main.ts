@@ -134,7 +134,13 @@ async function start(): Promise<void> {
   denyAll.setDevicePermissionHandler(() => false);
 
   const core = new WardCore();
-  const desktop = await startDesktopCore({ core, env: process.env, openExternal: confirmAndOpen });
+  const desktop = await startDesktopCore({
+    core,
+    env: process.env,
+    openExternal: confirmAndOpen,
+    // The person pressed "Sign in"; main has checked the URL is http(s).
+    openSignIn: (url) => shell.openExternal(url.href),
+  });
   serveRenderer();
   registerIpc(desktop.app);
   createWindow(desktop.app);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { CANARY_KEY, launchChromium, publishToolAgent, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
 
 let browser: Browser;
@@ -91,12 +92,39 @@ describe('the other screens in real Chromium', () => {
     expect((latest.spec as { tools: unknown[] }).tools).toHaveLength(1);
   });
 
-  it('connections: the page lists the namespace connections (none yet) and how to add one', async () => {
+  it('connections: add a remote MCP server, check it (health and pinned tools), remove it', async () => {
     harness = await startUiHarness(browser);
-    const page = await harness.open();
-    await page.getByRole('button', { name: 'Connections' }).click();
-    await page.getByText(/No connections in this namespace/).waitFor();
-    await screenshot(page, 'connections');
+    const server = await startHttpFixture();
+    try {
+      const page = await harness.open();
+      await page.getByRole('button', { name: 'Connections' }).click();
+      await page.getByText('No connections in this namespace yet.').waitFor();
+      await page.getByRole('textbox', { name: 'Name' }).fill('tracker');
+      await page.getByRole('textbox', { name: 'Server URL' }).fill(server.url);
+      await page.getByRole('button', { name: 'Add connection' }).click();
+      await page.getByText('Added tracker').waitFor();
+      const card = page.getByTestId('connection');
+      await expect(card.locator('.pill').textContent()).resolves.toBe('Not checked yet');
+
+      await card.getByRole('button', { name: 'Check' }).click();
+      await page.getByText('Checked tracker').waitFor();
+      await expect(card.locator('.pill').textContent()).resolves.toBe('Connected');
+      await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*echo.*slow/);
+      await screenshot(page, 'connections');
+
+      // A bad address is refused with a clear message, before anything is stored.
+      await page.getByRole('textbox', { name: 'Name' }).fill('bad');
+      await page.getByRole('textbox', { name: 'Server URL' }).fill('http://example.com/mcp');
+      await page.getByRole('button', { name: 'Add connection' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toMatch(/http/);
+      await expect(page.getByTestId('connection').count()).resolves.toBe(1);
+
+      await card.getByRole('button', { name: 'Remove' }).click();
+      await page.getByText('Removed tracker').waitFor();
+      await expect(page.getByTestId('connection').count()).resolves.toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 
   it('sessions: search narrows the list; the namespace switcher shows only that namespace', async () => {

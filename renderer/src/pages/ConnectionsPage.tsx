@@ -1,45 +1,105 @@
-/** Upstream MCP servers: health, sign-in state and the tools each offers. */
-import { useEffect, useState } from 'react';
+/** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
+import { useCallback, useEffect, useState } from 'react';
 import type { ConnectionView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
-  signed_in: 'Signed in',
+  signed_in: 'Connected',
   signed_out: 'Signed out',
   error: 'Error',
-  unknown: 'Unknown',
+  unknown: 'Not checked yet',
 };
 
 export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: string }) {
   const [connections, setConnections] = useState<ConnectionView[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [busy, setBusy] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+
+  const load = useCallback(
+    () =>
+      unwrap(api.connections.list({ namespace }))
+        .then(setConnections)
+        .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) })),
+    [api, namespace],
+  );
   useEffect(() => {
-    unwrap(api.connections.list({ namespace }))
-      .then(setConnections)
-      .catch((failure: unknown) => setError(errorText(failure)));
-  }, [api, namespace]);
+    void load();
+  }, [load]);
+
+  const act = async (label: string, action: () => Promise<unknown>, done: string) => {
+    setBusy(label);
+    setMessage(null);
+    try {
+      await action();
+      setMessage({ tone: 'info', text: done });
+    } catch (failure) {
+      setMessage({ tone: 'error', text: errorText(failure) });
+    } finally {
+      setBusy(null);
+      await load();
+    }
+  };
 
   return (
     <section className="page" aria-label="Connections">
       <h2>Connections</h2>
-      {error !== null && (
-        <div className="banner banner-error" role="alert">
-          {error}
-        </div>
-      )}
-      {connections?.length === 0 && <p className="muted">No connections in this namespace. Add one with the ward command: ward connections add.</p>}
+      {connections?.length === 0 && <p className="muted">No connections in this namespace yet.</p>}
       <ul className="cards">
         {connections?.map((connection) => (
-          <li key={connection.id} className="card">
+          <li key={connection.id} className="card" data-testid="connection">
             <div className="card-title">
               {connection.name} <span className={`pill pill-${connection.status}`}>{STATUS_TEXT[connection.status]}</span>
             </div>
             <div className="muted">{connection.url}</div>
             {connection.detail !== null && <div className="muted">{connection.detail}</div>}
-            <div>{connection.tools.length === 0 ? 'No tools' : connection.tools.join(', ')}</div>
+            <div className="connection-tools">{connection.tools.length === 0 ? 'No tools pinned' : `Tools: ${connection.tools.join(', ')}`}</div>
+            <div className="row">
+              <button type="button" disabled={busy !== null} onClick={() => void act('check', () => unwrap(api.connections.check({ namespace, name: connection.name })), `Checked ${connection.name}`)}>
+                Check
+              </button>
+              {/^https?:/.test(connection.url) && (
+                <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
+                  Sign in
+                </button>
+              )}
+              <button type="button" className="danger" disabled={busy !== null} onClick={() => void act('remove', () => unwrap(api.connections.remove({ namespace, name: connection.name })), `Removed ${connection.name}`)}>
+                Remove
+              </button>
+            </div>
           </li>
         ))}
       </ul>
+      <form
+        className="form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then(() => {
+            setName('');
+            setUrl('');
+          });
+        }}
+      >
+        <h3>Add a remote MCP server</h3>
+        <label>
+          Name
+          <input value={name} onChange={(event) => setName(event.target.value)} placeholder="tracker" required />
+        </label>
+        <label>
+          Server URL
+          <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
+        </label>
+        <button type="submit" className="primary" disabled={busy !== null}>
+          Add connection
+        </button>
+        <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>
+      </form>
+      {message !== null && (
+        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      )}
     </section>
   );
 }
