@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { CANARY_KEY, launchChromium, publishToolAgent, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
 
@@ -124,6 +125,37 @@ describe('the other screens in real Chromium', () => {
       await expect(page.getByTestId('connection').count()).resolves.toBe(0);
     } finally {
       await server.close();
+    }
+  });
+
+  it('connections: a protected server shows Signed out until the person signs in through the browser', async () => {
+    harness = await startUiHarness(browser);
+    const remote = await startProtectedServer();
+    try {
+      const page = await harness.open();
+      await page.getByRole('button', { name: 'Connections' }).click();
+      await page.getByRole('textbox', { name: 'Name' }).fill('remote');
+      await page.getByRole('textbox', { name: 'Server URL' }).fill(remote.url);
+      await page.getByRole('button', { name: 'Add connection' }).click();
+      const card = page.getByTestId('connection');
+      await card.getByRole('button', { name: 'Check' }).click();
+      await page.getByText('Checked remote').waitFor();
+      await expect(card.locator('.pill').textContent()).resolves.toBe('Signed out');
+
+      await card.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Signed in to remote').waitFor({ timeout: 30_000 });
+      expect(harness.signIns).toHaveLength(1);
+      expect(harness.signIns[0]!.searchParams.get('code_challenge_method')).toBe('S256');
+      await card.getByRole('button', { name: 'Check' }).click();
+      await page.getByText('Checked remote').waitFor();
+      await expect(card.locator('.pill').textContent()).resolves.toBe('Connected');
+      await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*remote__echo/);
+      // No token reached the page.
+      const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
+      expect(crossed).not.toMatch(/access_token|refresh_token|Bearer /);
+      await screenshot(page, 'connections-signed-in');
+    } finally {
+      await remote.close();
     }
   });
 

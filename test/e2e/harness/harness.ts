@@ -93,6 +93,8 @@ export interface UiHarness {
   /** Every IPC result returned to any page, serialized. */
   readonly results: string[];
   readonly opened: URL[];
+  /** Sign-in pages main asked the system browser to open (played by this Chromium). */
+  readonly signIns: URL[];
   open(): Promise<Page>;
   /** Pids of CLI children of this process (the pinned claude binary). */
   cliChildren(): number[];
@@ -121,14 +123,25 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     opened.push(url);
     return false;
   };
+  const signIns: URL[] = [];
+  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  // The "system browser" for sign-in is this Chromium: it follows the provider to the loopback callback.
+  const openSignIn = async (url: URL) => {
+    signIns.push(url);
+    const page = await context.newPage();
+    void page
+      .goto(url.href, { timeout: 20_000 })
+      .catch(() => undefined)
+      .finally(() => void page.close().catch(() => undefined));
+  };
   const desktop = await startDesktopCore({
     core,
     env,
     openExternal,
+    openSignIn,
     runOptions: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
   });
   const site = await serveRenderer();
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   const pushed: PushedEvent[] = [];
   const results: string[] = [];
 
@@ -169,6 +182,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     pushed,
     results,
     opened,
+    signIns,
     async open() {
       const page = await context.newPage();
       page.on('framenavigated', (frame) => {
