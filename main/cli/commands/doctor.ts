@@ -1,5 +1,6 @@
 import { runDoctor, type DoctorCheck, type DoctorProbe } from '../../core/doctor.js';
 import { probeKeychain } from '../../credentials/keychain-probe.js';
+import { probePolicy } from '../../policy/doctor-probe.js';
 import { probePinnedCli, probeSelfTest } from '../../runner/doctor-probes.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -16,7 +17,8 @@ export const doctorCommand: Command = {
   async run(args, { io, core }) {
     const { values } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json, 'self-test': { type: 'boolean', default: false } }, false);
     // --self-test runs the pinned CLI once against a built-in offline endpoint.
-    const checks = await runDoctor(core(), values['self-test'] ? [...PROBES, probeSelfTest] : PROBES);
+    const probes = [...PROBES, probePolicy(io.env)];
+    const checks = await runDoctor(core(), values['self-test'] ? [...probes, probeSelfTest] : probes);
     for (const check of checks) {
       if (values.json) writeJson(io.stdout, check);
       else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${check.detail}`);

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../main/cli/main.js';
+import { WardCore } from '../../main/core/ward-core.js';
+import { probePolicy } from '../../main/policy/doctor-probe.js';
+import { tempDir } from '../support/temp.js';
+
+function policyFile(text: string): string {
+  const file = path.join(tempDir(), 'policy.json');
+  fs.writeFileSync(file, text);
+  fs.chmodSync(file, 0o644);
+  return file;
+}
+
+describe('ward doctor: admin policy', () => {
+  const core = new WardCore(tempDir());
+
+  it('test_no_policy_is_reported_as_not_configured', async () => {
+    expect(await probePolicy({})(core)).toMatchObject({ check: 'admin policy', status: 'not_configured', detail: 'no policy at /etc/ward/policy.json (a personal install)' });
+  });
+
+  it('test_a_valid_policy_is_summarized', async () => {
+    const file = policyFile(JSON.stringify({ version: 1, forbid: ['run'], caps: { net: ['*.example.com'] }, connections: ['github'], cliVersions: ['2.1.328'] }));
+    expect(await probePolicy({ WARD_POLICY: file })(core)).toEqual({
+      check: 'admin policy',
+      status: 'ok',
+      detail: `${file}: forbids run; caps net; 1 connection(s) allowed; CLI 2.1.328`,
+    });
+  });
+
+  it('test_a_broken_policy_fails_the_doctor', async () => {
+    const file = policyFile('{"version": 1, "forbid": ["ffi"]}');
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await main(['doctor', '--json'], { stdout, stderr: new PassThrough(), stdin: new PassThrough(), env: { WARD_HOME: tempDir(), WARD_POLICY: file } });
+    const policy = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { check: string; status: string; detail: string })
+      .find((check) => check.check === 'admin policy');
+    expect(policy).toMatchObject({ status: 'error', detail: expect.stringContaining('is malformed at forbid.0') });
+    expect(code).toBe(1);
+  });
+});
