@@ -195,7 +195,13 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
+  /**
+   * The SDK's auth() asks for this first, before it reads the tokens to refresh them: the store
+   * is read afresh then, so a refresh uses the newest refresh token even if another Ward process
+   * rotated it meanwhile (reusing a rotated one makes servers revoke the whole grant).
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
+    if (this.interactive === undefined) this.tokensLoaded = false;
     return this.discovery;
   }
 

@@ -79,6 +79,21 @@ describe('remote connections with OAuth', () => {
     expect(remote.seen.tokenResources.at(-1)).toBe(remote.url);
   });
 
+  it('a long-running process refreshes with the newest stored refresh token, not its stale copy (no reuse, no forced sign-out)', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'a' }, signal())).toMatchObject({ ok: true });
+    const other = h.reopen();
+    expect(await other.caller.callTool(echoRoute(h, 'remote'), { text: 'b' }, signal())).toMatchObject({ ok: true });
+
+    // The other process refreshes (rotating the refresh token); this one still holds the old pair.
+    await remote.expireAccessTokens();
+    expect(await other.caller.callTool(echoRoute(h, 'remote'), { text: 'c' }, signal())).toMatchObject({ ok: true });
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'd' }, signal())).toMatchObject({ ok: true });
+    expect(remote.counts.refreshGrants).toBe(2);
+  });
+
   it('a new Ward process uses the stored tokens without signing in again', async () => {
     const remote = await server();
     const h = harness();
