@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { WardError } from '../../main/core/errors.js';
 import { check, makeRequest, netRequestForUrl } from '../../main/permissions/engine.js';
 import { GRANT_KINDS, parsePermissionFlags } from '../../main/permissions/grants.js';
+import { requestForToolCall } from '../../main/permissions/native-tools.js';
 import { isWithin } from '../../main/permissions/paths.js';
 import { tempDir } from '../support/temp.js';
 
@@ -61,6 +62,23 @@ describe('grant parser properties', () => {
         const [rule] = parsePermissionFlags([`--allow-net=${entry}`], BASE);
         expect(rule!.value).toBe(entry);
       }),
+    );
+  });
+});
+
+describe('native tool mapping properties', () => {
+  it('test_any_tool_call_maps_to_a_request_or_a_refusal_and_never_throws', () => {
+    const tool = fc.constantFrom('Read', 'Glob', 'Grep', 'LS', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'Bash', 'WebFetch', 'WebSearch', 'mcp__ward__x', 'Task');
+    const value = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('../../etc', '/etc/passwd', 'http://[::1', 'https://a.b:99999/', 'git log | sh', '**/../x'), fc.integer(), fc.constant(null));
+    const input = fc.dictionary(fc.constantFrom('file_path', 'path', 'pattern', 'glob', 'command', 'url', 'notebook_path', 'query'), value);
+    const routes = [{ exposedName: 'x', upstream: 'gh', upstreamName: 'x', description: '', inputSchema: { type: 'object' as const }, schemaHash: 'h' }];
+    fc.assert(
+      fc.property(tool, input, (name, args) => {
+        const mapped = requestForToolCall(name, args, { baseDir: BASE, routes });
+        if (mapped.ok) expect(typeof mapped.request.value).toBe('string');
+        else expect(mapped.reason.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
