@@ -28,6 +28,8 @@ function summarize(type: string, payload: Payload): string | null {
       return `← ${oneLine(String(payload.tool))} ${payload.ok === true ? 'ok' : `error${typeof payload.errorCode === 'string' ? ` (${oneLine(payload.errorCode, 40)})` : ''}`} ${formatBytes(payload.bytes)} ${Math.round(Number(payload.durationMs ?? 0))} ms`;
     case 'tool_refused':
       return `✗ ${oneLine(String(payload.tool))} refused: ${oneLine(String(payload.reason ?? ''))}`;
+    case 'tool_drained':
+      return `⋯ ${oneLine(String(payload.tool))} finished after the stop: ${payload.ok === true ? 'ok' : `error (${oneLine(String(payload.errorCode ?? 'error'), 40)})`} ${Math.round(Number(payload.durationMs ?? 0))} ms`;
     case 'usage':
       return `${Number(payload.inputTokens ?? 0)} in / ${Number(payload.outputTokens ?? 0)} out tokens${typeof payload.costUsd === 'number' ? `, $${payload.costUsd.toFixed(4)}` : ''}`;
     case 'run_started':
@@ -66,6 +68,7 @@ export function formatLive(event: JournalEvent): { stream: 'stdout' | 'stderr'; 
     case 'tool_call':
     case 'tool_result':
     case 'tool_refused':
+    case 'tool_drained':
       return { stream: 'stdout', text: `  ${summarize(event.type, payload)!}\n` };
     case 'diagnostic':
     case 'run_stopping':

@@ -477,7 +477,8 @@ export class RunService {
       active.child = new CliProcess({ binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes }, (messages) => {
         pending = [];
         try {
-          for (const message of messages) onMessage(message);
+          // After an abort nothing more the child says is recorded as part of the turn.
+          for (const message of messages) if (active.abortReason === null) onMessage(message);
           const events = pending;
           pending = null;
           this.journal(store, conversationId, runId, events);
@@ -523,14 +524,27 @@ export class RunService {
       }
       await upstreams?.close().catch(() => undefined);
       runDir?.remove();
-      // Every tool_call gets a tool_result, even when the CLI died before printing one.
-      for (const [toolUseId, use] of toolUses) {
-        const broker = finishedByTool.get(use.tool)?.shift();
-        try {
-          emit('tool_result', { toolUseId, tool: use.tool, ok: false, bytes: broker?.bytes ?? 0, durationMs: Math.round(broker?.durationMs ?? performance.now() - use.startedAt), errorCode: broker?.errorCode ?? 'no_result' });
-        } catch {
-          // the journal is failing; settle still records the run state
+      try {
+        // Every tool_call gets a tool_result, even when the CLI died before printing one; the
+        // model never saw it (delivered: false), but the upstream call may have had its effect.
+        for (const [toolUseId, use] of toolUses) {
+          const broker = finishedByTool.get(use.tool)?.shift();
+          emit('tool_result', {
+            toolUseId,
+            tool: use.tool,
+            ok: broker?.ok ?? false,
+            bytes: broker?.bytes ?? 0,
+            durationMs: Math.round(broker?.durationMs ?? performance.now() - use.startedAt),
+            errorCode: broker === undefined ? 'no_result' : broker.ok ? null : (broker.errorCode ?? 'error'),
+            delivered: false,
+          });
         }
+        // Calls that finished upstream after the CLI stopped waiting (a Stop): seen only after the drain.
+        for (const [tool, finished] of finishedByTool) {
+          for (const call of finished) emit('tool_drained', { tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
+        }
+      } catch {
+        // the journal is failing; settle still records the run state
       }
       outcome = this.settle(active, conversationId, runId, outcome);
     }

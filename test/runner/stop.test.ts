@@ -58,8 +58,10 @@ describe('Stop (R6)', () => {
 
     const events = harness.events(handle.conversationId);
     // The CLI reports usage for the interrupted turn when it exits gracefully; not part of the point here.
-    expect(types(events).filter((type) => type !== 'usage' && type !== 'permission_decision')).toEqual(['run_started', 'user_prompt', 'assistant_text', 'tool_call', 'run_stopping', 'tool_result', 'run_finished']);
+    expect(types(events).filter((type) => type !== 'usage' && type !== 'permission_decision')).toEqual(['run_started', 'user_prompt', 'assistant_text', 'tool_call', 'run_stopping', 'tool_result', 'tool_drained', 'run_finished']);
     expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'slow', ok: false });
+    // B7: the run was released only after the upstream call drained, and the journal says how it ended.
+    expect(payloads(events, 'tool_drained')[0]).toMatchObject({ tool: 'slow', ok: true, errorCode: null });
     expect(payloads(events, 'run_finished')[0]).toEqual({ state: 'stopped', reason: 'stopped by the user' });
     // Nothing Ward started for the run is left: the CLI's group, the upstream server, the run folder.
     expect(processGroupAlive(childPid)).toBe(false);
@@ -112,6 +114,8 @@ describe('a child that dies mid-turn', () => {
     expect(outcome.state).toBe('uncertain');
     expect(outcome.reason).toMatch(/1 tool call\(s\) were in flight/);
     expect(harness.core.store(harness.ns).runs.activeFor(handle.conversationId)?.state).toBe('uncertain');
+    // The call completed upstream after the CLI died: journaled, but never delivered to the model.
+    expect(payloads(harness.events(handle.conversationId), 'tool_result')).toEqual([expect.objectContaining({ tool: 'slow', ok: true, delivered: false })]);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
     expect(processesWith(agent.marker)).toEqual([]);
     fs.rmSync(tmp, { recursive: true, force: true });
