@@ -513,8 +513,10 @@ export class RunService {
     } finally {
       clearTimeout(turnTimer);
       clearTimeout(active.graceTimer);
-      // Nothing Ward started for this run outlives it.
+      // Nothing Ward started for this run outlives it; the folder with the capability goes as
+      // soon as the child is gone, not after the drain (B2).
       active.child?.killGroup();
+      runDir?.remove();
       // An open permission question is withdrawn: nobody waits for an answer to a finished run.
       closePermissions();
       try {
@@ -523,7 +525,6 @@ export class RunService {
         // close() only fails if the broker itself is broken; the run still settles.
       }
       await upstreams?.close().catch(() => undefined);
-      runDir?.remove();
       try {
         // Every tool_call gets a tool_result, even when the CLI died before printing one; the
         // model never saw it (delivered: false), but the upstream call may have had its effect.
