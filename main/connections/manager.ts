@@ -388,9 +388,9 @@ export class ConnectionManager {
 
   async callTool(route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
     const name = route.upstream;
-    if (!this.registry.has(name)) return this.refusal('refused', `there is no connection named ${name}`);
     if (route.exposedName !== exposedToolName(name, route.upstreamName)) return this.refusal('refused', 'the route does not name this connection');
-    const pin = this.registry.tool(name, route.upstreamName);
+    const pin = this.registry.pinState(name, route.upstreamName);
+    if (pin === undefined && !this.registry.has(name)) return this.refusal('refused', `there is no connection named ${name}`);
     if (pin === undefined || pin.status === 'missing') return this.refusal('tool_missing', `connection ${name} has no tool ${route.upstreamName}`);
     if (pin.status === 'schema_changed' || pin.schemaHash !== route.schemaHash) return this.refusal('schema_changed', pin.reason ?? 'the pinned schema differs');
     if (!pin.enabled) return this.refusal('refused', `the tool ${route.upstreamName} is turned off for connection ${name}`);

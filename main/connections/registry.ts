@@ -147,6 +147,16 @@ export class ConnectionRegistry {
     return this.db.prepare<[string], ToolRow>('SELECT * FROM connection_tools WHERE connection = ? ORDER BY name').all(connection).map(toPin);
   }
 
+  /** What a call checks (B3, B4), without reading the schema itself: it runs on every tool call. */
+  pinState(connection: string, name: string): Pick<ToolPin, 'schemaHash' | 'enabled' | 'status' | 'reason'> | undefined {
+    const row = this.db
+      .prepare<[string, string], Pick<ToolRow, 'schema_hash' | 'enabled' | 'status' | 'reason'>>(
+        'SELECT schema_hash, enabled, status, reason FROM connection_tools WHERE connection = ? AND name = ?',
+      )
+      .get(connection, name);
+    return row === undefined ? undefined : { schemaHash: row.schema_hash, enabled: row.enabled === 1, status: row.status, reason: row.reason };
+  }
+
   tool(connection: string, name: string): ToolPin | undefined {
     const row = this.db.prepare<[string, string], ToolRow>('SELECT * FROM connection_tools WHERE connection = ? AND name = ?').get(connection, name);
     return row === undefined ? undefined : toPin(row);
