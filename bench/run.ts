@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
 import { benchColdStart } from './cold-start.js';
 import { benchJournal } from './journal.js';
+import { benchRendererFirstPaint } from './renderer-first-paint.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   journal: benchJournal,
+  rendererFirstPaint: benchRendererFirstPaint,
   streamPipeline: benchStreamPipeline,
   wardColdStart: benchColdStart,
 };

@@ -187,6 +187,8 @@ export async function startDesktopCore(options: {
 }
 /** Events pushed per message: big replays go in pages so one push never holds the whole journal. */
 const PUSH_BATCH = 1_000;
+/** The first replay page is small: it is all the window needs to paint. */
+const FIRST_PAGE = 100;
 const REDACTED = '[redacted]';
 /** A window follows a few conversations at a time; more is a leak or abuse (L1). */
 export const MAX_SUBSCRIPTIONS_PER_CLIENT = 64;
@@ -398,11 +400,12 @@ export class AppService {
 
     const history = store.journal.read(conversationId, afterSeq, PUSH_BATCH);
     let cursor = afterSeq;
+    let pageSize = FIRST_PAGE;
     const replayPage = () => {
       if (!active()) return;
       const page: JournalEventView[] = [];
       try {
-        while (page.length < PUSH_BATCH) {
+        while (page.length < pageSize) {
           const next = history.next();
           if (next.done) break;
           page.push(toEventView(next.value));
@@ -415,8 +418,10 @@ export class AppService {
       }
       if (page.length > 0) cursor = page[page.length - 1]!.seq;
       push(page);
-      if (page.length === PUSH_BATCH) setImmediate(replayPage);
-      else follow();
+      if (page.length === pageSize) {
+        pageSize = PUSH_BATCH;
+        setImmediate(replayPage);
+      } else follow();
     };
     const follow = () => {
       // Live events are coalesced per tick (the run loop appends in bursts).

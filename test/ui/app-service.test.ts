@@ -32,8 +32,9 @@ describe('journal subscription from a cursor (J1)', () => {
     for (let i = 0; i < 10; i++) await tick();
     store.journal.append(conversation.id, { type: 'assistant_text', payload: { text: 'live' } });
     for (let i = 0; i < 3; i++) await tick();
-    // Pages of 1,000 (the last page already holds the event that landed mid-replay), then live.
-    expect(pushes.map((push) => (push.kind === 'journal' ? push.events.length : -1))).toEqual([1_000, 1_000, 301, 1]);
+    // A small first page (enough to paint), then pages of 1,000 (the last one already holds the
+    // event that landed mid-replay), then live.
+    expect(pushes.map((push) => (push.kind === 'journal' ? push.events.length : -1))).toEqual([100, 1_000, 1_000, 201, 1]);
     expect(seqs(pushes)).toEqual(Array.from({ length: 2_302 }, (_, i) => 201 + i));
     core.close();
   });

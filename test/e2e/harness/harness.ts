@@ -169,6 +169,18 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     return result;
   });
   await context.addInitScript({ content: await pageBridge() });
+  // A new document or a closed page ends that page's subscriptions, as a reload or close does in Electron.
+  const release = (page: Page) => {
+    const old = clients.get(page);
+    if (old !== undefined) desktop.app.releaseClient(old.id);
+    clients.delete(page);
+  };
+  context.on('page', (page) => {
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) release(page);
+    });
+    page.on('close', () => release(page));
+  });
 
   return {
     home,
@@ -185,12 +197,6 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     signIns,
     async open() {
       const page = await context.newPage();
-      page.on('framenavigated', (frame) => {
-        if (frame !== page.mainFrame()) return;
-        const old = clients.get(page);
-        if (old !== undefined) desktop.app.releaseClient(old.id);
-        clients.delete(page);
-      });
       await page.goto(site.url);
       return page;
     },
