@@ -2,6 +2,8 @@
  * Broker overhead per tool call (B-target: p50 +≤1 ms): an SDK client calling the echo fixture
  * directly over Streamable HTTP on loopback, against the same client calling it through the
  * broker (child → broker → upstream client → echo). Calls alternate so both see the same load.
+ * Everything runs in this one process, so CPU per call (client + broker + echo server) is
+ * reported too: on a busy machine it says more than wall time.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -54,6 +56,15 @@ export async function benchBrokerOverhead(): Promise<Record<string, unknown>> {
       baseline.push(await timedCall(direct, 'echo'));
       viaBroker.push(await timedCall(brokered, 'echo'));
     }
+    // CPU per call is far less sensitive than wall time to other load on a shared machine.
+    const cpuMsPerCall = async (client: Client): Promise<number> => {
+      const before = process.cpuUsage();
+      for (let i = 0; i < CALLS; i++) await timedCall(client, 'echo');
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / CALLS;
+    };
+    const baselineCpuMs = await cpuMsPerCall(direct);
+    const brokerCpuMs = await cpuMsPerCall(brokered);
     await direct.close();
     await brokered.close();
     await registration.close();
@@ -69,6 +80,9 @@ export async function benchBrokerOverhead(): Promise<Record<string, unknown>> {
       addedP50Ms: round(addedP50Ms),
       addedP99Ms: round(percentile(viaBroker, 99) - percentile(baseline, 99)),
       ratioP50ToBaseline: round(brokerP50Ms / baselineP50Ms, 2),
+      baselineCpuMsPerCall: round(baselineCpuMs),
+      brokerCpuMsPerCall: round(brokerCpuMs),
+      addedCpuMsPerCall: round(brokerCpuMs - baselineCpuMs),
       targetAddedP50Ms: TARGET_ADDED_P50_MS,
       pass: addedP50Ms <= TARGET_ADDED_P50_MS,
     };
