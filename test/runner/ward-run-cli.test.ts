@@ -139,5 +139,17 @@ describe('ward run (the built command)', () => {
     await until(() => processesWith(tmp).length === 0, 'the orphaned CLI to be gone', 10_000);
     expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
     expect(provider.conversationRequests()).toHaveLength(1);
+
+    // A person checks and records the outcome; the conversation takes prompts again.
+    const runId = (shown[0] as unknown as { runId: string }).runId;
+    const noNote = await wardRun(env, ['reconcile', runId, '--outcome', 'failed']);
+    expect(noNote.status).toBe(2);
+    const reconciled = await wardRun(env, ['reconcile', runId, '--outcome', 'failed', '--note', 'checked: nothing happened']);
+    expect(reconciled.status).toBe(0);
+    expect(reconciled.stdout).toContain(`run ${runId} recorded as failed`);
+    provider.push({ blocks: [{ type: 'text', text: 'Back.' }] });
+    const after = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
+    expect(after.status).toBe(0);
+    expect(after.stdout).toBe('Back.\n');
   });
 });

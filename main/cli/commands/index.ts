@@ -9,9 +9,9 @@ import { namespaceCommand } from './namespace.js';
 import { permissionsCommand } from './permissions.js';
 import { providerCommand } from './provider.js';
 import { replayCommand } from './replay.js';
-import { runCommand } from './run.js';
+import { reconcileCommand, runCommand } from './run.js';
 import { verifyCommand } from './verify.js';
 import { whoamiCommand } from './whoami.js';
 
 /** Every `ward` subcommand, in the order `ward help` lists them. */
-export const COMMANDS: readonly Command[] = [doctorCommand, runCommand, agentsCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];
+export const COMMANDS: readonly Command[] = [doctorCommand, runCommand, reconcileCommand, agentsCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];

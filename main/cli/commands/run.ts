@@ -151,3 +151,24 @@ export const runCommand: Command = {
     }
   },
 };
+
+/** R8: a person settles an uncertain run after checking what its tool calls did; this frees the conversation. */
+export const reconcileCommand: Command = {
+  name: 'reconcile',
+  summary: 'record the outcome of an uncertain run after checking its effects (frees the conversation)',
+  usage: 'ward reconcile RUN_ID --outcome failed|stopped|succeeded --note TEXT [--namespace NS] [--json]',
+  async run(args, { io, core }) {
+    const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, outcome: { type: 'string' }, note: { type: 'string' } });
+    const runId = positionals[0];
+    if (runId === undefined || values.outcome === undefined || values.note === undefined || values.note.trim() === '') {
+      throw new WardError('usage', `give the run id, --outcome and a --note saying what you checked\nusage: ${this.usage}`);
+    }
+    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const outcome = values.outcome as RunOutcome['state'];
+    const run = store.runs.reconcile(runId, outcome, values.note);
+    store.journal.append(run.conversationId, { type: 'run_reconciled', runId: run.id, payload: { state: run.state, note: values.note.slice(0, 500) } });
+    if (values.json) writeJson(io.stdout, run);
+    else writeLine(io.stdout, `run ${run.id} recorded as ${run.state}; conversation ${run.conversationId} takes prompts again`);
+    return EXIT.ok;
+  },
+};
