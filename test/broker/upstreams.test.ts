@@ -136,6 +136,19 @@ describe('http upstreams', () => {
   });
 });
 
+describe('upstream access failures (B6)', () => {
+  it('reports HTTP 403 as forbidden, distinct from 401 and from an unreachable server', async () => {
+    const forbidden = await startHttpFixture({ forbidden: true });
+    const upstreams = await openUpstreams({ fx: { type: 'http', url: forbidden.url } });
+    const route: PinnedToolRoute = { exposedName: 'fx_echo', upstream: 'fx', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
+    const outcome = await upstreams.callTool(...call(route, {}));
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'forbidden' });
+    expect(JSON.stringify(outcome)).not.toContain('must not be forwarded');
+    await upstreams.close();
+    await forbidden.close();
+  });
+});
+
 describe('upstream definitions (L1)', () => {
   it('refuses http:// to a non-loopback host unless explicitly allowed', () => {
     expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'http://mcp.example.com/mcp' } })).toThrow(/http:\/\/ is allowed only for loopback/);
