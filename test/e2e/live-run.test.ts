@@ -98,9 +98,9 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await screenshot(page, 'chat-live-tool-call');
   });
 
-  it('Stop during a slow tool shows Stopping… while the tool drains, then Stopped, not an error', async () => {
+  it('Stop during a slow tool shows Stopping… while the tool drains (also after a reload), then Stopped, not an error', async () => {
     harness = await startUiHarness(browser, {
-      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 3_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
     });
     await publishToolAgent(harness);
     const page = await harness.open();
@@ -114,6 +114,9 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await stopping.waitFor();
     await expect(stopping.isDisabled()).resolves.toBe(true);
     await screenshot(page, 'chat-stopping');
+    // A reload while the tool drains keeps showing Stopping… (the store and journal say so).
+    await page.reload();
+    await page.getByRole('button', { name: 'Stopping…' }).waitFor();
 
     await page.getByTestId('run-state').filter({ hasText: 'Stopped' }).waitFor({ timeout: 30_000 });
     await expect(page.locator('.notice-stopped').textContent()).resolves.toBe('Stopped');
