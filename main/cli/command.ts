@@ -2,6 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { WardError } from '../core/errors.js';
 import type { WardCore } from '../core/ward-core.js';
 import { resolveNamespace, type Namespace } from '../namespaces/namespace.js';
+import { loadPolicy } from '../policy/policy.js';
 import type { CliIo } from './io.js';
 
 export interface CommandContext {
@@ -35,9 +36,12 @@ export function parseCommandArgs<T extends Options>(command: Pick<Command, 'usag
   }
 }
 
-/** The namespace from `--namespace`, `WARD_NAMESPACE`, or "default"; sources that disagree fail closed. */
+/**
+ * The namespace from `--namespace`, `WARD_NAMESPACE`, the admin policy's fixed namespace, or
+ * "default"; sources that disagree fail closed (a malformed policy fails closed too).
+ */
 export function namespaceFrom(flag: string | undefined, io: CliIo): Namespace {
-  return resolveNamespace({ flag, env: io.env.WARD_NAMESPACE });
+  return resolveNamespace({ flag, env: io.env.WARD_NAMESPACE, policy: loadPolicy(io.env)?.namespace ?? undefined });
 }
 
 export function requirePositional(command: Pick<Command, 'usage'>, positionals: readonly string[], index: number, what: string): string {

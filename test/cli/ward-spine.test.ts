@@ -112,3 +112,17 @@ describe('ward doctor with the real keychain', () => {
     expect(checks.find((c) => c.check === 'keychain')).toMatchObject({ status: 'ok' });
   });
 });
+
+describe('a namespace fixed by admin policy', () => {
+  it('is the default, and a different --namespace fails closed', async () => {
+    const home = tempDir();
+    const policy = `${tempDir()}/policy.json`;
+    fs.writeFileSync(policy, JSON.stringify({ version: 1, namespace: 'work' }), { mode: 0o644 });
+    const env = { WARD_HOME: home, WARD_POLICY: policy };
+    expect((await ward(['namespace', 'create', 'work'], { env })).code).toBe(0);
+    expect(await ward(['conversations'], { env })).toMatchObject({ code: 0, stderr: '' });
+    const other = await ward(['conversations', '--namespace', 'personal'], { env });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/conflicting namespace settings \(flag="personal", policy="work"\)/);
+  });
+});
