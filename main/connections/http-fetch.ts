@@ -1,15 +1,24 @@
 /**
- * The fetch a Streamable HTTP connection uses: a bearer token can only travel to the
- * connection's own origin (the provider's token goes to that server and nowhere else), and
- * every response is capped per message (main/upstreams/capped-fetch.ts).
+ * The fetch a Streamable HTTP connection uses. It attaches the connection's access token, and
+ * only to the connection's own origin (the token goes to that server and nowhere else); every
+ * response is capped per message (main/upstreams/capped-fetch.ts). On a 401 it refreshes once
+ * under the connection's cross-process lock, or picks up tokens another process refreshed
+ * meanwhile, and retries the request once (C5); a second 401 is the server's answer.
  */
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { WardError } from '../core/errors.js';
+import { withLock } from '../credentials/lock.js';
 import { cappedFetch } from '../upstreams/capped-fetch.js';
-import { UpstreamError } from './errors.js';
+import type { ConnectionOAuthProvider } from './oauth.js';
 
-export interface GuardedFetchOptions {
-  /** Only requests to this origin may carry `Authorization: Bearer`. */
-  readonly origin: string;
+export const AUTH_REQUEST_TIMEOUT_MS = 30_000;
+
+export interface ConnectionFetchOptions {
+  readonly serverUrl: URL;
+  readonly provider: ConnectionOAuthProvider;
+  /** The connection's lock file: refresh and compare-before-delete take it (C4). */
+  readonly lockFile: string;
   readonly maxMessageBytes: number;
 }
 
@@ -17,14 +26,36 @@ function requestUrl(input: string | URL | Request): URL {
   return new URL(input instanceof Request ? input.url : input);
 }
 
-export function guardedFetch(options: GuardedFetchOptions): FetchLike {
+/** Discovery and token requests during a refresh, each with a bounded wait. */
+export const boundedFetch: FetchLike = (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS) });
+
+export function connectionFetch(options: ConnectionFetchOptions): FetchLike {
   const capped = cappedFetch(options.maxMessageBytes, () => undefined);
+  const origin = options.serverUrl.origin;
+  const send = (url: string | URL, init: RequestInit | undefined, token: string | undefined): Promise<Response> => {
+    const headers = new Headers(init?.headers);
+    headers.delete('authorization');
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    return capped(url, { ...init, headers });
+  };
+
   return async (url, init) => {
-    const authorization = new Headers(init?.headers).get('authorization');
-    if (authorization !== null && /^bearer\s/i.test(authorization) && requestUrl(url).origin !== options.origin) {
-      // Never hand a connection's token to another host, whatever asked for it.
-      throw new UpstreamError('refused', 'Ward refused to send the connection token to another origin');
-    }
-    return capped(url, init);
+    // Only the connection's own origin ever sees its token.
+    if (requestUrl(url).origin !== origin) return send(url, init, undefined);
+    const used = (await options.provider.tokens())?.access_token;
+    const response = await send(url, init, used);
+    if (response.status !== 401) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const { resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+    const fresh = await withLock(options.lockFile, async () => {
+      options.provider.reloadTokens();
+      const stored = (await options.provider.tokens())?.access_token;
+      // Another call or Ward process refreshed while this request was out: use theirs.
+      if (stored !== undefined && stored !== used) return stored;
+      const result = await auth(options.provider, { serverUrl: options.serverUrl, fetchFn: boundedFetch, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
+      if (result !== 'AUTHORIZED') throw new WardError('not_signed_in', 'the connection needs a new sign-in');
+      return (await options.provider.tokens())?.access_token;
+    });
+    return send(url, init, fresh);
   };
 }

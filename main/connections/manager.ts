@@ -9,6 +9,7 @@ import type { SecretStore } from '../credentials/secret-store.js';
 import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, type ConnectionSpec } from './config.js';
 import { UpstreamError, classify } from './errors.js';
+import { boundedFetch } from './http-fetch.js';
 import { startLoopbackCallback } from './loopback-callback.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type LiveTool, type ToolPin } from './registry.js';
@@ -18,7 +19,6 @@ import { DEFAULT_LIMITS, UpstreamConnection, type ConnectionLimits, type ToolLis
 export type OpenBrowser = (url: URL) => Promise<void>;
 
 export const SIGNIN_TIMEOUT_MS = 5 * 60_000;
-const SIGNIN_REQUEST_TIMEOUT_MS = 30_000;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'unreachable', 'closed', 'protocol_error']);
@@ -342,16 +342,14 @@ export class ConnectionManager {
     const provider = this.provider(record.spec);
     const state = newState();
     const callback = await startLoopbackCallback({ state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
-    // Discovery, registration and the token exchange each get a bounded wait.
-    const fetchFn = (url: string | URL, init?: RequestInit): Promise<Response> => fetch(url, { ...init, signal: AbortSignal.timeout(SIGNIN_REQUEST_TIMEOUT_MS) });
     try {
       provider.setInteractive({ redirectUrl: callback.redirectUrl, state, onAuthorizationUrl: options.openBrowser });
       // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.
       provider.forgetTokensInMemory();
-      const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn }));
+      const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn: boundedFetch }));
       if (started === 'REDIRECT') {
         const code = await callback.code;
-        const finished = await this.signInStep(() => auth(provider, { serverUrl, authorizationCode: code, fetchFn }));
+        const finished = await this.signInStep(() => auth(provider, { serverUrl, authorizationCode: code, fetchFn: boundedFetch }));
         if (finished !== 'AUTHORIZED') throw new WardError('signin_rejected', 'the authorization server did not issue tokens');
       }
     } finally {

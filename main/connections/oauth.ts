@@ -66,6 +66,11 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.accounts = oauthAccounts(options.connection);
   }
 
+  /** The connection's cross-process lock: refreshes and credential deletion take it (C4). */
+  get lockFile(): string {
+    return lockPath(this.options.namespaceDir, `mcp:${this.options.connection}:oauth`);
+  }
+
   /** Starts (or ends, with undefined) an interactive sign-in; outside one, needing the browser means "not signed in". */
   setInteractive(session: InteractiveSession | undefined): void {
     this.interactive = session;
@@ -136,6 +141,15 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.tokensLoaded = true;
   }
 
+  /**
+   * Reads the tokens from the store on next use. A refresh starts with this (under the lock), so
+   * it uses the newest refresh token even if another Ward process rotated it meanwhile: reusing
+   * a rotated one makes servers revoke the whole grant.
+   */
+  reloadTokens(): void {
+    this.tokensLoaded = false;
+  }
+
   /** For the rest of this sign-in, behave as if no tokens were stored (they stay in the store). */
   forgetTokensInMemory(): void {
     this.tokensRaw = undefined;
@@ -195,13 +209,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.discovery = state;
   }
 
-  /**
-   * The SDK's auth() asks for this first, before it reads the tokens to refresh them: the store
-   * is read afresh then, so a refresh uses the newest refresh token even if another Ward process
-   * rotated it meanwhile (reusing a rotated one makes servers revoke the whole grant).
-   */
   discoveryState(): OAuthDiscoveryState | undefined {
-    if (this.interactive === undefined) this.tokensLoaded = false;
     return this.discovery;
   }
 
@@ -218,8 +226,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
       this.discovery = undefined;
       return;
     }
-    const lock = lockPath(this.options.namespaceDir, `mcp:${this.options.connection}:oauth`);
-    await withLock(lock, async () => {
+    await withLock(this.lockFile, async () => {
       if ((scope === 'all' || scope === 'tokens') && this.tokensRaw !== undefined) {
         await this.options.secrets.compareAndDelete(this.accounts.tokens, this.tokensRaw);
       }

@@ -13,7 +13,7 @@ import { UpstreamFailure } from '../upstreams/failure.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classify } from './errors.js';
-import { guardedFetch } from './http-fetch.js';
+import { connectionFetch } from './http-fetch.js';
 import type { ConnectionOAuthProvider } from './oauth.js';
 import type { LiveTool } from './registry.js';
 
@@ -88,8 +88,8 @@ export class UpstreamConnection {
       target.transport === 'stdio'
         ? new GroupStdioTransport({ ...target.launch, maxMessageBytes: limits.maxMessageBytes, stderr: target.stderr, killGraceMs: 2_000 })
         : new StreamableHTTPClientTransport(target.url, {
-            authProvider: target.auth,
-            fetch: guardedFetch({ origin: target.url.origin, maxMessageBytes: limits.maxMessageBytes }),
+            // Ward's fetch handles the token and the one refresh-and-retry (under a lock), not the SDK transport.
+            fetch: connectionFetch({ serverUrl: target.url, provider: target.auth, lockFile: target.auth.lockFile, maxMessageBytes: limits.maxMessageBytes }),
             reconnectionOptions: { maxReconnectionDelay: 30_000, initialReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 2, maxRetries: 0 },
           });
     const client = new Client({ name: 'ward', version: '0.1.0' }, { capabilities: {} });

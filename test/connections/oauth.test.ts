@@ -79,7 +79,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.seen.tokenResources.at(-1)).toBe(remote.url);
   });
 
-  it('a long-running process refreshes with the newest stored refresh token, not its stale copy (no reuse, no forced sign-out)', async () => {
+  it('a long-running process picks up tokens another process refreshed instead of reusing its stale refresh token (no forced sign-out)', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -91,7 +91,19 @@ describe('remote connections with OAuth', () => {
     await remote.expireAccessTokens();
     expect(await other.caller.callTool(echoRoute(h, 'remote'), { text: 'c' }, signal())).toMatchObject({ ok: true });
     expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'd' }, signal())).toMatchObject({ ok: true });
-    expect(remote.counts.refreshGrants).toBe(2);
+    expect(remote.counts.refreshGrants).toBe(1);
+  });
+
+  it('two processes hitting an expired token at once refresh once, under the connection lock, and both calls go through', async () => {
+    const remote = await server();
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    const other = h.reopen();
+    for (const manager of [h.manager, other]) expect(await manager.caller.callTool(echoRoute(h, 'remote'), { text: 'warm' }, signal())).toMatchObject({ ok: true });
+    await remote.expireAccessTokens();
+    const outcomes = await Promise.all([h.manager, other, h.manager, other].map((manager, i) => manager.caller.callTool(echoRoute(h, 'remote'), { text: `at-once-${i}` }, signal())));
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    expect(remote.counts.refreshGrants).toBe(1);
   });
 
   it('a new Ward process uses the stored tokens without signing in again', async () => {
