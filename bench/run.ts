@@ -1,10 +1,14 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
+import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchColdStart } from './cold-start.js';
+import { benchConnections } from './connections.js';
 import { benchJournal } from './journal.js';
 import { benchRendererFirstPaint } from './renderer-first-paint.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
+  brokerOverhead: benchBrokerOverhead,
+  connections: benchConnections,
   journal: benchJournal,
   rendererFirstPaint: benchRendererFirstPaint,
   streamPipeline: benchStreamPipeline,
