@@ -283,7 +283,12 @@ export class RunService {
     const cursor = Math.max(0, (first?.seq ?? store.journal.lastSeq(run.conversationId) + 1) - 1);
     const done = new Promise<RunOutcome>((resolve) => {
       const poll = () => {
-        const now = store.runs.get(run.id);
+        let now = store.runs.get(run.id);
+        // The owning process died meanwhile: its run becomes uncertain now, not at the next start (R8).
+        if (!TERMINAL.includes(now.state) && now.state !== 'uncertain' && !isProcessAlive(now.ownerPid)) {
+          store.runs.markOrphansUncertain();
+          now = store.runs.get(run.id);
+        }
         if (TERMINAL.includes(now.state) || now.state === 'uncertain') resolve({ runId: now.id, conversationId: now.conversationId, state: now.state, reason: now.reason });
         else setTimeout(poll, FOREIGN_POLL_MS);
       };

@@ -73,6 +73,25 @@ describe('ward run (the built command)', () => {
     expect(events[2]!.payload).toEqual({ text: 'Piped answer.' });
   });
 
+  it('a second ward run with the same request id attaches to the first one instead of starting a child (R7)', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'one two three four five six' }], deltaDelayMs: 150 }]);
+    const { env } = setup();
+    const first = wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'same input']);
+    await until(() => provider!.conversationRequests().length === 1, 'the first run to reach the model', 30_000);
+    const second = await wardRun(env, ['run', '--json', '--request-id', 'req-cli-1', '--', 'same input']);
+    const firstResult = await first;
+    expect(firstResult.status).toBe(0);
+    expect(second.status).toBe(0);
+    const events = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
+    expect(events.map((event) => event.type)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+    expect(events[2]!.payload.text).toBe('one two three four five six');
+    expect(provider.conversationRequests()).toHaveLength(1);
+
+    const conflict = await wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'other input']);
+    expect(conflict.status).toBe(2);
+    expect(conflict.stderr).toContain('request req-cli-1 was already used with a different input');
+  });
+
   it('ward doctor reports the pin and --self-test runs the pinned CLI offline', async () => {
     provider = await startModelProvider();
     const { env } = setup();

@@ -18,6 +18,8 @@ import { writeJson, writeLine, type CliIo } from '../io.js';
 const STDIN_TIMEOUT_MS = 10 * 60_000;
 /** How often the journal is re-read when following a run another Ward process owns. */
 const FOLLOW_POLL_MS = 200;
+/** How many short polls an attached `ward run` waits for the owner's run_finished (an uncertain run has none). */
+const FINISH_WAIT_ATTEMPTS = 20;
 
 const EXIT_FOR_STATE: Readonly<Record<string, ExitCode>> = {
   succeeded: EXIT.ok,
@@ -65,11 +67,17 @@ function show(io: CliIo, json: boolean, event: JournalEvent): void {
 }
 
 /** Prints the run's events as they are committed; for a run owned by another process, by polling. */
-function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => void {
+function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => Promise<void> {
+  let finished = false;
   const print = (event: JournalEvent) => {
-    if (event.runId === handle.runId) show(io, json, event);
+    if (event.runId !== handle.runId) return;
+    if (event.type === 'run_finished') finished = true;
+    show(io, json, event);
   };
-  if (!handle.attached || handle.childPid() !== undefined) return store.journal.subscribe(handle.conversationId, handle.cursor, print);
+  if (!handle.attached || handle.childPid() !== undefined) {
+    const unsubscribe = store.journal.subscribe(handle.conversationId, handle.cursor, print);
+    return async () => unsubscribe();
+  }
   let cursor = handle.cursor;
   const poll = () => {
     for (const event of store.journal.read(handle.conversationId, cursor)) {
@@ -79,9 +87,13 @@ function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boole
   };
   poll();
   const timer = setInterval(poll, FOLLOW_POLL_MS);
-  return () => {
+  return async () => {
     clearInterval(timer);
-    poll();
+    // The owning process writes run_finished just after the final state: wait for it, briefly.
+    for (let attempt = 0; attempt < FINISH_WAIT_ATTEMPTS && !finished; attempt += 1) {
+      poll();
+      if (!finished) await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS / 4));
+    }
   };
 }
 
@@ -114,7 +126,7 @@ export const runCommand: Command = {
     const policy = loadPolicy(io.env);
     const broker = await Broker.start();
     const service = new RunService({ core: ward, broker, env: io.env, resolveCredential: (namespace, env) => storedCredential(ward.home, namespace, env), policy, prompter: prompterFor(io.stdin, io.stderr) });
-    let stopFollowing: (() => void) | undefined;
+    let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;
     const onSignal = () => {
@@ -138,12 +150,12 @@ export const runCommand: Command = {
       if (!values.json) writeLine(io.stderr, `ward: conversation ${handle.conversationId}, run ${handle.runId}${handle.attached ? ' (attached to the run this request started)' : ''}`);
       stopFollowing = follow(store, handle, io, values.json);
       const outcome: RunOutcome = await handle.done;
-      stopFollowing();
+      await stopFollowing();
       stopFollowing = undefined;
       if (!values.json) writeLine(io.stderr, `ward: ${outcome.state}${outcome.reason === null ? '' : `: ${outcome.reason}`}`);
       return EXIT_FOR_STATE[outcome.state] ?? EXIT.failed;
     } finally {
-      stopFollowing?.();
+      await stopFollowing?.();
       await service.stopAll();
       await broker.close();
       process.off('SIGINT', onSignal);
