@@ -29,7 +29,8 @@ import { ApprovalQueue } from '../ipc/approval-queue.js';
 import type { Handlers } from '../ipc/dispatch.js';
 import type { PromptQuestion } from '../permissions/prompter.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
-import { namespaceDir, parseNamespace, type Namespace } from '../namespaces/namespace.js';
+import { namespaceDir, parseNamespace, resolveNamespace, type Namespace } from '../namespaces/namespace.js';
+import { assertConnectionAllowed, assertProviderAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { Run } from '../store/runs.js';
@@ -78,6 +79,10 @@ export type SignInBrowser = (url: URL) => Promise<void>;
 export interface AppPorts {
   /** Ward's environment, for the model profile defaults it may supply (never secrets). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Admin policy (P5): caps providers and connections; may fix the namespace. */
+  readonly policy?: AdminPolicy | null;
+  /** The only namespace this Ward may use (admin policy or WARD_NAMESPACE); others fail closed (N1). */
+  readonly fixedNamespace?: string;
   readonly runs?: RunPort;
   readonly approvals?: ApprovalPort;
   readonly connections?: ConnectionPort;
@@ -157,6 +162,9 @@ export async function startDesktopCore(options: {
   modelKey?: ModelKeyPort;
   runOptions?: Partial<RunServiceOptions>;
 }): Promise<DesktopCore> {
+  // A malformed policy or conflicting namespace settings stop the app here (fail closed).
+  const policy = loadPolicy(options.env);
+  const fixed = options.env.WARD_NAMESPACE || policy?.namespace ? resolveNamespace({ env: options.env.WARD_NAMESPACE, policy: policy?.namespace ?? undefined }).name : undefined;
   const broker = await Broker.start();
   const approvals = new ApprovalQueue(options.runOptions?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, (question) => locateQuestion(options.core, question));
   const runs = new RunService({
@@ -164,11 +172,14 @@ export async function startDesktopCore(options: {
     broker,
     env: options.env,
     prompter: approvals,
+    policy,
     resolveCredential: storedModelCredential(options.core.home),
     ...options.runOptions,
   });
   const app = new AppService(options.core, {
     env: options.env,
+    policy,
+    fixedNamespace: fixed,
     runs: runPortFor(runs),
     openExternal: options.openExternal,
     openSignIn: options.openSignIn,
@@ -243,7 +254,10 @@ export class AppService {
   /** Handlers for every contract channel; TypeScript checks none is missing. */
   readonly handlers: Handlers = {
     'namespaces.list': () => this.listNamespaces(),
-    'namespaces.create': ({ name }) => ({ name: this.core.createNamespace(name).name }),
+    'namespaces.create': ({ name }) => {
+      if (this.ports.fixedNamespace !== undefined) throw this.fixedNamespaceError(name);
+      return { name: this.core.createNamespace(name).name };
+    },
     'conversations.list': ({ namespace, query }) => this.listConversations(namespace, query),
     'conversations.get': ({ namespace, conversationId }) => this.conversationView(this.store(namespace), conversationId),
     'conversations.create': (payload) => this.createConversation(payload),
@@ -252,7 +266,7 @@ export class AppService {
     'runs.send': (payload) => this.send(payload),
     'runs.stop': (payload) => this.stop(payload),
     'runs.reconcile': (payload) => this.reconcile(payload),
-    'approvals.list': ({ namespace }) => this.ports.approvals?.pending(parseNamespace(namespace)) ?? [],
+    'approvals.list': ({ namespace }) => this.ports.approvals?.pending(this.requireNamespace(namespace)) ?? [],
     'approvals.answer': ({ namespace, approvalId, answer }) => {
       if (this.ports.approvals === undefined) throw new WardError('not_found', `no pending approval ${approvalId}`);
       this.ports.approvals.answer(this.requireNamespace(namespace), approvalId, answer);
@@ -264,6 +278,7 @@ export class AppService {
     'connections.list': async ({ namespace }) => (await this.ports.connections?.list(this.requireNamespace(namespace))) ?? [],
     'connections.add': ({ namespace, name, url }) =>
       this.withConnections(namespace, async (manager) => {
+        assertConnectionAllowed(this.ports.policy ?? null, name);
         await manager.add({ name, transport: 'http', url });
         return toWindowView(manager.get(name));
       }),
@@ -336,10 +351,18 @@ export class AppService {
   }
 
   private store(name: string): NamespaceStore {
-    return this.core.store(parseNamespace(name), { mustExist: true });
+    const fixed = this.ports.fixedNamespace;
+    if (fixed !== undefined && name !== fixed) throw this.fixedNamespaceError(name);
+    // A namespace fixed by the admin is not a typo: it comes into being on first use.
+    return this.core.store(parseNamespace(name), { mustExist: fixed === undefined });
+  }
+
+  private fixedNamespaceError(name: string): WardError {
+    return new WardError('namespace_conflict', `this Ward is fixed to namespace ${this.ports.fixedNamespace} (admin policy or WARD_NAMESPACE); ${JSON.stringify(name.slice(0, 40))} is not available`);
   }
 
   private listNamespaces(): NamespaceView[] {
+    if (this.ports.fixedNamespace !== undefined) return [{ name: this.ports.fixedNamespace }];
     const names = new Set(this.core.listNamespaces().map((ns) => ns.name));
     names.add('default');
     return [...names].sort().map((name) => ({ name }));
@@ -539,6 +562,7 @@ export class AppService {
   /** Writes the namespace's "default" model profile, the file the run service reads (L1 checks first). */
   private writeDefaultProfile(ns: Namespace, baseUrl: string, model: string): void {
     const checked = checkBaseUrl(baseUrl, false, 'model provider');
+    assertProviderAllowed(this.ports.policy ?? null, checked);
     const file = path.join(namespaceDir(this.core.home, ns), PROFILES_FILE);
     let profiles: Record<string, unknown> = {};
     if (fs.existsSync(file)) {

@@ -59,28 +59,40 @@ export function App({ api }: { api: WardApi }) {
   const fail = (failure: unknown) => setError(errorText(failure));
 
   useEffect(() => {
-    unwrap(api.namespaces.list({})).then(setNamespaces).catch(fail);
+    unwrap(api.namespaces.list({}))
+      .then((list) => {
+        setNamespaces(list);
+        // A saved place in a namespace this Ward does not offer (fixed by policy) moves to one it does.
+        setPlace((current) => (list.length > 0 && !list.some((ns) => ns.name === current.namespace) ? { ...current, namespace: list[0]!.name, conversationId: null } : current));
+      })
+      .catch(fail);
   }, [api]);
 
+  // Nothing is asked of a namespace before main has said it is one this Ward offers.
+  const ready = namespaces.some((ns) => ns.name === place.namespace);
+
   useEffect(() => {
+    if (!ready) return;
     const timer = setTimeout(() => {
       unwrap(api.conversations.list({ namespace: place.namespace, ...(query.trim() === '' ? {} : { query: query.trim() }) }))
         .then(setConversations)
         .catch(fail);
     }, 120);
     return () => clearTimeout(timer);
-  }, [api, place.namespace, query, listTick]);
+  }, [api, ready, place.namespace, query, listTick]);
 
   useEffect(() => {
+    if (!ready) return;
     unwrap(api.agents.list({ namespace: place.namespace }))
       .then((list) => {
         setAgents(list);
         setNewAgent((current) => current || list[0]?.name || BUILT_IN_AGENT);
       })
       .catch(fail);
-  }, [api, place.namespace, place.page]);
+  }, [api, ready, place.namespace, place.page]);
 
   useEffect(() => {
+    if (!ready) return;
     let cancelled = false;
     let unroute: (() => void) | null = null;
     setApprovals([]);
@@ -96,7 +108,7 @@ export function App({ api }: { api: WardApi }) {
       cancelled = true;
       unroute?.();
     };
-  }, [api, router, place.namespace]);
+  }, [api, router, ready, place.namespace]);
 
   const refreshList = useCallback(() => setListTick((tick) => tick + 1), []);
 
@@ -202,7 +214,9 @@ export function App({ api }: { api: WardApi }) {
           .map((approval) => (
             <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
           ))}
-        {place.page === 'chats' &&
+        {!ready && <div className="chat-loading">Loading…</div>}
+        {ready &&
+          place.page === 'chats' &&
           (place.conversationId === null ? (
             <div className="chat-empty">Choose a session or start a new chat.</div>
           ) : (
@@ -217,9 +231,9 @@ export function App({ api }: { api: WardApi }) {
               onRunChange={refreshList}
             />
           ))}
-        {place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
-        {place.page === 'connections' && <ConnectionsPage api={api} namespace={place.namespace} />}
-        {place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} />}
+        {ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
+        {ready && place.page === 'connections' && <ConnectionsPage api={api} namespace={place.namespace} />}
+        {ready && place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} />}
       </main>
     </div>
   );

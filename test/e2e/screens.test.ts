@@ -178,6 +178,26 @@ describe('the other screens in real Chromium', () => {
     await sessions.getByText('No sessions yet').waitFor();
   });
 
+  it('a namespace fixed for this Ward is the only one offered; any other fails closed', async () => {
+    harness = await startUiHarness(browser, { env: { WARD_NAMESPACE: 'team' } });
+    const page = await harness.open();
+    const select = page.getByRole('combobox', { name: 'Namespace' });
+    await page.getByText('No sessions yet').waitFor();
+    await expect(select.locator('option').allTextContents()).resolves.toEqual(['team']);
+    await expect(page.locator('[role=alert]').count()).resolves.toBe(0);
+    const call = (channel: string, payload: unknown) =>
+      page.evaluate(([c, p]) => (window as unknown as { __wardInvoke(c: unknown, p: unknown): Promise<unknown> }).__wardInvoke(c, p), [channel, payload] as const);
+    await expect(call('conversations.list', { namespace: 'default' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'namespace_conflict', message: 'this Ward is fixed to namespace team (admin policy or WARD_NAMESPACE); "default" is not available' },
+    });
+    await expect(call('namespaces.create', { name: 'other' })).resolves.toMatchObject({ ok: false, error: { code: 'namespace_conflict' } });
+    // The fixed namespace works: a chat created there lives in its own database.
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await page.getByRole('heading', { name: 'New chat' }).waitFor();
+    expect(harness.core.listNamespaces().map((ns) => ns.name)).toEqual(['default', 'team']);
+  });
+
   it('is readable in the dark theme and usable from the keyboard', async () => {
     harness = await startUiHarness(browser);
     const conversation = seedConversation(harness, 'Dark mode chat');

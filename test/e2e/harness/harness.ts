@@ -105,6 +105,8 @@ export interface UiHarnessOptions {
   readonly script?: ScriptStep[];
   readonly stopGraceMs?: number;
   readonly promptTimeoutMs?: number;
+  /** Extra variables in Ward's environment (WARD_NAMESPACE, WARD_POLICY, ...). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startUiHarness(browser: Browser, options: UiHarnessOptions = {}): Promise<UiHarness> {
@@ -117,7 +119,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
   const ns = parseNamespace('default');
   core.store(ns);
   const provider = await startModelProvider(options.script ?? []);
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url, ...options.env };
   const opened: URL[] = [];
   const openExternal: ExternalOpener = async (url) => {
     opened.push(url);
