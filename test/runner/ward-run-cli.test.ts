@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
-import { processesWith } from './agents.js';
+import { FIXTURE_STDIO, processesWith } from './agents.js';
 import { CANARY_KEY, until } from './harness.js';
 
 const WARD = path.resolve('bin/ward.js');
@@ -90,6 +90,22 @@ describe('ward run (the built command)', () => {
     const conflict = await wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'other input']);
     expect(conflict.status).toBe(2);
     expect(conflict.stderr).toContain('request req-cli-1 was already used with a different input');
+  });
+
+  it('ward agents create pins tools from a stdio server, and ward run shows the tool timeline', async () => {
+    provider = await startModelProvider([
+      { blocks: [{ type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'pong' } }] },
+      { blocks: [{ type: 'text', text: 'The echo said pong.' }] },
+    ]);
+    const { env, home } = setup();
+    const instructions = path.join(home, 'helper.md');
+    fs.writeFileSync(instructions, 'Use echo when asked.');
+    const created = await wardRun(env, ['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO}`, '--tool', 'fx/echo']);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toBe('published helper@1 with 1 pinned tool(s): fx/echo\n');
+    const run = await wardRun(env, ['run', '--agent', 'helper', '--', 'echo pong']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}→ echo \{"text":"pong"\}\n {2}← echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
   });
 
   it('ward doctor reports the pin and --self-test runs the pinned CLI offline', async () => {
