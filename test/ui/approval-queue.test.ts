@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { isWardError } from '../../main/core/errors.js';
+import { ApprovalQueue, displayText } from '../../main/ipc/approval-queue.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import type { PromptQuestion } from '../../main/permissions/prompter.js';
+
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+const question = (overrides: Partial<PromptQuestion> = {}): PromptQuestion => ({
+  tool: 'Read',
+  kind: 'read',
+  value: '/home/me/secret.txt',
+  argumentsSummary: '{"file_path":"/home/me/secret.txt"}',
+  reason: 'no grant covers read /home/me/secret.txt',
+  agent: 'helper',
+  namespace: 'default',
+  choices: ['once', 'conversation', 'always', 'deny'],
+  ...overrides,
+});
+const ns = parseNamespace('default');
+
+describe('the desktop approval queue (P3)', () => {
+  it('shows the question with the choices the window offers and the deadline, and settles with the answer', async () => {
+    const queue = new ApprovalQueue(120_000, () => ({ conversationId: 'c1', runId: 'r1' }), () => NOW);
+    const changes: string[] = [];
+    queue.onChange((name) => changes.push(name));
+    const answer = queue.ask(question(), new AbortController().signal);
+    const [pending] = queue.pending(ns);
+    expect(pending).toMatchObject({
+      conversationId: 'c1',
+      runId: 'r1',
+      agent: 'helper',
+      tool: 'Read',
+      summary: 'wants to read /home/me/secret.txt',
+      choices: ['allow_once', 'allow_conversation', 'deny'],
+      expiresAt: '2026-03-01T12:02:00.000Z',
+    });
+    queue.answer(ns, pending!.id, 'allow_conversation');
+    await expect(answer).resolves.toBe('conversation');
+    expect(queue.pending(ns)).toEqual([]);
+    expect(changes).toEqual(['default', 'default']);
+  });
+
+  it('a withdrawn question (the run timed out or ended) is a deny and leaves the list', async () => {
+    const queue = new ApprovalQueue(120_000);
+    const controller = new AbortController();
+    const answer = queue.ask(question(), controller.signal);
+    expect(queue.pending(ns)).toHaveLength(1);
+    controller.abort();
+    await expect(answer).resolves.toBe('deny');
+    expect(queue.pending(ns)).toEqual([]);
+  });
+
+  it('refuses an answer the question does not offer, one for another namespace, and a second answer', async () => {
+    const queue = new ApprovalQueue(120_000);
+    const answer = queue.ask(question({ choices: ['once', 'deny'] }), new AbortController().signal);
+    const [pending] = queue.pending(ns);
+    expect(pending!.choices).toEqual(['allow_once', 'deny']);
+    const attempt = (fn: () => void) => {
+      try {
+        fn();
+        return null;
+      } catch (error) {
+        return isWardError(error) ? `${error.code}: ${error.message}` : String(error);
+      }
+    };
+    expect(attempt(() => queue.answer(ns, pending!.id, 'allow_conversation'))).toBe('usage: this approval can be answered allow_once, deny, not allow_conversation');
+    expect(attempt(() => queue.answer(parseNamespace('other'), pending!.id, 'allow_once'))).toMatch(/^not_found: no pending approval/);
+    queue.answer(ns, pending!.id, 'deny');
+    await expect(answer).resolves.toBe('deny');
+    expect(attempt(() => queue.answer(ns, pending!.id, 'allow_once'))).toMatch(/^not_found: .*timed out, which denied it/);
+  });
+
+  it('escapes control, bidi and zero-width characters from the model and bounds the length (P1)', () => {
+    expect(displayText('evil\u202Etxt.exe\u200B\nnext', 100)).toBe('evil\\u{202e}txt.exe\\u{200b}\\u{a}next');
+    expect(displayText('x'.repeat(500), 50)).toHaveLength(50);
+  });
+});
