@@ -99,6 +99,17 @@ describe('Stop (R6)', () => {
   });
 });
 
+describe('bounded waits', () => {
+  it('a turn that exceeds its time limit is interrupted and fails with the reason', async () => {
+    harness = await startHarness([{ kind: 'hang' }], { turnTimeoutMs: 2_000 });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ state: 'failed', reason: 'aborted: the turn exceeded 2 s' });
+    expect(processGroupAlive(handle.childPid()!)).toBe(false);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+});
+
 describe('a child that dies mid-turn', () => {
   it('SIGKILLed while streaming text: failed, never succeeded, run folder gone', async () => {
     harness = await startHarness([{ kind: 'hang' }]);

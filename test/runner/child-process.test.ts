@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CliProcess } from '../../main/runner/child.js';
+import type { CliMessage } from '../../main/runner/stream-parser.js';
+import { processGroupAlive, until } from './harness.js';
+
+/** Live (non-zombie) members of a process group, from /proc. */
+function liveMembers(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[2]) === pgid) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Real CLI output (2.1.328) replayed by a real child process through a real pipe. */
+const RECORDED = fs.readFileSync(new URL('./data/cli-2.1.328-text-turn.jsonl', import.meta.url), 'utf8').trim().split('\n');
+
+function run(script: string, maxLineBytes?: number): Promise<{ messages: CliMessage[]; exit: Awaited<CliProcess['exited']>; pid: number }> {
+  const messages: CliMessage[] = [];
+  const child = new CliProcess(
+    { binary: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, cwd: process.cwd(), prompt: 'the prompt', ...(maxLineBytes ? { maxLineBytes } : {}) },
+    (batch) => messages.push(...batch),
+  );
+  return child.exited.then((exit) => ({ messages, exit, pid: child.pid! }));
+}
+
+describe('the child path: a process, a pipe, the parser', () => {
+  it('garbage and oversized stdout lines become diagnostics between real CLI lines; the prompt arrives on stdin', async () => {
+    const script = `
+      let input = '';
+      process.stdin.on('data', (d) => (input += d)).on('end', () => {
+        const out = process.stdout;
+        out.write(${JSON.stringify(RECORDED[0])} + '\\n');
+        out.write('Segmentation fault (core dumped)\\n');
+        out.write('{"type":"assistant","message":{"content":[{"type":"text","text":"' + 'y'.repeat(3 * 1024 * 1024) + '"}]}}\\n');
+        out.write(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'prompt was: ' + input }] } }) + '\\n');
+        out.write(${JSON.stringify(RECORDED[2])});
+      });`;
+    const { messages, exit, pid } = await run(script, 1024 * 1024);
+    expect(exit).toMatchObject({ code: 0, signal: null, spawnError: null });
+    expect(messages.map((message) => (message.kind === 'diagnostic' ? `diagnostic:${message.reason}` : message.kind))).toEqual([
+      'init',
+      'diagnostic:unparseable',
+      'diagnostic:oversized',
+      'assistant_text',
+      'result',
+    ]);
+    expect(messages[3]).toMatchObject({ text: 'prompt was: the prompt' });
+    expect(processGroupAlive(pid)).toBe(false);
+  });
+
+  it('an executable that cannot start is reported as a spawn error, not a crash', async () => {
+    const child = new CliProcess({ binary: '/nonexistent/claude', args: [], env: {}, cwd: process.cwd(), prompt: 'x' }, () => undefined);
+    const exit = await child.exited;
+    expect(exit.spawnError).toMatch(/ENOENT/);
+    expect(child.pid).toBeUndefined();
+  });
+
+  it('killGroup ends the child and what it started', async () => {
+    const messages: CliMessage[] = [];
+    const child = new CliProcess(
+      {
+        binary: process.execPath,
+        args: ['-e', `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); setTimeout(() => {}, 60000);`],
+        env: { PATH: process.env.PATH ?? '' },
+        cwd: process.cwd(),
+        prompt: '',
+      },
+      (batch) => messages.push(...batch),
+    );
+    await until(() => liveMembers(child.pid!).length === 2, 'the child and its grandchild');
+    child.killGroup();
+    const exit = await child.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    await until(() => liveMembers(child.pid!).length === 0, 'the whole group to be gone', 5_000);
+  });
+});
