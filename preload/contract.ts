@@ -24,6 +24,8 @@ const inNamespace = { namespace: namespaceName };
 export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
+export const PERMISSION_KINDS = ['read', 'write', 'net', 'run', 'env', 'mcp'] as const;
+export type PermissionKind = (typeof PERMISSION_KINDS)[number];
 export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'deny'] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
@@ -68,6 +70,16 @@ export interface AgentView {
   readonly modelProfile: string;
   /** Tools pinned in this version, as the model sees them (with their upstream). */
   readonly tools: readonly { readonly name: string; readonly upstream: string; readonly description: string }[];
+  /** Grants the person gave this agent (every conversation with it), Deno-style. */
+  readonly permissions: readonly AgentPermissionView[];
+}
+
+export interface AgentPermissionView {
+  readonly id: string;
+  readonly effect: 'allow' | 'deny';
+  readonly kind: PermissionKind;
+  readonly value: string;
+  readonly grantedBy: string;
 }
 
 export interface ConnectionView {
@@ -150,6 +162,12 @@ export const CONTRACT = {
   'agents.publish': channel<AgentView>()(
     z.strictObject({ ...inNamespace, name: agentName, instructions: z.string().max(256 * 1024), keepTools: z.array(z.string().min(1).max(64)).max(256) }),
   ),
+
+  /** Grants the agent a permission for every conversation (`--allow-read=…` style; relative paths are under the home folder). */
+  'agents.grant': channel<AgentView>()(
+    z.strictObject({ ...inNamespace, name: agentName, effect: z.enum(['allow', 'deny']), kind: z.enum(PERMISSION_KINDS), entries: z.string().min(1).max(4_000) }),
+  ),
+  'agents.revokeGrant': channel<AgentView>()(z.strictObject({ ...inNamespace, name: agentName, grantId: z.string().min(8).max(64) })),
 
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
   /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type {
   AgentView,
@@ -30,7 +31,9 @@ import type { Handlers } from '../ipc/dispatch.js';
 import type { PromptQuestion } from '../permissions/prompter.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
 import { namespaceDir, parseNamespace, resolveNamespace, type Namespace } from '../namespaces/namespace.js';
-import { assertConnectionAllowed, assertProviderAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import { GrantStore } from '../permissions/grant-store.js';
+import { parsePermissionFlags } from '../permissions/grants.js';
+import { assertConnectionAllowed, assertProviderAllowed, assertRulesAllowed, loadPolicy, type AdminPolicy } from '../policy/policy.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { Run } from '../store/runs.js';
@@ -273,8 +276,29 @@ export class AppService {
       return null;
     },
     'approvals.watch': ({ namespace }, client) => this.watchApprovals(namespace, client),
-    'agents.list': ({ namespace }) => this.store(namespace).agents.list().map((agent) => this.agentView(agent)),
+    'agents.list': ({ namespace }) => {
+      const store = this.store(namespace);
+      return store.agents.list().map((agent) => this.agentView(agent, store));
+    },
     'agents.publish': (payload) => this.publishAgent(payload),
+    'agents.grant': ({ namespace, name, effect, kind, entries }) => {
+      const store = this.store(namespace);
+      const agent = store.agents.get(name);
+      const rules = parsePermissionFlags([`--${effect}-${kind}=${entries}`], os.homedir(), 'agent');
+      assertRulesAllowed(this.ports.policy ?? null, rules);
+      const grants = new GrantStore(store.db);
+      for (const rule of rules) grants.add({ scope: 'agent', agentId: agent.agentId, effect: rule.effect, kind: rule.kind, value: rule.value, grantedBy: 'desktop' });
+      return this.agentView(agent, store);
+    },
+    'agents.revokeGrant': ({ namespace, name, grantId }) => {
+      const store = this.store(namespace);
+      const agent = store.agents.get(name);
+      const grants = new GrantStore(store.db);
+      const grant = grants.list({ agentId: agent.agentId }).find((candidate) => candidate.id === grantId && candidate.scope === 'agent');
+      if (grant === undefined) throw new WardError('not_found', `agent ${name} has no grant ${grantId}`);
+      grants.revoke(grant.id);
+      return this.agentView(agent, store);
+    },
     'connections.list': async ({ namespace }) => (await this.ports.connections?.list(this.requireNamespace(namespace))) ?? [],
     'connections.add': ({ namespace, name, url }) =>
       this.withConnections(namespace, async (manager) => {
@@ -523,15 +547,20 @@ export class AppService {
     return toRunView(run);
   }
 
-  private agentView(agent: { agentName: string; version: number; publishedAt: string; spec: unknown }): AgentView {
+  private agentView(agent: { agentId: string; agentName: string; version: number; publishedAt: string; spec: unknown }, store: NamespaceStore): AgentView {
+    const permissions = new GrantStore(store.db)
+      .list({ agentId: agent.agentId })
+      .filter((grant) => grant.scope === 'agent' && grant.revokedAt === null)
+      .map((grant) => ({ id: grant.id, effect: grant.effect, kind: grant.kind, value: grant.value, grantedBy: grant.grantedBy }));
     let spec: AgentSpec;
     try {
       spec = parseAgentSpec(agent.spec);
     } catch {
       // One unreadable version must not hide the others; it cannot be run either.
-      return { name: agent.agentName, version: agent.version, publishedAt: agent.publishedAt, instructions: '', modelProfile: 'default', tools: [] };
+      return { name: agent.agentName, version: agent.version, publishedAt: agent.publishedAt, instructions: '', modelProfile: 'default', tools: [], permissions };
     }
     return {
+      permissions,
       name: agent.agentName,
       version: agent.version,
       publishedAt: agent.publishedAt,
@@ -551,7 +580,7 @@ export class AppService {
       throw new WardError('usage', `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}; pin new tools with "ward agents create"`);
     }
     const spec = parseAgentSpec({ ...base, instructions, tools: base.tools.filter((tool) => keepTools.includes(tool.exposedName)) });
-    return this.agentView(store.agents.publish(name, spec));
+    return this.agentView(store.agents.publish(name, spec), store);
   }
 
   private modelKey(): ModelKeyPort {

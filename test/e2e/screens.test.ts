@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { CANARY_KEY, launchChromium, publishToolAgent, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
@@ -75,7 +76,7 @@ describe('the other screens in real Chromium', () => {
     await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
   });
 
-  it('agents: edit instructions, keep a subset of the pinned tools, publish a new version', async () => {
+  it('agents: edit instructions, keep a subset of the pinned tools, publish a new version, grant and revoke permissions', async () => {
     harness = await startUiHarness(browser);
     await publishToolAgent(harness);
     const page = await harness.open();
@@ -86,7 +87,30 @@ describe('the other screens in real Chromium', () => {
     await page.getByRole('checkbox', { name: /slow/ }).uncheck();
     await page.getByRole('button', { name: 'Publish new version' }).click();
     await page.getByText('Published tooly version 2').waitFor();
+
+    // Permissions for every conversation with this agent, Deno-style; revocable.
+    const permissions = page.getByRole('region', { name: 'Permissions' });
+    await permissions.getByRole('textbox', { name: 'Entries' }).fill(harness.home);
+    await permissions.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('Granted allow read').waitFor();
+    await permissions.getByRole('combobox', { name: 'Allow or deny' }).selectOption('deny');
+    await permissions.getByRole('combobox', { name: 'Kind' }).selectOption('net');
+    await permissions.getByRole('textbox', { name: 'Entries' }).fill('evil.example.com');
+    await permissions.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('Granted deny net').waitFor();
+    await expect(page.getByTestId('agent-permission').allTextContents()).resolves.toEqual([`allow read ${harness.home} Revoke`, 'deny net evil.example.com Revoke']);
+    // A malformed entry is refused with the parser's own message.
+    await permissions.getByRole('combobox', { name: 'Kind' }).selectOption('net');
+    await permissions.getByRole('textbox', { name: 'Entries' }).fill('http://bad host/');
+    await permissions.getByRole('button', { name: 'Grant' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^--deny-net: /);
     await screenshot(page, 'agents');
+    await page.getByTestId('agent-permission').filter({ hasText: 'deny net' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked net evil.example.com').waitFor();
+    await expect(page.getByTestId('agent-permission').count()).resolves.toBe(1);
+    const store = harness.core.store(harness.ns);
+    const active = new GrantStore(store.db).activeRules('no-conversation', store.agents.get('tooly').agentId);
+    expect(active).toEqual([expect.objectContaining({ effect: 'allow', kind: 'read', value: harness.home })]);
     const latest = harness.core.store(harness.ns).agents.get('tooly');
     expect(latest.version).toBe(2);
     expect(latest.spec).toMatchObject({ instructions: 'Use only the echo tool.', tools: [{ exposedName: 'echo' }] });

@@ -3,7 +3,16 @@
  * version. Pinning new tools contacts upstream servers, which the `ward agents create` command does.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { AgentView, WardApi } from '../../../preload/contract.js';
+import type { AgentView, PermissionKind, WardApi } from '../../../preload/contract.js';
+
+const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
+  { kind: 'read', hint: 'folders or files, e.g. ~/notes or /srv/data' },
+  { kind: 'write', hint: 'folders or files' },
+  { kind: 'net', hint: 'hosts, e.g. api.github.com or example.com:8443' },
+  { kind: 'run', hint: 'commands, e.g. git,npm' },
+  { kind: 'env', hint: 'variable names, e.g. HOME' },
+  { kind: 'mcp', hint: 'server/tool, e.g. github/list_issues' },
+];
 import { errorText, unwrap } from '../api.js';
 
 export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string }) {
@@ -13,6 +22,9 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   const [instructions, setInstructions] = useState('');
   const [keep, setKeep] = useState<ReadonlySet<string>>(new Set());
   const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+  const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
+  const [kind, setKind] = useState<PermissionKind>('read');
+  const [entries, setEntries] = useState('');
 
   const load = useCallback(
     () =>
@@ -49,6 +61,15 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
     }
   };
   const tools = selected !== null && selected.name === name.trim() ? selected.tools : [];
+  const changePermissions = async (action: () => Promise<AgentView>, done: string) => {
+    try {
+      setSelected(await action());
+      setMessage({ tone: 'info', text: done });
+      await load();
+    } catch (failure) {
+      setMessage({ tone: 'error', text: errorText(failure) });
+    }
+  };
 
   return (
     <section className="page" aria-label="Agents">
@@ -98,12 +119,55 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
         <button type="submit" className="primary">
           Publish new version
         </button>
-        {message !== null && (
-          <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
-            {message.text}
-          </div>
-        )}
       </form>
+      {selected !== null && (
+        <section className="form" aria-label="Permissions">
+          <h3>Permissions of {selected.name} (every conversation)</h3>
+          <ul className="plain-list">
+            {selected.permissions.map((grant) => (
+              <li key={grant.id} data-testid="agent-permission">
+                <code>
+                  {grant.effect} {grant.kind} {grant.value}
+                </code>{' '}
+                <button
+                  type="button"
+                  className="link-button"
+                  onClick={() => void changePermissions(() => unwrap(api.agents.revokeGrant({ namespace, name: selected.name, grantId: grant.id })), `Revoked ${grant.kind} ${grant.value}`)}
+                >
+                  Revoke
+                </button>
+              </li>
+            ))}
+            {selected.permissions.length === 0 && <li className="muted">None: the agent is asked about anything beyond its pinned tools.</li>}
+          </ul>
+          <form
+            className="row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void changePermissions(() => unwrap(api.agents.grant({ namespace, name: selected.name, effect, kind, entries })), `Granted ${effect} ${kind}`).then(() => setEntries(''));
+            }}
+          >
+            <select aria-label="Allow or deny" value={effect} onChange={(event) => setEffect(event.target.value as 'allow' | 'deny')}>
+              <option value="allow">allow</option>
+              <option value="deny">deny</option>
+            </select>
+            <select aria-label="Kind" value={kind} onChange={(event) => setKind(event.target.value as PermissionKind)}>
+              {KINDS.map((entry) => (
+                <option key={entry.kind} value={entry.kind}>
+                  {entry.kind}
+                </option>
+              ))}
+            </select>
+            <input aria-label="Entries" value={entries} onChange={(event) => setEntries(event.target.value)} placeholder={KINDS.find((entry) => entry.kind === kind)!.hint} required />
+            <button type="submit">Grant</button>
+          </form>
+        </section>
+      )}
+      {message !== null && (
+        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
+          {message.text}
+        </div>
+      )}
     </section>
   );
 }
