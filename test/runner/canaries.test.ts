@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { claudeConfigDir, conversationWorkspace } from '../../main/core/run-service.js';
 import { ALLOWED_CHILD_ENV } from '../../main/runner/env.js';
 import { CANARY_KEY, startHarness, until, type Harness } from './harness.js';
 
@@ -27,6 +28,9 @@ describe('secrets stay out of argv, the environment, the database and the journa
     const pid = second.childPid()!;
     const argv = procFile(pid, 'cmdline');
     const environ = procFile(pid, 'environ');
+    // Its working folder is the conversation's workspace inside the namespace's data.
+    expect(fs.readlinkSync(`/proc/${pid}/cwd`)).toBe(conversationWorkspace(harness.home, harness.ns, conversation));
+    expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns)}`);
     const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
     const mcpConfig = JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } };
     const capability = mcpConfig.mcpServers.ward.headers.Authorization.replace('Bearer ', '');

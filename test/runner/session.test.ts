@@ -37,6 +37,24 @@ describe('native sessions across turns (R4)', () => {
     expect(userTextIn(two!)).toContain('second question beta');
   });
 
+  it('a named workspace is the working folder of every turn of its conversation, and cannot change', async () => {
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'One.' }] }, { blocks: [{ type: 'text', text: 'Two.' }] }]);
+    const workspace = fs.mkdtempSync(path.join(harness.tmpRoot, '..', 'ward-named-workspace-'));
+    try {
+      const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'where are you?', workspace });
+      expect((await first.done).state).toBe('succeeded');
+      expect(userTextIn(harness.provider.conversationRequests()[0]!)).toContain(`Primary working directory: ${workspace}`);
+      expect(() => harness!.service.startTurn({ namespace: harness!.ns, conversationId: first.conversationId, prompt: 'elsewhere', workspace: harness!.tmpRoot })).toThrow(
+        /a conversation keeps one workspace/,
+      );
+      const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'still there?' });
+      expect((await second.done).state).toBe('succeeded');
+      expect(userTextIn(harness.provider.conversationRequests()[1]!)).toContain(`Primary working directory: ${workspace}`);
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it('fails the turn visibly when the native transcript was deleted, and starts nothing new', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'must not be used' }] }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
