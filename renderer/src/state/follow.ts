@@ -5,6 +5,8 @@
 import type { PushedEvent, WardApi } from '../../../preload/contract.js';
 
 const MAX_HELD_PUSHES = 10_000;
+/** Subscriptions this page ended; their late pushes are dropped, not held. */
+const MAX_REMEMBERED_CLOSED = 1_000;
 
 type Handler = (event: PushedEvent) => void;
 
@@ -12,13 +14,14 @@ export class PushRouter {
   private readonly handlers = new Map<string, Handler>();
   private readonly held = new Map<string, PushedEvent[]>();
   private heldCount = 0;
+  private readonly closed = new Set<string>();
   private readonly stop: () => void;
 
   constructor(api: WardApi) {
     this.stop = api.onEvent((event) => {
       const handler = this.handlers.get(event.subscriptionId);
       if (handler !== undefined) return handler(event);
-      if (this.heldCount >= MAX_HELD_PUSHES) return;
+      if (this.closed.has(event.subscriptionId) || this.heldCount >= MAX_HELD_PUSHES) return;
       const list = this.held.get(event.subscriptionId) ?? [];
       list.push(event);
       this.held.set(event.subscriptionId, list);
@@ -35,13 +38,16 @@ export class PushRouter {
     for (const event of early) handler(event);
     return () => {
       this.handlers.delete(subscriptionId);
+      this.forget(subscriptionId);
     };
   }
 
-  /** Pushes for subscriptions nobody claimed (an old page's, a closed view's) are dropped. */
+  /** Ends a subscription here: what was held for it and whatever still arrives is dropped. */
   forget(subscriptionId: string): void {
     this.heldCount -= this.held.get(subscriptionId)?.length ?? 0;
     this.held.delete(subscriptionId);
+    this.closed.add(subscriptionId);
+    if (this.closed.size > MAX_REMEMBERED_CLOSED) this.closed.delete(this.closed.values().next().value!);
   }
 
   close(): void {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { buildWardApi, type PushedEvent } from '../../preload/contract.js';
+import { PushRouter } from '../../renderer/src/state/follow.js';
+
+function transport() {
+  const listeners = new Set<(event: PushedEvent) => void>();
+  const api = buildWardApi(
+    async () => ({ ok: true, value: null }),
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  );
+  return { api, push: (event: PushedEvent) => listeners.forEach((listener) => listener(event)) };
+}
+const journal = (subscriptionId: string, seq: number): PushedEvent => ({ kind: 'journal', subscriptionId, events: [{ seq, runId: null, type: 'assistant_text', payload: {}, createdAt: '' }] });
+
+describe('routing pushed events to subscriptions', () => {
+  it('hands over pushes that arrived before the subscription id was known, in order, then live ones', () => {
+    const { api, push } = transport();
+    const router = new PushRouter(api);
+    push(journal('s1', 1));
+    push(journal('s1', 2));
+    const seen: number[] = [];
+    router.route('s1', (event) => event.kind === 'journal' && seen.push(event.events[0]!.seq));
+    push(journal('s1', 3));
+    expect(seen).toEqual([1, 2, 3]);
+    router.close();
+  });
+
+  it('drops late pushes for an ended subscription instead of holding them, so a new one is not crowded out', () => {
+    const { api, push } = transport();
+    const router = new PushRouter(api);
+    const stop = router.route('old', () => undefined);
+    stop();
+    for (let seq = 1; seq <= 20_000; seq++) push(journal('old', seq));
+    push(journal('new', 1));
+    const seen: number[] = [];
+    router.route('new', (event) => event.kind === 'journal' && seen.push(event.events[0]!.seq));
+    expect(seen).toEqual([1]);
+    router.close();
+  });
+});
