@@ -1,21 +1,17 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { FIXTURE_STDIO, processesWith } from './agents.js';
 import { CANARY_KEY, until } from './harness.js';
 
+// The built command (npm test builds first; test/global-setup.ts builds when dist/ is missing).
 const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;
 let ward: ChildProcess | undefined;
 const scratch: string[] = [];
-
-beforeAll(() => {
-  // The command under test is the built one.
-  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
-});
 
 afterEach(async () => {
   if (ward?.exitCode === null) ward.kill('SIGKILL');
