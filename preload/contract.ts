@@ -211,7 +211,6 @@ export const IPC_ERROR_CODES = {
   unknownChannel: 'unknown_channel',
   invalidPayload: 'invalid_payload',
   forbiddenSender: 'forbidden_sender',
-  unavailable: 'unavailable',
 } as const;
 
 export interface IpcError {

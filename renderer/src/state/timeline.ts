@@ -210,7 +210,3 @@ export function mergeRunState(journalRun: RunStatus | null, storeRun: RunStatus 
   if (journalRun !== null && journalRun.id === storeRun.id && FINAL_STATES.includes(journalRun.state)) return journalRun;
   return storeRun;
 }
-
-export function isBusy(run: RunStatus | null): boolean {
-  return run !== null && (run.state === 'admitted' || run.state === 'running' || run.state === 'stopping');
-}
