@@ -142,6 +142,23 @@ describe('ward run (the built command)', () => {
     expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
   });
 
+  it('ward run --json | head -1: a closed output pipe stops the turn instead of crashing and orphaning the CLI', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'a b c d e f g h i j k l m n o p' }], deltaDelayMs: 150 }]);
+    const { env, tmp } = setup();
+    ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'talk slowly'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await new Promise<void>((resolve) => ward!.stdout!.once('data', () => resolve()));
+    ward.stdout!.destroy();
+    const code = await new Promise((resolve) => ward!.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).not.toContain('EPIPE');
+    expect(processesWith(tmp)).toEqual([]);
+    const listed = JSON.parse((await wardRun(env, ['conversations', '--json'])).stdout) as { id: string };
+    const events = (await wardRun(env, ['replay', listed.id, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: unknown });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason: 'the output pipe was closed' } });
+  });
+
   it('after `ward run` is SIGKILLed mid-turn, the next start shows the run uncertain with every shown event on disk (R8)', async () => {
     provider = await startModelProvider([{ kind: 'hang', blocks: [{ type: 'text', text: 'Shown before the crash.' }] }]);
     const { env, tmp } = setup();

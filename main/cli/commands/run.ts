@@ -61,6 +61,7 @@ async function storedCredential(home: string, ns: Namespace, env: NodeJS.Process
 }
 
 function show(io: CliIo, json: boolean, event: JournalEvent): void {
+  if (io.stdout.destroyed) return; // the reader went away (EPIPE); the run is being stopped
   if (json) return writeJson(io.stdout, event);
   const line = formatLive(event);
   if (line !== null) (line.stream === 'stdout' ? io.stdout : io.stderr).write(line.text);
@@ -129,12 +130,26 @@ export const runCommand: Command = {
     let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;
+    // The run may have ended a moment ago: then there is nothing to stop.
+    const stopQuietly = (reason: string) => {
+      try {
+        void service.stop(handle!.runId, reason).catch(() => undefined);
+      } catch {
+        // not running any more
+      }
+    };
     const onSignal = () => {
       if (handle === undefined || handle.attached) return;
       interrupts += 1;
       if (interrupts === 1) writeLine(io.stderr, 'ward: stopping the turn (Ctrl-C again to kill it now)');
-      void service.stop(handle.runId, interrupts === 1 ? 'stopped by the user (Ctrl-C)' : 'killed by the user (second Ctrl-C)').catch(() => undefined);
+      stopQuietly(interrupts === 1 ? 'stopped by the user (Ctrl-C)' : 'killed by the user (second Ctrl-C)');
     };
+    // `ward run --json | head -1`: when the reader goes away, stop the turn instead of crashing
+    // on EPIPE and leaving the child behind.
+    const onOutputError = () => {
+      if (handle !== undefined && !handle.attached) stopQuietly('the output pipe was closed');
+    };
+    io.stdout.on('error', onOutputError);
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
@@ -160,6 +175,7 @@ export const runCommand: Command = {
       await broker.close();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      io.stdout.off('error', onOutputError);
     }
   },
 };
