@@ -32,7 +32,6 @@ const CLOSE_AFTER_EXIT_MS = 2_000;
 export class CliProcess {
   readonly exited: Promise<CliExit>;
   private readonly child: ChildProcess;
-  private exitedFlag = false;
 
   /** `onMessages` gets the messages of one stdout chunk together, so they can be committed in one transaction. */
   constructor(launch: CliLaunch, onMessages: (messages: CliMessage[]) => void) {
@@ -68,7 +67,6 @@ export class CliProcess {
       const settle = () => {
         if (settled) return;
         settled = true;
-        this.exitedFlag = true;
         parser.end();
         flush();
         resolve({ code: exitInfo?.code ?? null, signal: exitInfo?.signal ?? null, spawnError, stderrTail: stderrTail.trim() });
@@ -98,10 +96,6 @@ export class CliProcess {
     return this.child.pid;
   }
 
-  get hasExited(): boolean {
-    return this.exitedFlag;
-  }
-
   /** Graceful stop: the CLI cancels the turn and writes its terminal result. */
   interrupt(): void {
     if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
@@ -121,18 +115,6 @@ export class CliProcess {
       process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
     } catch {
       // ESRCH: the group is already gone
-    }
-  }
-
-  /** True while any process of the child's group is alive. */
-  groupAlive(): boolean {
-    const pid = this.child.pid;
-    if (pid === undefined) return false;
-    try {
-      process.kill(process.platform === 'win32' ? pid : -pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
     }
   }
 }
