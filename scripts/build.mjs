@@ -11,15 +11,10 @@ if (!['main', 'all'].includes(target)) {
 }
 
 // Only the hashed chunks go stale; entries are overwritten in place.
+await rm('dist/cli/chunks', { recursive: true, force: true });
 await rm('dist/chunks', { recursive: true, force: true });
 
-const nodeEntries = ['main/cli/entry.ts'];
-if (existsSync('main/electron/main.ts')) nodeEntries.push('main/electron/main.ts');
-
-await build({
-  entryPoints: nodeEntries,
-  outdir: 'dist',
-  outbase: 'main',
+const nodeBuild = {
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -29,7 +24,16 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
   chunkNames: 'chunks/[name]-[hash]',
-});
+};
+
+await build({ ...nodeBuild, entryPoints: ['main/cli/entry.ts'], outdir: 'dist/cli' });
+
+// The Electron main is built on its own (no chunks shared with the CLI), so every package it
+// imports resolves from dist/electron/ first: scripts/start-desktop.mjs puts the Electron-ABI
+// builds of the native modules in dist/electron/node_modules, while the CLI and the tests keep
+// the Node builds in ./node_modules.
+await rm('dist/electron/chunks', { recursive: true, force: true });
+await build({ ...nodeBuild, entryPoints: ['main/electron/main.ts'], outdir: 'dist/electron' });
 
 // The preload runs in a sandboxed renderer: one CommonJS file, only `electron` external.
 if (existsSync('preload/bridge.ts')) {

@@ -81,7 +81,10 @@ export function locatePlatformBinary(key: string = platformKey()): { binary: str
   } catch (error) {
     throw new WardError('cli_pin_mismatch', `the pinned CLI's platform package ${name} is not installed; run "npm ci" in the Ward folder`, { cause: error });
   }
-  const binary = path.join(path.dirname(packageJson), key.startsWith('win32') ? 'claude.exe' : 'claude');
+  // In an installed desktop app the binary is unpacked beside app.asar (electron-builder.yml
+  // asarUnpack): a path inside the archive could be read but never executed.
+  const packageDir = path.dirname(packageJson).replace(`${path.sep}app.asar${path.sep}`, `${path.sep}app.asar.unpacked${path.sep}`);
+  const binary = path.join(packageDir, key.startsWith('win32') ? 'claude.exe' : 'claude');
   return { binary, packageJson };
 }
 
