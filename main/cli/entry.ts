@@ -1,5 +1,11 @@
 import { main } from './main.js';
 
+// A reader that goes away (`ward replay ID | head`) is not our failure: later output is
+// dropped and the command finishes normally (`ward run` also stops its turn, see run.ts).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+});
+
 // Let stdout drain before exiting, so piped output is never cut short.
 main(process.argv.slice(2)).then(
   (code) => {

@@ -126,3 +126,18 @@ describe('a namespace fixed by admin policy', () => {
     expect(other.stderr).toMatch(/conflicting namespace settings \(flag="personal", policy="work"\)/);
   });
 });
+
+describe('a reader that goes away', () => {
+  it('ends `ward replay` quietly with exit 0 when the pipe closes after the first line', async () => {
+    const { home, conversation } = conversationWithEvents(3_000);
+    const { spawn } = await import('node:child_process');
+    const { WARD_BIN } = await import('../support/ward-cli.js');
+    const child = spawn(process.execPath, [WARD_BIN, 'replay', conversation.id], { env: { PATH: process.env.PATH, WARD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
