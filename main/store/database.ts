@@ -91,6 +91,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // The journal checkpoints between commits (journal.ts); this is only the backstop (~40 MB).
+      db.pragma('wal_autocheckpoint = 10000');
       db.pragma('foreign_keys = ON');
       migrate(db, options.targetVersion ?? LATEST_SCHEMA_VERSION);
     }

@@ -29,6 +29,14 @@ export type VerifyResult =
 
 export type EventListener = (event: JournalEvent) => void;
 
+/**
+ * How soon after a burst of appends the WAL is checkpointed. SQLite's automatic checkpoint runs
+ * inside a commit and stalls that commit (and so the live stream) for milliseconds; small
+ * checkpoints between commits keep the stream's tail latency low. database.ts keeps a large
+ * automatic checkpoint as the backstop for writes that never pause.
+ */
+const CHECKPOINT_AFTER_MS = 250;
+
 interface EventRow {
   seq: number;
   run_id: string | null;
@@ -72,6 +80,7 @@ function toEvent(conversationId: string, row: EventRow): JournalEvent {
  */
 export class Journal {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private checkpointTimer: NodeJS.Timeout | undefined;
   private readonly selectHead: Statement<[string], { last_seq: number; last_hash: string }>;
   private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
   private readonly updateHead: Statement<[number, string, string]>;
@@ -100,7 +109,24 @@ export class Journal {
     if (inputs.length === 0) return [];
     const events = this.appendTransaction(conversationId, inputs);
     this.notify(conversationId, events);
+    this.scheduleCheckpoint();
     return events;
+  }
+
+  private scheduleCheckpoint(): void {
+    if (this.checkpointTimer !== undefined) return;
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = undefined;
+      // PASSIVE never waits for readers or writers; a busy database just checkpoints later.
+      if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+    }, CHECKPOINT_AFTER_MS);
+    this.checkpointTimer.unref();
+  }
+
+  /** Stops background work; called before the database closes. */
+  dispose(): void {
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
   }
 
   private appendLocked(conversationId: string, inputs: readonly EventInput[]): JournalEvent[] {

@@ -55,6 +55,7 @@ export class NamespaceStore {
   }
 
   close(): void {
+    this.journal.dispose();
     if (this.db.open) this.db.close();
   }
 }
