@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { WardError } from '../core/errors.js';
 
 /** What a command may touch of its process; tests pass their own streams. */
 export interface CliIo {
@@ -19,4 +20,37 @@ export function writeLine(stream: Writable, line = ''): void {
 /** `--json` output: one JSON object per line. */
 export function writeJson(stream: Writable, value: unknown): void {
   stream.write(`${JSON.stringify(value)}\n`);
+}
+
+export interface StdinLimits {
+  /** What is being read, for messages: "the prompt", "the key", "the secret values". */
+  readonly what: string;
+  readonly maxBytes: number;
+  readonly timeoutMs: number;
+}
+
+/** Reads all of a piped stdin, bounded in size and time; every failure is a usage error naming `what`. */
+export function readBoundedStdin(stream: Readable, limits: StdinLimits): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error?: WardError): void => {
+      clearTimeout(timer);
+      stream.off('data', onData).off('end', onEnd).off('error', onError);
+      stream.pause();
+      if (error !== undefined) reject(error);
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(() => finish(new WardError('usage', `${limits.what} did not arrive on stdin in time`)), limits.timeoutMs);
+    const onData = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > limits.maxBytes) return finish(new WardError('usage', `${limits.what} on stdin exceeds ${limits.maxBytes} bytes`));
+      chunks.push(buffer);
+    };
+    const onEnd = (): void => finish();
+    const onError = (error: Error): void => finish(new WardError('usage', `could not read stdin: ${error.message}`));
+    stream.on('data', onData).on('end', onEnd).on('error', onError);
+    stream.resume();
+  });
 }

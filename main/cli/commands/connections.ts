@@ -6,40 +6,20 @@ import { WardError } from '../../core/errors.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { escapeForTerminal } from '../format-event.js';
-import { writeJson, writeLine } from '../io.js';
+import { readBoundedStdin, writeJson, writeLine } from '../io.js';
 
 const MAX_STDIN_BYTES = 256 * 1024;
 const STDIN_TIMEOUT_MS = 5 * 60_000;
 
 /** Secret values arrive on stdin, one line per --secret-env name, in order: never in argv (C3). */
-function readSecretLines(stream: Readable, names: readonly string[]): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (error?: WardError): void => {
-      clearTimeout(timer);
-      stream.off('data', onData).off('end', onEnd).off('error', onError);
-      stream.pause();
-      if (error !== undefined) return reject(error);
-      const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/);
-      if (lines.at(-1) === '') lines.pop();
-      if (lines.length !== names.length || lines.some((line) => line === '')) {
-        return reject(new WardError('usage', `expected ${names.length} non-empty line(s) on stdin, one value for each --secret-env (${names.join(', ')}), got ${lines.length}`));
-      }
-      resolve(Object.fromEntries(names.map((name, index) => [name, lines[index]!])));
-    };
-    const timer = setTimeout(() => finish(new WardError('usage', 'the secret values did not arrive on stdin in time')), STDIN_TIMEOUT_MS);
-    const onData = (chunk: Buffer | string): void => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
-      if (size > MAX_STDIN_BYTES) return finish(new WardError('usage', `more than ${MAX_STDIN_BYTES} bytes on stdin`));
-      chunks.push(buffer);
-    };
-    const onEnd = (): void => finish();
-    const onError = (error: Error): void => finish(new WardError('usage', `could not read stdin: ${error.message}`));
-    stream.on('data', onData).on('end', onEnd).on('error', onError);
-    stream.resume();
-  });
+async function readSecretLines(stream: Readable, names: readonly string[]): Promise<Record<string, string>> {
+  const text = await readBoundedStdin(stream, { what: 'the secret values', maxBytes: MAX_STDIN_BYTES, timeoutMs: STDIN_TIMEOUT_MS });
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length !== names.length || lines.some((line) => line === '')) {
+    throw new WardError('usage', `expected ${names.length} non-empty line(s) on stdin, one value for each --secret-env (${names.join(', ')}), got ${lines.length}`);
+  }
+  return Object.fromEntries(names.map((name, index) => [name, lines[index]!]));
 }
 
 /** Connection failures leave the command as WardErrors with exit codes scripts can rely on. */

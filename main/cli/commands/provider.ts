@@ -3,7 +3,7 @@ import { WardError } from '../../core/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, parseKind, setModelCredential, VARIABLE_FOR } from '../../credentials/model-credential.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { writeJson, writeLine, type CliIo } from '../io.js';
+import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 import { authContextFor } from './login.js';
 
 const MAX_STDIN_BYTES = 16 * 1024;
@@ -11,28 +11,7 @@ const STDIN_TIMEOUT_MS = 5 * 60_000;
 
 /** Reads all of stdin, bounded in size and time. */
 function readPiped(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => finish(new WardError('usage', 'no key arrived on stdin in time')), STDIN_TIMEOUT_MS);
-    const finish = (error?: WardError) => {
-      clearTimeout(timer);
-      stream.off('data', onData).off('end', onEnd).off('error', onError);
-      stream.pause();
-      if (error) reject(error);
-      else resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onData = (chunk: Buffer | string) => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
-      if (size > MAX_STDIN_BYTES) return finish(new WardError('usage', `more than ${MAX_STDIN_BYTES} bytes on stdin; give exactly one key`));
-      chunks.push(buffer);
-    };
-    const onEnd = () => finish();
-    const onError = (error: Error) => finish(new WardError('usage', `could not read stdin: ${error.message}`));
-    stream.on('data', onData).on('end', onEnd).on('error', onError);
-    stream.resume();
-  });
+  return readBoundedStdin(stream, { what: 'the key', maxBytes: MAX_STDIN_BYTES, timeoutMs: STDIN_TIMEOUT_MS });
 }
 
 /** A terminal: read one line without echoing it. */
