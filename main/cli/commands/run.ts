@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { Broker } from '../../broker/broker.js';
 import { WardError } from '../../core/errors.js';
 import { MAX_PROMPT_BYTES, RunService, type RunHandle, type RunOutcome } from '../../core/run-service.js';
@@ -13,7 +12,7 @@ import { loadPolicy } from '../../policy/policy.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatLive } from '../format-event.js';
-import { writeJson, writeLine, type CliIo } from '../io.js';
+import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 
 const STDIN_TIMEOUT_MS = 10 * 60_000;
 /** How often the journal is re-read when following a run another Ward process owns. */
@@ -27,32 +26,6 @@ const EXIT_FOR_STATE: Readonly<Record<string, ExitCode>> = {
   stopped: EXIT.stopped,
   uncertain: EXIT.uncertain,
 };
-
-/** The prompt from a pipe: bounded in size and time. */
-function readPrompt(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const timer = setTimeout(() => finish(new WardError('usage', 'no prompt arrived on stdin in time')), STDIN_TIMEOUT_MS);
-    const finish = (error?: WardError) => {
-      clearTimeout(timer);
-      stream.off('data', onData).off('end', onEnd).off('error', onError);
-      stream.pause();
-      if (error) reject(error);
-      else resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onData = (chunk: Buffer | string) => {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += buffer.length;
-      if (size > MAX_PROMPT_BYTES) return finish(new WardError('usage', `the prompt on stdin exceeds ${MAX_PROMPT_BYTES} bytes`));
-      chunks.push(buffer);
-    };
-    const onEnd = () => finish();
-    const onError = (error: Error) => finish(new WardError('usage', `could not read stdin: ${error.message}`));
-    stream.on('data', onData).on('end', onEnd).on('error', onError);
-    stream.resume();
-  });
-}
 
 /** The keychain (or configured store) first, then Ward's environment: the credentials module decides. */
 async function storedCredential(home: string, ns: Namespace, env: NodeJS.ProcessEnv): Promise<ModelCredential> {
@@ -118,7 +91,7 @@ export const runCommand: Command = {
     let prompt = positionals.join(' ');
     if (prompt === '') {
       if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${this.usage}`);
-      prompt = await readPrompt(io.stdin);
+      prompt = await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_BYTES, timeoutMs: STDIN_TIMEOUT_MS });
     }
     const ns = namespaceFrom(values.namespace, io);
     const ward = core();
