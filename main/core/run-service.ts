@@ -21,7 +21,7 @@ import { buildCliArgs, mcpToolName } from '../runner/argv.js';
 import { CliProcess } from '../runner/child.js';
 import { buildChildEnv, type ModelCredential } from '../runner/env.js';
 import { checkInit } from '../runner/init-check.js';
-import { verifyPinnedCli, type PinLocation } from '../runner/pin.js';
+import { cliVerificationCache, verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
 import type { CliMessage, ResultMessage } from '../runner/stream-parser.js';
 import type { Conversation } from '../store/conversations.js';
@@ -348,7 +348,7 @@ export class RunService {
       });
       emit('user_prompt', { text: truncateText(prompt) });
 
-      const pinned = await verifyPinnedCli(this.options.pin);
+      const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(this.options.core.home), ...this.options.pin });
       // P5: the admin policy pins the CLI version, the model provider and the connections.
       assertCliVersionAllowed(this.policy, pinned.version);
       assertProviderAllowed(this.policy, profile.baseUrl);

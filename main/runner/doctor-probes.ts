@@ -1,12 +1,12 @@
 import { describeError } from '../core/errors.js';
 import type { DoctorProbe } from '../core/doctor.js';
-import { verifyPinnedCli } from './pin.js';
+import { cliVerificationCache, verifyPinnedCli } from './pin.js';
 import { runSelfTest } from './self-test.js';
 
 /** R1 as `ward doctor` reports it: path, version and hash against the committed pin. */
-export const probePinnedCli: DoctorProbe = async () => {
+export const probePinnedCli: DoctorProbe = async (core) => {
   try {
-    const pinned = await verifyPinnedCli();
+    const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(core.home) });
     return {
       check: 'pinned CLI',
       status: 'ok',

@@ -35,6 +35,16 @@ export interface PinLocation {
   readonly expectedVersion?: string;
   readonly pin?: CliPin;
   readonly platformKey?: string;
+  /**
+   * Where a verified hash is remembered across processes (cliVerificationCache(home)), so a
+   * cold `ward` does not read 370 MB before every command. The record holds only public data.
+   */
+  readonly verifiedCacheFile?: string;
+}
+
+/** The data folder's record of the last verified CLI binary. */
+export function cliVerificationCache(home: string): string {
+  return path.join(home, 'cli-verified.json');
 }
 
 export const COMMITTED_PIN: CliPin = pinFile;
@@ -107,16 +117,57 @@ function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 }
 
-/** SHA-256 of a file, streamed; cached until the file's size, times or inode change. */
-export async function sha256OfFile(file: string): Promise<string> {
+interface VerifiedRecord {
+  readonly file: string;
+  readonly fingerprint: Fingerprint;
+  readonly sha256: string;
+}
+
+function readVerifiedRecord(cacheFile: string | undefined, file: string, now: Fingerprint): string | undefined {
+  if (cacheFile === undefined) return undefined;
+  try {
+    const record = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as VerifiedRecord;
+    const valid = record.file === file && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && sameFingerprint(record.fingerprint, now);
+    return valid ? record.sha256 : undefined;
+  } catch {
+    return undefined; // absent or unreadable: hash the file
+  }
+}
+
+function writeVerifiedRecord(cacheFile: string, record: VerifiedRecord): void {
+  try {
+    fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
+    fs.renameSync(temp, cacheFile);
+  } catch {
+    // Only a speed-up: the next process hashes the file again.
+  }
+}
+
+/**
+ * SHA-256 of a file, streamed; remembered (in memory, and in `cacheFile` when given) until the
+ * file's size, mtime, inode or ctime change. Rewriting the binary always changes its ctime,
+ * which no unprivileged process can set back. (Code running as the same user could also edit
+ * the record, but it could as well edit Ward itself: DESIGN's same-UID residual risk.)
+ */
+export async function sha256OfFile(file: string, cacheFile?: string): Promise<string> {
   const before = fingerprintOf(file);
   const cached = hashCache.get(file);
   if (cached !== undefined && sameFingerprint(cached.fingerprint, before)) return cached.sha256;
+  const remembered = readVerifiedRecord(cacheFile, file, before);
+  if (remembered !== undefined) {
+    hashCache.set(file, { fingerprint: before, sha256: remembered });
+    return remembered;
+  }
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
   const sha256 = hash.digest('hex');
   // A file that changed while it was read is not cached: the next check reads it again.
-  if (sameFingerprint(before, fingerprintOf(file))) hashCache.set(file, { fingerprint: before, sha256 });
+  if (sameFingerprint(before, fingerprintOf(file))) {
+    hashCache.set(file, { fingerprint: before, sha256 });
+    if (cacheFile !== undefined) writeVerifiedRecord(cacheFile, { file, fingerprint: before, sha256 });
+  }
   return sha256;
 }
 
@@ -143,7 +194,7 @@ export async function verifyPinnedCli(location: PinLocation = {}): Promise<Pinne
     }
   }
   if (!fs.existsSync(binary)) throw new WardError('cli_pin_mismatch', `the pinned CLI binary is missing at ${binary}; run "npm ci" in the Ward folder`);
-  const actual = await sha256OfFile(binary);
+  const actual = await sha256OfFile(binary, location.verifiedCacheFile);
   if (actual !== expectedHash) {
     throw new WardError('cli_pin_mismatch', `the CLI at ${binary} has SHA-256 ${actual}, pinned ${expectedHash}; refusing to run it`);
   }

@@ -46,4 +46,26 @@ describe('pinned CLI verification (R1)', () => {
     const noHash = await rejection(verifyPinnedCli({ platformKey: 'plan9-mips' }));
     expect(noHash.message).toBe('no pinned SHA-256 for platform plan9-mips in cli-pin.json; Ward does not run an unverified CLI');
   });
+
+  it('remembers a verified hash across processes only while the binary is unchanged', async () => {
+    const { createHash } = await import('node:crypto');
+    const { execFileSync } = await import('node:child_process');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-pin-cache-'));
+    const binary = path.join(dir, 'claude');
+    const cache = path.join(dir, 'home', 'cli-verified.json');
+    fs.writeFileSync(binary, 'pinned bytes');
+    const pinned = createHash('sha256').update('pinned bytes').digest('hex');
+    const verify = () =>
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'verify-pin.ts'), binary, pinned, cache], { encoding: 'utf8' });
+
+    expect(verify()).toBe('ok');
+    expect(fs.statSync(cache).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(cache, 'utf8'))).toMatchObject({ file: binary, sha256: pinned });
+    expect(verify()).toBe('ok');
+
+    // Same size, new bytes: the ctime moved, so the record no longer vouches for the file.
+    fs.writeFileSync(binary, 'Pinned bytes');
+    expect(verify()).toBe('cli_pin_mismatch');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
