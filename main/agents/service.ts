@@ -1,6 +1,7 @@
 /**
- * Creating agent versions: tools are discovered from the upstream (tools/list), pinned with the
- * hash of their input schema (B3), and published as a new immutable version.
+ * Creating agent versions: tools are discovered from the upstream (tools/list) or the
+ * namespace's connection, pinned with the hash of their input schema (B3), and published as a
+ * new immutable version.
  */
 import { WardError, describeError } from '../core/errors.js';
 import type { AgentVersion } from '../store/agents.js';
@@ -8,10 +9,12 @@ import type { NamespaceStore } from '../store/namespace-store.js';
 import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { UpstreamFailure } from '../upstreams/failure.js';
-import { parseAgentSpec, type AgentSpec, type PinnedTool, type StdioUpstream } from './spec.js';
+import type { ConnectionManager } from '../connections/manager.js';
+import { classify } from '../connections/errors.js';
+import { parseAgentSpec, type AgentSpec, type ConnectionTool, type PinnedTool, type StdioUpstream } from './spec.js';
 import { toUpstreamDefinitions } from './upstreams.js';
 
-/** `UPSTREAM/TOOL`, or `UPSTREAM/*` for every tool the upstream lists. */
+/** `UPSTREAM/TOOL`, or `UPSTREAM/*` for every tool the upstream lists; UPSTREAM is an inline upstream or a connection. */
 export interface ToolSelector {
   readonly upstream: string;
   readonly tool: string;
@@ -42,26 +45,93 @@ export interface CreateAgentInput {
   readonly tools?: readonly ToolSelector[];
 }
 
-/** Connects to the named upstreams, pins the selected tools and publishes the next version. */
-export async function createAgentVersion(store: NamespaceStore, input: CreateAgentInput, env: NodeJS.ProcessEnv, options: UpstreamOptions = {}): Promise<AgentVersion> {
+/** What pinning needs of the namespace's connections. */
+export type ConnectionSource = Pick<ConnectionManager, 'registry' | 'discover' | 'routes'>;
+
+/**
+ * Connects to the named upstreams, pins the selected tools and publishes the next version. A
+ * selector whose UPSTREAM was not given inline names a connection (`connections` opens the
+ * namespace's; without it such a selector is refused).
+ */
+export async function createAgentVersion(
+  store: NamespaceStore,
+  input: CreateAgentInput,
+  env: NodeJS.ProcessEnv,
+  options: UpstreamOptions = {},
+  connections?: ConnectionSource,
+): Promise<AgentVersion> {
   const upstreams = { ...(input.upstreams ?? {}) };
   const selectors = input.tools ?? [];
-  for (const selector of selectors) {
-    if (upstreams[selector.upstream] === undefined) throw new WardError('usage', `tool ${selector.upstream}/${selector.tool} names an upstream that was not given with --upstream`);
+  const inline = selectors.filter((selector) => upstreams[selector.upstream] !== undefined);
+  const fromConnections = selectors.filter((selector) => upstreams[selector.upstream] === undefined);
+  if (fromConnections.length > 0 && connections === undefined) {
+    const first = fromConnections[0]!;
+    throw new WardError('usage', `tool ${first.upstream}/${first.tool} names an upstream that was not given with --upstream`);
   }
   // Validate everything that does not need the upstream before starting any process.
   parseAgentSpec({ instructions: input.instructions, modelProfile: input.modelProfile ?? 'default', upstreams, tools: [] });
   let tools: PinnedTool[] = [];
-  if (selectors.length > 0) {
+  if (inline.length > 0) {
     const session = await openUpstreams(toUpstreamDefinitions({ upstreams }, env), options);
     try {
-      tools = await pinTools(session, selectors);
+      tools = await pinTools(session, inline);
     } finally {
       await session.close();
     }
   }
+  if (connections !== undefined && fromConnections.length > 0) tools = [...tools, ...(await pinConnectionTools(connections, fromConnections))];
   const spec: AgentSpec = parseAgentSpec({ instructions: input.instructions, modelProfile: input.modelProfile ?? 'default', upstreams, tools });
   return store.agents.publish(input.name, spec);
+}
+
+/**
+ * Pins connection tools as the server lists them now: the listing is refreshed first, so a
+ * schema that changed since `ward connections tools` shows as changed here (B3), not pinned.
+ */
+async function pinConnectionTools(connections: ConnectionSource, selectors: readonly ToolSelector[]): Promise<ConnectionTool[]> {
+  const discovered = new Set<string>();
+  const pinned: ConnectionTool[] = [];
+  for (const { upstream: connection, tool } of selectors) {
+    if (!connections.registry.has(connection)) {
+      throw new WardError('not_found', `tool ${connection}/${tool}: there is no inline upstream or connection named ${connection} (add one with "ward connections add" or --upstream)`);
+    }
+    if (!discovered.has(connection)) {
+      try {
+        await connections.discover(connection);
+      } catch (error) {
+        const failure = classify(error);
+        throw new WardError('unavailable', `could not list the tools of connection ${connection} (${failure.code}): ${failure.detail || describeError(error)}`, { cause: error });
+      }
+      discovered.add(connection);
+    }
+    const routes = connections.routes().filter((route) => route.upstream === connection);
+    let chosen = routes;
+    if (tool !== '*') {
+      const pin = connections.registry.tool(connection, tool);
+      if (pin === undefined || pin.status === 'missing') {
+        const offered = connections.registry.tools(connection).filter((candidate) => candidate.status !== 'missing').map((candidate) => candidate.name);
+        throw new WardError('not_found', `connection ${connection} has no tool ${JSON.stringify(tool.slice(0, 64))} (it lists: ${offered.slice(0, 20).join(', ') || 'none'})`);
+      }
+      if (pin.status === 'schema_changed') {
+        throw new WardError('invalid_config', `tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it with "ward connections tools ${connection} --repin ${tool}" first`);
+      }
+      if (!pin.enabled) throw new WardError('invalid_config', `tool ${connection}/${tool} is turned off; turn it on with "ward connections tools ${connection} --enable ${tool}"`);
+      chosen = routes.filter((route) => route.upstreamName === tool);
+    }
+    if (chosen.length === 0) throw new WardError('not_found', `connection ${connection} has no tool that is on and pinned`);
+    for (const route of chosen) {
+      pinned.push({
+        source: 'connection',
+        connection,
+        name: route.upstreamName,
+        exposedName: route.exposedName,
+        description: route.description.slice(0, 8192),
+        inputSchema: route.inputSchema,
+        schemaHash: route.schemaHash,
+      });
+    }
+  }
+  return pinned;
 }
 
 async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readonly ToolSelector[]): Promise<PinnedTool[]> {

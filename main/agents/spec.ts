@@ -1,12 +1,15 @@
 /**
  * The agent specification stored in each immutable agent version: instructions, the model
- * profile it runs with, the upstream MCP servers it may reach (until connections exist: stdio
- * servers named directly) and the tools pinned from them with their schema hashes (B3).
+ * profile it runs with, the stdio servers named directly in it ("inline upstreams"), and the
+ * tools pinned with their schema hashes (B3), each from an inline upstream or from one of the
+ * namespace's connections (main/connections/).
  * Secrets never go into a spec: a stdio upstream names the environment variables it needs and
  * Ward fills them in at run time.
  */
 import { z } from 'zod';
 import { WardError } from '../core/errors.js';
+import type { PinnedToolRoute } from '../broker/types.js';
+import { exposedToolName } from '../connections/config.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -21,16 +24,21 @@ export const StdioUpstreamSpec = z
   })
   .strict();
 
-export const PinnedToolSpec = z
-  .object({
-    upstream: z.string().regex(NAME),
-    name: z.string().min(1).max(128),
-    exposedName: z.string().regex(NAME),
-    description: z.string().max(8192),
-    inputSchema: z.looseObject({ type: z.literal('object') }),
-    schemaHash: z.string().regex(/^[0-9a-f]{64}$/),
-  })
-  .strict();
+const pinnedFields = {
+  name: z.string().min(1).max(128),
+  exposedName: z.string().regex(NAME),
+  description: z.string().max(8192),
+  inputSchema: z.looseObject({ type: z.literal('object') }),
+  schemaHash: z.string().regex(/^[0-9a-f]{64}$/),
+};
+
+/** A tool of a stdio server named in the spec itself (versions published before connections have only these). */
+export const InlineToolSpec = z.object({ upstream: z.string().regex(NAME), ...pinnedFields }).strict();
+
+/** A tool of a namespace connection: at run time it must still be there, on, and unchanged (B3). */
+export const ConnectionToolSpec = z.object({ source: z.literal('connection'), connection: z.string().regex(NAME), ...pinnedFields }).strict();
+
+export const PinnedToolSpec = z.union([InlineToolSpec, ConnectionToolSpec]);
 
 export const AgentSpecSchema = z
   .object({
@@ -43,7 +51,10 @@ export const AgentSpecSchema = z
   .superRefine((spec, ctx) => {
     const exposed = new Set<string>();
     for (const tool of spec.tools) {
-      if (spec.upstreams[tool.upstream] === undefined) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} names unknown upstream ${tool.upstream}` });
+      if ('upstream' in tool && spec.upstreams[tool.upstream] === undefined) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} names unknown upstream ${tool.upstream}` });
+      // The broker dispatches by route.upstream: a connection and an inline upstream must not share a name.
+      if ('connection' in tool && tool.exposedName !== exposedToolName(tool.connection, tool.name)) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} of connection ${tool.connection} must be exposed as ${exposedToolName(tool.connection, tool.name)}` });
+      if ('connection' in tool && spec.upstreams[tool.connection] !== undefined) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} names connection ${tool.connection}, which is also an inline upstream` });
       if (exposed.has(tool.exposedName)) ctx.addIssue({ code: 'custom', message: `tool name ${tool.exposedName} is pinned twice` });
       if (tool.exposedName === 'approve') ctx.addIssue({ code: 'custom', message: 'the tool name "approve" is reserved for Ward' });
       exposed.add(tool.exposedName);
@@ -52,7 +63,29 @@ export const AgentSpecSchema = z
 
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 export type PinnedTool = z.infer<typeof PinnedToolSpec>;
+export type ConnectionTool = z.infer<typeof ConnectionToolSpec>;
 export type StdioUpstream = z.infer<typeof StdioUpstreamSpec>;
+
+export function isConnectionTool(tool: PinnedTool): tool is ConnectionTool {
+  return 'source' in tool && tool.source === 'connection';
+}
+
+/** The inline upstream or connection that serves a pinned tool (what the broker routes by). */
+export function toolSource(tool: PinnedTool): string {
+  return isConnectionTool(tool) ? tool.connection : tool.upstream;
+}
+
+/** The route the broker serves a pinned tool by. */
+export function toolRoute(tool: PinnedTool): PinnedToolRoute {
+  return {
+    exposedName: tool.exposedName,
+    upstream: toolSource(tool),
+    upstreamName: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as PinnedToolRoute['inputSchema'],
+    schemaHash: tool.schemaHash,
+  };
+}
 
 /** Parses a stored or user-supplied spec; anything malformed fails closed with the first problem named. */
 export function parseAgentSpec(raw: unknown): AgentSpec {

@@ -23,7 +23,7 @@ import type {
 } from '../../preload/contract.js';
 import { openConnections, type ConnectionManager } from '../connections/index.js';
 import { connectionPort, toWindowView } from '../connections/port.js';
-import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
+import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, toolSource, type AgentSpec } from '../agents/spec.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, resolveModelCredential as resolveStoredCredential, setModelCredential } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore } from '../credentials/open-store.js';
 import { ApprovalQueue } from '../ipc/approval-queue.js';
@@ -566,7 +566,7 @@ export class AppService {
       publishedAt: agent.publishedAt,
       instructions: spec.instructions,
       modelProfile: spec.modelProfile,
-      tools: spec.tools.map((tool) => ({ name: tool.exposedName, upstream: tool.upstream, description: tool.description.slice(0, 500) })),
+      tools: spec.tools.map((tool) => ({ name: tool.exposedName, upstream: toolSource(tool), description: tool.description.slice(0, 500) })),
     };
   }
 

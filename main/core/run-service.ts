@@ -13,8 +13,9 @@ import path from 'node:path';
 import { WardError, describeError } from './errors.js';
 import type { WardCore } from './ward-core.js';
 import { resolveModelCredential, resolveModelProfile } from './run-provider.js';
-import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../agents/spec.js';
-import { toUpstreamDefinitions } from '../agents/upstreams.js';
+import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, toolRoute, toolSource, type AgentSpec } from '../agents/spec.js';
+import { openRunTools } from '../agents/run-tools.js';
+import { openConnections, type ConnectionManager } from '../connections/index.js';
 import type { PinnedToolRoute, RunBinding, RunRegistration, UpstreamCaller } from '../broker/types.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { buildCliArgs, mcpToolName } from '../runner/argv.js';
@@ -28,7 +29,7 @@ import type { Conversation } from '../store/conversations.js';
 import type { EventInput } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../store/runs.js';
-import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
+import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { PERMISSION_DECISION_EVENT } from '../permissions/audit.js';
 import { GrantStore } from '../permissions/grant-store.js';
 import type { Rule } from '../permissions/grants.js';
@@ -68,6 +69,8 @@ export interface RunServiceOptions {
   readonly promptTimeoutMs?: number;
   /** The model credential source (default: Ward's environment; `ward run` passes the keychain-backed one). */
   readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
+  /** The namespace's connections for a run that pins connection tools (default: openConnections with the configured secret store). */
+  readonly openConnections?: (ns: Namespace) => ConnectionManager;
 }
 
 export interface StartTurnInput {
@@ -352,19 +355,12 @@ export class RunService {
       // P5: the admin policy pins the CLI version, the model provider and the connections.
       assertCliVersionAllowed(this.policy, pinned.version);
       assertProviderAllowed(this.policy, profile.baseUrl);
-      for (const upstream of Object.keys(spec.upstreams)) assertConnectionAllowed(this.policy, upstream);
+      for (const upstream of new Set([...Object.keys(spec.upstreams), ...spec.tools.map(toolSource)])) assertConnectionAllowed(this.policy, upstream);
       const credential = await (this.options.resolveCredential ?? resolveModelCredential)(ns, this.env);
       secrets.push(credential.value);
       if (active.stopRequested) throw new StopBeforeSpawn();
 
-      const routes: PinnedToolRoute[] = spec.tools.map((tool) => ({
-        exposedName: tool.exposedName,
-        upstream: tool.upstream,
-        upstreamName: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema as PinnedToolRoute['inputSchema'],
-        schemaHash: tool.schemaHash,
-      }));
+      const routes: PinnedToolRoute[] = spec.tools.map(toolRoute);
       const permissions = new RunPermissions({
         baseDir: workspace,
         rules: [...pinnedToolRules(routes), ...rules],
@@ -381,7 +377,13 @@ export class RunService {
       });
       closePermissions = () => permissions.close();
       const cliPermissions = permissions.cliOptions();
-      upstreams = Object.keys(spec.upstreams).length === 0 ? NO_UPSTREAMS : await openUpstreams(toUpstreamDefinitions(spec, this.env), this.options.upstreamOptions);
+      // Refuses the run (nothing spawned) when a pinned connection tool is gone, off or changed (B3).
+      upstreams = await openRunTools(spec, {
+        env: this.env,
+        ...(this.options.upstreamOptions === undefined ? {} : { upstreamOptions: this.options.upstreamOptions }),
+        openConnections: () => (this.options.openConnections ?? ((namespace: Namespace) => openConnections(this.options.core, namespace)))(ns),
+        agentLabel: `agent ${agentVersion.agentName}@${agentVersion.version}`,
+      });
       registration = this.options.broker.register({
         runId,
         tools: routes,
@@ -579,11 +581,6 @@ export class RunService {
 }
 
 class StopBeforeSpawn extends Error {}
-
-const NO_UPSTREAMS: UpstreamSession = {
-  callTool: async () => ({ ok: false, errorCode: 'refused', message: 'This agent has no upstream servers.' }),
-  close: async () => undefined,
-};
 
 const NO_CONVERSATION = 'No conversation found';
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { WardError } from '../../core/errors.js';
 import { createAgentVersion, parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
-import { parseAgentSpec, type StdioUpstream } from '../../agents/spec.js';
+import { parseAgentSpec, toolSource, type StdioUpstream } from '../../agents/spec.js';
+import { openConnections, type ConnectionManager } from '../../connections/index.js';
 import type { AgentVersion } from '../../store/agents.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -16,7 +17,7 @@ function summary(version: AgentVersion) {
     version: version.version,
     modelProfile: spec.modelProfile,
     upstreams: Object.keys(spec.upstreams),
-    tools: spec.tools.map((tool) => `${tool.upstream}/${tool.name}`),
+    tools: spec.tools.map((tool) => `${toolSource(tool)}/${tool.name}`),
     specHash: version.specHash,
     publishedAt: version.publishedAt,
   };
@@ -26,7 +27,7 @@ export const agentsCommand: Command = {
   name: 'agents',
   summary: 'create (publish a new version of), list or show agents',
   usage:
-    'ward agents create NAME --instructions-file FILE [--upstream NAME=COMMAND [ARGS...]]... [--upstream-env UPSTREAM=VAR]... [--tool UPSTREAM/TOOL|UPSTREAM/*]... [--model-profile P] | ward agents list | ward agents show NAME [--version N]  [--namespace NS] [--json]',
+    'ward agents create NAME --instructions-file FILE [--upstream NAME=COMMAND [ARGS...]]... [--upstream-env UPSTREAM=VAR]... [--tool UPSTREAM/TOOL|UPSTREAM/*|CONNECTION/TOOL|CONNECTION/*]... [--model-profile P] | ward agents list | ward agents show NAME [--version N]  [--namespace NS] [--json]',
   async run(args, { io, core }) {
     const { values, positionals } = parseCommandArgs(this, args, {
       ...COMMON_OPTIONS,
@@ -38,7 +39,8 @@ export const agentsCommand: Command = {
       version: { type: 'string' },
     });
     const action = requirePositional(this, positionals, 0, 'an action (create, list or show)');
-    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const ns = namespaceFrom(values.namespace, io);
+    const store = core().store(ns, { mustExist: true });
 
     if (action === 'list') {
       for (const version of store.agents.list()) {
@@ -81,17 +83,27 @@ export const agentsCommand: Command = {
       if (upstream === undefined || variable === undefined || variable === '') throw new WardError('usage', `--upstream-env takes UPSTREAM=VARIABLE for an upstream given with --upstream, not ${JSON.stringify(option.slice(0, 80))}`);
       upstream.envNames.push(variable);
     }
-    const version = await createAgentVersion(
-      store,
-      {
-        name,
-        instructions,
-        ...(values['model-profile'] === undefined ? {} : { modelProfile: values['model-profile'] }),
-        upstreams,
-        tools: (values.tool ?? []).map(parseToolSelector),
-      },
-      io.env,
-    );
+    const selectors = (values.tool ?? []).map(parseToolSelector);
+    // A tool whose UPSTREAM was not given with --upstream comes from the namespace's connection of that name.
+    const connections: ConnectionManager | undefined = selectors.some((selector) => upstreams[selector.upstream] === undefined) ? openConnections(core(), ns) : undefined;
+    let version: AgentVersion;
+    try {
+      version = await createAgentVersion(
+        store,
+        {
+          name,
+          instructions,
+          ...(values['model-profile'] === undefined ? {} : { modelProfile: values['model-profile'] }),
+          upstreams,
+          tools: selectors,
+        },
+        io.env,
+        {},
+        connections,
+      );
+    } finally {
+      await connections?.close();
+    }
     const row = summary(version);
     if (values.json) writeJson(io.stdout, row);
     else writeLine(io.stdout, `published ${row.name}@${row.version} with ${row.tools.length} pinned tool(s)${row.tools.length > 0 ? `: ${row.tools.join(', ')}` : ''}`);

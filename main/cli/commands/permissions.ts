@@ -1,4 +1,4 @@
-import { parseAgentSpec } from '../../agents/spec.js';
+import { parseAgentSpec, toolSource } from '../../agents/spec.js';
 import { WardError } from '../../core/errors.js';
 import type { WardCore } from '../../core/ward-core.js';
 import { PERMISSION_DECISION_EVENT, type AuditRecord } from '../../permissions/audit.js';
@@ -47,7 +47,7 @@ function show(args: readonly string[], io: CliIo, core: () => WardCore): number 
   const held = grants.list({ conversationId: conversation.id, agentId: conversation.agentId, includeRevoked: values.all });
   // Tools pinned in the agent version are granted to it (main/permissions/native-tools.ts pinnedToolRules).
   const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
-  const pinned = parseAgentSpec(agent.spec).tools.map((tool) => `${tool.upstream}/${tool.name}`);
+  const pinned = parseAgentSpec(agent.spec).tools.map((tool) => `${toolSource(tool)}/${tool.name}`);
   if (!values.json) writeLine(io.stdout, `grants held by conversation ${conversation.id} (${held.length + pinned.length}):`);
   for (const value of pinned) {
     if (values.json) writeJson(io.stdout, { type: 'pinned', effect: 'allow', kind: 'mcp', value, agent: agent.agentName, agentVersion: agent.version });

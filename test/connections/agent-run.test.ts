@@ -1,0 +1,253 @@
+/**
+ * Agents built from connection tools, through the built `ward` command: `ward agents create
+ * --tool CONNECTION/TOOL` pins the connection's tool, and `ward run` calls it through the broker
+ * and the connection, or refuses to start (before the CLI is spawned) when the pin no longer
+ * holds (B3).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startModelProvider, toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { followToCallback } from '../fixtures/oidc/provider.js';
+import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
+import { FIXTURE_STDIO } from '../runner/agents.js';
+import { CANARY_KEY } from '../runner/harness.js';
+import { tempDir } from '../support/temp.js';
+import { WARD_BIN, ward, type WardResult } from '../support/ward-cli.js';
+import { STDIO_SERVER } from './support.js';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+interface Setup {
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly provider: ModelProvider;
+  readonly instructions: string;
+  ward(args: readonly string[], input?: string): Promise<WardResult>;
+}
+
+/** A data folder with a file credential store (the model key comes from the environment) and a scripted model provider. */
+async function setup(): Promise<Setup> {
+  const dir = tempDir('ward-agent-run-');
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  const provider = await startModelProvider();
+  closers.push(() => provider.close());
+  const instructions = path.join(dir, 'instructions.md');
+  fs.writeFileSync(instructions, 'Use the tools when asked.');
+  const env = { HOME: dir, TMPDIR: dir, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+  return { home, env, provider, instructions, ward: (args, input) => ward(args, { env, input, timeoutMs: 90_000 }) };
+}
+
+/** `ward connections add local` for the SDK stdio fixture server, optionally with its tool list in a file. */
+async function addLocal(s: Setup, toolsFile?: string): Promise<void> {
+  const args = ['connections', 'add', 'local', '--command', process.execPath, '--arg', STDIO_SERVER];
+  if (toolsFile !== undefined) args.push('--arg=--tools-file', '--arg', toolsFile);
+  const added = await s.ward(args);
+  expect(added.code, added.stderr).toBe(0);
+  const listed = await s.ward(['connections', 'tools', 'local']);
+  expect(listed.code, listed.stderr).toBe(0);
+}
+
+function echoThen(text: string, provider: ModelProvider, tool = 'mcp__ward__local__echo'): void {
+  provider.push({ blocks: [{ type: 'tool_use', name: tool, input: { text } }] }, { blocks: [{ type: 'text', text: `done: ${text}` }] });
+}
+
+function events(stdout: string): Array<{ conversationId: string; type: string; payload: Record<string, unknown> }> {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { conversationId: string; type: string; payload: Record<string, unknown> });
+}
+
+const ECHO = { name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
+
+describe('agents with connection tools (ward agents create --tool CONNECTION/TOOL, ward run)', () => {
+  it('pins conn/echo with its schema hash and ward run calls it through the broker and the connection', async () => {
+    const s = await setup();
+    await addLocal(s);
+    const created = await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo']);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toBe('published helper@1 with 1 pinned tool(s): local/echo\n');
+    const shown = JSON.parse((await s.ward(['agents', 'show', 'helper', '--json'])).stdout) as { spec: { tools: Array<Record<string, unknown>> } };
+    expect(shown.spec.tools).toEqual([
+      { source: 'connection', connection: 'local', name: 'echo', exposedName: 'local__echo', description: 'Echoes text', inputSchema: ECHO.inputSchema, schemaHash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    ]);
+
+    echoThen('pong-via-connection', s.provider);
+    const run = await s.ward(['run', '--json', '--agent', 'helper', '--', 'echo please']);
+    expect(run.code, run.stderr).toBe(0);
+    const journal = events(run.stdout);
+    expect(journal.find((event) => event.type === 'tool_result')?.payload).toMatchObject({ tool: 'local__echo', ok: true });
+    expect(journal.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'succeeded' } });
+    const second = s.provider.conversationRequests()[1]!;
+    expect(JSON.stringify(toolResultsIn(second))).toContain('pong-via-connection');
+    expect(second.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__echo');
+  });
+
+  it('refuses a tool that is unknown or turned off when creating the agent, naming why', async () => {
+    const s = await setup();
+    await addLocal(s);
+    expect(await s.ward(['agents', 'create', 'a', '--instructions-file', s.instructions, '--tool', 'nowhere/echo'])).toMatchObject({
+      code: 5,
+      stderr: expect.stringContaining('there is no inline upstream or connection named nowhere'),
+    });
+    expect(await s.ward(['agents', 'create', 'a', '--instructions-file', s.instructions, '--tool', 'local/nope'])).toMatchObject({
+      code: 5,
+      stderr: expect.stringMatching(/connection local has no tool "nope" \(it lists: big, echo, /),
+    });
+    expect((await s.ward(['connections', 'tools', 'local', '--disable', 'echo'])).code).toBe(0);
+    expect(await s.ward(['agents', 'create', 'a', '--instructions-file', s.instructions, '--tool', 'local/echo'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('tool local/echo is turned off; turn it on with "ward connections tools local --enable echo"'),
+    });
+    expect((await s.ward(['agents', 'list'])).stdout).toBe('');
+  });
+
+  it('a tool turned off after publishing: the run is refused before the CLI starts, with the reason', async () => {
+    const s = await setup();
+    await addLocal(s);
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).code).toBe(0);
+    expect((await s.ward(['connections', 'tools', 'local', '--disable', 'echo'])).code).toBe(0);
+
+    echoThen('never', s.provider);
+    const run = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('ward: failed: agent helper@1 pins local/echo, which is turned off; turn it on with "ward connections tools local --enable echo"');
+    // The CLI never started: the model was never asked anything.
+    expect(s.provider.requests).toEqual([]);
+  });
+
+  it('a schema changed upstream after publishing: the run is refused with "re-pin"; after re-pinning and republishing it runs', async () => {
+    const s = await setup();
+    const toolsFile = path.join(s.home, 'tools.json');
+    fs.writeFileSync(toolsFile, JSON.stringify([ECHO]));
+    await addLocal(s, toolsFile);
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).code).toBe(0);
+    // The server now asks for one more argument; nobody has listed its tools since.
+    fs.writeFileSync(toolsFile, JSON.stringify([{ ...ECHO, inputSchema: { ...ECHO.inputSchema, properties: { text: { type: 'string' }, loud: { type: 'boolean' } } } }]));
+
+    echoThen('after-repin', s.provider);
+    const refused = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('agent helper@1 pins local/echo, whose input schema changed since it was pinned; re-pin it with "ward connections tools local --repin echo"');
+    expect(s.provider.requests).toEqual([]);
+    // Ward learnt it too: the connection shows the tool as changed.
+    expect((await s.ward(['connections', 'tools', 'local'])).stdout).toMatch(/local__echo .*schema/);
+
+    expect((await s.ward(['connections', 'tools', 'local', '--repin', 'echo'])).code).toBe(0);
+    // Re-pinning the connection does not change the published version: it still refuses.
+    expect((await s.ward(['run', '--agent', 'helper', '--', 'echo please'])).stderr).toContain('whose input schema changed since it was pinned');
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).stdout).toBe('published helper@2 with 1 pinned tool(s): local/echo\n');
+    const run = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.stringify(toolResultsIn(s.provider.conversationRequests()[1]!))).toContain('after-repin');
+  });
+
+  it('a conversation keeps its pinned agent version when the agent is republished', async () => {
+    const s = await setup();
+    await addLocal(s);
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).code).toBe(0);
+    echoThen('first', s.provider);
+    const first = await s.ward(['run', '--json', '--agent', 'helper', '--', 'echo first']);
+    expect(first.code, first.stderr).toBe(0);
+    const conversation = events(first.stdout)[0]!.conversationId;
+
+    // Version 2 pins a different tool of the same connection.
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/big'])).stdout).toBe('published helper@2 with 1 pinned tool(s): local/big\n');
+
+    echoThen('second', s.provider);
+    const resumed = await s.ward(['run', '--json', '--conversation', conversation, '--', 'echo again']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(events(resumed.stdout)[0]).toMatchObject({ type: 'run_started', payload: { agent: 'helper', agentVersion: 1 } });
+    const requests = s.provider.conversationRequests();
+    expect(JSON.stringify(toolResultsIn(requests[3]!))).toContain('second');
+    expect(requests[2]!.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__echo');
+    expect(requests[2]!.body?.tools?.map((tool) => tool.name)).not.toContain('mcp__ward__local__big');
+
+    s.provider.push({ blocks: [{ type: 'text', text: 'new conversation' }] });
+    const fresh = await s.ward(['run', '--json', '--agent', 'helper', '--', 'hello']);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(events(fresh.stdout)[0]).toMatchObject({ type: 'run_started', payload: { agentVersion: 2 } });
+    expect(requests.length + 1).toBe(s.provider.conversationRequests().length);
+    expect(s.provider.conversationRequests().at(-1)!.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__big');
+  });
+
+  it('a mixed agent (inline upstream and two connections, one OAuth-protected) calls all three in one run; the token reaches only its server', async () => {
+    const s = await setup();
+    const remote: ProtectedServer = await startProtectedServer();
+    closers.push(() => remote.close());
+    await addLocal(s);
+    expect((await s.ward(['connections', 'add', 'remote', '--url', remote.url])).code).toBe(0);
+    const signedIn = await login(s.env, 'remote');
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+    const created = await s.ward([
+      'agents', 'create', 'mixed', '--instructions-file', s.instructions,
+      '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO}`,
+      '--tool', 'fx/echo', '--tool', 'local/echo', '--tool', 'remote/echo',
+    ]);
+    expect(created.stdout, created.stderr).toBe('published mixed@1 with 3 pinned tool(s): fx/echo, local/echo, remote/echo\n');
+
+    s.provider.push(
+      {
+        blocks: [
+          { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'inline-1' } },
+          { type: 'tool_use', name: 'mcp__ward__local__echo', input: { text: 'local-2' } },
+          { type: 'tool_use', name: 'mcp__ward__remote__echo', input: { text: 'remote-3' } },
+        ],
+      },
+      { blocks: [{ type: 'text', text: 'All three answered.' }] },
+    );
+    const run = await s.ward(['run', '--json', '--agent', 'mixed', '--', 'call them all']);
+    expect(run.code, run.stderr).toBe(0);
+    const results = events(run.stdout).filter((event) => event.type === 'tool_result').map((event) => [event.payload.tool, event.payload.ok]);
+    expect(results.sort()).toEqual([['echo', true], ['local__echo', true], ['remote__echo', true]]);
+    const answered = JSON.stringify(toolResultsIn(s.provider.conversationRequests()[1]!));
+    for (const text of ['inline-1', 'local-2', 'remote-3']) expect(answered).toContain(text);
+
+    // Canary: the remote server's access token went to it, and nowhere else a person or the model can see.
+    const token = remote.authorizations.at(-1)!.replace(/^Bearer /, '');
+    expect(token.length).toBeGreaterThan(20);
+    expect(JSON.stringify(s.provider.requests)).not.toContain(token);
+    expect(run.stdout + run.stderr).not.toContain(token);
+    const replay = await s.ward(['replay', events(run.stdout)[0]!.conversationId, '--json']);
+    expect(replay.stdout).toContain('remote__echo');
+    expect(replay.stdout).not.toContain(token);
+    const databases = fs.readdirSync(s.home, { recursive: true, withFileTypes: true }).filter((file) => file.isFile() && /^ward\.db(-wal)?$/.test(file.name));
+    expect(databases.length).toBeGreaterThan(0);
+    for (const file of databases) expect(fs.readFileSync(path.join(file.parentPath, file.name)).includes(token)).toBe(false);
+  });
+});
+
+/** `ward connections login NAME --no-browser`, playing the browser at the address it prints. */
+function login(env: NodeJS.ProcessEnv, name: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD_BIN, 'connections', 'login', name, '--no-browser', '--timeout', '30'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let played = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
+      if (match !== null && !played) {
+        played = true;
+        followToCallback(new URL(match[1]!))
+          .then((callback) => fetch(callback))
+          .catch(reject);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
