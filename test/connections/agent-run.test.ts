@@ -15,7 +15,7 @@ import { FIXTURE_STDIO } from '../runner/agents.js';
 import { CANARY_KEY } from '../runner/harness.js';
 import { tempDir } from '../support/temp.js';
 import { WARD_BIN, ward, type WardResult } from '../support/ward-cli.js';
-import { STDIO_SERVER } from './support.js';
+import { STDIO_SERVER, pids } from './support.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -44,10 +44,11 @@ async function setup(): Promise<Setup> {
   return { home, env, provider, instructions, ward: (args, input) => ward(args, { env, input, timeoutMs: 90_000 }) };
 }
 
-/** `ward connections add local` for the SDK stdio fixture server, optionally with its tool list in a file. */
-async function addLocal(s: Setup, toolsFile?: string): Promise<void> {
+/** `ward connections add local` for the SDK stdio fixture server, optionally with its tool list in a file and a file its pids are appended to. */
+async function addLocal(s: Setup, toolsFile?: string, pidFile?: string): Promise<void> {
   const args = ['connections', 'add', 'local', '--command', process.execPath, '--arg', STDIO_SERVER];
   if (toolsFile !== undefined) args.push('--arg=--tools-file', '--arg', toolsFile);
+  if (pidFile !== undefined) args.push('--arg=--pid-file', '--arg', pidFile);
   const added = await s.ward(args);
   expect(added.code, added.stderr).toBe(0);
   const listed = await s.ward(['connections', 'tools', 'local']);
@@ -110,17 +111,26 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect((await s.ward(['agents', 'list'])).stdout).toBe('');
   });
 
-  it('a tool turned off after publishing: the run is refused before the CLI starts, with the reason', async () => {
+  it('a tool turned off or a connection removed after publishing: the run is refused before anything starts, with the reason', async () => {
     const s = await setup();
-    await addLocal(s);
+    const pidFile = path.join(s.home, 'server.pids');
+    await addLocal(s, undefined, pidFile);
     expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).code).toBe(0);
     expect((await s.ward(['connections', 'tools', 'local', '--disable', 'echo'])).code).toBe(0);
+    const started = pids(pidFile).length;
 
     echoThen('never', s.provider);
     const run = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('ward: failed: agent helper@1 pins local/echo, which is turned off; turn it on with "ward connections tools local --enable echo"');
-    // The CLI never started: the model was never asked anything.
+    // Neither the CLI (the model was never asked anything) nor the connection's server started.
+    expect(s.provider.requests).toEqual([]);
+    expect(pids(pidFile)).toHaveLength(started);
+
+    expect((await s.ward(['connections', 'remove', 'local'])).code).toBe(0);
+    const removed = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
+    expect(removed.code).toBe(1);
+    expect(removed.stderr).toContain('ward: failed: agent helper@1 pins local/echo, but there is no connection named local any more');
     expect(s.provider.requests).toEqual([]);
   });
 
