@@ -56,15 +56,38 @@ export function formatEvent(event: JournalEvent): string {
   return `#${event.seq} ${time} ${event.type}  ${text}`;
 }
 
+/** What the live view already printed of the text block being streamed. */
+export interface StreamedText {
+  text: string;
+}
+
+export function newStreamedText(): StreamedText {
+  return { text: '' };
+}
+
+const unbounded = (text: string) => escapeForTerminal(text, Number.MAX_SAFE_INTEGER);
+
 /**
- * The live view of `ward run`: the model's text as it arrives (escaped, unbounded), the tool
- * timeline and problems as short lines. Null for events the live view does not show.
+ * The live view of `ward run`: the model's text as it arrives (deltas as they come, then only
+ * the part of the final text not yet printed; escaped, unbounded), the tool timeline and
+ * problems as short lines. Null for events the live view does not show.
  */
-export function formatLive(event: JournalEvent): { stream: 'stdout' | 'stderr'; text: string } | null {
+export function formatLive(event: JournalEvent, streamed: StreamedText = newStreamedText()): { stream: 'stdout' | 'stderr'; text: string } | null {
   const payload = (event.payload ?? {}) as Payload;
   switch (event.type) {
-    case 'assistant_text':
-      return { stream: 'stdout', text: `${escapeForTerminal(String(payload.text ?? ''), Number.MAX_SAFE_INTEGER)}\n` };
+    case 'assistant_delta': {
+      const text = String(payload.text ?? '');
+      streamed.text += text;
+      return { stream: 'stdout', text: unbounded(text) };
+    }
+    case 'assistant_text': {
+      const text = String(payload.text ?? '');
+      const printed = streamed.text;
+      streamed.text = '';
+      // The final text is authoritative: it normally just completes what streamed.
+      if (printed === '') return { stream: 'stdout', text: `${unbounded(text)}\n` };
+      return { stream: 'stdout', text: text.startsWith(printed) ? `${unbounded(text.slice(printed.length))}\n` : `\n${unbounded(text)}\n` };
+    }
     case 'tool_call':
     case 'tool_result':
     case 'tool_refused':

@@ -28,7 +28,6 @@ import { deleteModelCredential, inferKind, modelCredentialStatus, resolveModelCr
 import { configuredStoreKind, openSecretStore } from '../credentials/open-store.js';
 import { ApprovalQueue } from '../ipc/approval-queue.js';
 import type { Handlers } from '../ipc/dispatch.js';
-import type { PromptQuestion } from '../permissions/prompter.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
 import { namespaceDir, parseNamespace, resolveNamespace, type Namespace } from '../namespaces/namespace.js';
 import { GrantStore } from '../permissions/grant-store.js';
@@ -133,21 +132,6 @@ export function modelKeyInSecretStore(home: string): ModelKeyPort {
 
 const DEFAULT_PROFILE = 'default';
 
-/**
- * The run a permission question comes from: this process's one active run in that namespace
- * with that agent. When that is ambiguous the window shows the question without a conversation.
- */
-function locateQuestion(core: WardCore, question: PromptQuestion): { conversationId: string; runId: string } | null {
-  const store = core.store(parseNamespace(question.namespace));
-  const found: { conversationId: string; runId: string }[] = [];
-  for (const conversation of store.conversations.list()) {
-    const run = store.runs.activeFor(conversation.id);
-    if (run === undefined || run.ownerPid !== process.pid || (run.state !== 'running' && run.state !== 'admitted')) continue;
-    if (store.agents.getById(conversation.agentId, conversation.agentVersion).agentName === question.agent) found.push({ conversationId: conversation.id, runId: run.id });
-  }
-  return found.length === 1 ? found[0]! : null;
-}
-
 export interface DesktopCore {
   readonly app: AppService;
   readonly runs: RunService;
@@ -169,7 +153,7 @@ export async function startDesktopCore(options: {
   const policy = loadPolicy(options.env);
   const fixed = options.env.WARD_NAMESPACE || policy?.namespace ? resolveNamespace({ env: options.env.WARD_NAMESPACE, policy: policy?.namespace ?? undefined }).name : undefined;
   const broker = await Broker.start();
-  const approvals = new ApprovalQueue(options.runOptions?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, (question) => locateQuestion(options.core, question));
+  const approvals = new ApprovalQueue(options.runOptions?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS);
   const runs = new RunService({
     core: options.core,
     broker,

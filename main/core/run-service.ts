@@ -25,6 +25,7 @@ import { checkInit } from '../runner/init-check.js';
 import { cliVerificationCache, verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
 import type { CliMessage, ResultMessage } from '../runner/stream-parser.js';
+import { TextDeltaCoalescer } from '../runner/text-deltas.js';
 import type { Conversation } from '../store/conversations.js';
 import type { EventInput } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
@@ -109,6 +110,8 @@ export interface RunHandle {
 export const MAX_PROMPT_BYTES = 1024 * 1024;
 const MAX_TEXT_EVENT_CHARS = 256 * 1024;
 const MAX_ARGUMENT_EVENT_BYTES = 64 * 1024;
+/** How much of a tool's result the timeline shows (the model got all of it). */
+export const TOOL_RESULT_PREVIEW_BYTES = 2 * 1024;
 const TERMINAL: readonly RunState[] = ['stopped', 'succeeded', 'failed'];
 /** How often a run owned by another Ward process is polled when attaching to it. */
 const FOREIGN_POLL_MS = 250;
@@ -333,6 +336,16 @@ export class RunService {
     const brokerInFlight = new Set<string>();
     const finishedByTool = new Map<string, { ok: boolean; errorCode?: string; bytes: number; durationMs: number }[]>();
     const toolUses = new Map<string, { tool: string; startedAt: number }>();
+    const deltas = new TextDeltaCoalescer({
+      emit: (delta) => emit('assistant_delta', delta),
+      redact,
+      secrets: () => secrets,
+      maxChars: MAX_TEXT_EVENT_CHARS,
+      onError: (error) => {
+        active.abortReason ??= `aborted: could not record the turn (${describeError(error)})`;
+        active.child?.killGroup();
+      },
+    });
 
     try {
       const conversation = store.conversations.get(conversationId);
@@ -371,6 +384,7 @@ export class RunService {
         agentName: agentVersion.agentName,
         namespace: ns.name,
         routes,
+        runId,
         prompter: this.options.prompter ?? noOnePrompter,
         promptTimeoutMs: this.options.promptTimeoutMs,
         audit: (record) => emit(PERMISSION_DECISION_EVENT, record),
@@ -438,7 +452,11 @@ export class RunService {
             if (!resume) store.conversations.markSessionStarted(conversationId);
             return;
           }
+          case 'text_delta':
+            deltas.push(message.text);
+            return;
           case 'assistant_text':
+            deltas.complete();
             emit('assistant_text', { text: truncateText(redact(message.text)) });
             return;
           case 'tool_use': {
@@ -459,6 +477,7 @@ export class RunService {
               bytes: broker?.bytes ?? message.bytes,
               durationMs: Math.round(broker?.durationMs ?? (use === undefined ? 0 : performance.now() - use.startedAt)),
               errorCode: broker?.ok === false ? (broker.errorCode ?? 'error') : message.isError ? 'tool_error' : null,
+              ...resultPreview(redact(message.text)),
             });
             return;
           }
@@ -486,6 +505,7 @@ export class RunService {
         try {
           // After an abort nothing more the child says is recorded as part of the turn.
           for (const message of messages) if (active.abortReason === null) onMessage(message);
+          if (active.abortReason === null) deltas.afterChunk();
           const events = pending;
           pending = null;
           this.journal(store, conversationId, runId, events);
@@ -524,6 +544,7 @@ export class RunService {
       // soon as the child is gone, not after the drain (B2).
       active.child?.killGroup();
       runDir?.remove();
+      deltas.close();
       // An open permission question is withdrawn: nobody waits for an answer to a finished run.
       closePermissions();
       try {
@@ -533,6 +554,8 @@ export class RunService {
       }
       await upstreams?.close().catch(() => undefined);
       try {
+        // Text streamed before the turn ended stays, even without its final assistant_text.
+        if (active.abortReason === null) deltas.finish();
         // Every tool_call gets a tool_result, even when the CLI died before printing one; the
         // model never saw it (delivered: false), but the upstream call may have had its effect.
         for (const [toolUseId, use] of toolUses) {
@@ -611,6 +634,13 @@ function titleOf(prompt: string): string {
 
 function truncateText(text: string): string {
   return text.length > MAX_TEXT_EVENT_CHARS ? `${text.slice(0, MAX_TEXT_EVENT_CHARS)}… [truncated ${text.length - MAX_TEXT_EVENT_CHARS} characters]` : text;
+}
+
+/** The start of a tool's result for the timeline, cut at a character boundary; shown as inert text. */
+function resultPreview(text: string): { preview: string; previewTruncated: boolean } {
+  if (Buffer.byteLength(text) <= TOOL_RESULT_PREVIEW_BYTES) return { preview: text, previewTruncated: false };
+  const cut = Buffer.from(text).subarray(0, TOOL_RESULT_PREVIEW_BYTES).toString('utf8');
+  return { preview: cut.endsWith('\ufffd') ? cut.slice(0, -1) : cut, previewTruncated: true };
 }
 
 function boundedArguments(input: unknown, redact: (text: string) => string): unknown {

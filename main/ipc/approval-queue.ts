@@ -11,9 +11,6 @@ import { WardError } from '../core/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import type { PromptAnswer, PromptQuestion, Prompter } from '../permissions/prompter.js';
 
-/** Which conversation and run a question belongs to, when that can be told. */
-export type QuestionLocator = (question: PromptQuestion) => { conversationId: string; runId: string } | null;
-
 const TO_PROMPT: Readonly<Record<ApprovalAnswer, PromptAnswer>> = { allow_once: 'once', allow_conversation: 'conversation', deny: 'deny' };
 const FROM_PROMPT: Partial<Record<PromptAnswer, ApprovalAnswer>> = { once: 'allow_once', conversation: 'allow_conversation', deny: 'deny' };
 const VERB: Readonly<Record<PromptQuestion['kind'], string>> = {
@@ -43,7 +40,6 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
 
   constructor(
     private readonly timeoutMs: number,
-    private readonly locate: QuestionLocator = () => null,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -51,12 +47,12 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
     return new Promise((resolve) => {
       if (signal.aborted) return resolve('deny');
       const id = randomUUID();
-      const where = this.locate(question);
       const choices = question.choices.map((choice) => FROM_PROMPT[choice]).filter((choice): choice is ApprovalAnswer => choice !== undefined);
       const view: PendingApprovalView = {
         id,
-        conversationId: where?.conversationId ?? null,
-        runId: where?.runId ?? null,
+        // Stated by the run that asks (RunPermissions), never guessed.
+        conversationId: question.conversationId ?? null,
+        runId: question.runId ?? null,
         agent: displayText(question.agent, 64),
         tool: displayText(question.tool, 100),
         summary: `wants to ${VERB[question.kind]} ${displayText(question.value, 300)}`,

@@ -15,6 +15,9 @@ export interface PromptQuestion {
   readonly reason: string;
   readonly agent: string;
   readonly namespace: string;
+  /** The conversation and run that ask, so a window shows the question in the right chat. */
+  readonly conversationId?: string | null;
+  readonly runId?: string | null;
   /** The answers this question accepts; a compound command can only be allowed once. */
   readonly choices: readonly PromptAnswer[];
 }

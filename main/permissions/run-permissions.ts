@@ -24,6 +24,8 @@ export interface RunPermissionsOptions {
   /** Persistent grants; without a store, "for this conversation" and "always" act like "once". */
   readonly grants: GrantStore | null;
   readonly conversationId: string;
+  /** The run that asks; carried in prompts so the UI shows them in the right chat. */
+  readonly runId?: string;
   readonly agentId: string;
   readonly agentName: string;
   readonly namespace: string;
@@ -244,6 +246,8 @@ export class RunPermissions {
       reason,
       agent: this.options.agentName,
       namespace: this.options.namespace,
+      conversationId: this.options.conversationId,
+      runId: this.options.runId ?? null,
       choices,
     };
     try {

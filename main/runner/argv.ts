@@ -48,6 +48,8 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     '--output-format',
     'stream-json',
     '--verbose',
+    // Text deltas as `stream_event` lines, so the answer streams; the full `assistant` line still follows.
+    '--include-partial-messages',
     input.resume ? '--resume' : '--session-id',
     input.sessionId,
     '--strict-mcp-config',

@@ -31,6 +31,8 @@ export interface ResultMessage {
 export type CliMessage =
   | InitMessage
   | { readonly kind: 'assistant_text'; readonly text: string; readonly messageId: string | null }
+  /** A piece of assistant text as it streams (`--include-partial-messages`); the `assistant_text` that follows is authoritative. */
+  | { readonly kind: 'text_delta'; readonly text: string }
   | { readonly kind: 'tool_use'; readonly toolUseId: string; readonly name: string; readonly input: unknown }
   | { readonly kind: 'tool_result'; readonly toolUseId: string; readonly isError: boolean; readonly bytes: number; readonly text: string }
   | ResultMessage
@@ -111,6 +113,17 @@ export function parseStreamLine(line: string): CliMessage[] {
         out.push({ kind: 'tool_result', toolUseId: block.tool_use_id, isError: block.is_error === true, bytes: Buffer.byteLength(text), text });
       }
       return out;
+    }
+    case 'stream_event': {
+      // Messages-API events relayed by `--include-partial-messages`; only top-level text deltas
+      // matter (a subagent's stream carries a parent_tool_use_id).
+      const event = value.event;
+      if (!isObject(event)) return [unexpected('stream_event', line)];
+      const delta = event.delta;
+      if (event.type !== 'content_block_delta' || !isObject(delta) || delta.type !== 'text_delta' || (value.parent_tool_use_id ?? null) !== null) {
+        return [{ kind: 'ignored', type: `stream_event/${String(event.type)}` }];
+      }
+      return typeof delta.text === 'string' ? [{ kind: 'text_delta', text: delta.text }] : [unexpected('stream_event', line)];
     }
     case 'result': {
       if (typeof value.subtype !== 'string' || typeof value.is_error !== 'boolean') return [unexpected('result', line)];

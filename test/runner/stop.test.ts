@@ -59,7 +59,7 @@ describe('Stop (R6)', () => {
     const events = harness.events(handle.conversationId);
     // The CLI reports usage for the interrupted turn when it exits gracefully; not part of the point here.
     // tool_drained appears when the upstream call ended after the CLI had printed its own result.
-    expect(types(events).filter((type) => !['usage', 'permission_decision', 'tool_drained'].includes(type))).toEqual([
+    expect(types(events).filter((type) => !['usage', 'permission_decision', 'tool_drained', 'assistant_delta'].includes(type))).toEqual([
       'run_started',
       'user_prompt',
       'assistant_text',

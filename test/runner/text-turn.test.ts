@@ -16,7 +16,8 @@ describe('a text turn with the real CLI', () => {
     const outcome = await handle.done;
     expect(outcome).toMatchObject({ state: 'succeeded', reason: null });
     const events = harness.events(handle.conversationId);
-    expect(types(events)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+    // Streamed deltas (if the stream was slow enough to need any) are covered in streaming.test.ts.
+    expect(types(events).filter((type) => type !== 'assistant_delta')).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
     expect(payloads(events, 'assistant_text')[0]).toEqual({ text: 'Hello from the scripted model.' });
     expect(payloads(events, 'usage')[0]).toMatchObject({ inputTokens: 21, outputTokens: 7 });
     expect(payloads(events, 'run_finished')[0]).toEqual({ state: 'succeeded', reason: null });

@@ -62,7 +62,11 @@ describe('ward run (the built command)', () => {
 
     const json = await wardRun(env, ['run', '--json', '--conversation', conversation], 'a piped prompt');
     expect(json.status).toBe(0);
-    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; seq: number; payload: Record<string, unknown> });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; seq: number; payload: Record<string, unknown> })
+      .filter((event) => event.type !== 'assistant_delta');
     expect(events.map((event) => event.type)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
     expect(events[0]!.seq).toBe(6);
     expect(events[1]!.payload).toEqual({ text: 'a piped prompt' });
@@ -77,8 +81,15 @@ describe('ward run (the built command)', () => {
     const second = await wardRun(env, ['run', '--json', '--request-id', 'req-cli-1', '--', 'same input']);
     const firstResult = await first;
     expect(firstResult.status).toBe(0);
+    // The human view printed the streamed deltas as they came and the final text not a second time.
+    expect(firstResult.stdout).toBe('one two three four five six\n');
     expect(second.status).toBe(0);
-    const events = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
+    const all = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
+    // The slow stream came as deltas first; they add up to the final text.
+    const deltas = all.filter((event) => event.type === 'assistant_delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((event) => event.payload.text).join('')).toBe('one two three four five six');
+    const events = all.filter((event) => event.type !== 'assistant_delta');
     expect(events.map((event) => event.type)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
     expect(events[2]!.payload.text).toBe('one two three four five six');
     expect(provider.conversationRequests()).toHaveLength(1);

@@ -20,10 +20,10 @@ const ns = parseNamespace('default');
 
 describe('the desktop approval queue (P3)', () => {
   it('shows the question with the choices the window offers and the deadline, and settles with the answer', async () => {
-    const queue = new ApprovalQueue(120_000, () => ({ conversationId: 'c1', runId: 'r1' }), () => NOW);
+    const queue = new ApprovalQueue(120_000, () => NOW);
     const changes: string[] = [];
     queue.onChange((name) => changes.push(name));
-    const answer = queue.ask(question(), new AbortController().signal);
+    const answer = queue.ask(question({ conversationId: 'c1', runId: 'r1' }), new AbortController().signal);
     const [pending] = queue.pending(ns);
     expect(pending).toMatchObject({
       conversationId: 'c1',
@@ -38,6 +38,18 @@ describe('the desktop approval queue (P3)', () => {
     await expect(answer).resolves.toBe('conversation');
     expect(queue.pending(ns)).toEqual([]);
     expect(changes).toEqual(['default', 'default']);
+  });
+
+  it('places each question in the conversation and run that asked, even for the same agent twice; an unplaced one is window-wide', () => {
+    const queue = new ApprovalQueue(120_000, () => NOW);
+    void queue.ask(question({ conversationId: 'conv-a', runId: 'run-a' }), new AbortController().signal);
+    void queue.ask(question({ conversationId: 'conv-b', runId: 'run-b' }), new AbortController().signal);
+    void queue.ask(question(), new AbortController().signal);
+    expect(queue.pending(ns).map((view) => [view.agent, view.conversationId, view.runId])).toEqual([
+      ['helper', 'conv-a', 'run-a'],
+      ['helper', 'conv-b', 'run-b'],
+      ['helper', null, null],
+    ]);
   });
 
   it('a withdrawn question (the run timed out or ended) is a deny and leaves the list', async () => {

@@ -11,7 +11,7 @@ import { prompterFor } from '../../permissions/terminal-prompter.js';
 import { loadPolicy } from '../../policy/policy.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { formatLive } from '../format-event.js';
+import { formatLive, newStreamedText, type StreamedText } from '../format-event.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 
 const STDIN_TIMEOUT_MS = 10 * 60_000;
@@ -33,20 +33,21 @@ async function storedCredential(home: string, ns: Namespace, env: NodeJS.Process
   return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
 }
 
-function show(io: CliIo, json: boolean, event: JournalEvent): void {
+function show(io: CliIo, json: boolean, event: JournalEvent, streamed: StreamedText): void {
   if (io.stdout.destroyed) return; // the reader went away (EPIPE); the run is being stopped
   if (json) return writeJson(io.stdout, event);
-  const line = formatLive(event);
+  const line = formatLive(event, streamed);
   if (line !== null) (line.stream === 'stdout' ? io.stdout : io.stderr).write(line.text);
 }
 
 /** Prints the run's events as they are committed; for a run owned by another process, by polling. */
 function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => Promise<void> {
   let finished = false;
+  const streamed = newStreamedText();
   const print = (event: JournalEvent) => {
     if (event.runId !== handle.runId) return;
     if (event.type === 'run_finished') finished = true;
-    show(io, json, event);
+    show(io, json, event, streamed);
   };
   if (!handle.attached || handle.childPid() !== undefined) {
     const unsubscribe = store.journal.subscribe(handle.conversationId, handle.cursor, print);

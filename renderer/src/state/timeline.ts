@@ -9,7 +9,14 @@ export type ToolStatus = 'running' | 'ok' | 'error';
 
 export type TimelineItem =
   | { readonly kind: 'user'; readonly key: string; readonly text: string }
-  | { readonly kind: 'assistant'; readonly key: string; readonly runId: string | null; readonly text: string }
+  | {
+      readonly kind: 'assistant';
+      readonly key: string;
+      readonly runId: string | null;
+      readonly text: string;
+      /** Set while a block streams: its index in the run and the text before it, for the final text to replace the deltas. */
+      readonly streaming?: { readonly messageIndex: number; readonly before: string } | null;
+    }
   | {
       readonly kind: 'tool';
       readonly key: string;
@@ -53,6 +60,14 @@ const firstNumber = (payload: Json, ...keys: string[]): number | null => {
 
 function bounded(text: string): string {
   return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}… (${text.length - MAX_SHOWN_CHARS} more characters)` : text;
+}
+
+/**
+ * Tool output is shown as text, never HTML; control, bidi and zero-width characters are shown
+ * as escapes so they cannot reorder or hide what is on screen. Line breaks and tabs stay.
+ */
+export function inert(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
 }
 
 function stringify(value: unknown): string {
@@ -122,10 +137,28 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         if (text !== null) items.push({ kind: 'user', key, text: bounded(text) });
         break;
       }
+      case 'assistant_delta': {
+        const text = firstString(payload, 'text') ?? '';
+        const messageIndex = firstNumber(payload, 'messageIndex') ?? 0;
+        const last = items[items.length - 1];
+        if (last?.kind === 'assistant' && last.runId === event.runId && last.streaming?.messageIndex === messageIndex) {
+          // Past the display bound the rest is not shown anyway; the final text settles it.
+          if (last.text.length < MAX_SHOWN_CHARS) items[items.length - 1] = { ...last, text: bounded(`${last.text}${text}`) };
+        } else if (last?.kind === 'assistant' && last.runId === event.runId) {
+          const before = `${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}`;
+          items[items.length - 1] = { ...last, text: bounded(`${before}${text}`), streaming: { messageIndex, before } };
+        } else {
+          items.push({ kind: 'assistant', key, runId: event.runId, text: bounded(text), streaming: { messageIndex, before: '' } });
+        }
+        break;
+      }
       case 'assistant_text': {
         const text = firstString(payload, 'text') ?? '';
         const last = items[items.length - 1];
-        if (last?.kind === 'assistant' && last.runId === event.runId) {
+        if (last?.kind === 'assistant' && last.runId === event.runId && last.streaming != null) {
+          // The final text is authoritative: it replaces what the deltas built up.
+          items[items.length - 1] = { ...last, text: bounded(`${last.streaming.before}${text}`), streaming: null };
+        } else if (last?.kind === 'assistant' && last.runId === event.runId) {
           items[items.length - 1] = { ...last, text: bounded(`${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}${text}`) };
         } else {
           items.push({ kind: 'assistant', key, runId: event.runId, text: bounded(text) });
@@ -155,9 +188,12 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         const isError = payload.isError === true || payload.ok === false || typeof payload.error === 'string' || typeof payload.errorCode === 'string';
         const errorCode = firstString(payload, 'errorCode');
         const bytes = firstNumber(payload, 'bytes');
+        const preview = firstString(payload, 'preview');
         const output =
-          firstString(payload, 'text', 'result', 'message', 'error') ??
-          (errorCode !== null ? errorCode : bytes !== null ? `${bytes} bytes returned to the model` : stringify(payload.content));
+          preview !== null && preview !== ''
+            ? `${errorCode !== null ? `${errorCode}: ` : ''}${inert(preview)}${payload.previewTruncated === true ? `… (${bytes ?? 'more'} bytes in all)` : ''}`
+            : (firstString(payload, 'text', 'result', 'message', 'error') ??
+              (errorCode !== null ? errorCode : bytes !== null ? `${bytes} bytes returned to the model` : stringify(payload.content)));
         const measured = firstNumber(payload, 'durationMs');
         if (index === undefined) {
           items.push({ kind: 'tool', key, callId, tool: firstString(payload, 'name', 'tool') ?? 'tool', args: '', status: isError ? 'error' : 'ok', output: bounded(output), durationMs: measured, startedAt: event.createdAt });

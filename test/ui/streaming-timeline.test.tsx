@@ -1,0 +1,102 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import type { JournalEventView } from '../../preload/contract.js';
+import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
+import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { click, render } from './render.js';
+
+let seq = 0;
+function event(type: string, payload: unknown, runId = 'run-1'): JournalEventView {
+  seq += 1;
+  return { seq, runId, type, payload, createdAt: '2026-03-01T12:00:00.000Z' };
+}
+const texts = (items: readonly TimelineItem[]) => items.map((item) => (item.kind === 'tool' ? `[${item.tool}]` : item.text));
+
+describe('the chat text grows as deltas arrive', () => {
+  it('appends each delta to the answer, then the final text replaces what they built up', () => {
+    seq = 0;
+    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', {}), event('user_prompt', { text: 'hi' }), event('assistant_delta', { text: 'Hel', messageIndex: 0 })]);
+    expect(texts(state.items)).toEqual(['hi', 'Hel']);
+    state = applyEvents(state, [event('assistant_delta', { text: 'lo, wor', messageIndex: 0 })]);
+    expect(texts(state.items)).toEqual(['hi', 'Hello, wor']);
+    // The final text is authoritative, even where it differs from the sum of the deltas.
+    state = applyEvents(state, [event('assistant_text', { text: 'Hello, world!' })]);
+    expect(texts(state.items)).toEqual(['hi', 'Hello, world!']);
+    expect(state.items[1]).toMatchObject({ kind: 'assistant', streaming: null });
+  });
+
+  it('a second block of the same run streams after the first, and one after a tool call starts a new message', () => {
+    seq = 0;
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', {}),
+      event('assistant_delta', { text: 'One', messageIndex: 0 }),
+      event('assistant_text', { text: 'One.' }),
+      event('assistant_delta', { text: 'Tw', messageIndex: 1 }),
+      event('assistant_text', { text: 'Two.' }),
+      event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: {} }),
+      event('assistant_delta', { text: 'Thr', messageIndex: 2 }),
+    ]);
+    expect(texts(state.items)).toEqual(['One.\n\nTwo.', '[echo]', 'Thr']);
+  });
+
+  it('replaying from any cursor gives the same text as following live (J1)', () => {
+    seq = 0;
+    const events = [
+      event('run_started', {}),
+      event('assistant_delta', { text: 'a', messageIndex: 0 }),
+      event('assistant_delta', { text: 'b', messageIndex: 0 }),
+      event('assistant_text', { text: 'ab' }),
+      event('assistant_delta', { text: 'c', messageIndex: 1 }),
+      event('run_finished', { state: 'stopped', reason: 'stopped by the user' }),
+    ];
+    const once = applyEvents(EMPTY_CONVERSATION, events);
+    let live = EMPTY_CONVERSATION;
+    for (const one of events) live = applyEvents(live, [one]);
+    expect(live).toEqual(once);
+    // A stopped block keeps the text that streamed before the stop.
+    expect(texts(once.items)).toEqual(['ab\n\nc', 'Stopped']);
+  });
+
+  it("keeps another run's deltas out of this run's answer", () => {
+    seq = 0;
+    const state = applyEvents(EMPTY_CONVERSATION, [event('assistant_text', { text: 'earlier answer' }, 'run-0'), event('assistant_delta', { text: 'new', messageIndex: 0 }, 'run-1')]);
+    expect(texts(state.items)).toEqual(['earlier answer', 'new']);
+  });
+});
+
+describe('a tool entry shows the result or error preview', () => {
+  it('shows the preview main journaled, the error code before an error, and a cut preview as cut', () => {
+    seq = 0;
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: { text: 'hi' } }),
+      event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true, bytes: 2, durationMs: 3, errorCode: null, preview: 'hi', previewTruncated: false }),
+      event('tool_call', { toolUseId: 't2', tool: 'fail', arguments: {} }),
+      event('tool_result', { toolUseId: 't2', tool: 'fail', ok: false, bytes: 29, durationMs: 3, errorCode: 'tool_error', preview: 'the fixture failed on purpose', previewTruncated: false }),
+      event('tool_call', { toolUseId: 't3', tool: 'huge', arguments: {} }),
+      event('tool_result', { toolUseId: 't3', tool: 'huge', ok: true, bytes: 10_000, durationMs: 3, errorCode: null, preview: 'xxxx', previewTruncated: true }),
+    ]);
+    const outputs = state.items.map((item) => (item.kind === 'tool' ? [item.status, item.output] : null));
+    expect(outputs).toEqual([
+      ['ok', 'hi'],
+      ['error', 'tool_error: the fixture failed on purpose'],
+      ['ok', 'xxxx… (10000 bytes in all)'],
+    ]);
+  });
+
+  it('renders the preview as inert text: markup stays text, bidi and control characters show as escapes', async () => {
+    seq = 0;
+    const hostile = '<img src=x onerror="globalThis.pwned=1"> \u202eevil\u200b\u0007\nnext line';
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: {} }),
+      event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true, bytes: 60, durationMs: 1, errorCode: null, preview: hostile, previewTruncated: false }),
+    ]);
+    const item = state.items[0] as Extract<TimelineItem, { kind: 'tool' }>;
+    const view = await render(<ToolCallEntry item={item} />);
+    await click(view.container.querySelector('.tool-summary') as HTMLButtonElement);
+    const output = view.container.querySelector('.tool-output')!;
+    expect(output.textContent).toBe('<img src=x onerror="globalThis.pwned=1"> \\u{202e}evil\\u{200b}\\u{7}\nnext line');
+    expect(output.querySelector('img')).toBeNull();
+    expect((globalThis as { pwned?: number }).pwned).toBeUndefined();
+    await view.unmount();
+  });
+});
