@@ -157,10 +157,17 @@ export const CONTRACT = {
   'agents.list': channel<AgentView[]>()(z.strictObject({ ...inNamespace })),
   /**
    * Publishes the next version with new instructions, keeping the named subset of the tools
-   * pinned in the latest version (pinning new tools talks to upstreams: `ward agents create`).
+   * pinned in the latest version, plus `addTools` (`CONNECTION/TOOL` or `CONNECTION/*`) pinned
+   * from the namespace's connections as they list them now.
    */
   'agents.publish': channel<AgentView>()(
-    z.strictObject({ ...inNamespace, name: agentName, instructions: z.string().max(256 * 1024), keepTools: z.array(z.string().min(1).max(64)).max(256) }),
+    z.strictObject({
+      ...inNamespace,
+      name: agentName,
+      instructions: z.string().max(256 * 1024),
+      keepTools: z.array(z.string().min(1).max(64)).max(256),
+      addTools: z.array(z.string().min(3).max(200)).max(256).optional(),
+    }),
   ),
 
   /** Grants the agent a permission for every conversation (`--allow-read=…` style; relative paths are under the home folder). */

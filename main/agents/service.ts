@@ -88,7 +88,7 @@ export async function createAgentVersion(
  * Pins connection tools as the server lists them now: the listing is refreshed first, so a
  * schema that changed since `ward connections tools` shows as changed here (B3), not pinned.
  */
-async function pinConnectionTools(connections: ConnectionSource, selectors: readonly ToolSelector[]): Promise<ConnectionTool[]> {
+export async function pinConnectionTools(connections: ConnectionSource, selectors: readonly ToolSelector[]): Promise<ConnectionTool[]> {
   const discovered = new Set<string>();
   const pinned: ConnectionTool[] = [];
   for (const { upstream: connection, tool } of selectors) {

@@ -22,6 +22,7 @@ import type {
   SettingsView,
 } from '../../preload/contract.js';
 import { openConnections, type ConnectionManager } from '../connections/index.js';
+import { parseToolSelector, pinConnectionTools } from '../agents/service.js';
 import { connectionPort, toWindowView } from '../connections/port.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, toolSource, type AgentSpec } from '../agents/spec.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, resolveModelCredential as resolveStoredCredential, setModelCredential } from '../credentials/model-credential.js';
@@ -554,7 +555,7 @@ export class AppService {
     };
   }
 
-  private publishAgent({ namespace, name, instructions, keepTools }: ParsedPayload<'agents.publish'>): AgentView {
+  private async publishAgent({ namespace, name, instructions, keepTools, addTools = [] }: ParsedPayload<'agents.publish'>): Promise<AgentView> {
     const store = this.store(namespace);
     const latest = store.agents.find(name);
     const base: AgentSpec = latest === undefined ? { ...DEFAULT_AGENT_SPEC, instructions } : parseAgentSpec(latest.spec);
@@ -563,7 +564,9 @@ export class AppService {
     if (unknown.length > 0) {
       throw new WardError('usage', `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}; pin new tools with "ward agents create"`);
     }
-    const spec = parseAgentSpec({ ...base, instructions, tools: base.tools.filter((tool) => keepTools.includes(tool.exposedName)) });
+    const selectors = addTools.map(parseToolSelector);
+    const added = selectors.length === 0 ? [] : await this.withConnections(namespace, (manager) => pinConnectionTools(manager, selectors));
+    const spec = parseAgentSpec({ ...base, instructions, tools: [...base.tools.filter((tool) => keepTools.includes(tool.exposedName)), ...added] });
     return this.agentView(store.agents.publish(name, spec), store);
   }
 
