@@ -43,6 +43,7 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
     case 'provider_timeout':
     case 'lock_timeout':
     case 'cli_pin_mismatch':
+    case 'sandbox_unavailable':
     case 'policy_invalid':
     case 'unavailable':
       return EXIT.unavailable;

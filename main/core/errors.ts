@@ -31,6 +31,7 @@ export type WardErrorCode =
   | 'not_signed_in'
   | 'unauthorized'
   | 'cli_pin_mismatch'
+  | 'sandbox_unavailable'
   | 'run_failed'
   | 'unavailable'
   | 'invalid_grant'

@@ -22,6 +22,7 @@ import { buildCliArgs, mcpToolName } from '../runner/argv.js';
 import { CliProcess } from '../runner/child.js';
 import { buildChildEnv, type ModelCredential } from '../runner/env.js';
 import { checkInit } from '../runner/init-check.js';
+import { assertSandbox, sandboxLaunch, sandboxState, type SandboxOptions } from '../runner/sandbox.js';
 import { cliVerificationCache, verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
 import type { CliMessage, ResultMessage } from '../runner/stream-parser.js';
@@ -72,6 +73,8 @@ export interface RunServiceOptions {
   readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
   /** The namespace's connections for a run that pins connection tools (default: openConnections with the configured secret store). */
   readonly openConnections?: (ns: Namespace) => ConnectionManager;
+  /** The OS sandbox for the child (default: WARD_SANDBOX in `env`, auto; bwrap from its PATH). */
+  readonly sandbox?: SandboxOptions;
 }
 
 export interface StartTurnInput {
@@ -173,6 +176,8 @@ export class RunService {
     const workspace = input.workspace === undefined ? undefined : this.checkWorkspace(input.workspace);
     const rules = input.permissions ?? [];
     assertRulesAllowed(this.policy, rules);
+    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned.
+    assertSandbox(sandboxState(this.env, this.options.sandbox));
     if (this.policy?.namespace != null && this.policy.namespace !== input.namespace.name) {
       throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${this.policy.reason}, which fixes the namespace to ${this.policy.namespace}`);
     }
@@ -500,7 +505,12 @@ export class RunService {
         }
       };
 
-      active.child = new CliProcess({ binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes }, (messages) => {
+      const launch = sandboxLaunch(
+        sandboxState(this.env, this.options.sandbox),
+        { binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes },
+        { writable: [workspace, configDir], readOnly: [runDir.dir] },
+      );
+      active.child = new CliProcess(launch, (messages) => {
         pending = [];
         try {
           // After an abort nothing more the child says is recorded as part of the turn.

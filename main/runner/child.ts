@@ -5,6 +5,7 @@
  * a terminal `result`), then SIGKILL to the whole group when the grace period runs out.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { findInnerProcess } from './sandbox.js';
 import { StreamJsonParser, type CliMessage } from './stream-parser.js';
 
 export interface CliLaunch {
@@ -14,6 +15,8 @@ export interface CliLaunch {
   readonly cwd: string;
   readonly prompt: string;
   readonly maxLineBytes?: number;
+  /** Set when `binary` is the sandbox wrapping the pinned CLI: the CLI binary, whose process gets the interrupt. */
+  readonly inner?: string;
 }
 
 export interface CliExit {
@@ -32,9 +35,11 @@ const CLOSE_AFTER_EXIT_MS = 2_000;
 export class CliProcess {
   readonly exited: Promise<CliExit>;
   private readonly child: ChildProcess;
+  private readonly inner: string | undefined;
 
   /** `onMessages` gets the messages of one stdout chunk together, so they can be committed in one transaction. */
   constructor(launch: CliLaunch, onMessages: (messages: CliMessage[]) => void) {
+    this.inner = launch.inner;
     this.child = spawn(launch.binary, [...launch.args], {
       cwd: launch.cwd,
       env: { ...launch.env },
@@ -100,7 +105,11 @@ export class CliProcess {
   interrupt(): void {
     if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
       try {
-        this.child.kill('SIGINT');
+        // bwrap does not forward signals (SIGINT would end bwrap and, through --die-with-parent,
+        // SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending bwrap is right.
+        const inner = this.inner === undefined ? null : findInnerProcess(this.child.pid, this.inner);
+        if (inner !== null) process.kill(inner, 'SIGINT');
+        else this.child.kill('SIGINT');
       } catch {
         // already gone
       }

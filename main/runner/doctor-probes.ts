@@ -1,7 +1,7 @@
 import { describeError } from '../core/errors.js';
 import type { DoctorProbe } from '../core/doctor.js';
 import { cliVerificationCache, verifyPinnedCli } from './pin.js';
-import { runSelfTest } from './self-test.js';
+import { sandboxState } from './sandbox.js';
 
 /** R1 as `ward doctor` reports it: path, version and hash against the committed pin. */
 export const probePinnedCli: DoctorProbe = async (core) => {
@@ -20,6 +20,22 @@ export const probePinnedCli: DoctorProbe = async (core) => {
 
 /** `ward doctor --self-test`: one offline turn with the pinned CLI. */
 export const probeSelfTest: DoctorProbe = async () => {
+  // Loaded only for --self-test: it brings the broker and the MCP SDK, which plain doctor never needs.
+  const { runSelfTest } = await import('./self-test.js');
   const result = await runSelfTest();
   return { check: 'CLI self-test', status: result.ok ? 'ok' : 'error', detail: `${result.detail} (${result.durationMs} ms)`, data: { ...result } };
 };
+
+/** Whether `ward run` sandboxes the CLI (WARD_SANDBOX and a probe of bwrap); `require` without a sandbox fails. */
+export function probeSandbox(env: NodeJS.ProcessEnv): DoctorProbe {
+  return async () => {
+    try {
+      const state = sandboxState(env);
+      const status = state.bwrap !== null ? 'ok' : state.mode === 'require' ? 'error' : state.mode === 'off' ? 'warning' : process.platform === 'linux' ? 'warning' : 'not_configured';
+      const detail = state.mode === 'require' && state.bwrap === null ? `${state.detail}; WARD_SANDBOX=require, so ward run refuses to start runs` : state.detail;
+      return { check: 'sandbox', status, detail, data: { mode: state.mode, sandboxed: state.bwrap !== null, bwrap: state.bwrap } };
+    } catch (error) {
+      return { check: 'sandbox', status: 'error', detail: describeError(error) };
+    }
+  };
+}

@@ -1,7 +1,7 @@
 import { runDoctor, type DoctorCheck, type DoctorProbe } from '../../core/doctor.js';
 import { probeKeychain } from '../../credentials/keychain-probe.js';
 import { probePolicy } from '../../policy/doctor-probe.js';
-import { probePinnedCli, probeSelfTest } from '../../runner/doctor-probes.js';
+import { probePinnedCli, probeSandbox, probeSelfTest } from '../../runner/doctor-probes.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
@@ -12,12 +12,12 @@ const LABEL: Record<DoctorCheck['status'], string> = { ok: 'ok', warning: 'warn'
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the data folder, every namespace database, the keychain and the pinned CLI',
+  summary: 'check the data folder, every namespace database, the keychain, the pinned CLI and the sandbox',
   usage: 'ward doctor [--self-test] [--json]',
   async run(args, { io, core }) {
     const { values } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json, 'self-test': { type: 'boolean', default: false } }, false);
     // --self-test runs the pinned CLI once against a built-in offline endpoint.
-    const probes = [...PROBES, probePolicy(io.env)];
+    const probes = [...PROBES, probePolicy(io.env), probeSandbox(io.env)];
     const checks = await runDoctor(core(), values['self-test'] ? [...probes, probeSelfTest] : probes);
     for (const check of checks) {
       if (values.json) writeJson(io.stdout, check);
