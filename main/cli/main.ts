@@ -6,9 +6,9 @@ import { COMMANDS } from './commands/index.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { processIo, writeLine, type CliIo } from './io.js';
 
-function help(io: CliIo): void {
+async function help(io: CliIo): Promise<void> {
   writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
-  for (const command of COMMANDS) writeLine(io.stdout, `  ${command.name.padEnd(14)} ${command.summary}`);
+  for (const entry of COMMANDS) writeLine(io.stdout, `  ${entry.name.padEnd(14)} ${(await entry.load()).summary}`);
   writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage. Exit codes are listed in README.md.');
 }
 
@@ -16,14 +16,15 @@ function help(io: CliIo): void {
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    help(io);
+    await help(io);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (command === undefined) {
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  if (entry === undefined) {
     writeLine(io.stderr, `ward: unknown command ${JSON.stringify(name)}; run "ward help"`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (args.includes('--help') || args.includes('-h')) {
     writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
     return EXIT.ok;

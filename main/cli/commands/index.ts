@@ -1,17 +1,25 @@
 import type { Command } from '../command.js';
-import { agentsCommand } from './agents.js';
-import { connectionsCommand } from './connections.js';
-import { conversationsCommand } from './conversations.js';
-import { doctorCommand } from './doctor.js';
-import { loginCommand } from './login.js';
-import { logoutCommand } from './logout.js';
-import { namespaceCommand } from './namespace.js';
-import { permissionsCommand } from './permissions.js';
-import { providerCommand } from './provider.js';
-import { replayCommand } from './replay.js';
-import { reconcileCommand, runCommand } from './run.js';
-import { verifyCommand } from './verify.js';
-import { whoamiCommand } from './whoami.js';
+
+/** A subcommand and how to load it: each is its own chunk, so `ward X` loads only X's code. */
+export interface CommandEntry {
+  readonly name: string;
+  load(): Promise<Command>;
+}
 
 /** Every `ward` subcommand, in the order `ward help` lists them. */
-export const COMMANDS: readonly Command[] = [doctorCommand, runCommand, reconcileCommand, agentsCommand, connectionsCommand, namespaceCommand, conversationsCommand, replayCommand, verifyCommand, permissionsCommand, loginCommand, whoamiCommand, logoutCommand, providerCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
+  { name: 'run', load: async () => (await import('./run.js')).runCommand },
+  { name: 'reconcile', load: async () => (await import('./run.js')).reconcileCommand },
+  { name: 'agents', load: async () => (await import('./agents.js')).agentsCommand },
+  { name: 'connections', load: async () => (await import('./connections.js')).connectionsCommand },
+  { name: 'namespace', load: async () => (await import('./namespace.js')).namespaceCommand },
+  { name: 'conversations', load: async () => (await import('./conversations.js')).conversationsCommand },
+  { name: 'replay', load: async () => (await import('./replay.js')).replayCommand },
+  { name: 'verify', load: async () => (await import('./verify.js')).verifyCommand },
+  { name: 'permissions', load: async () => (await import('./permissions.js')).permissionsCommand },
+  { name: 'login', load: async () => (await import('./login.js')).loginCommand },
+  { name: 'whoami', load: async () => (await import('./whoami.js')).whoamiCommand },
+  { name: 'logout', load: async () => (await import('./logout.js')).logoutCommand },
+  { name: 'provider', load: async () => (await import('./provider.js')).providerCommand },
+];
