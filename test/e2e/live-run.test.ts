@@ -91,7 +91,8 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await expect(tool.locator('.tool-duration').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
     await tool.getByRole('button').click();
     await expect(tool.locator('.tool-args').textContent()).resolves.toContain('"text": "hello tools"');
-    await expect(tool.locator('.tool-output').textContent()).resolves.toMatch(/bytes returned to the model/);
+    // The result the model got, as the timeline's preview.
+    await expect(tool.locator('.tool-output').textContent()).resolves.toBe('hello tools');
     // The turn ended: the composer offers Send again, with no status left over.
     await page.getByRole('button', { name: 'Send' }).waitFor();
     await expect(page.getByTestId('run-state').textContent()).resolves.toBe('');

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GrantStore } from '../../main/permissions/grant-store.js';
+import { launchChromium, publishToolAgent, screenshot, startUiHarness, type UiHarness } from './harness/harness.js';
+
+let browser: Browser;
+let harness: UiHarness | undefined;
+const made: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
+  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
+  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('heading', { name: title }).waitFor();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(prompt);
+  await box.press('Enter');
+}
+
+describe('the chat streams the answer and places each approval in its own chat (real Chromium, real CLI)', () => {
+  it('shows partial answer text while the turn is still running, then the whole answer once', async () => {
+    const words = ['Streaming', 'arrives', 'piece', 'by', 'piece', 'while', 'the', 'model', 'is', 'still', 'writing', 'FINALWORD.'];
+    // 400 ms between word-sized deltas: the answer takes seconds to finish.
+    harness = await startUiHarness(browser, { script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
+    const page = await harness.open();
+    await startChat(page, 'default', 'Stream test', 'Tell me slowly');
+
+    const answer = page.locator('.message-assistant');
+    await answer.filter({ hasText: 'Streaming arrives' }).waitFor();
+    // Partial text is on screen while the turn runs: the end has not arrived and Stop is offered.
+    await expect(answer.textContent()).resolves.not.toContain('FINALWORD');
+    await expect(page.getByRole('button', { name: 'Stop', exact: true }).isVisible()).resolves.toBe(true);
+    await screenshot(page, 'chat-streaming');
+
+    await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: 30_000 });
+    await expect(answer.count()).resolves.toBe(1);
+    await expect(answer.locator('.markdown').textContent()).resolves.toBe(words.join(' '));
+    const store = harness.core.store(harness.ns);
+    const conversation = store.conversations.list()[0]!;
+    expect([...store.journal.read(conversation.id)].filter((event) => event.type === 'assistant_delta').length).toBeGreaterThan(1);
+  });
+
+  it('two chats with the same agent, each with a question pending: each prompt shows in its own chat', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-files-')));
+    made.push(root);
+    fs.mkdirSync(path.join(root, 'granted'));
+    for (const name of ['alpha.txt', 'beta.txt']) fs.writeFileSync(path.join(root, name), `${name}\n`);
+    harness = await startUiHarness(browser, {
+      script: [
+        { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(root, 'alpha.txt') } }] },
+        { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(root, 'beta.txt') } }] },
+        { blocks: [{ type: 'text', text: 'Alpha was read.' }] },
+        { blocks: [{ type: 'text', text: 'Beta was read.' }] },
+      ],
+    });
+    await publishToolAgent(harness);
+    // Read is offered to the agent (granted inside one folder), so reads elsewhere are asked about.
+    const store = harness.core.store(harness.ns);
+    new GrantStore(store.db).add({ scope: 'agent', agentId: store.agents.get('tooly').agentId, effect: 'allow', kind: 'read', value: path.join(root, 'granted'), grantedBy: 'test' });
+    const page = await harness.open();
+    const chat = page.getByRole('region', { name: 'Chat' });
+    const inChat = chat.getByTestId('approval');
+
+    await startChat(page, 'tooly', 'Alpha chat', 'read alpha');
+    await inChat.filter({ hasText: 'alpha.txt' }).waitFor();
+    await startChat(page, 'tooly', 'Beta chat', 'read beta');
+    await inChat.filter({ hasText: 'beta.txt' }).waitFor();
+    // In Beta's chat only Beta's question; Alpha's waits window-wide, outside the chat.
+    await expect(inChat.count()).resolves.toBe(1);
+    await expect(page.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(1);
+    await expect(chat.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(0);
+    await screenshot(page, 'chat-approvals-two-chats');
+
+    // Back in Alpha's chat, its own question is there and is answered there.
+    await page.getByRole('list', { name: 'Sessions' }).getByRole('button', { name: /Alpha chat/ }).click();
+    await page.getByRole('heading', { name: 'Alpha chat' }).waitFor();
+    await expect(inChat.count()).resolves.toBe(1);
+    await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*alpha\.txt/);
+    await inChat.getByRole('button', { name: 'Allow once' }).click();
+    await chat.getByText('Alpha was read.').waitFor({ timeout: 30_000 });
+
+    await page.getByRole('list', { name: 'Sessions' }).getByRole('button', { name: /Beta chat/ }).click();
+    await page.getByRole('heading', { name: 'Beta chat' }).waitFor();
+    await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*beta\.txt/);
+    await inChat.getByRole('button', { name: 'Deny' }).click();
+    await chat.getByText('Beta was read.').waitFor({ timeout: 30_000 });
+
+    // Each decision is journaled in the conversation whose run asked.
+    for (const [title, file, decision] of [
+      ['Alpha chat', 'alpha.txt', 'allow'],
+      ['Beta chat', 'beta.txt', 'deny'],
+    ] as const) {
+      const conversation = store.conversations.list().find((candidate) => candidate.title === title)!;
+      const decisions = [...store.journal.read(conversation.id)].filter((event) => event.type === 'permission_decision').map((event) => event.payload as { value: string; decision: string });
+      expect(decisions).toEqual([expect.objectContaining({ value: path.join(root, file), decision })]);
+    }
+  });
+});
