@@ -1,0 +1,58 @@
+/** RunService with an agent whose tools come from a connection: the run opens the namespace's connections and closes them with the run. */
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgentVersion } from '../../main/agents/service.js';
+import { openConnections } from '../../main/connections/index.js';
+import { payloads, startHarness, types, type Harness } from '../runner/harness.js';
+import { tempDir } from '../support/temp.js';
+import { alive, eventually, pids, stdioSpec } from './support.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(): Promise<Harness> {
+  const h: Harness = await startHarness([], { openConnections: (ns) => openConnections(h.core, ns, { store: { kind: 'file' } }) });
+  harness = h;
+  return h;
+}
+
+describe('RunService and connection tools', () => {
+  it('calls the pinned connection tool through the broker, and the connection server it started is gone when the run settles', async () => {
+    const h = await start();
+    h.core.store(h.ns);
+    const pidFile = path.join(tempDir(), 'server.pids');
+    const manager = openConnections(h.core, h.ns, { store: { kind: 'file' } });
+    await manager.add(stdioSpec('local', '--pid-file', pidFile));
+    await createAgentVersion(h.core.store(h.ns), { name: 'helper', instructions: 'Use echo.', tools: [{ upstream: 'local', tool: 'echo' }] }, h.env, {}, manager);
+    await manager.close();
+    const beforeRun = pids(pidFile).length;
+
+    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__local__echo', input: { text: 'in-process-5' } }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    const handle = h.service.startTurn({ namespace: h.ns, agent: 'helper', prompt: 'echo' });
+    expect(await handle.done).toMatchObject({ state: 'succeeded' });
+    const events = h.events(handle.conversationId);
+    expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'local__echo', ok: true });
+    // The run started its own server for the connection, and closed it after the broker drained.
+    const started = pids(pidFile).slice(beforeRun);
+    expect(started.length).toBeGreaterThan(0);
+    await eventually(() => started.every((pid) => !alive(pid)), 'the connection server started for the run to exit');
+  });
+
+  it('a pin that no longer holds fails the run with the reason before the CLI is spawned', async () => {
+    const h = await start();
+    h.core.store(h.ns);
+    const manager = openConnections(h.core, h.ns, { store: { kind: 'file' } });
+    await manager.add(stdioSpec('local'));
+    await createAgentVersion(h.core.store(h.ns), { name: 'helper', instructions: 'Use echo.', tools: [{ upstream: 'local', tool: 'echo' }] }, h.env, {}, manager);
+    manager.setToolEnabled('local', 'echo', false);
+    await manager.close();
+
+    const handle = h.service.startTurn({ namespace: h.ns, agent: 'helper', prompt: 'echo' });
+    expect(await handle.done).toMatchObject({ state: 'failed', reason: expect.stringContaining('agent helper@1 pins local/echo, which is turned off') });
+    expect(types(h.events(handle.conversationId))).toEqual(['run_started', 'user_prompt', 'run_finished']);
+    expect(h.provider.requests).toEqual([]);
+  });
+});
