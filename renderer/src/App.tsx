@@ -211,9 +211,11 @@ export function App({ api }: { api: WardApi }) {
         )}
         {approvals
           .filter((approval) => place.page !== 'chats' || approval.conversationId === null || approval.conversationId !== place.conversationId)
-          .map((approval) => (
-            <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
-          ))}
+          .map((approval) => {
+            const from = approval.conversationId;
+            const origin = from === null ? undefined : { title: conversations.find((conversation) => conversation.id === from)?.title ?? 'another chat', onOpen: () => go({ page: 'chats', conversationId: from }) };
+            return <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} origin={origin} />;
+          })}
         {!ready && <div className="chat-loading">Loading…</div>}
         {ready &&
           place.page === 'chats' &&

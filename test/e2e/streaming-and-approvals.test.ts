@@ -84,10 +84,13 @@ describe('the chat streams the answer and places each approval in its own chat (
     await expect(inChat.count()).resolves.toBe(1);
     await expect(page.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(1);
     await expect(chat.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(0);
+    // The window-wide prompt says which chat asks and leads there.
+    const elsewhere = page.getByTestId('approval').filter({ hasText: 'alpha.txt' });
+    await expect(elsewhere.locator('.approval-origin').textContent()).resolves.toBe('In the chat “Alpha chat” Open it');
     await screenshot(page, 'chat-approvals-two-chats');
 
-    // Back in Alpha's chat, its own question is there and is answered there.
-    await page.getByRole('list', { name: 'Sessions' }).getByRole('button', { name: /Alpha chat/ }).click();
+    // In Alpha's chat, its own question is there and is answered there.
+    await elsewhere.getByRole('button', { name: 'Open it' }).click();
     await page.getByRole('heading', { name: 'Alpha chat' }).waitFor();
     await expect(inChat.count()).resolves.toBe(1);
     await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*alpha\.txt/);

@@ -10,7 +10,23 @@ export function secondsLeft(expiresAt: string, now: number): number {
   return Number.isFinite(end) ? Math.max(0, Math.ceil((end - now) / 1_000)) : 0;
 }
 
-export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval: PendingApprovalView; onAnswer: (answer: ApprovalAnswer) => void; now?: number }) {
+/** Shown with a question from a chat other than the one open: which chat asks, and a way there. */
+export interface ApprovalOrigin {
+  readonly title: string;
+  readonly onOpen: () => void;
+}
+
+export function ApprovalPrompt({
+  approval,
+  onAnswer,
+  now: fixedNow,
+  origin,
+}: {
+  approval: PendingApprovalView;
+  onAnswer: (answer: ApprovalAnswer) => void;
+  now?: number;
+  origin?: ApprovalOrigin;
+}) {
   const [now, setNow] = useState(() => fixedNow ?? Date.now());
   const [sent, setSent] = useState(false);
   useEffect(() => {
@@ -34,6 +50,14 @@ export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval
         Tool <code>{approval.tool}</code> {approval.details}
       </div>
       <div className="muted">Asked because {approval.reason}</div>
+      {origin !== undefined && (
+        <div className="approval-origin">
+          In the chat “{origin.title}”{' '}
+          <button type="button" className="link-button" onClick={origin.onOpen}>
+            Open it
+          </button>
+        </div>
+      )}
       <div className="approval-time" aria-live="polite">
         {left > 0 ? `${left} s left — no answer denies` : 'Timed out: denied'}
       </div>
