@@ -93,6 +93,12 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     case 'tool_refused':
     case 'tool_drained':
       return { stream: 'stdout', text: `  ${summarize(event.type, payload)!}\n` };
+    case 'run_finished': {
+      // A stop cut a streamed block short: end its line before the outcome is printed.
+      const open = streamed.text !== '';
+      streamed.text = '';
+      return open ? { stream: 'stdout', text: '\n' } : null;
+    }
     case 'diagnostic':
     case 'run_stopping':
       return { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` };
