@@ -22,7 +22,7 @@ import { buildCliArgs, mcpToolName } from '../runner/argv.js';
 import { CliProcess } from '../runner/child.js';
 import { buildChildEnv, type ModelCredential } from '../runner/env.js';
 import { checkInit } from '../runner/init-check.js';
-import { assertSandbox, sandboxLaunch, sandboxState, type SandboxOptions } from '../runner/sandbox.js';
+import { assertSandbox, sandboxGrants, sandboxLaunch, sandboxState, type SandboxOptions } from '../runner/sandbox.js';
 import { cliVerificationCache, verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
 import type { CliMessage, ResultMessage } from '../runner/stream-parser.js';
@@ -508,7 +508,7 @@ export class RunService {
       const launch = sandboxLaunch(
         sandboxState(this.env, this.options.sandbox),
         { binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes },
-        { writable: [workspace, configDir], readOnly: [runDir.dir] },
+        { writable: [workspace, configDir], readOnly: [runDir.dir], grants: sandboxGrants(permissions.currentRules()) },
       );
       active.child = new CliProcess(launch, (messages) => {
         pending = [];

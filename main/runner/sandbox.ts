@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../core/errors.js';
+import type { Rule } from '../permissions/grants.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
 
@@ -62,9 +63,29 @@ export interface SandboxPaths {
   readonly cwd: string;
   /** The child's HOME, given an empty private tmpfs (so nothing of the real home is visible). */
   readonly home?: string;
+  /** Paths the run's grants name (sandboxGrants): bound when they exist at spawn. */
+  readonly grants?: SandboxGrants;
 }
 
-type Mount = { kind: 'tmpfs'; dest: string } | { kind: 'bind' | 'ro-bind'; src: string; dest: string };
+/** The file-system part of the run's permission rules, as the sandbox mirrors it. */
+export interface SandboxGrants {
+  readonly read: readonly string[];
+  readonly write: readonly string[];
+  /** Denied writes inside a granted write: bound read-only on top. */
+  readonly denyWrite: readonly string[];
+}
+
+/**
+ * The sandbox shows what the rules in force at spawn allow: read grants read-only, write grants
+ * read-write, denied writes read-only. A later approval at a prompt cannot widen a running
+ * sandbox, so a path outside these stays invisible to the child even when approved.
+ */
+export function sandboxGrants(rules: readonly Rule[]): SandboxGrants {
+  const values = (effect: Rule['effect'], kind: Rule['kind']) => rules.filter((rule) => rule.effect === effect && rule.kind === kind && path.isAbsolute(rule.value)).map((rule) => rule.value);
+  return { read: values('allow', 'read'), write: values('allow', 'write'), denyWrite: values('deny', 'write') };
+}
+
+type Mount = { kind: 'tmpfs' | 'proc' | 'dev'; dest: string } | { kind: 'bind' | 'ro-bind' | 'bind-try' | 'ro-bind-try'; src: string; dest: string };
 
 function depth(p: string): number {
   return p.split('/').filter((part) => part !== '').length;
@@ -82,10 +103,16 @@ function bothPaths(p: string): string[] {
   return real === resolved ? [resolved] : [resolved, real];
 }
 
+function within(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
 /** The bwrap options (everything before the command) for one run. */
 export function sandboxArgs(paths: SandboxPaths): string[] {
   const args: string[] = [...LINUX_PROFILE.namespaces, ...LINUX_PROFILE.flags];
-  for (const dir of LINUX_PROFILE.systemReadOnly) if (fs.existsSync(dir)) args.push('--ro-bind', dir, dir);
+  const mounts: Mount[] = [];
+  for (const dir of LINUX_PROFILE.systemReadOnly) if (fs.existsSync(dir)) mounts.push({ kind: 'ro-bind', src: dir, dest: dir });
   for (const entry of LINUX_PROFILE.systemLinksOrFolders) {
     let stat: fs.Stats;
     try {
@@ -93,24 +120,34 @@ export function sandboxArgs(paths: SandboxPaths): string[] {
     } catch {
       continue;
     }
+    // Links go first: they are not mounts, and later mounts may pass through them.
     if (stat.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(entry), entry);
-    else if (stat.isDirectory()) args.push('--ro-bind', entry, entry);
+    else if (stat.isDirectory()) mounts.push({ kind: 'ro-bind', src: entry, dest: entry });
   }
-  for (const name of LINUX_PROFILE.etcReadOnly) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);
-  args.push('--proc', '/proc', '--dev', '/dev');
+  for (const name of LINUX_PROFILE.etcReadOnly) mounts.push({ kind: 'ro-bind-try', src: `/etc/${name}`, dest: `/etc/${name}` });
+  mounts.push({ kind: 'proc', dest: '/proc' }, { kind: 'dev', dest: '/dev' });
 
-  // Private tmpfs first, then the binds from the outside in, so a nested bind is not hidden.
-  const mounts: Mount[] = [];
-  const tmpfs = [...LINUX_PROFILE.privateTmpfs, ...(paths.home !== undefined && path.isAbsolute(paths.home) && depth(paths.home) > 0 ? [path.resolve(paths.home)] : [])];
-  for (const dest of tmpfs) mounts.push({ kind: 'tmpfs', dest });
   const binds: Mount[] = [];
-  for (const dir of bothPaths(path.dirname(paths.binary))) binds.push({ kind: 'ro-bind', src: dir, dest: dir });
-  for (const dir of paths.writable) for (const p of bothPaths(dir)) binds.push({ kind: 'bind', src: p, dest: p });
-  for (const dir of paths.readOnly) for (const p of bothPaths(dir)) binds.push({ kind: 'ro-bind', src: p, dest: p });
-  binds.sort((a, b) => depth(a.dest) - depth(b.dest));
-  for (const mount of [...mounts, ...binds]) {
-    if (mount.kind === 'tmpfs') args.push('--tmpfs', mount.dest);
-    else args.push(`--${mount.kind}`, mount.src, mount.dest);
+  const add = (kind: 'bind' | 'ro-bind' | 'bind-try' | 'ro-bind-try', dir: string) => {
+    for (const p of bothPaths(dir)) binds.push({ kind, src: p, dest: p });
+  };
+  add('ro-bind', path.dirname(paths.binary));
+  for (const dir of paths.writable) add('bind', dir);
+  for (const dir of paths.readOnly) add('ro-bind', dir);
+  for (const dir of paths.grants?.read ?? []) add('ro-bind-try', dir);
+  for (const dir of paths.grants?.write ?? []) add('bind-try', dir);
+  for (const dir of paths.grants?.denyWrite ?? []) add('ro-bind-try', dir);
+  // Private tmpfs, unless a bind shows the real folder there (a grant of the home folder itself).
+  const tmpfs = [...LINUX_PROFILE.privateTmpfs, ...(paths.home !== undefined && path.isAbsolute(paths.home) ? [path.resolve(paths.home)] : [])];
+  for (const dest of tmpfs) if (dest !== '/' && !binds.some((bind) => within(dest, bind.dest))) mounts.push({ kind: 'tmpfs', dest });
+  mounts.push(...binds);
+
+  // From the outside in, so a nested mount is not hidden by its parent; at one depth, the system
+  // and tmpfs first, then the binds (a read-only deny last, as it was added last).
+  const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.dest) - depth(b.mount.dest) || a.index - b.index);
+  for (const { mount } of ordered) {
+    if ('src' in mount) args.push(`--${mount.kind}`, mount.src, mount.dest);
+    else args.push(`--${mount.kind}`, mount.dest);
   }
   args.push('--chdir', path.resolve(paths.cwd));
   return args;

@@ -39,7 +39,9 @@ async function onTerminal(
   fs.writeFileSync(path.join(root, fileName), SECRET);
   fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
   provider = await startModelProvider([{ blocks: [{ type: 'tool_use', ...step(path.join(root, fileName)) }] }, { blocks: [{ type: 'text', text: 'finished' }] }]);
-  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb' };
+  // The prompt flow itself, unsandboxed: an approval at a prompt cannot widen a running OS sandbox
+  // (the file stays invisible to the child; test/runner/sandbox.test.ts pins that down).
+  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb', WARD_SANDBOX: 'off' };
   const child = spawn('script', ['-qfec', `${process.execPath} ${WARD} run ${grant} -- read the file`, '/dev/null'], { env, cwd: project, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   let answered = false;

@@ -10,6 +10,7 @@ import { main } from '../../main/cli/main.js';
 import { isWardError } from '../../main/core/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
+import type { PromptAnswer, Prompter } from '../../main/permissions/prompter.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { verifyPinnedCli } from '../../main/runner/pin.js';
 import { findInnerProcess, sandboxState } from '../../main/runner/sandbox.js';
@@ -133,6 +134,33 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     const everything = JSON.stringify(harness.provider.requests.map((request) => request.rawBody));
     expect(everything).not.toContain('home-canary-value-8e2a');
     expect(everything).not.toContain('SQLite format 3');
+  });
+
+  it('test_an_approval_at_a_prompt_cannot_widen_a_running_sandbox_but_a_conversation_grant_reaches_the_next_turn', async () => {
+    const root = fs.realpathSync(tempDir('ward-sandbox-'));
+    const workspace = path.join(root, 'workspace');
+    const outside = path.join(root, 'outside');
+    fs.mkdirSync(workspace);
+    fs.mkdirSync(outside);
+    const secret = path.join(outside, 'secret.txt');
+    fs.writeFileSync(secret, 'outside-canary-a7c3');
+    const read: ScriptStep = { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: secret } }] };
+    const answers: PromptAnswer[] = ['conversation'];
+    const prompter: Prompter = { interactive: true, ask: () => Promise.resolve(answers.shift() ?? 'deny') };
+    harness = await startHarness([read, DONE], { prompter });
+    const permissions = parsePermissionFlags([`--allow-read=${workspace}`], root);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'read', permissions, workspace });
+    expect((await first.done).state).toBe('succeeded');
+    // Allowed by the person, yet the file is not in this run's sandbox: the model never sees it.
+    expect(decisions(harness, first.conversationId)).toEqual([`${secret} allow`]);
+    expect(resultsSeen(harness)[0]!.isError).toBe(true);
+    expect(JSON.stringify(harness.provider.requests.map((request) => request.rawBody))).not.toContain('outside-canary-a7c3');
+
+    // The grant "for this conversation" is a rule at the next spawn, so the next turn's sandbox shows the file.
+    harness.provider.push(read, DONE);
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'again', permissions });
+    expect((await second.done).state).toBe('succeeded');
+    expect(resultsSeen(harness).at(-1)!.text).toContain('outside-canary-a7c3');
   });
 
   it('test_stop_interrupts_the_sandboxed_cli_and_leaves_neither_bwrap_nor_the_cli_running', async () => {
