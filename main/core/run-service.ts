@@ -25,6 +25,7 @@ import { checkInit } from '../runner/init-check.js';
 import { assertSandbox, sandboxGrants, sandboxLaunch, sandboxState, type SandboxOptions } from '../runner/sandbox.js';
 import { cliVerificationCache, verifyPinnedCli, type PinLocation } from '../runner/pin.js';
 import { createRunDir, sweepStaleRunDirs, type RunDir } from '../runner/run-dir.js';
+import { nativeTranscriptExists } from '../runner/transcript.js';
 import type { CliMessage, ResultMessage } from '../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../runner/text-deltas.js';
 import type { Conversation } from '../store/conversations.js';
@@ -357,7 +358,9 @@ export class RunService {
       const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
       const spec = parseAgentSpec(agentVersion.spec);
       const profile = resolveModelProfile(home, ns, spec.modelProfile, this.env);
-      const resume = conversation.sessionStarted;
+      // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
+      // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
+      const resume = conversation.sessionStarted || nativeTranscriptExists(claudeConfigDir(home, ns), conversation.cliSessionId);
       const workspace = conversationWorkspace(home, ns, conversation);
       emit('run_started', {
         requestId,
@@ -454,7 +457,6 @@ export class RunService {
               active.child?.killGroup();
               return;
             }
-            if (!resume) store.conversations.markSessionStarted(conversationId);
             return;
           }
           case 'text_delta':
@@ -564,6 +566,10 @@ export class RunService {
       }
       await upstreams?.close().catch(() => undefined);
       try {
+        // The session counts as started only once the CLI has written it (a child killed early may not have).
+        if (nativeTranscriptExists(claudeConfigDir(home, ns), store.conversations.get(conversationId).cliSessionId)) {
+          store.conversations.markSessionStarted(conversationId);
+        }
         // Text streamed before the turn ended stays, even without its final assistant_text.
         if (active.abortReason === null) deltas.finish();
         // Every tool_call gets a tool_result, even when the CLI died before printing one; the
