@@ -3,6 +3,8 @@
  * pipes, the prompt written to stdin and closed. Stop is SIGINT to the CLI (2.1.328 in `-p` mode
  * answers it by cancelling the turn, telling MCP servers to cancel in-flight calls, and writing
  * a terminal `result`), then SIGKILL to the whole group when the grace period runs out.
+ * Sandboxed (main/runner/sandbox.ts), the child is bwrap: the interrupt goes to the CLI inside it,
+ * and the group kill takes bwrap, whose --die-with-parent and pid namespace take the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { findInnerProcess } from './sandbox.js';
