@@ -13,7 +13,7 @@ import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import type { PromptAnswer, Prompter } from '../../main/permissions/prompter.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { verifyPinnedCli } from '../../main/runner/pin.js';
-import { findInnerProcess, sandboxState } from '../../main/runner/sandbox.js';
+import { findInnerProcess, sandboxArgs, sandboxState } from '../../main/runner/sandbox.js';
 import type { RunState } from '../../main/store/runs.js';
 import type { ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
@@ -220,6 +220,30 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     harness = await startHarness([DONE], { sandbox: { mode: 'require', bwrap: '/bin/false' } });
     expect(() => harness!.service.startTurn({ namespace: harness!.ns, prompt: 'hello' })).toThrow('WARD_SANDBOX=require and /bin/false does not work here (exit 1)');
     expect(harness.provider.requests).toEqual([]);
+  });
+
+  it('test_the_profile_shows_no_home_run_or_ward_data_and_mounts_parents_before_children', () => {
+    const home = '/home/alice';
+    const ns = `${home}/.local/share/ward/namespaces/abc`;
+    const args = sandboxArgs({ binary: '/opt/ward/cli/claude', writable: [`${ns}/workspaces/c1`, `${ns}/claude`], readOnly: ['/tmp/ward-run-x'], cwd: `${ns}/workspaces/c1`, home, grants: { read: ['/srv/docs'], write: [], denyWrite: [] } });
+    const mounted = (flag: string) => args.flatMap((arg, index) => (arg === flag ? [args[index + (flag === '--tmpfs' ? 1 : 2)]!] : []));
+    expect(mounted('--tmpfs')).toEqual(['/tmp', home]);
+    expect(mounted('--bind')).toEqual([`${ns}/claude`, `${ns}/workspaces/c1`]);
+    expect(mounted('--ro-bind')).toEqual(expect.arrayContaining(['/usr', '/opt/ward/cli', '/tmp/ward-run-x']));
+    expect(mounted('--ro-bind-try')).toContain('/srv/docs');
+    // Nothing of /run (D-Bus, keyring), the home folder or the namespace's database folder is bound.
+    expect(args.filter((arg) => arg === '/run' || arg.startsWith('/run/') || arg === ns || arg === `${home}/.local`)).toEqual([]);
+    // The home tmpfs comes before the binds inside it, /tmp before the run folder.
+    expect(args.indexOf(home)).toBeLessThan(args.indexOf(`${ns}/claude`));
+    expect(args.indexOf('/tmp')).toBeLessThan(args.indexOf('/tmp/ward-run-x'));
+    expect(args).toEqual(expect.arrayContaining(['--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL']));
+    expect(args).not.toContain('--unshare-net');
+    expect(args.slice(-2)).toEqual(['--chdir', `${ns}/workspaces/c1`]);
+  });
+
+  it('test_an_unknown_ward_sandbox_value_is_refused_with_the_choices', async () => {
+    harness = await startHarness([DONE], { env: { WARD_SANDBOX: 'maybe' } });
+    expect(() => harness!.service.startTurn({ namespace: harness!.ns, prompt: 'hello' })).toThrow('WARD_SANDBOX must be off, require or auto (got "maybe")');
   });
 
   it('test_ward_doctor_says_whether_runs_are_sandboxed', async () => {
