@@ -132,6 +132,9 @@ export function sandboxArgs(paths: SandboxPaths): string[] {
     for (const p of bothPaths(dir)) binds.push({ kind, src: p, dest: p });
   };
   add('ro-bind', path.dirname(paths.binary));
+  // A binary reached through a symlink needs its real folder too.
+  const realBinary = bothPaths(paths.binary).at(-1)!;
+  if (path.dirname(realBinary) !== path.dirname(path.resolve(paths.binary))) add('ro-bind', path.dirname(realBinary));
   for (const dir of paths.writable) add('bind', dir);
   for (const dir of paths.readOnly) add('ro-bind', dir);
   for (const dir of paths.grants?.read ?? []) add('ro-bind-try', dir);
