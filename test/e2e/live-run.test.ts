@@ -135,6 +135,8 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     const files = readFixture();
     harness = await startUiHarness(browser, {
       script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'I read the file.' }] }],
+      // An approval during a turn cannot widen its OS sandbox (test/runner/sandbox.test.ts): the approval flow, unsandboxed.
+      env: { WARD_SANDBOX: 'off' },
     });
     await publishToolAgent(harness);
     grantRead(harness, 'tooly', files.granted);

@@ -210,7 +210,8 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
           const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
           const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
           const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-          if (Number(afterName[1]) === process.pid && name === 'claude') children.push(Number(entry));
+          // Sandboxed (main/runner/sandbox.ts), the direct child is bwrap with the CLI inside.
+          if (Number(afterName[1]) === process.pid && (name === 'claude' || name === 'bwrap')) children.push(Number(entry));
         } catch {
           // The process ended while we looked.
         }
