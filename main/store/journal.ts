@@ -47,6 +47,9 @@ interface EventRow {
   hash: string;
 }
 
+/** seq, run_id, type, payload, created_at, hash */
+type PageRow = [number, string | null, string, string, string, string];
+
 interface Subscriber {
   cursor: number;
   readonly listener: EventListener;
@@ -58,18 +61,6 @@ function hashEvent(prevHash: string, conversationId: string, seq: number, runId:
     .update('\n')
     .update(JSON.stringify([conversationId, seq, runId, type, payload, createdAt]))
     .digest('hex');
-}
-
-function toEvent(conversationId: string, row: EventRow): JournalEvent {
-  return {
-    conversationId,
-    seq: row.seq,
-    runId: row.run_id,
-    type: row.type,
-    payload: JSON.parse(row.payload) as unknown,
-    createdAt: row.created_at,
-    hash: row.hash,
-  };
 }
 
 /**
@@ -84,7 +75,8 @@ export class Journal {
   private readonly selectHead: Statement<[string], { last_seq: number; last_hash: string }>;
   private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
   private readonly updateHead: Statement<[number, string, string]>;
-  private readonly selectPage: Statement<[string, number, number], EventRow>;
+  /** Raw rows (arrays, not objects): replay reads up to 100,000 events at a time. */
+  private readonly selectPage: Statement<[string, number, number], PageRow>;
   private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
 
   constructor(private readonly db: Database, private readonly now: () => Date = () => new Date()) {
@@ -93,9 +85,9 @@ export class Journal {
       'INSERT INTO events (conversation_id, seq, run_id, type, payload, created_at, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.updateHead = db.prepare('UPDATE conversations SET last_seq = ?, last_hash = ? WHERE id = ?');
-    this.selectPage = db.prepare(
-      'SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-    );
+    this.selectPage = db
+      .prepare<[string, number, number], PageRow>('SELECT seq, run_id, type, payload, created_at, hash FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .raw(true);
     const transaction = db.transaction((conversationId: string, inputs: readonly EventInput[]) => this.appendLocked(conversationId, inputs));
     this.appendTransaction = (conversationId, inputs) => transaction.immediate(conversationId, inputs);
   }
@@ -157,9 +149,11 @@ export class Journal {
     let cursor = afterSeq;
     for (;;) {
       const rows = this.selectPage.all(conversationId, cursor, pageSize);
-      for (const row of rows) yield toEvent(conversationId, row);
+      for (const [seq, runId, type, payload, createdAt, hash] of rows) {
+        yield { conversationId, seq, runId, type, payload: JSON.parse(payload) as unknown, createdAt, hash };
+      }
       if (rows.length < pageSize) return;
-      cursor = rows[rows.length - 1]!.seq;
+      cursor = rows[rows.length - 1]![0];
     }
   }
 
