@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, publishToolAgent, screenshot, startUiHarness, type UiHarness } from './harness/harness.js';
+import { launchChromium, publishToolAgent, screenshot, startChat, startUiHarness, type UiHarness } from './harness/harness.js';
 
 let browser: Browser;
 let harness: UiHarness | undefined;
@@ -21,17 +21,6 @@ afterEach(async () => {
   harness = undefined;
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** Creates a chat through the UI's own "New chat" form and sends a prompt with the keyboard. */
-async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
-  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
-  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
-  await page.getByRole('button', { name: 'New chat' }).click();
-  await page.getByRole('heading', { name: title }).waitFor();
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(prompt);
-  await box.press('Enter');
-}
 
 /** A folder the agent may read (a stored agent grant) and a secret file outside it. */
 function readFixture(): { granted: string; secret: string } {

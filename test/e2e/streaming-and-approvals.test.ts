@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { launchChromium, publishToolAgent, screenshot, startUiHarness, type UiHarness } from './harness/harness.js';
+import { launchChromium, publishToolAgent, screenshot, startChat, startUiHarness, type UiHarness } from './harness/harness.js';
 
 let browser: Browser;
 let harness: UiHarness | undefined;
@@ -21,16 +21,6 @@ afterEach(async () => {
   harness = undefined;
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
-  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
-  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
-  await page.getByRole('button', { name: 'New chat' }).click();
-  await page.getByRole('heading', { name: title }).waitFor();
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(prompt);
-  await box.press('Enter');
-}
 
 describe('the chat streams the answer and places each approval in its own chat (real Chromium, real CLI)', () => {
   it('shows partial answer text while the turn is still running, then the whole answer once', async () => {

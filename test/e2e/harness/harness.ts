@@ -255,3 +255,14 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
   const version = store.agents.find(agent) ?? store.agents.publish(agent, { instructions: 'Be brief.' });
   return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
 }
+
+/** Creates a chat through the UI's own "New chat" form and sends a prompt with the keyboard. */
+export async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
+  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
+  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await page.getByRole('heading', { name: title }).waitFor();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(prompt);
+  await box.press('Enter');
+}
