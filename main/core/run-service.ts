@@ -512,6 +512,7 @@ export class RunService {
         { binary: pinned.path, args, env, cwd: workspace, prompt, maxLineBytes: this.options.maxLineBytes },
         { writable: [workspace, configDir], readOnly: [runDir.dir], grants: sandboxGrants(permissions.currentRules()) },
       );
+      permissions.setChildReach(launch.reachable);
       active.child = new CliProcess(launch, (messages) => {
         pending = [];
         try {

@@ -39,7 +39,12 @@ export interface RunPermissionsOptions {
 interface Outcome {
   readonly allowed: boolean;
   readonly reason: string;
+  /** Allowed by a person's answer at a prompt (not by a grant that was in force at spawn). */
+  readonly byPerson?: boolean;
 }
+
+/** Whether the child of this turn can reach a path at all (the OS sandbox fixes its view at spawn). */
+export type ChildReach = (hostPath: string, write: boolean) => boolean;
 
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
@@ -83,6 +88,13 @@ export class RunPermissions {
     this.ended.abort();
   }
 
+  private childReach: ChildReach | undefined;
+
+  /** Set once the child is spawned in a sandbox: an approval cannot make an unreachable path reachable. */
+  setChildReach(reach: ChildReach | undefined): void {
+    this.childReach = reach;
+  }
+
   /** The rules in force right now: the run's own plus live stored grants (so a revoke counts at once). */
   currentRules(): Rule[] {
     const stored = this.options.grants?.activeRules(this.options.conversationId, this.options.agentId) ?? [];
@@ -104,6 +116,14 @@ export class RunPermissions {
     }
     const outcome = await this.decide(mapping.request, request.toolName, summary, 'approval');
     if (!outcome.allowed) return { behavior: 'deny', message: `Ward denied ${request.toolName}: ${outcome.reason}` };
+    const file = mapping.request;
+    if (outcome.byPerson && (file.kind === 'read' || file.kind === 'write') && this.childReach?.(file.value, file.kind === 'write') === false) {
+      // Say so instead of letting the tool fail with a puzzling "file does not exist".
+      return {
+        behavior: 'deny',
+        message: `The person allowed ${request.toolName} on ${file.value}, but it is outside this turn's sandbox (Ward fixes what the agent can see when a turn starts). It is visible from the next turn if the person allowed it for this conversation or this agent.`,
+      };
+    }
     if (request.toolName.startsWith(WARD_MCP_PREFIX)) this.rememberApproved(request.toolName.slice(WARD_MCP_PREFIX.length), request.input);
     // The input passes unchanged: the person approved exactly this call.
     return { behavior: 'allow', updatedInput: request.input };
@@ -205,7 +225,7 @@ export class RunPermissions {
     }
     if (answer !== 'once') this.persist(request, answer);
     this.record(request, tool, summary, 'allow', { by: 'person', answer }, `allowed by the person (${answer})`, via);
-    return { allowed: true, reason: `allowed by the person (${answer})` };
+    return { allowed: true, reason: `allowed by the person (${answer})`, byPerson: true };
   }
 
   private persist(request: PermissionRequest, answer: 'conversation' | 'always'): void {

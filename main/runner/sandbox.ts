@@ -108,8 +108,8 @@ function within(child: string, parent: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** The bwrap options (everything before the command) for one run. */
-export function sandboxArgs(paths: SandboxPaths): string[] {
+/** The mounts of one run, outermost first, and the options that come before them (flags, links). */
+function sandboxLayout(paths: SandboxPaths): { args: string[]; mounts: Mount[] } {
   const args: string[] = [...LINUX_PROFILE.namespaces, ...LINUX_PROFILE.flags];
   const mounts: Mount[] = [];
   for (const dir of LINUX_PROFILE.systemReadOnly) if (fs.existsSync(dir)) mounts.push({ kind: 'ro-bind', src: dir, dest: dir });
@@ -148,12 +148,32 @@ export function sandboxArgs(paths: SandboxPaths): string[] {
   // From the outside in, so a nested mount is not hidden by its parent; at one depth, the system
   // and tmpfs first, then the binds (a read-only deny last, as it was added last).
   const ordered = mounts.map((mount, index) => ({ mount, index })).sort((a, b) => depth(a.mount.dest) - depth(b.mount.dest) || a.index - b.index);
-  for (const { mount } of ordered) {
+  return { args, mounts: ordered.map(({ mount }) => mount) };
+}
+
+/** The bwrap options (everything before the command) for one run. */
+export function sandboxArgs(paths: SandboxPaths): string[] {
+  const { args, mounts } = sandboxLayout(paths);
+  for (const mount of mounts) {
     if ('src' in mount) args.push(`--${mount.kind}`, mount.src, mount.dest);
     else args.push(`--${mount.kind}`, mount.dest);
   }
   args.push('--chdir', path.resolve(paths.cwd));
   return args;
+}
+
+/** Whether the sandboxed child can reach a host path at all (`write`: and write to it). */
+export type Reachability = (hostPath: string, write: boolean) => boolean;
+
+/** What the child of a run can reach: the innermost mount over a path decides (a private tmpfs hides it). */
+export function sandboxView(paths: SandboxPaths): Reachability {
+  const { mounts } = sandboxLayout(paths);
+  return (hostPath, write) => {
+    const target = path.resolve(hostPath);
+    const over = mounts.filter((mount) => within(target, mount.dest)).at(-1);
+    if (over === undefined || over.kind === 'tmpfs') return false;
+    return !write || over.kind === 'bind' || over.kind === 'bind-try';
+  };
 }
 
 export interface SandboxOptions {
@@ -239,14 +259,19 @@ export interface Launch {
  * The launch wrapped in bwrap, or unchanged when runs are not sandboxed. `inner` names the
  * pinned binary so Stop can interrupt the CLI itself (bwrap does not forward SIGINT).
  */
-export function sandboxLaunch<T extends Launch>(state: SandboxState, launch: T, paths: Omit<SandboxPaths, 'binary' | 'cwd' | 'home'>): T & { inner?: string } {
+export function sandboxLaunch<T extends Launch>(
+  state: SandboxState,
+  launch: T,
+  paths: Omit<SandboxPaths, 'binary' | 'cwd' | 'home'>,
+): T & { inner?: string; reachable?: Reachability } {
   assertSandbox(state);
   if (state.bwrap === null) return launch;
   const env: Record<string, string> = { ...launch.env };
   // The host's temp folder is not there; the private /tmp is.
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) if (env[name] !== undefined) env[name] = '/tmp';
-  const args = [...sandboxArgs({ ...paths, binary: launch.binary, cwd: launch.cwd, home: env.HOME }), '--', launch.binary, ...launch.args];
-  return { ...launch, binary: state.bwrap, args, env, inner: launch.binary };
+  const full: SandboxPaths = { ...paths, binary: launch.binary, cwd: launch.cwd, home: env.HOME };
+  const args = [...sandboxArgs(full), '--', launch.binary, ...launch.args];
+  return { ...launch, binary: state.bwrap, args, env, inner: launch.binary, reachable: sandboxView(full) };
 }
 
 /**

@@ -151,9 +151,10 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     const permissions = parsePermissionFlags([`--allow-read=${workspace}`], root);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'read', permissions, workspace });
     expect((await first.done).state).toBe('succeeded');
-    // Allowed by the person, yet the file is not in this run's sandbox: the model never sees it.
+    // Allowed by the person, yet the file is not in this run's sandbox: the model never sees it,
+    // and is told why instead of a puzzling "file does not exist".
     expect(decisions(harness, first.conversationId)).toEqual([`${secret} allow`]);
-    expect(resultsSeen(harness)[0]!.isError).toBe(true);
+    expect(resultsSeen(harness)[0]).toMatchObject({ isError: true, text: expect.stringContaining(`on ${secret}, but it is outside this turn's sandbox`) });
     expect(JSON.stringify(harness.provider.requests.map((request) => request.rawBody))).not.toContain('outside-canary-a7c3');
 
     // The grant "for this conversation" is a rule at the next spawn, so the next turn's sandbox shows the file.
