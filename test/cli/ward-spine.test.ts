@@ -141,3 +141,26 @@ describe('a reader that goes away', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('replaying streamed text', () => {
+  it('shows a completed answer once, and the deltas of an answer cut short as one line', async () => {
+    const home = tempDir();
+    const { core, store, conversation } = seedConversation(home);
+    store.journal.appendMany(conversation.id, [
+      { type: 'assistant_delta', payload: { text: 'Hel', messageIndex: 0 } },
+      { type: 'assistant_delta', payload: { text: 'lo.', messageIndex: 0 } },
+      { type: 'assistant_text', payload: { text: 'Hello.' } },
+      { type: 'assistant_delta', payload: { text: 'Cut ', messageIndex: 1 } },
+      { type: 'assistant_delta', payload: { text: 'short', messageIndex: 1 } },
+      { type: 'run_finished', payload: { state: 'stopped', reason: 'stopped by the user' } },
+    ]);
+    core.close();
+    const human = await ward(['replay', conversation.id], { env: { WARD_HOME: home } });
+    const lines = human.stdout.trim().split('\n');
+    expect(lines.map((line) => line.split(' ')[0])).toEqual(['#3', '#4', '#6']);
+    expect(lines[0]).toContain('assistant_text  Hello.');
+    expect(lines[1]).toContain('assistant_delta  Cut short');
+    const json = await ward(['replay', conversation.id, '--json'], { env: { WARD_HOME: home } });
+    expect(json.stdout.trim().split('\n')).toHaveLength(6);
+  });
+});

@@ -1,6 +1,7 @@
 import { WardError } from '../../core/errors.js';
 import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import type { JournalEvent } from '../../store/journal.js';
 import { formatEvent } from '../format-event.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -20,10 +21,25 @@ export const replayCommand: Command = {
     const conversation = store.conversations.resolve(requirePositional(this, positionals, 0, 'a conversation id'));
     // --from SEQ starts at SEQ itself: the cursor is the event before it.
     const from = parseSeq(values.from, '--from');
+    // People read streamed text once: deltas are shown only when no assistant_text completes them
+    // (a turn stopped mid-answer), joined into one line.
+    let partial: JournalEvent[] = [];
+    const flushPartial = (): void => {
+      if (partial.length === 0) return;
+      const text = partial.map((delta) => String((delta.payload as { text?: unknown }).text ?? '')).join('');
+      writeLine(io.stdout, formatEvent({ ...partial[0]!, payload: { text } }));
+      partial = [];
+    };
     for (const event of store.journal.read(conversation.id, Math.max(0, from - 1))) {
       if (values.json) writeJson(io.stdout, event);
-      else writeLine(io.stdout, formatEvent(event));
+      else if (event.type === 'assistant_delta') partial.push(event);
+      else {
+        if (event.type === 'assistant_text') partial = [];
+        flushPartial();
+        writeLine(io.stdout, formatEvent(event));
+      }
     }
+    flushPartial();
     return EXIT.ok;
   },
 };
