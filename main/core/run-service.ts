@@ -369,6 +369,8 @@ export class RunService {
         model: profile.model,
         session: resume ? 'resume' : 'new',
         workspace,
+        // The audit trail says whether the OS sandbox confined this turn (sandboxState is probed once per process).
+        sandboxed: sandboxState(this.env, this.options.sandbox).bwrap !== null,
       });
       emit('user_prompt', { text: truncateText(prompt) });
 

@@ -109,6 +109,7 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'touch', permissions: parsePermissionFlags(['--allow-run=touch'], root), workspace });
     expect((await handle.done).state).toBe('succeeded');
     expect(fs.existsSync(escaped)).toBe(true);
+    expect(payloads(harness.events(handle.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: false });
   });
 
   it('test_a_granted_cat_cannot_read_a_home_canary_or_another_namespaces_database', async () => {
@@ -154,6 +155,7 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     // Allowed by the person, yet the file is not in this run's sandbox: the model never sees it,
     // and is told why instead of a puzzling "file does not exist".
     expect(decisions(harness, first.conversationId)).toEqual([`${secret} allow`]);
+    expect(payloads(harness.events(first.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: true });
     expect(resultsSeen(harness)[0]).toMatchObject({ isError: true, text: expect.stringContaining(`on ${secret}, but it is outside this turn's sandbox`) });
     expect(JSON.stringify(harness.provider.requests.map((request) => request.rawBody))).not.toContain('outside-canary-a7c3');
 
