@@ -117,6 +117,43 @@ describe('the other screens in real Chromium', () => {
     expect((latest.spec as { tools: unknown[] }).tools).toHaveLength(1);
   });
 
+  it('agents: tools of a remote connection are offered as checkboxes; the checked one is pinned in the published version', async () => {
+    harness = await startUiHarness(browser);
+    const server = await startHttpFixture();
+    try {
+      const page = await harness.open();
+      await page.getByRole('button', { name: 'Connections' }).click();
+      await page.getByRole('textbox', { name: 'Name' }).fill('tracker');
+      await page.getByRole('textbox', { name: 'Server URL' }).fill(server.url);
+      await page.getByRole('button', { name: 'Add connection' }).click();
+      await page.getByTestId('connection').getByRole('button', { name: 'Check' }).click();
+      await page.getByText('Checked tracker').waitFor();
+
+      await page.getByRole('button', { name: 'Agents' }).click();
+      const offered = page.getByRole('group', { name: 'tracker' });
+      await offered.getByRole('checkbox', { name: 'echo from tracker' }).waitFor();
+      await expect(offered.getByRole('checkbox').count()).resolves.toBe(5);
+      await page.getByRole('textbox', { name: 'Name' }).fill('reader');
+      // Keyboard: the checkbox takes focus and Space checks it.
+      await offered.getByRole('checkbox', { name: 'echo from tracker' }).focus();
+      await page.keyboard.press('Space');
+      await expect(offered.getByRole('checkbox', { name: 'echo from tracker' }).isChecked()).resolves.toBe(true);
+      await page.getByRole('button', { name: 'Publish new version' }).click();
+      await page.getByText('Published reader version 1').waitFor();
+
+      // The new version lists the tool among its pinned tools, and the agent list counts it.
+      const pinned = page.getByRole('group', { name: 'Tools pinned in this agent' });
+      await expect(pinned.getByRole('checkbox', { name: /^tracker__echo/ }).isChecked()).resolves.toBe(true);
+      await expect(offered.getByRole('checkbox', { name: 'echo from tracker' }).count()).resolves.toBe(0);
+      await expect(page.getByRole('listitem').filter({ hasText: 'reader' }).textContent()).resolves.toMatch(/v1 · 1 tools/);
+      await screenshot(page, 'agents-connection-tools');
+      const spec = harness.core.store(harness.ns).agents.get('reader').spec as { tools: { exposedName: string }[] };
+      expect(spec.tools.map((tool) => tool.exposedName)).toEqual(['tracker__echo']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('connections: add a remote MCP server, check it (health and pinned tools), remove it', async () => {
     harness = await startUiHarness(browser);
     const server = await startHttpFixture();

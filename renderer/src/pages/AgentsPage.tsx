@@ -1,9 +1,10 @@
 /**
- * The agent editor: instructions and which pinned tools stay; publishing makes a new immutable
- * version. Pinning new tools contacts upstream servers, which the `ward agents create` command does.
+ * The agent editor: instructions, which pinned tools stay, and which tools of the namespace's
+ * connections to add; publishing makes a new immutable version. Main contacts the connection when
+ * pinning, so a refusal (server down, tool turned off, schema changed) arrives as a typed error.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { AgentView, PermissionKind, WardApi } from '../../../preload/contract.js';
+import type { AgentView, ConnectionView, PermissionKind, WardApi } from '../../../preload/contract.js';
 
 const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'read', hint: 'folders or files, e.g. ~/notes or /srv/data' },
@@ -25,6 +26,9 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
   const [kind, setKind] = useState<PermissionKind>('read');
   const [entries, setEntries] = useState('');
+  const [connections, setConnections] = useState<ConnectionView[]>([]);
+  /** Checked connection tools, as `CONNECTION/TOOL` selectors. */
+  const [add, setAdd] = useState<ReadonlySet<string>>(new Set());
 
   const load = useCallback(
     () =>
@@ -36,31 +40,45 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   useEffect(() => {
     void load();
   }, [load]);
+  useEffect(() => {
+    unwrap(api.connections.list({ namespace }))
+      .then(setConnections)
+      .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) }));
+  }, [api, namespace]);
 
   const edit = (agent: AgentView) => {
     setSelected(agent);
     setName(agent.name);
     setInstructions(agent.instructions);
     setKeep(new Set(agent.tools.map((tool) => tool.name)));
+    setAdd(new Set());
     setMessage(null);
   };
-  const toggle = (tool: string) => {
-    const next = new Set(keep);
-    if (next.has(tool)) next.delete(tool);
-    else next.add(tool);
-    setKeep(next);
+  const flip = (set: ReadonlySet<string>, item: string) => {
+    const next = new Set(set);
+    if (next.has(item)) next.delete(item);
+    else next.add(item);
+    return next;
   };
   const publish = async () => {
     try {
-      const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), instructions, keepTools: [...keep] }));
+      const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), instructions, keepTools: [...keep], addTools: [...add] }));
+      edit(published);
       setMessage({ tone: 'info', text: `Published ${published.name} version ${published.version}` });
-      setSelected(published);
       await load();
     } catch (failure) {
       setMessage({ tone: 'error', text: errorText(failure) });
     }
   };
   const tools = selected !== null && selected.name === name.trim() ? selected.tools : [];
+  const pinned = new Set(tools.map((tool) => tool.name));
+  // The window lists exposed names (`CONNECTION__TOOL`); publishing takes `CONNECTION/TOOL`.
+  const offered = connections
+    .map((connection) => ({
+      connection,
+      tools: connection.tools.filter((exposed) => exposed.startsWith(`${connection.name}__`) && !pinned.has(exposed)).map((exposed) => exposed.slice(connection.name.length + 2)),
+    }))
+    .filter((entry) => entry.tools.length > 0);
   const changePermissions = async (action: () => Promise<AgentView>, done: string) => {
     try {
       setSelected(await action());
@@ -105,15 +123,32 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
         </label>
         <fieldset>
           <legend>Tools pinned in this agent</legend>
-          {tools.length === 0 && <p className="muted">No pinned tools. Pin tools from an MCP server with: ward agents create NAME --upstream … --tool …</p>}
+          {tools.length === 0 && <p className="muted">No pinned tools yet.</p>}
           {tools.map((tool) => (
             <label key={tool.name} className="checkbox">
-              <input type="checkbox" checked={keep.has(tool.name)} onChange={() => toggle(tool.name)} /> <code>{tool.name}</code>{' '}
+              <input type="checkbox" checked={keep.has(tool.name)} onChange={() => setKeep(flip(keep, tool.name))} /> <code>{tool.name}</code>{' '}
               <span className="muted">
                 from {tool.upstream}
                 {tool.description ? ` — ${tool.description}` : ''}
               </span>
             </label>
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>Add tools from connections</legend>
+          {offered.length === 0 && <p className="muted">No connection offers tools this agent lacks. Add and check one on the Connections page.</p>}
+          {offered.map(({ connection, tools: names }) => (
+            <fieldset key={connection.name} className="connection-choice">
+              <legend>{connection.name}</legend>
+              {names.map((tool) => {
+                const selector = `${connection.name}/${tool}`;
+                return (
+                  <label key={selector} className="checkbox">
+                    <input type="checkbox" checked={add.has(selector)} onChange={() => setAdd(flip(add, selector))} /> <code>{tool}</code> <span className="muted">from {connection.name}</span>
+                  </label>
+                );
+              })}
+            </fieldset>
           ))}
         </fieldset>
         <button type="submit" className="primary">

@@ -1,0 +1,98 @@
+import './dom-with-node-fetch.js';
+import { act } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
+import { AppService } from '../../main/core/app-service.js';
+import { WardCore } from '../../main/core/ward-core.js';
+import { connectionPort } from '../../main/connections/port.js';
+import { dispatch } from '../../main/ipc/dispatch.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { AgentsPage } from '../../renderer/src/pages/AgentsPage.js';
+import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-servers/http.js';
+import { tempDir } from '../support/temp.js';
+import { button, click, render, settle } from './render.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** window.ward over the real app service (with the real connection registry), in-process. */
+function realApi(): { api: WardApi; core: WardCore } {
+  const core = new WardCore(tempDir('ward-ui-agents-'));
+  cleanups.push(() => core.close());
+  const service = new AppService(core, { connections: connectionPort(core) });
+  const client = { id: 'ui-test', push: (_event: PushedEvent) => undefined };
+  const api = buildWardApi(
+    (channel, payload) => dispatch(service.handlers, client, channel, payload),
+    () => () => undefined,
+  );
+  return { api, core };
+}
+
+async function serverWithConnection(api: WardApi): Promise<HttpFixture> {
+  const server = await startHttpFixture();
+  cleanups.push(() => server.close());
+  expect(await api.connections.add({ namespace: 'default', name: 'tracker', url: server.url })).toMatchObject({ ok: true });
+  expect(await api.connections.check({ namespace: 'default', name: 'tracker' })).toMatchObject({ ok: true, value: { tools: expect.arrayContaining(['tracker__echo']) } });
+  return server;
+}
+
+/** The checkbox whose label reads `label`, found the way assistive technology names it. */
+function checkbox(container: HTMLElement, label: RegExp): HTMLInputElement {
+  const found = [...container.querySelectorAll('label')].find((candidate) => label.test(candidate.textContent?.trim() ?? ''))?.querySelector('input[type=checkbox]');
+  if (!(found instanceof HTMLInputElement)) throw new Error(`no checkbox labelled ${label}`);
+  return found;
+}
+
+async function type(field: HTMLInputElement, value: string): Promise<void> {
+  await act(async () => {
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(field, value);
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+}
+
+const nameField = (container: HTMLElement) => container.querySelector<HTMLInputElement>('input[placeholder=research-helper]')!;
+
+describe('the agent editor adds tools from the namespace connections', () => {
+  it('lists each connection with its pinned tools as labelled checkboxes; the checked one is pinned in the new version', async () => {
+    const { api, core } = realApi();
+    await serverWithConnection(api);
+    const view = await render(<AgentsPage api={api} namespace="default" />);
+    cleanups.push(() => view.unmount());
+    await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
+    const group = view.container.querySelector('fieldset.connection-choice')!;
+    expect(group.querySelector('legend')!.textContent).toBe('tracker');
+    expect([...group.querySelectorAll('label')].map((label) => label.textContent?.trim())).toEqual(
+      ['crash', 'echo', 'fail', 'huge', 'slow'].map((tool) => `${tool} from tracker`),
+    );
+
+    await type(nameField(view.container), 'reader');
+    await click(checkbox(view.container, /^echo from tracker$/));
+    expect(checkbox(view.container, /^echo from tracker$/).checked).toBe(true);
+    await click(button(view.container, 'Publish new version'));
+    await settle(() => view.container.textContent!.includes('Published reader version 1'), 'the publish');
+
+    const spec = core.store(parseNamespace('default')).agents.get('reader').spec as { tools: { exposedName: string; connection: string }[] };
+    expect(spec.tools.map((tool) => tool.exposedName)).toEqual(['tracker__echo']);
+    // The new version's pinned list shows it, and it is no longer offered as an addition.
+    expect(checkbox(view.container, /^tracker__echo/).checked).toBe(true);
+    expect(() => checkbox(view.container, /^echo from tracker$/)).toThrow();
+  });
+
+  it('shows the typed refusal when the connection cannot be reached at publish time, and publishes nothing', async () => {
+    const { api, core } = realApi();
+    const server = await serverWithConnection(api);
+    const view = await render(<AgentsPage api={api} namespace="default" />);
+    cleanups.push(() => view.unmount());
+    await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
+    await server.close();
+
+    await type(nameField(view.container), 'reader');
+    await click(checkbox(view.container, /^slow from tracker$/));
+    await click(button(view.container, 'Publish new version'));
+    await settle(() => view.container.querySelector('[role=alert]') !== null, 'the refusal');
+    expect(view.container.querySelector('[role=alert]')!.textContent).toMatch(/^could not list the tools of connection tracker \(/);
+    expect(core.store(parseNamespace('default')).agents.find('reader')).toBeUndefined();
+  });
+});
