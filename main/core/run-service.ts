@@ -297,7 +297,7 @@ export class RunService {
       const poll = () => {
         let now = store.runs.get(run.id);
         // The owning process died meanwhile: its run becomes uncertain now, not at the next start (R8).
-        if (!TERMINAL.includes(now.state) && now.state !== 'uncertain' && !isProcessAlive(now.ownerPid)) {
+        if (!TERMINAL.includes(now.state) && now.state !== 'uncertain' && !isProcessAlive(now.ownerPid, now.ownerIdentity)) {
           store.runs.markOrphansUncertain();
           now = store.runs.get(run.id);
         }

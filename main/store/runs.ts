@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../core/errors.js';
 
@@ -29,6 +30,8 @@ export interface Run {
   readonly state: RunState;
   readonly reason: string | null;
   readonly ownerPid: number;
+  /** The owner's start time where the OS tells it (Linux), so a reused pid is not taken for the owner. */
+  readonly ownerIdentity: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -47,11 +50,12 @@ interface RunRow {
   state: RunState;
   reason: string | null;
   owner_pid: number;
+  owner_identity: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = 'id, conversation_id, request_id, fingerprint, state, reason, owner_pid, created_at, updated_at';
+const COLUMNS = 'id, conversation_id, request_id, fingerprint, state, reason, owner_pid, created_at, updated_at, owner_identity';
 
 function toRun(row: RunRow): Run {
   return {
@@ -62,6 +66,7 @@ function toRun(row: RunRow): Run {
     state: row.state,
     reason: row.reason,
     ownerPid: row.owner_pid,
+    ownerIdentity: row.owner_identity,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -83,19 +88,38 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-export type ProcessAlive = (pid: number) => boolean;
+/** Whether the process that owns a run still runs: same pid and, where known, same start time. */
+export type ProcessAlive = (pid: number, identity: string | null) => boolean;
 
-export function isProcessAlive(pid: number): boolean {
+/** A process's start time in clock ticks since boot (Linux /proc), or null where the OS does not say. */
+export function processIdentity(pid: number): string | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may itself hold spaces and parentheses; starttime is field 22.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
   }
 }
 
+export function isProcessAlive(pid: number, identity: string | null = null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (identity === null) return true;
+  const now = processIdentity(pid);
+  return now === null || now === identity;
+}
+
 export class RunRepository {
-  constructor(private readonly db: Database, private readonly ownerPid: number = process.pid) {}
+  constructor(
+    private readonly db: Database,
+    private readonly ownerPid: number = process.pid,
+    private readonly ownerIdentity: string | null = processIdentity(ownerPid),
+  ) {}
 
   /**
    * R7: admits at most one producer per conversation, atomically (IMMEDIATE transaction and a
@@ -121,8 +145,8 @@ export class RunRepository {
       const now = new Date().toISOString();
       const id = randomUUID();
       this.db
-        .prepare(`INSERT INTO runs (${COLUMNS}) VALUES (?, ?, ?, ?, 'admitted', NULL, ?, ?, ?)`)
-        .run(id, conversationId, requestId, fingerprint, this.ownerPid, now, now);
+        .prepare(`INSERT INTO runs (${COLUMNS}) VALUES (?, ?, ?, ?, 'admitted', NULL, ?, ?, ?, ?)`)
+        .run(id, conversationId, requestId, fingerprint, this.ownerPid, now, now, this.ownerIdentity);
       return { run: this.get(id), attached: false };
     });
     return admit.immediate();
@@ -183,7 +207,7 @@ export class RunRepository {
       const rows = this.db
         .prepare<[], RunRow>(`SELECT ${COLUMNS} FROM runs WHERE state IN ('admitted','running','stopping')`)
         .all()
-        .filter((row) => row.owner_pid !== this.ownerPid && !alive(row.owner_pid));
+        .filter((row) => row.owner_pid !== this.ownerPid && !alive(row.owner_pid, row.owner_identity));
       const now = new Date().toISOString();
       for (const row of rows) {
         this.db

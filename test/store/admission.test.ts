@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WardCore } from '../../main/core/ward-core.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import { RunRepository, fingerprintInput } from '../../main/store/runs.js';
+import { RunRepository, fingerprintInput, processIdentity } from '../../main/store/runs.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 
@@ -82,6 +82,17 @@ describe('uncertain runs (R8)', () => {
     const { run } = liveOwner.admit(conversation.id, 'req-1', 'f1');
     expect(store.runs.markOrphansUncertain()).toEqual([]);
     expect(store.runs.get(run.id).state).toBe('admitted');
+    core.close();
+  });
+
+  it('marks a run uncertain when its owner pid now belongs to another process (pid reused, e.g. after a reboot)', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    expect(processIdentity(process.pid)).toMatch(/^\d+$/);
+    // A live pid, but not the process that admitted the run: its recorded start time differs.
+    const formerOwner = new RunRepository(store.db, process.ppid, 'started-long-ago');
+    const { run } = formerOwner.admit(conversation.id, 'req-1', 'f1');
+    expect(store.runs.markOrphansUncertain().map((r) => r.id)).toEqual([run.id]);
+    expect(store.runs.get(run.id)).toMatchObject({ state: 'uncertain', ownerIdentity: 'started-long-ago' });
     core.close();
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { WardCore } from '../../main/core/ward-core.js';
 import { openDatabase } from '../../main/store/database.js';
 import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
+import { RunRepository } from '../../main/store/runs.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -84,5 +85,24 @@ describe('agents', () => {
     store.agents.publish('helper', { instructions: 'new' });
     expect(store.conversations.get(conversation.id).agentVersion).toBe(1);
     core.close();
+  });
+});
+
+describe('migration 4: run owner identity', () => {
+  it('keeps runs written at version 3, which then match their owner by pid alone', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const v3 = openDatabase(file, { targetVersion: 3 });
+    v3.prepare("INSERT INTO agents (id, name, created_at) VALUES ('a', 'helper', 'now')").run();
+    v3.prepare("INSERT INTO agent_versions (agent_id, version, spec, spec_hash, published_at) VALUES ('a', 1, '{}', 'h', 'now')").run();
+    v3.prepare("INSERT INTO conversations (id, agent_id, agent_version, cli_session_id, title, created_at, last_hash) VALUES ('c', 'a', 1, 's', 't', 'now', 'g')").run();
+    v3.prepare("INSERT INTO runs (id, conversation_id, request_id, fingerprint, state, owner_pid, created_at, updated_at) VALUES ('r', 'c', 'q', 'f', 'running', ?, 'now', 'now')").run(process.ppid);
+    v3.close();
+
+    const v4 = openDatabase(file);
+    expect(v4.pragma('user_version', { simple: true })).toBe(4);
+    const runs = new RunRepository(v4);
+    expect(runs.get('r')).toMatchObject({ state: 'running', ownerPid: process.ppid, ownerIdentity: null });
+    expect(runs.markOrphansUncertain()).toEqual([]);
+    v4.close();
   });
 });

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { updateToSchemaVersion1 } from './0001-initial.js';
 import { updateToSchemaVersion2 } from './0002-grants.js';
 import { updateToSchemaVersion3 } from './0003-connections.js';
+import { updateToSchemaVersion4 } from './0004-run-owner-identity.js';
 
 export interface Migration {
   readonly version: number;
@@ -13,6 +14,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, up: updateToSchemaVersion1 },
   { version: 2, up: updateToSchemaVersion2 },
   { version: 3, up: updateToSchemaVersion3 },
+  { version: 4, up: updateToSchemaVersion4 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
