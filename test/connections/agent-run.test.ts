@@ -4,18 +4,16 @@
  * and the connection, or refuses to start (before the CLI is spawned) when the pin no longer
  * holds (B3).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
-import { followToCallback } from '../fixtures/oidc/provider.js';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { FIXTURE_STDIO } from '../runner/agents.js';
 import { CANARY_KEY } from '../runner/harness.js';
 import { tempDir } from '../support/temp.js';
-import { WARD_BIN, ward, type WardResult } from '../support/ward-cli.js';
-import { STDIO_SERVER, pids } from './support.js';
+import { ward, type WardResult } from '../support/ward-cli.js';
+import { STDIO_SERVER, loginPlayingBrowser, pids } from './support.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -195,7 +193,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     closers.push(() => remote.close());
     await addLocal(s);
     expect((await s.ward(['connections', 'add', 'remote', '--url', remote.url])).code).toBe(0);
-    const signedIn = await login(s.env, 'remote');
+    const signedIn = await loginPlayingBrowser(s.env, 'remote');
     expect(signedIn.code, signedIn.stderr).toBe(0);
     const created = await s.ward([
       'agents', 'create', 'mixed', '--instructions-file', s.instructions,
@@ -234,30 +232,3 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     for (const file of databases) expect(fs.readFileSync(path.join(file.parentPath, file.name)).includes(token)).toBe(false);
   });
 });
-
-/** `ward connections login NAME --no-browser`, playing the browser at the address it prints. */
-function login(env: NodeJS.ProcessEnv, name: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARD_BIN, 'connections', 'login', name, '--no-browser', '--timeout', '30'], {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    let played = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-      if (match !== null && !played) {
-        played = true;
-        followToCallback(new URL(match[1]!))
-          .then((callback) => fetch(callback))
-          .catch(reject);
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}

@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { followToCallback } from '../fixtures/oidc/provider.js';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { tempDir } from '../support/temp.js';
-import { WARD_BIN, ward } from '../support/ward-cli.js';
-import { STDIO_SERVER } from './support.js';
+import { ward } from '../support/ward-cli.js';
+import { STDIO_SERVER, loginPlayingBrowser } from './support.js';
 
 const servers: ProtectedServer[] = [];
 afterEach(async () => {
@@ -14,35 +12,6 @@ afterEach(async () => {
 
 function env(home: string): NodeJS.ProcessEnv {
   return { WARD_HOME: home, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS };
-}
-
-/** `ward connections login NAME --no-browser`, playing the browser at the address it prints. */
-function login(home: string, name: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARD_BIN, 'connections', 'login', name, '--no-browser', '--timeout', '30'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env(home) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let played = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
-      if (match !== null && !played) {
-        played = true;
-        followToCallback(new URL(match[1]!))
-          .then((callback) => fetch(callback))
-          .catch(reject);
-      }
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('ward connections', () => {
@@ -98,7 +67,7 @@ describe('ward connections', () => {
     const before = await ward(['connections', 'tools', 'remote'], { env: env(home) });
     expect(before).toMatchObject({ code: 5, stderr: expect.stringMatching(/not signed in.*ward connections login remote/) });
 
-    const signedIn = await login(home, 'remote');
+    const signedIn = await loginPlayingBrowser(env(home), 'remote');
     expect(signedIn, signedIn.stderr).toMatchObject({ code: 0, stdout: 'signed in to connection remote\n' });
     const tools = await ward(['connections', 'tools', 'remote', '--json'], { env: env(home) });
     expect(tools.code, tools.stderr).toBe(0);

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -6,7 +7,9 @@ import { WardCore } from '../../main/core/ward-core.js';
 import { openConnections, type ConnectionManager } from '../../main/connections/index.js';
 import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
 import type { ConnectionManagerOptions } from '../../main/connections/manager.js';
+import { followToCallback } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
+import { WARD_BIN } from '../support/ward-cli.js';
 
 export const STDIO_SERVER = path.resolve('test/fixtures/mcp-oauth/stdio-server.mjs');
 
@@ -81,3 +84,32 @@ export function databaseBytes(h: Harness): Buffer {
 }
 
 export const signal = (): AbortSignal => new AbortController().signal;
+
+/** `ward connections login NAME --no-browser`, playing the browser at the address it prints. */
+export function loginPlayingBrowser(env: NodeJS.ProcessEnv, name: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD_BIN, 'connections', 'login', name, '--no-browser', '--timeout', '30'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let played = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr);
+      if (match !== null && !played) {
+        played = true;
+        followToCallback(new URL(match[1]!))
+          .then((callback) => fetch(callback))
+          .catch(reject);
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
