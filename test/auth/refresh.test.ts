@@ -9,7 +9,8 @@ import { signIn } from '../../main/auth/sign-in.js';
 import { openSession, withAccessToken } from '../../main/auth/session.js';
 import { followToCallback, type OidcFixture } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
-import { authContext, provider, REPO_ROOT } from './support.js';
+import { REPO_ROOT } from '../support/ward-cli.js';
+import { authContext, provider } from './support.js';
 import type { AuthContext } from '../../main/auth/context.js';
 
 async function signedIn(idp: OidcFixture, context: AuthContext): Promise<void> {

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
-import { afterAll, afterEach } from 'vitest';
+import { afterEach } from 'vitest';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import type { AuthContext } from '../../main/auth/context.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { startOidcProvider, type OidcFixture } from '../fixtures/oidc/provider.js';
+import { REPO_ROOT, WARD_BIN } from '../support/ward-cli.js';
 
 const running: OidcFixture[] = [];
 
@@ -27,8 +27,6 @@ export function authContext(home: string, namespace = 'default', extra: Partial<
   return { home, namespace: ns, store: openSecretStore(home, ns, { kind: 'keychain' }), requestTimeoutMs: 10_000, ...extra };
 }
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..');
-
 export interface WardRun {
   readonly child: ChildProcessWithoutNullStreams;
   /** Resolves with the first stderr match (bounded). */
@@ -36,40 +34,9 @@ export interface WardRun {
   readonly done: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-let bundle: string | undefined;
-
-// Test files are isolated modules, so each file bundles once and removes its bundle at the end.
-afterAll(() => {
-  if (bundle !== undefined) fs.rmSync(path.dirname(bundle), { recursive: true, force: true });
-  bundle = undefined;
-});
-
-/**
- * The `ward` command built from this tree (so a test never runs a stale dist/), bundled once per
- * test worker the way scripts/build.mjs does, into test-artifacts/.
- */
-export function wardEntry(): string {
-  if (bundle !== undefined) return bundle;
-  const outdir = path.join(REPO_ROOT, 'test-artifacts', `ward-cli-${process.pid}`);
-  fs.rmSync(outdir, { recursive: true, force: true });
-  buildSync({
-    entryPoints: [path.join(REPO_ROOT, 'main', 'cli', 'entry.ts')],
-    outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  bundle = path.join(outdir, 'entry.js');
-  return bundle;
-}
-
 /** Runs `ward` in its own process with an explicit environment: the keychain's D-Bus address and a data folder. */
 export function spawnWard(args: readonly string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 60_000): WardRun {
-  const child = spawn(process.execPath, [wardEntry(), ...args], {
+  const child = spawn(process.execPath, [WARD_BIN, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -9,8 +9,7 @@ import { keychainServiceFor, openSecretStore } from '../../main/credentials/open
 import { resolveWardHome } from '../../main/core/home.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore } from '../../main/credentials/secret-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import { REPO_ROOT } from '../support/ward-cli.js';
-import { wardEntry } from '../auth/support.js';
+import { REPO_ROOT, WARD_BIN } from '../support/ward-cli.js';
 import { tempDir } from '../support/temp.js';
 
 const CANARY = 'sk-ant-api03-CANARY-keychain-0123456789';
@@ -72,7 +71,6 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const [home, privateTmp, userHome] = ['ward-home', 'tmp', 'home'].map((name) => path.join(root, name));
     for (const dir of [home!, privateTmp!, userHome!]) fs.mkdirSync(dir);
-    const entry = wardEntry();
     // A checkout that itself lives under /tmp stays visible through a bind of its own (its mount point made beforehand).
     const keepVisible = REPO_ROOT.startsWith('/tmp/') ? ['--bind', REPO_ROOT, REPO_ROOT] : [];
     if (keepVisible.length > 0) fs.mkdirSync(path.join(privateTmp!, path.relative('/tmp', REPO_ROOT)), { recursive: true });
@@ -80,7 +78,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     // bubblewrap gives the child its own /tmp (a folder we can inspect); everything else is the real system.
     const result = spawnSync(
       'bwrap',
-      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', ...keepVisible, '--', process.execPath, entry, 'provider', 'set-key'],
+      ['--dev-bind', '/', '/', '--bind', privateTmp!, '/tmp', ...keepVisible, '--', process.execPath, WARD_BIN, 'provider', 'set-key'],
       {
         cwd: REPO_ROOT,
         input: CANARY,

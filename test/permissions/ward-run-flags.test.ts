@@ -1,18 +1,14 @@
 /** `ward run --allow-…` as a user types it: the built command, the real CLI, the scripted provider. */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 
 const WARD = path.resolve('bin/ward.js');
 const CANARY_KEY = 'sk-ant-canary-perm-4c1d2e3f';
 let provider: ModelProvider | undefined;
-
-beforeAll(() => {
-  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
-});
 
 afterEach(async () => {
   await provider?.close();

@@ -4,20 +4,16 @@
  * (Hostile text in questions is tested on renderQuestion: the pinned CLI itself already refuses
  * file paths with control, bidi or zero-width characters before it asks Ward.)
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 
 const WARD = path.resolve('bin/ward.js');
 const SECRET = 'outside-canary-tty-8e8e';
 let provider: ModelProvider | undefined;
-
-beforeAll(() => {
-  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
-});
 
 afterEach(async () => {
   await provider?.close();

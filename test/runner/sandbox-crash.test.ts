@@ -2,10 +2,10 @@
  * The built `ward run` with the sandbox: when Ward itself is SIGKILLed, bwrap's --die-with-parent
  * ends the CLI at once, before any later start could sweep it (R8 leaves less to clean up).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { processesWith } from './agents.js';
@@ -14,10 +14,6 @@ import { CANARY_KEY, until } from './harness.js';
 const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;
 let ward: ChildProcess | undefined;
-
-beforeAll(() => {
-  spawnSync(process.execPath, ['scripts/build.mjs', 'main'], { stdio: 'inherit' });
-});
 
 afterEach(async () => {
   if (ward?.exitCode === null) ward.kill('SIGKILL');
