@@ -7,11 +7,11 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../core/errors.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
+import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
 
 export interface BrokerOptions extends Partial<CallLimits> {
@@ -19,6 +19,10 @@ export interface BrokerOptions extends Partial<CallLimits> {
   readonly maxBodyBytes?: number;
   /** MCP sessions one run may hold at once (the CLI opens one; reconnects open more). */
   readonly maxSessionsPerRun?: number;
+  /** Answers ready within this go back as plain JSON, slower ones as SSE (default 1 s). */
+  readonly sseAfterMs?: number;
+  /** Interval of SSE keep-alive comments during a slow call (default 15 s). */
+  readonly keepAliveMs?: number;
 }
 
 const DEFAULTS = {
@@ -29,6 +33,9 @@ const DEFAULTS = {
   maxConcurrentCalls: 16,
   maxBodyBytes: 4 * 1024 * 1024,
   maxSessionsPerRun: 8,
+  sseAfterMs: 1_000,
+  // Well inside common HTTP clients' idle timeouts (undici: 300 s).
+  keepAliveMs: 15_000,
 } as const;
 
 const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -38,7 +45,7 @@ const PATH = /^\/runs\/([A-Za-z0-9_-]{1,128})\/mcp$/;
 
 interface Session {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
 }
 
 interface RunEntry {
@@ -113,6 +120,7 @@ export class Broker {
   private readonly limits: CallLimits;
   private readonly maxBodyBytes: number;
   private readonly maxSessionsPerRun: number;
+  private readonly streaming: SessionTransportOptions;
   private allowedHosts = new Set<string>();
   private listeningPort = 0;
   private closing = false;
@@ -130,6 +138,7 @@ export class Broker {
     };
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
     this.maxSessionsPerRun = options.maxSessionsPerRun ?? DEFAULTS.maxSessionsPerRun;
+    this.streaming = { sseAfterMs: options.sseAfterMs ?? DEFAULTS.sseAfterMs, keepAliveMs: options.keepAliveMs ?? DEFAULTS.keepAliveMs };
   }
 
   /** Starts listening on 127.0.0.1 at a random port. */
@@ -221,12 +230,14 @@ export class Broker {
       if (sessionId === undefined && isInitializeRequest(parsed)) {
         const session = await this.openSession(entry);
         if (session === null) return reply(res, 429, 'too many MCP sessions for this run');
-        return session.transport.handleRequest(req, res, parsed);
+        return session.transport.handlePost(req, res, parsed);
       }
-      return this.toSession(entry, sessionId, req, res, parsed);
+      const session = this.sessionFor(entry, sessionId, res);
+      return session?.transport.handlePost(req, res, parsed);
     }
-    if (req.method === 'GET' || req.method === 'DELETE') return this.toSession(entry, req.headers['mcp-session-id'], req, res);
-    return reply(res, 405, 'method not allowed', { allow: 'GET, POST, DELETE' });
+    if (req.method === 'DELETE') return this.sessionFor(entry, req.headers['mcp-session-id'], res)?.transport.handleDelete(res);
+    // No GET stream: the broker never sends a message the child did not ask for (the spec's 405).
+    return reply(res, 405, 'method not allowed', { allow: 'POST, DELETE' });
   }
 
   private authorized(req: IncomingMessage, entry: RunEntry): boolean {
@@ -236,12 +247,16 @@ export class Broker {
     return timingSafeEqual(sha256(header.slice('Bearer '.length)), entry.state.capabilityHash);
   }
 
-  private async toSession(entry: RunEntry, sessionId: string | string[] | undefined, req: IncomingMessage, res: ServerResponse, parsed?: unknown): Promise<void> {
-    if (typeof sessionId !== 'string') return reply(res, 400, 'missing Mcp-Session-Id header');
+  /** The session a request names, or undefined after answering why there is none. */
+  private sessionFor(entry: RunEntry, sessionId: string | string[] | undefined, res: ServerResponse): Session | undefined {
+    if (typeof sessionId !== 'string') {
+      reply(res, 400, 'missing Mcp-Session-Id header');
+      return undefined;
+    }
     const session = entry.sessions.get(sessionId);
     // 404 tells an MCP client to start a new session.
-    if (session === undefined) return reply(res, 404, 'unknown MCP session');
-    return session.transport.handleRequest(req, res, parsed);
+    if (session === undefined) reply(res, 404, 'unknown MCP session');
+    return session;
   }
 
   private async openSession(entry: RunEntry): Promise<Session | null> {
@@ -251,11 +266,7 @@ export class Broker {
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.listTools() }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => state.callTool(request.params.name, request.params.arguments, extra.signal));
     const sessionId = randomUUID();
-    // SSE responses (the default) carry keep-alive comments through tool calls up to 16 minutes long.
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => sessionId,
-      maxRequestBodySize: this.maxBodyBytes,
-    });
+    const transport = new SessionTransport(sessionId, this.streaming);
     const session: Session = { server, transport };
     entry.sessions.set(sessionId, session);
     transport.onclose = () => {

@@ -37,4 +37,17 @@ describe('a tool loop through the broker', () => {
     // The upstream server Ward started for the run is gone with it.
     expect(processesWith(agent.marker)).toEqual([]);
   });
+
+  it("hands back a call slower than the broker's JSON window, which the CLI receives as an SSE stream", async () => {
+    harness = await startHarness([
+      { blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 1_500 } }] },
+      { blocks: [{ type: 'text', text: 'Done sleeping.' }] },
+    ]);
+    await publishToolAgent(harness);
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'Sleep a little' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('succeeded');
+    expect(payloads(harness.events(handle.conversationId), 'tool_result')[0]).toMatchObject({ tool: 'slow', ok: true });
+    expect(JSON.stringify(toolResultsIn(harness.provider.conversationRequests()[1]!))).toContain('slept');
+  });
 });
