@@ -1,9 +1,11 @@
 /** The upstream side: stdio children Ward owns, HTTP limits, definitions, pinning hash. */
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PinnedToolRoute } from '../../main/broker/types.js';
+import { cappedFetch } from '../../main/upstreams/capped-fetch.js';
 import { parseUpstreamDefinitions } from '../../main/upstreams/definitions.js';
 import { pinTools } from '../../main/upstreams/pin.js';
 import { schemaHash } from '../../main/upstreams/schema-hash.js';
@@ -117,6 +119,29 @@ describe('http upstreams', () => {
     expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
     expect(await upstreams.callTool(...call(echo, { text: 'still fine' }))).toMatchObject({ ok: true, content: [{ type: 'text', text: 'still fine' }] });
     await upstreams.close();
+    await fixture.close();
+  });
+
+  it.each([
+    ['JSON bodies', false],
+    ['SSE streams', true],
+  ])("lets go of the connection's lifetime signal once %s are read, yet still aborts an in-flight request with it", async (_kind, sse) => {
+    // undici would otherwise hold one listener per request until GC and warn of a leak after 1,500 calls.
+    const fixture = await startHttpFixture({ sse });
+    const lifetime = new AbortController();
+    const capped = cappedFetch(1024 * 1024, () => undefined);
+    const post = (id: number, name: string, args: Record<string, unknown>): Promise<Response> =>
+      capped(fixture.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }),
+        signal: lifetime.signal,
+      });
+    for (let id = 1; id <= 20; id++) expect(await (await post(id, 'echo', { text: `call ${id}` })).text()).toContain(`call ${id}`);
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+    const slow = post(21, 'slow', { ms: 5_000 }).then((response) => response.text());
+    setTimeout(() => lifetime.abort(new Error('connection closed')), 50);
+    await expect(slow).rejects.toThrow('connection closed');
     await fixture.close();
   });
 
