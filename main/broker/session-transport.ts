@@ -38,6 +38,7 @@ export interface SessionTransportOptions {
 interface PendingAnswer {
   readonly res: ServerResponse;
   streaming: boolean;
+  /** Until the answer: the switch to SSE, then the keep-alive interval. */
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -165,8 +166,8 @@ export class SessionTransport implements Transport {
   }
 
   private finish(id: RequestId, answer: PendingAnswer): void {
+    // Node's timers are one kind: this also stops the keep-alive interval.
     clearTimeout(answer.timer);
-    clearInterval(answer.timer);
     this.pending.delete(id);
   }
 }

@@ -20,7 +20,7 @@ export class UpstreamFailure extends Error {
   }
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT', 'EACCES', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT', 'EACCES', 'UND_ERR_CONNECT_TIMEOUT']);
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 function errnoCode(error: unknown): string | undefined {

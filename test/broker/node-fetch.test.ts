@@ -2,11 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeFetch } from '../../main/upstreams/node-fetch.js';
+import { classifyUpstreamError } from '../../main/upstreams/failure.js';
+import { createNodeFetch, nodeFetch } from '../../main/upstreams/node-fetch.js';
 import { openUpstreams } from '../../main/upstreams/upstreams.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 
@@ -91,5 +92,18 @@ describe('upstream fetch', () => {
     const failure = await nodeFetch(`http://127.0.0.1:${port}/`).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TypeError);
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
+  });
+
+  it('gives up on a connection whose TLS handshake never completes, as unreachable', async () => {
+    // Accepts TCP, then never speaks: a half-dead host or a port that is not TLS.
+    const held: Socket[] = [];
+    const silent = createTcpServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const failure = await createNodeFetch(200)(`https://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ETIMEDOUT' } });
+    expect(classifyUpstreamError(failure)).toBe('unreachable');
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
   });
 });
