@@ -1,6 +1,7 @@
 /**
  * `ward doctor --self-test`: runs the pinned CLI once, exactly as a run would (locked-down argv,
- * allowlisted environment, private config dir, the real broker), against the built-in offline
+ * allowlisted environment, private config dir, the real broker, the OS sandbox when runs have
+ * one), against the built-in offline
  * endpoint, and checks that its stream-json output still has the shape Ward parses:
  * system/init (matching what was configured), assistant text, and a success result.
  * What an IT admin runs after an upgrade.
@@ -18,6 +19,7 @@ import { checkInit } from './init-check.js';
 import { SELF_TEST_ANSWER, startOfflineProvider } from './offline-provider.js';
 import { verifyPinnedCli } from './pin.js';
 import { createRunDir } from './run-dir.js';
+import { sandboxLaunch, sandboxState } from './sandbox.js';
 import type { CliMessage } from './stream-parser.js';
 
 export interface SelfTestResult {
@@ -25,6 +27,8 @@ export interface SelfTestResult {
   /** What failed, or a one-line summary of what passed. */
   readonly detail: string;
   readonly version: string | null;
+  /** Whether the CLI ran inside the OS sandbox, as `ward run` would run it. */
+  readonly sandboxed: boolean;
   readonly durationMs: number;
 }
 
@@ -32,8 +36,9 @@ const SELF_TEST_TIMEOUT_MS = 60_000;
 
 export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise<SelfTestResult> {
   const started = performance.now();
-  const done = (ok: boolean, detail: string, version: string | null): SelfTestResult => ({ ok, detail, version, durationMs: Math.round(performance.now() - started) });
   let version: string | null = null;
+  let sandboxed = false;
+  const done = (ok: boolean, detail: string, pinnedVersion: string | null): SelfTestResult => ({ ok, detail, version: pinnedVersion, sandboxed, durationMs: Math.round(performance.now() - started) });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-self-test-'));
   const provider = await startOfflineProvider();
   const broker = await Broker.start();
@@ -47,17 +52,23 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const sessionId = randomUUID();
     const messages: CliMessage[] = [];
     const workspace = path.join(scratch, 'workspace');
+    const configDir = path.join(scratch, 'claude');
     fs.mkdirSync(workspace, { mode: 0o700 });
-    child = new CliProcess(
+    fs.mkdirSync(configDir, { mode: 0o700 });
+    const sandbox = sandboxState(env);
+    const launch = sandboxLaunch(
+      sandbox,
       {
         binary: pinned.path,
         args: buildCliArgs({ sessionId, resume: false, mcpConfigPath: runDir.mcpConfigPath, instructionsPath: runDir.instructionsPath, model: 'claude-sonnet-4-5', pinnedTools: [] }),
-        env: buildChildEnv({ inherited: env, baseUrl: provider.url, credential: { kind: 'api_key', value: 'ward-self-test-offline' }, configDir: path.join(scratch, 'claude') }),
+        env: buildChildEnv({ inherited: env, baseUrl: provider.url, credential: { kind: 'api_key', value: 'ward-self-test-offline' }, configDir }),
         cwd: workspace,
         prompt: 'Ward self-test: reply with one sentence.',
       },
-      (batch) => messages.push(...batch),
+      { writable: [workspace, configDir], readOnly: [runDir.dir] },
     );
+    sandboxed = sandbox.bwrap !== null;
+    child = new CliProcess(launch, (batch) => messages.push(...batch));
     const timer = setTimeout(() => child?.killGroup(), SELF_TEST_TIMEOUT_MS);
     const exit = await child.exited;
     clearTimeout(timer);
@@ -75,7 +86,8 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const diagnostics = messages.filter((message) => message.kind === 'diagnostic');
     if (diagnostics.length > 0) return done(false, `unexpected stdout: ${diagnostics[0]!.kind === 'diagnostic' ? diagnostics[0]!.detail : ''}`, version);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`, version);
-    return done(true, `CLI ${pinned.version}: system/init, assistant text and a success result parsed; offline endpoint, no network`, version);
+    const confinement = sandboxed ? 'inside the OS sandbox' : sandbox.detail;
+    return done(true, `CLI ${pinned.version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`, version);
   } catch (error) {
     return done(false, describeError(error), version);
   } finally {

@@ -122,8 +122,14 @@ describe('ward run (the built command)', () => {
     const checks = doctor.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string; status: string; detail: string });
     expect(checks.find((check) => check.check === 'pinned CLI')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^2\.1\.328 \(linux-x64, sha256 a982d38030b9…\) at /) });
     expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ status: 'ok', detail: expect.stringContaining('system/init, assistant text and a success result parsed') });
+    // As a run would: inside the OS sandbox (bwrap works on this machine; test/runner/sandbox.test.ts checks that).
+    expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ detail: expect.stringContaining('; inside the OS sandbox'), data: { sandboxed: true } });
     // Offline: the self-test never touched the configured model endpoint.
     expect(provider.requests).toEqual([]);
+
+    const unconfined = await wardRun({ ...env, WARD_SANDBOX: 'off' }, ['doctor', '--self-test', '--json']);
+    const selfTest = unconfined.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string }).find((check) => check.check === 'CLI self-test');
+    expect(selfTest).toMatchObject({ status: 'ok', detail: expect.stringContaining('; runs are NOT sandboxed: WARD_SANDBOX=off'), data: { sandboxed: false } });
   });
 
   it('exit codes: 2 for usage errors, 1 for a failed turn', async () => {
