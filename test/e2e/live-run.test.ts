@@ -1,31 +1,16 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, publishToolAgent, screenshot, startChat, startUiHarness, type UiHarness } from './harness/harness.js';
+import { describe, expect, it } from 'vitest';
+import { publishToolAgent, screenshot, startChat, useUiSuite, type UiHarness } from './harness/harness.js';
 
-let browser: Browser;
+const suite = useUiSuite();
 let harness: UiHarness | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-const made: string[] = [];
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 /** A folder the agent may read (a stored agent grant) and a secret file outside it. */
 function readFixture(): { granted: string; secret: string } {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-files-')));
-  made.push(root);
+  const root = suite.tempDir('ward-e2e-files-');
   const granted = path.join(root, 'granted');
   fs.mkdirSync(granted);
   fs.mkdirSync(path.join(root, 'outside'));
@@ -59,7 +44,7 @@ async function answerApproval(page: Page, button: 'Allow once' | 'Allow in this 
 
 describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixture', () => {
   it('sends a prompt, shows the answer as it arrives and the tool call in the timeline with its duration', async () => {
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [
         { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hello tools' } }] },
         { blocks: [{ type: 'text', text: 'The echo came back: **hello tools**.' }], deltaDelayMs: 20 },
@@ -89,7 +74,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   });
 
   it('Stop during a slow tool shows Stopping… while the tool drains (also after a reload), then Stopped, not an error', async () => {
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
     });
     await publishToolAgent(harness);
@@ -122,7 +107,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
 
   it('asks before a read outside the granted folder; Allow once lets that one read through', async () => {
     const files = readFixture();
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'I read the file.' }] }],
       // An approval during a turn cannot widen its OS sandbox (test/runner/sandbox.test.ts): the approval flow, unsandboxed.
       env: { WARD_SANDBOX: 'off' },
@@ -141,7 +126,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
 
   it('an approval pending across a reload is shown again; Deny refuses the read, shown as an error in the timeline', async () => {
     const files = readFixture();
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'The read was not allowed.' }] }],
     });
     await publishToolAgent(harness);
@@ -162,7 +147,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   });
 
   it('a reload mid-run replays the conversation and follows the same run without starting a second CLI', async () => {
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [
         { blocks: [{ type: 'text', text: 'Starting the long task.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_500 } }] },
         { blocks: [{ type: 'text', text: 'All done after the reload.' }] },

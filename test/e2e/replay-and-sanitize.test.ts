@@ -1,20 +1,8 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
+import { describe, expect, it } from 'vitest';
+import { screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
 
-let browser: Browser;
+const suite = useUiSuite();
 let harness: UiHarness | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const HOSTILE = [
   'Here is an image: <img src=x onerror="window.__pwned = 1">',
@@ -28,7 +16,7 @@ const HOSTILE = [
 
 describe('the chat in real Chromium, bridged to the real core', () => {
   it('replays a conversation journaled through the store: messages, a tool call with its duration, Stopped', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const conversation = seedConversation(harness, 'Trip planning');
     const { journal } = harness.core.store(harness.ns);
     const runId = '00000000-0000-4000-8000-000000000001';
@@ -64,7 +52,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
   });
 
   it('renders hostile model output inert: no img, no script, no javascript: or data: link, onerror never fires', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const conversation = seedConversation(harness, 'Hostile output');
     const runId = '00000000-0000-4000-8000-000000000002';
     harness.core.store(harness.ns).journal.appendMany(conversation.id, [
@@ -99,7 +87,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
   });
 
   it('shows an uncertain run with a banner; reconciling it frees the conversation for a new prompt', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const conversation = seedConversation(harness, 'Lost run');
     const store = harness.core.store(harness.ns);
     const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
@@ -130,7 +118,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
   });
 
   it('answers an unknown channel and a malformed payload with clear typed errors, and keeps working', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const page = await harness.open();
     const call = (channel: string, payload: unknown) =>
       page.evaluate(([c, p]) => (window as unknown as { __wardInvoke(c: unknown, p: unknown): Promise<unknown> }).__wardInvoke(c, p), [channel, payload] as const);

@@ -1,32 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
-import { CANARY_KEY, launchChromium, publishToolAgent, screenshot, seedConversation, startUiHarness, type UiHarness } from './harness/harness.js';
+import { CANARY_KEY, publishToolAgent, screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
 
-let browser: Browser;
+const suite = useUiSuite();
 let harness: UiHarness | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 const TYPED_KEY = 'sk-ant-typed-in-settings-3b9e27c1d04f';
 
 describe('the other screens in real Chromium', () => {
   it('settings: the provider and a key typed in the window drive the next run; the key never comes back', async () => {
-    harness = await startUiHarness(browser, { script: [{ blocks: [{ type: 'text', text: 'Hello with the stored key.' }] }] });
+    harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: 'Hello with the stored key.' }] }] });
     const page = await harness.open();
     await page.getByRole('button', { name: 'Settings' }).click();
     await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
@@ -77,7 +65,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('agents: edit instructions, keep a subset of the pinned tools, publish a new version, grant and revoke permissions', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     await publishToolAgent(harness);
     const page = await harness.open();
     await page.getByRole('button', { name: 'Agents' }).click();
@@ -118,7 +106,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('agents: tools of a remote connection are offered as checkboxes; the checked one is pinned in the published version', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const server = await startHttpFixture();
     try {
       const page = await harness.open();
@@ -155,7 +143,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('connections: add a remote MCP server, check it (health and pinned tools), remove it', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const server = await startHttpFixture();
     try {
       const page = await harness.open();
@@ -190,7 +178,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('connections: a protected server shows Signed out until the person signs in through the browser', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const remote = await startProtectedServer();
     try {
       const page = await harness.open();
@@ -221,7 +209,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('sessions: search narrows the list; the namespace switcher shows only that namespace', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     seedConversation(harness, 'Quarterly report draft');
     seedConversation(harness, 'Holiday plans');
     harness.core.createNamespace('work');
@@ -240,7 +228,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('a namespace fixed for this Ward is the only one offered; any other fails closed', async () => {
-    harness = await startUiHarness(browser, { env: { WARD_NAMESPACE: 'team' } });
+    harness = await suite.start({ env: { WARD_NAMESPACE: 'team' } });
     const page = await harness.open();
     const select = page.getByRole('combobox', { name: 'Namespace' });
     await page.getByText('No sessions yet').waitFor();
@@ -260,7 +248,7 @@ describe('the other screens in real Chromium', () => {
   });
 
   it('is readable in the dark theme and usable from the keyboard', async () => {
-    harness = await startUiHarness(browser);
+    harness = await suite.start();
     const conversation = seedConversation(harness, 'Dark mode chat');
     harness.core.store(harness.ns).journal.appendMany(conversation.id, [
       { type: 'user_prompt', payload: { text: 'Is this readable at night?' } },

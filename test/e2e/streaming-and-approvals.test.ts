@@ -1,32 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { launchChromium, publishToolAgent, screenshot, startChat, startUiHarness, type UiHarness } from './harness/harness.js';
+import { publishToolAgent, screenshot, startChat, useUiSuite, type UiHarness } from './harness/harness.js';
 
-let browser: Browser;
+const suite = useUiSuite();
 let harness: UiHarness | undefined;
-const made: string[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 describe('the chat streams the answer and places each approval in its own chat (real Chromium, real CLI)', () => {
   it('shows partial answer text while the turn is still running, then the whole answer once', async () => {
     const words = ['Streaming', 'arrives', 'piece', 'by', 'piece', 'while', 'the', 'model', 'is', 'still', 'writing', 'FINALWORD.'];
     // 400 ms between word-sized deltas: the answer takes seconds to finish.
-    harness = await startUiHarness(browser, { script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
+    harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
     const page = await harness.open();
     await startChat(page, 'default', 'Stream test', 'Tell me slowly');
 
@@ -46,11 +31,10 @@ describe('the chat streams the answer and places each approval in its own chat (
   });
 
   it('two chats with the same agent, each with a question pending: each prompt shows in its own chat', async () => {
-    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-files-')));
-    made.push(root);
+    const root = suite.tempDir('ward-e2e-files-');
     fs.mkdirSync(path.join(root, 'granted'));
     for (const name of ['alpha.txt', 'beta.txt']) fs.writeFileSync(path.join(root, name), `${name}\n`);
-    harness = await startUiHarness(browser, {
+    harness = await suite.start({
       script: [
         { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(root, 'alpha.txt') } }] },
         { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(root, 'beta.txt') } }] },

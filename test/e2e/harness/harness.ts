@@ -4,7 +4,6 @@
  * bound to the REAL core in this process (WardCore, SQLite, RunService, broker, the pinned CLI
  * driven by the scripted model provider). Only the Electron IPC transport is replaced.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { PushedEvent } from '../../../preload/contract.js';
 import { createAgentVersion } from '../../../main/agents/service.js';
 import { startDesktopCore, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
@@ -28,13 +28,6 @@ export const SCREENSHOT_DIR = path.join(ROOT, 'test-artifacts', 'screenshots');
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
 export const CANARY_KEY = 'sk-ant-canary-e2e-5c1d9a7b3f2e4d60';
-
-/** Builds the renderer when this checkout has no build yet (npm test builds it first). */
-export function ensureRendererBuilt(): void {
-  if (!fs.existsSync(path.join(RENDERER_DIR, 'index.html'))) {
-    execFileSync(process.execPath, ['scripts/build.mjs', 'all'], { cwd: ROOT, stdio: 'inherit' });
-  }
-}
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
@@ -110,7 +103,6 @@ export interface UiHarnessOptions {
 }
 
 export async function startUiHarness(browser: Browser, options: UiHarnessOptions = {}): Promise<UiHarness> {
-  ensureRendererBuilt();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-home-'));
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-tmp-'));
   // The opt-in file store (C2) keeps model keys here without a desktop keychain session.
@@ -231,6 +223,42 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
 }
 
 /** Publishes an agent pinned to the real stdio fixture MCP server's tools. */
+export interface UiSuite {
+  /** Starts this test's harness (dist/ is built by npm test or test/global-setup.ts); closed after the test. */
+  start(options?: UiHarnessOptions): Promise<UiHarness>;
+  /** A fresh temp folder, its real path (no symlinks), removed after the test. */
+  tempDir(prefix: string): string;
+}
+
+/** The hooks every e2e file needs: one Chromium for the file; each test's harness and folders cleaned up after it. */
+export function useUiSuite(): UiSuite {
+  let browser: Browser | undefined;
+  let current: UiHarness | undefined;
+  const made: string[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    async start(options) {
+      current = await startUiHarness(browser!, options);
+      return current;
+    },
+    tempDir(prefix) {
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+      made.push(dir);
+      return dir;
+    },
+  };
+}
+
 export async function publishToolAgent(harness: UiHarness, name = 'tooly', tools = ['echo', 'slow']) {
   return createAgentVersion(
     harness.core.store(harness.ns),
