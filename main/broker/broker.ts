@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../core/errors.js';
+import { readBoundedBody } from '../core/http-body.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
@@ -91,28 +92,6 @@ function reply(res: ServerResponse, status: number, message: string, headers: Re
   const body = JSON.stringify({ error: message });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
-}
-
-/** Reads at most `limit` bytes; null when the body is larger (the caller answers 413). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 export class Broker {
@@ -218,7 +197,7 @@ export class Broker {
     if (req.method === 'POST') {
       entry.posts.add(res);
       res.once('close', () => entry.posts.delete(res));
-      const body = await readBody(req, this.maxBodyBytes);
+      const body = await readBoundedBody(req, this.maxBodyBytes);
       if (body === null) return reply(res, 413, `request body exceeds ${this.maxBodyBytes} bytes`);
       let parsed: unknown;
       try {

@@ -9,19 +9,10 @@ import { escapeForTerminal } from '../cli/format-event.js';
 import type { ApprovalPort } from '../core/app-service.js';
 import { WardError } from '../core/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
-import type { PromptAnswer, PromptQuestion, Prompter } from '../permissions/prompter.js';
+import { PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from '../permissions/prompter.js';
 
 const TO_PROMPT: Readonly<Record<ApprovalAnswer, PromptAnswer>> = { allow_once: 'once', allow_conversation: 'conversation', deny: 'deny' };
 const FROM_PROMPT: Partial<Record<PromptAnswer, ApprovalAnswer>> = { once: 'allow_once', conversation: 'allow_conversation', deny: 'deny' };
-const VERB: Readonly<Record<PromptQuestion['kind'], string>> = {
-  read: 'read',
-  write: 'write',
-  net: 'connect to',
-  run: 'run',
-  env: 'read the environment variable',
-  mcp: 'call the tool',
-};
-
 /** Control, bidi, zero-width and line-break characters shown escaped; length bounded. */
 export function displayText(text: string, max: number): string {
   return escapeForTerminal(text.replace(/[\n\t\u061c\u180e\u2028\u2029]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`), max);
@@ -55,7 +46,7 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         runId: question.runId ?? null,
         agent: displayText(question.agent, 64),
         tool: displayText(question.tool, 100),
-        summary: `wants to ${VERB[question.kind]} ${displayText(question.value, 300)}`,
+        summary: `wants to ${PROMPT_VERB[question.kind]} ${displayText(question.value, 300)}`,
         details: displayText(question.argumentsSummary, 300),
         reason: displayText(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],

@@ -22,6 +22,16 @@ export interface PromptQuestion {
   readonly choices: readonly PromptAnswer[];
 }
 
+/** How a question reads to the person: "wants to VERB value". */
+export const PROMPT_VERB: Readonly<Record<GrantKind, string>> = {
+  read: 'read',
+  write: 'write',
+  net: 'connect to',
+  run: 'run',
+  env: 'read the environment variable',
+  mcp: 'call the tool',
+};
+
 /**
  * Asks a person. Swappable: a terminal for `ward run` on a TTY, the desktop UI through the
  * core, or no one. Must settle (or be abandoned) when `signal` aborts: the caller times out.

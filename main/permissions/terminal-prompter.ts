@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { escapeForTerminal } from '../cli/format-event.js';
-import { noOnePrompter, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
+import { noOnePrompter, PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
 
 const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
   once: { key: 'o', label: 'allow once' },
@@ -10,15 +10,6 @@ const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
 };
 const MAX_LINE = 256;
 const MAX_ATTEMPTS = 3;
-
-const VERB: Record<PromptQuestion['kind'], string> = {
-  read: 'read',
-  write: 'write',
-  net: 'connect to',
-  run: 'run',
-  env: 'read the environment variable',
-  mcp: 'call the tool',
-};
 
 /** escapeForTerminal plus the line breaks and marks it leaves alone, so one value stays on one line. */
 function safe(text: string, max: number): string {
@@ -31,7 +22,7 @@ export function renderQuestion(question: PromptQuestion): string {
   const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ');
   return [
     '',
-    `Ward: agent ${safe(question.agent, 64)} (namespace ${safe(question.namespace, 32)}) wants to ${VERB[question.kind]} ${safe(question.value, 300)}`,
+    `Ward: agent ${safe(question.agent, 64)} (namespace ${safe(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${safe(question.value, 300)}`,
     `  tool: ${safe(question.tool, 100)}  ${safe(question.argumentsSummary, 300)}`,
     `  why asked: ${safe(question.reason, 200)}`,
     `  ${choices}`,

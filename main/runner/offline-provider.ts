@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBoundedBody } from '../core/http-body.js';
 
 export const SELF_TEST_ANSWER = 'Ward self-test: the pinned CLI works.';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -18,25 +19,19 @@ export interface OfflineProvider {
 export async function startOfflineProvider(): Promise<OfflineProvider> {
   let streaming = 0;
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    const answer = (raw: Buffer | null): void => {
+      if (raw === null) return json(413, { type: 'error', error: { type: 'request_too_large', message: 'request too large' } });
       const path = (req.url ?? '').split('?')[0];
       let body: { stream?: boolean; model?: string } = {};
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
+        body = JSON.parse(raw.toString('utf8')) as typeof body;
       } catch {
         // answered below as a bad request
       }
-      const json = (status: number, value: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(value));
-      };
       if (req.method !== 'POST') return json(404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
       if (path === '/v1/messages/count_tokens') return json(200, { input_tokens: 1 });
       if (path !== '/v1/messages') return json(404, { type: 'error', error: { type: 'not_found_error', message: 'not found' } });
@@ -54,7 +49,8 @@ export async function startOfflineProvider(): Promise<OfflineProvider> {
       send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } });
       send('message_stop', {});
       res.end();
-    });
+    };
+    readBoundedBody(req, MAX_BODY_BYTES).then(answer, () => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
