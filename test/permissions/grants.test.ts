@@ -1,22 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
 import { parsePermissionFlags, splitPermissionArgs, type Rule } from '../../main/permissions/grants.js';
 import { tempDir } from '../support/temp.js';
+import { wardErrorOf } from '../support/errors.js';
 
 function parse(tokens: string[], base = '/work/base'): Rule[] {
   return parsePermissionFlags(tokens, base);
-}
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (isWardError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a WardError');
 }
 
 describe('grant flag parser', () => {
@@ -62,55 +52,55 @@ describe('grant flag parser', () => {
   });
 
   it('test_allow_all_is_refused', () => {
-    expect(errorOf(() => parse(['--allow-all']))).toMatchObject({ code: 'invalid_grant', message: expect.stringContaining('never grants everything') });
-    expect(errorOf(() => parse(['-A'])).message).toContain('-A');
+    expect(wardErrorOf(() => parse(['--allow-all']))).toMatchObject({ code: 'invalid_grant', message: expect.stringContaining('never grants everything') });
+    expect(wardErrorOf(() => parse(['-A'])).message).toContain('-A');
   });
 
   it('test_a_kind_without_a_list_is_refused', () => {
-    expect(errorOf(() => parse(['--allow-read'])).message).toBe('--allow-read needs a list (--allow-read=ENTRY,ENTRY); Ward has no allow-all for a kind');
-    expect(errorOf(() => parse(['--allow-net='])).message).toContain('--allow-net needs a list');
+    expect(wardErrorOf(() => parse(['--allow-read'])).message).toBe('--allow-read needs a list (--allow-read=ENTRY,ENTRY); Ward has no allow-all for a kind');
+    expect(wardErrorOf(() => parse(['--allow-net='])).message).toContain('--allow-net needs a list');
   });
 
   it('test_unknown_kind_is_refused_by_name', () => {
-    expect(errorOf(() => parse(['--allow-ffi=x'])).message).toBe('--allow-ffi: unknown permission kind "ffi"; kinds are read, write, net, run, env, mcp');
+    expect(wardErrorOf(() => parse(['--allow-ffi=x'])).message).toBe('--allow-ffi: unknown permission kind "ffi"; kinds are read, write, net, run, env, mcp');
   });
 
   it('test_empty_entries_are_refused_with_their_position', () => {
-    expect(errorOf(() => parse(['--allow-read=a,,b'])).message).toBe('--allow-read: entry 2 of "a,,b" is empty');
-    expect(errorOf(() => parse(['--allow-run=git,'])).message).toBe('--allow-run: entry 2 of "git," is empty');
+    expect(wardErrorOf(() => parse(['--allow-read=a,,b'])).message).toBe('--allow-read: entry 2 of "a,,b" is empty');
+    expect(wardErrorOf(() => parse(['--allow-run=git,'])).message).toBe('--allow-run: entry 2 of "git," is empty');
   });
 
   it('test_nul_bytes_are_refused', () => {
-    expect(errorOf(() => parse(['--allow-read=a\0b'])).message).toContain('contains a NUL or control character');
+    expect(wardErrorOf(() => parse(['--allow-read=a\0b'])).message).toContain('contains a NUL or control character');
   });
 
   it('test_malformed_hosts_and_ports_name_the_entry', () => {
-    expect(errorOf(() => parse(['--allow-net=https://api.github.com'])).message).toBe('--allow-net: net entry "https://api.github.com": give a host, not a URL (no scheme)');
-    expect(errorOf(() => parse(['--allow-net=example.com:99999'])).message).toContain('port 99999 is outside 1-65535');
-    expect(errorOf(() => parse(['--allow-net=example.com:0'])).message).toContain('port 0 is outside 1-65535');
-    expect(errorOf(() => parse(['--allow-net=example.com:http'])).message).toContain('port "http" is not a number');
-    expect(errorOf(() => parse(['--allow-net=exa_mple.com'])).message).toContain('invalid host label "exa_mple"');
-    expect(errorOf(() => parse(['--allow-net=*'])).message).toContain('a host is required');
-    expect(errorOf(() => parse(['--allow-net=a.*.com'])).message).toContain('invalid host label "*"');
-    expect(errorOf(() => parse(['--allow-net=*.com'])).message).toContain('at least two labels');
-    expect(errorOf(() => parse(['--allow-net=300.1.1.1'])).message).toContain('is not a valid IPv4 address');
-    expect(errorOf(() => parse(['--allow-net=::1'])).message).toContain('write IPv6 addresses in brackets');
+    expect(wardErrorOf(() => parse(['--allow-net=https://api.github.com'])).message).toBe('--allow-net: net entry "https://api.github.com": give a host, not a URL (no scheme)');
+    expect(wardErrorOf(() => parse(['--allow-net=example.com:99999'])).message).toContain('port 99999 is outside 1-65535');
+    expect(wardErrorOf(() => parse(['--allow-net=example.com:0'])).message).toContain('port 0 is outside 1-65535');
+    expect(wardErrorOf(() => parse(['--allow-net=example.com:http'])).message).toContain('port "http" is not a number');
+    expect(wardErrorOf(() => parse(['--allow-net=exa_mple.com'])).message).toContain('invalid host label "exa_mple"');
+    expect(wardErrorOf(() => parse(['--allow-net=*'])).message).toContain('a host is required');
+    expect(wardErrorOf(() => parse(['--allow-net=a.*.com'])).message).toContain('invalid host label "*"');
+    expect(wardErrorOf(() => parse(['--allow-net=*.com'])).message).toContain('at least two labels');
+    expect(wardErrorOf(() => parse(['--allow-net=300.1.1.1'])).message).toContain('is not a valid IPv4 address');
+    expect(wardErrorOf(() => parse(['--allow-net=::1'])).message).toContain('write IPv6 addresses in brackets');
   });
 
   it('test_run_entries_refuse_relative_paths', () => {
-    expect(errorOf(() => parse(['--allow-run=./build.sh'])).message).toContain('not a relative path');
-    expect(errorOf(() => parse(['--allow-run=/usr/../bin/sh'])).message).toContain('may not contain "." or ".." segments');
-    expect(errorOf(() => parse(['--allow-run=rm -rf'])).message).toContain('letters, digits and "._+-" only');
+    expect(wardErrorOf(() => parse(['--allow-run=./build.sh'])).message).toContain('not a relative path');
+    expect(wardErrorOf(() => parse(['--allow-run=/usr/../bin/sh'])).message).toContain('may not contain "." or ".." segments');
+    expect(wardErrorOf(() => parse(['--allow-run=rm -rf'])).message).toContain('letters, digits and "._+-" only');
   });
 
   it('test_env_and_mcp_entries_are_validated', () => {
-    expect(errorOf(() => parse(['--allow-env=1PATH'])).message).toContain('does not start with a digit');
-    expect(errorOf(() => parse(['--allow-mcp=github'])).message).toContain('write connection/tool or connection/*');
-    expect(errorOf(() => parse(['--allow-mcp=github/*x'])).message).toContain('invalid tool name');
+    expect(wardErrorOf(() => parse(['--allow-env=1PATH'])).message).toContain('does not start with a digit');
+    expect(wardErrorOf(() => parse(['--allow-mcp=github'])).message).toContain('write connection/tool or connection/*');
+    expect(wardErrorOf(() => parse(['--allow-mcp=github/*x'])).message).toContain('invalid tool name');
   });
 
   it('test_non_permission_tokens_are_refused', () => {
-    expect(errorOf(() => parse(['--model=x'])).message).toContain('is not a permission flag');
+    expect(wardErrorOf(() => parse(['--model=x'])).message).toContain('is not a permission flag');
   });
 
   it('test_split_permission_args_keeps_everything_after_the_separator', () => {

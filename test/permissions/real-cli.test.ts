@@ -9,12 +9,13 @@ import { isWardError } from '../../main/core/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
-import type { PromptAnswer, PromptQuestion, Prompter } from '../../main/permissions/prompter.js';
+import type { Prompter } from '../../main/permissions/prompter.js';
 import { parsePolicy } from '../../main/policy/policy.js';
-import type { ScriptStep } from '../fixtures/model-provider/provider.js';
+import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { publishToolAgent } from '../runner/agents.js';
 import { payloads, startHarness, type Harness } from '../runner/harness.js';
 import { tempDir } from '../support/temp.js';
+import { scriptedPerson, silentPerson } from '../support/people.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -46,33 +47,6 @@ function tool(name: string, input: Record<string, unknown>): ScriptStep {
 }
 const DONE: ScriptStep = { blocks: [{ type: 'text', text: 'done' }] };
 
-/** The tool result the model got back after each scripted tool call, in order. */
-function resultsSeen(h: Harness): { text: string; isError: boolean }[] {
-  const seen: { text: string; isError: boolean }[] = [];
-  for (const request of h.provider.conversationRequests()) {
-    const last = request.body?.messages?.at(-1)?.content;
-    if (!Array.isArray(last)) continue;
-    const result = (last as Record<string, unknown>[]).find((block) => block.type === 'tool_result');
-    if (result === undefined) continue;
-    const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
-    seen.push({ text, isError: result.is_error === true });
-  }
-  return seen;
-}
-
-/** A person who answers from a script and remembers what they were asked. */
-function scriptedPerson(...answers: PromptAnswer[]): Prompter & { questions: PromptQuestion[] } {
-  const questions: PromptQuestion[] = [];
-  return {
-    interactive: true,
-    questions,
-    ask(question) {
-      questions.push(question);
-      return Promise.resolve(answers.shift() ?? 'deny');
-    },
-  };
-}
-
 describe('permissions with the real CLI', () => {
   it('test_read_inside_is_allowed_outside_symlink_dotdot_and_ungranted_workspace_are_denied', async () => {
     const { base, outside, workspace } = project();
@@ -88,7 +62,7 @@ describe('permissions with the real CLI', () => {
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'read', permissions: parsePermissionFlags(['--allow-read=./src'], base), workspace });
     expect((await handle.done).state).toBe('succeeded');
 
-    const seen = resultsSeen(harness);
+    const seen = toolResultsSeen(harness.provider);
     expect(seen[0]!.text).toContain(INSIDE);
     for (const denied of seen.slice(1, 6)) {
       expect(denied.isError).toBe(true);
@@ -135,7 +109,7 @@ describe('permissions with the real CLI', () => {
     ]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'bash', permissions: parsePermissionFlags(['--allow-run=echo'], base), workspace });
     expect((await handle.done).state).toBe('succeeded');
-    const seen = resultsSeen(harness);
+    const seen = toolResultsSeen(harness.provider);
     expect(seen[0]!.text).toContain('granted-echo-31');
     expect(seen[1]!.isError).toBe(true);
     expect(seen[2]!.isError).toBe(true);
@@ -170,16 +144,15 @@ describe('permissions with the real CLI', () => {
     const fresh = harness.service.startTurn({ namespace: harness.ns, prompt: 'new chat', permissions, workspace: tempDir() });
     expect((await fresh.done).state).toBe('succeeded');
     expect(person.questions).toHaveLength(4);
-    expect(resultsSeen(harness).at(-1)!.isError).toBe(true);
+    expect(toolResultsSeen(harness.provider).at(-1)!.isError).toBe(true);
   });
 
   it('test_no_answer_in_time_is_a_deny', async () => {
     const { base, outside, workspace } = project();
-    const silent: Prompter = { interactive: true, ask: () => new Promise(() => undefined) };
-    harness = await startHarness([tool('Read', { file_path: path.join(outside, 'secret.txt') }), DONE], { prompter: silent, promptTimeoutMs: 300 });
+    harness = await startHarness([tool('Read', { file_path: path.join(outside, 'secret.txt') }), DONE], { prompter: silentPerson, promptTimeoutMs: 300 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'wait', permissions: parsePermissionFlags(['--allow-read=./src'], base), workspace });
     expect((await handle.done).state).toBe('succeeded');
-    expect(resultsSeen(harness)[0]).toMatchObject({ isError: true, text: expect.stringContaining('no answer within') });
+    expect(toolResultsSeen(harness.provider)[0]).toMatchObject({ isError: true, text: expect.stringContaining('no answer within') });
     expect(payloads<AuditRecord>(harness.events(handle.conversationId), 'permission_decision')[0]).toMatchObject({ decision: 'deny', answerer: { by: 'timeout' } });
   });
 
@@ -208,7 +181,7 @@ describe('permissions with the real CLI', () => {
     // Pinning a tool in the agent version grants it to that agent.
     const first = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'echo' });
     expect((await first.done).state).toBe('succeeded');
-    expect(resultsSeen(harness).at(-1)!.text).toContain('first-call-11');
+    expect(toolResultsSeen(harness.provider).at(-1)!.text).toContain('first-call-11');
 
     // The person takes it back for this conversation; the broker sees it on the next call.
     const grants = new GrantStore(harness.core.store(harness.ns).db);
@@ -216,15 +189,15 @@ describe('permissions with the real CLI', () => {
     harness.provider.push(tool('mcp__ward__echo', { text: 'second-call-22' }), DONE);
     const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'echo again' });
     expect((await second.done).state).toBe('succeeded');
-    expect(resultsSeen(harness).at(-1)).toMatchObject({ isError: true });
-    expect(resultsSeen(harness).at(-1)!.text).not.toContain('second-call-22');
+    expect(toolResultsSeen(harness.provider).at(-1)).toMatchObject({ isError: true });
+    expect(toolResultsSeen(harness.provider).at(-1)!.text).not.toContain('second-call-22');
 
     // Revoking the deny gives it back, again from the next call on.
     grants.revoke(deny.id);
     harness.provider.push(tool('mcp__ward__echo', { text: 'third-call-33' }), DONE);
     const third = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'and again' });
     expect((await third.done).state).toBe('succeeded');
-    expect(resultsSeen(harness).at(-1)!.text).toContain('third-call-33');
+    expect(toolResultsSeen(harness.provider).at(-1)!.text).toContain('third-call-33');
 
     const decisions = payloads<AuditRecord>(harness.events(first.conversationId), 'permission_decision');
     expect(decisions.map((decision) => `${decision.via} ${decision.value} ${decision.decision}`)).toEqual([
@@ -250,7 +223,7 @@ describe('permissions with the real CLI', () => {
     while (!harness.events(handle.conversationId).some((event) => event.type === 'tool_call') && Date.now() - started < 20_000) await new Promise((resolve) => setTimeout(resolve, 20));
     grants.add({ scope: 'conversation', conversationId: handle.conversationId, effect: 'deny', kind: 'mcp', value: 'fixture/echo', grantedBy: 'cli' });
     expect((await handle.done).state).toBe('succeeded');
-    expect(resultsSeen(harness).map((result) => result.isError)).toEqual([false, true]);
+    expect(toolResultsSeen(harness.provider).map((result) => result.isError)).toEqual([false, true]);
     const decisions = payloads<AuditRecord>(harness.events(handle.conversationId), 'permission_decision');
     expect(decisions.map((decision) => `${decision.value} ${decision.decision}`)).toEqual(['fixture/slow allow', 'fixture/echo deny']);
   });

@@ -5,31 +5,14 @@ import type { PinnedToolRoute } from '../../main/broker/types.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
-import { noOnePrompter, type PromptAnswer, type PromptQuestion, type Prompter } from '../../main/permissions/prompter.js';
+import { noOnePrompter, type PromptAnswer, type Prompter } from '../../main/permissions/prompter.js';
 import { RunPermissions, type RunPermissionsOptions } from '../../main/permissions/run-permissions.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
+import { scriptedPerson, silentPerson } from '../support/people.js';
 
 const LIST_ISSUES: PinnedToolRoute = { exposedName: 'list_issues', upstream: 'github', upstreamName: 'list_issues', description: '', inputSchema: { type: 'object' }, schemaHash: 'h' };
-
-/** A person who answers from a script and remembers what they were asked. */
-function scriptedPerson(...answers: PromptAnswer[]): Prompter & { questions: PromptQuestion[] } {
-  const questions: PromptQuestion[] = [];
-  return {
-    interactive: true,
-    questions,
-    ask(question) {
-      questions.push(question);
-      const answer = answers.shift();
-      if (answer === undefined) throw new Error('asked more often than scripted');
-      return Promise.resolve(answer);
-    },
-  };
-}
-
-/** Someone who never answers. */
-const silentPerson: Prompter = { interactive: true, ask: () => new Promise(() => undefined) };
 
 function setup(flags: string[] = [], overrides: Partial<RunPermissionsOptions> = {}) {
   const home = tempDir();

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
 import { check, makeRequest, netRequestForUrl } from '../../main/permissions/engine.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import {
@@ -15,22 +14,13 @@ import {
   policyPath,
 } from '../../main/policy/policy.js';
 import { tempDir } from '../support/temp.js';
+import { wardErrorOf } from '../support/errors.js';
 
 function writePolicy(value: unknown, mode = 0o644): string {
   const file = path.join(tempDir('ward-policy-'), 'policy.json');
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
   fs.chmodSync(file, mode);
   return file;
-}
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-  } catch (error) {
-    if (isWardError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('expected a WardError');
 }
 
 const REASON = 'Example Corp IT (it@example.com)';
@@ -49,25 +39,25 @@ describe('admin policy', () => {
 
   it('test_ward_policy_naming_a_missing_file_fails_closed', () => {
     const file = path.join(tempDir(), 'absent.json');
-    expect(errorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining(`the admin policy ${file} cannot be read`) });
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining(`the admin policy ${file} cannot be read`) });
   });
 
   it('test_malformed_json_fails_closed_naming_the_file', () => {
     const file = writePolicy('{"version": 1,');
-    expect(errorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('is not valid JSON') });
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('is not valid JSON') });
   });
 
   it('test_unknown_fields_and_wrong_types_fail_closed_naming_the_field', () => {
-    expect(errorOf(() => parsePolicy(JSON.stringify({ version: 1, allowAll: true }), 'p')).message).toContain('is malformed at (top level)');
-    expect(errorOf(() => parsePolicy(JSON.stringify({ version: 1, forbid: ['ffi'] }), 'p')).message).toContain('is malformed at forbid.0');
-    expect(errorOf(() => parsePolicy(JSON.stringify({ version: 2 }), 'p')).message).toContain('is malformed at version');
-    expect(errorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('caps.read entry "relative/path" must be an absolute path');
-    expect(errorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { net: ['https://x.com'] } }), 'p')).message).toContain('bad caps.net entry');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, allowAll: true }), 'p')).message).toContain('is malformed at (top level)');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, forbid: ['ffi'] }), 'p')).message).toContain('is malformed at forbid.0');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 2 }), 'p')).message).toContain('is malformed at version');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('caps.read entry "relative/path" must be an absolute path');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { net: ['https://x.com'] } }), 'p')).message).toContain('bad caps.net entry');
   });
 
   it('test_a_policy_writable_by_others_is_refused', () => {
     const file = writePolicy({ version: 1 }, 0o666);
-    expect(errorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux')).message).toContain('is writable by group or others (mode 666)');
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux')).message).toContain('is writable by group or others (mode 666)');
   });
 
   it('test_a_well_formed_policy_loads', () => {
@@ -83,13 +73,13 @@ describe('admin policy', () => {
     fs.mkdirSync(path.join(root, 'allowed'));
     const policy = parsePolicy(JSON.stringify({ version: 1, reason: REASON, caps: { read: [path.join(root, 'allowed')] } }), 'p');
     assertRulesAllowed(policy, parsePermissionFlags([`--allow-read=${path.join(root, 'allowed', 'sub')}`], root));
-    const error = errorOf(() => assertRulesAllowed(policy, parsePermissionFlags([`--allow-read=${root}`], root)));
+    const error = wardErrorOf(() => assertRulesAllowed(policy, parsePermissionFlags([`--allow-read=${root}`], root)));
     expect(error).toEqual({ code: 'policy_refused', message: `read ${root} is beyond the allowed read cap (${path.join(root, 'allowed')}): refused by ${REASON}` });
   });
 
   it('test_forbidden_kinds_are_refused_and_deny_rules_always_pass', () => {
     const policy = parsePolicy(JSON.stringify({ version: 1, reason: REASON, forbid: ['run'] }), 'p');
-    expect(errorOf(() => assertRulesAllowed(policy, parsePermissionFlags(['--allow-run=git'], '/'))).message).toBe(`run grants are forbidden (run git): refused by ${REASON}`);
+    expect(wardErrorOf(() => assertRulesAllowed(policy, parsePermissionFlags(['--allow-run=git'], '/'))).message).toBe(`run grants are forbidden (run git): refused by ${REASON}`);
     assertRulesAllowed(policy, parsePermissionFlags(['--deny-run=git'], '/'));
   });
 

@@ -2,20 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
 import { resolveModelCredential, resolveModelProfile } from '../../main/core/run-provider.js';
 import { namespaceDir, parseNamespace } from '../../main/namespaces/namespace.js';
+import { wardErrorOf } from '../support/errors.js';
 
 const ns = parseNamespace('work');
-
-function error(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (caught) {
-    return caught as Error;
-  }
-  throw new Error('expected an error');
-}
 
 describe('model provider profile (L1)', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-profile-'));
@@ -30,12 +21,12 @@ describe('model provider profile (L1)', () => {
   });
 
   it('refuses a non-loopback http:// URL unless the override is set explicitly', () => {
-    const refused = error(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://models.example.com' }));
-    expect(isWardError(refused, 'invalid_config')).toBe(true);
+    const refused = wardErrorOf(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://models.example.com' }));
+    expect(refused.code).toBe('invalid_config');
     expect(refused.message).toBe('WARD_MODEL_BASE_URL: http:// is allowed only for loopback hosts (got models.example.com); use https:// or set the explicit insecure-HTTP override');
     expect(resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://models.example.com', WARD_ALLOW_INSECURE_MODEL_URL: '1' }).baseUrl).toBe('http://models.example.com');
-    expect(error(() => resolveModelProfile(home, ns, 'default', { ANTHROPIC_BASE_URL: 'https://user:pw@example.com' })).message).toContain('must not carry credentials');
-    expect(error(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'ftp://example.com' })).message).toContain('must be https://');
+    expect(wardErrorOf(() => resolveModelProfile(home, ns, 'default', { ANTHROPIC_BASE_URL: 'https://user:pw@example.com' })).message).toContain('must not carry credentials');
+    expect(wardErrorOf(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'ftp://example.com' })).message).toContain('must be https://');
   });
 
   it("reads named profiles from the namespace's file and fails closed on a malformed one", () => {
@@ -44,17 +35,17 @@ describe('model provider profile (L1)', () => {
     const file = path.join(dir, 'model-profiles.json');
     fs.writeFileSync(file, JSON.stringify({ profiles: { fast: { baseUrl: 'https://llm.example.com', model: 'claude-haiku-4-5' } } }));
     expect(resolveModelProfile(home, ns, 'fast', {})).toEqual({ name: 'fast', baseUrl: 'https://llm.example.com', model: 'claude-haiku-4-5' });
-    expect(error(() => resolveModelProfile(home, ns, 'slow', {})).message).toMatch(/^no model profile "slow" in namespace work/);
+    expect(wardErrorOf(() => resolveModelProfile(home, ns, 'slow', {})).message).toMatch(/^no model profile "slow" in namespace work/);
     fs.writeFileSync(file, JSON.stringify({ profiles: { fast: { baseUrl: 'https://llm.example.com', model: 'x', extra: true } } }));
-    expect(isWardError(error(() => resolveModelProfile(home, ns, 'fast', {})), 'invalid_config')).toBe(true);
+    expect(wardErrorOf(() => resolveModelProfile(home, ns, 'fast', {})).code).toBe('invalid_config');
     fs.writeFileSync(file, '{not json');
-    expect(error(() => resolveModelProfile(home, ns, 'fast', {})).message).toBe(`${file} is not valid JSON`);
+    expect(wardErrorOf(() => resolveModelProfile(home, ns, 'fast', {})).message).toBe(`${file} is not valid JSON`);
   });
 
   it('takes the model credential from the environment, and says how to set one when absent', () => {
     expect(resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).toEqual({ kind: 'api_key', value: 'k1' });
     expect(resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).toEqual({ kind: 'oauth_token', value: 't1' });
-    const missing = error(() => resolveModelCredential(ns, {}));
-    expect(isWardError(missing, 'credential_missing')).toBe(true);
+    const missing = wardErrorOf(() => resolveModelCredential(ns, {}));
+    expect(missing.code).toBe('credential_missing');
   });
 });

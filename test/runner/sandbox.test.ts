@@ -15,7 +15,7 @@ import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { verifyPinnedCli } from '../../main/runner/pin.js';
 import { findInnerProcess, sandboxArgs, sandboxState } from '../../main/runner/sandbox.js';
 import type { RunState } from '../../main/store/runs.js';
-import type { ScriptStep } from '../fixtures/model-provider/provider.js';
+import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
 
@@ -29,19 +29,6 @@ function bash(command: string): ScriptStep {
   return { blocks: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'run it' } }] };
 }
 const DONE: ScriptStep = { blocks: [{ type: 'text', text: 'done' }] };
-
-/** The tool results the model got back, in order. */
-function resultsSeen(h: Harness): { text: string; isError: boolean }[] {
-  const seen: { text: string; isError: boolean }[] = [];
-  for (const request of h.provider.conversationRequests()) {
-    const last = request.body?.messages?.at(-1)?.content;
-    if (!Array.isArray(last)) continue;
-    const result = (last as Record<string, unknown>[]).find((block) => block.type === 'tool_result');
-    if (result === undefined) continue;
-    seen.push({ text: typeof result.content === 'string' ? result.content : JSON.stringify(result.content), isError: result.is_error === true });
-  }
-  return seen;
-}
 
 function decisions(h: Harness, conversationId: string): string[] {
   return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').map((decision) => `${decision.value} ${decision.decision}`);
@@ -94,7 +81,7 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     expect(decisions(harness, handle.conversationId)).toEqual(['touch allow', 'touch allow']);
     expect(fs.existsSync(inside)).toBe(true);
     expect(fs.existsSync(escaped)).toBe(false);
-    const seen = resultsSeen(harness);
+    const seen = toolResultsSeen(harness.provider);
     expect(seen[1]!.isError).toBe(true);
     expect(seen[1]!.text).toMatch(/No such file or directory|Read-only file system|Permission denied/);
   });
@@ -126,7 +113,7 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     expect((await handle.done).state).toBe('succeeded');
 
     expect(decisions(harness, handle.conversationId)).toEqual(['cat allow', 'cat allow', 'cat allow']);
-    const seen = resultsSeen(harness);
+    const seen = toolResultsSeen(harness.provider);
     expect(seen[0]!.text).toContain('workspace-text-1b9f');
     for (const denied of seen.slice(1, 3)) {
       expect(denied.isError).toBe(true);
@@ -156,14 +143,14 @@ describe('the OS sandbox around the CLI (bubblewrap)', () => {
     // and is told why instead of a puzzling "file does not exist".
     expect(decisions(harness, first.conversationId)).toEqual([`${secret} allow`]);
     expect(payloads(harness.events(first.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: true });
-    expect(resultsSeen(harness)[0]).toMatchObject({ isError: true, text: expect.stringContaining(`on ${secret}, but it is outside this turn's sandbox`) });
+    expect(toolResultsSeen(harness.provider)[0]).toMatchObject({ isError: true, text: expect.stringContaining(`on ${secret}, but it is outside this turn's sandbox`) });
     expect(JSON.stringify(harness.provider.requests.map((request) => request.rawBody))).not.toContain('outside-canary-a7c3');
 
     // The grant "for this conversation" is a rule at the next spawn, so the next turn's sandbox shows the file.
     harness.provider.push(read, DONE);
     const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'again', permissions });
     expect((await second.done).state).toBe('succeeded');
-    expect(resultsSeen(harness).at(-1)!.text).toContain('outside-canary-a7c3');
+    expect(toolResultsSeen(harness.provider).at(-1)!.text).toContain('outside-canary-a7c3');
   });
 
   it('test_stop_interrupts_the_sandboxed_cli_and_leaves_neither_bwrap_nor_the_cli_running', async () => {
