@@ -5,6 +5,8 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { AgentView, ConnectionView, PermissionKind, WardApi } from '../../../preload/contract.js';
+import { unwrap } from '../api.js';
+import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'read', hint: 'folders or files, e.g. ~/notes or /srv/data' },
@@ -14,7 +16,6 @@ const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'env', hint: 'variable names, e.g. HOME' },
   { kind: 'mcp', hint: 'server/tool, e.g. github/list_issues' },
 ];
-import { errorText, unwrap } from '../api.js';
 
 export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string }) {
   const [agents, setAgents] = useState<AgentView[]>([]);
@@ -22,7 +23,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   const [name, setName] = useState('');
   const [instructions, setInstructions] = useState('');
   const [keep, setKeep] = useState<ReadonlySet<string>>(new Set());
-  const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+  const [notice, say] = usePageNotice();
   const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
   const [kind, setKind] = useState<PermissionKind>('read');
   const [entries, setEntries] = useState('');
@@ -34,7 +35,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
     () =>
       unwrap(api.agents.list({ namespace }))
         .then(setAgents)
-        .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) })),
+        .catch(say.fail),
     [api, namespace],
   );
   useEffect(() => {
@@ -43,7 +44,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   useEffect(() => {
     unwrap(api.connections.list({ namespace }))
       .then(setConnections)
-      .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) }));
+      .catch(say.fail);
   }, [api, namespace]);
 
   const edit = (agent: AgentView) => {
@@ -52,7 +53,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
     setInstructions(agent.instructions);
     setKeep(new Set(agent.tools.map((tool) => tool.name)));
     setAdd(new Set());
-    setMessage(null);
+    say.clear();
   };
   const flip = (set: ReadonlySet<string>, item: string) => {
     const next = new Set(set);
@@ -64,10 +65,10 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
     try {
       const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), instructions, keepTools: [...keep], addTools: [...add] }));
       edit(published);
-      setMessage({ tone: 'info', text: `Published ${published.name} version ${published.version}` });
+      say.info(`Published ${published.name} version ${published.version}`);
       await load();
     } catch (failure) {
-      setMessage({ tone: 'error', text: errorText(failure) });
+      say.fail(failure);
     }
   };
   const tools = selected !== null && selected.name === name.trim() ? selected.tools : [];
@@ -82,10 +83,10 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   const changePermissions = async (action: () => Promise<AgentView>, done: string) => {
     try {
       setSelected(await action());
-      setMessage({ tone: 'info', text: done });
+      say.info(done);
       await load();
     } catch (failure) {
-      setMessage({ tone: 'error', text: errorText(failure) });
+      say.fail(failure);
     }
   };
 
@@ -198,11 +199,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
           </form>
         </section>
       )}
-      {message !== null && (
-        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </div>
-      )}
+      <PageNotice notice={notice} />
     </section>
   );
 }

@@ -1,7 +1,8 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
 import type { ConnectionView, WardApi } from '../../../preload/contract.js';
-import { errorText, unwrap } from '../api.js';
+import { unwrap } from '../api.js';
+import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
   signed_in: 'Connected',
@@ -15,13 +16,13 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
-  const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+  const [notice, say] = usePageNotice();
 
   const load = useCallback(
     () =>
       unwrap(api.connections.list({ namespace }))
         .then(setConnections)
-        .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) })),
+        .catch(say.fail),
     [api, namespace],
   );
   useEffect(() => {
@@ -30,12 +31,12 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
 
   const act = async (label: string, action: () => Promise<unknown>, done: string) => {
     setBusy(label);
-    setMessage(null);
+    say.clear();
     try {
       await action();
-      setMessage({ tone: 'info', text: done });
+      say.info(done);
     } catch (failure) {
-      setMessage({ tone: 'error', text: errorText(failure) });
+      say.fail(failure);
     } finally {
       setBusy(null);
       await load();
@@ -95,11 +96,7 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         </button>
         <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>
       </form>
-      {message !== null && (
-        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </div>
-      )}
+      <PageNotice notice={notice} />
     </section>
   );
 }

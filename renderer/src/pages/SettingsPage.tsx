@@ -1,7 +1,8 @@
 /** Model provider, model key (written to the keychain, never shown back) and the data folder. */
 import { useEffect, useState } from 'react';
 import type { SettingsView, WardApi } from '../../../preload/contract.js';
-import { errorText, unwrap } from '../api.js';
+import { unwrap } from '../api.js';
+import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STORE_NAME: Record<SettingsView['keyStore'], string> = {
   keychain: 'the system keychain',
@@ -14,7 +15,7 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
   const [key, setKey] = useState('');
-  const [message, setMessage] = useState<{ tone: 'info' | 'error'; text: string } | null>(null);
+  const [notice, say] = usePageNotice();
 
   const show = (view: SettingsView) => {
     setSettings(view);
@@ -24,15 +25,15 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
   useEffect(() => {
     unwrap(api.settings.get({ namespace }))
       .then(show)
-      .catch((failure: unknown) => setMessage({ tone: 'error', text: errorText(failure) }));
+      .catch(say.fail);
   }, [api, namespace]);
 
   const run = async (action: () => Promise<SettingsView>, done: string) => {
     try {
       show(await action());
-      setMessage({ tone: 'info', text: done });
+      say.info(done);
     } catch (failure) {
-      setMessage({ tone: 'error', text: errorText(failure) });
+      say.fail(failure);
     }
   };
 
@@ -84,11 +85,7 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
           </button>
         </div>
       </form>
-      {message !== null && (
-        <div className={`banner banner-${message.tone}`} role={message.tone === 'error' ? 'alert' : 'status'}>
-          {message.text}
-        </div>
-      )}
+      <PageNotice notice={notice} />
     </section>
   );
 }
