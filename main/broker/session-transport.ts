@@ -86,7 +86,8 @@ export class SessionTransport implements Transport {
     if (!parsed.success) return replyError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
     const message = parsed.data;
 
-    if (isInitializeRequest(message)) {
+    // The method test first: isInitializeRequest is a zod parse, and failing it on every call costs ~4 µs.
+    if ('method' in message && message.method === 'initialize' && isInitializeRequest(message)) {
       if (this.initialized) return replyError(res, 400, -32600, 'Invalid Request: Server already initialized');
       this.initialized = true;
     } else {

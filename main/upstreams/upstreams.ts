@@ -53,6 +53,21 @@ const DEFAULTS: Limits = {
   killGraceMs: 2_000,
 };
 
+/**
+ * Schema hashes of listed tools, per schema object. A listing is kept until the server says its
+ * tools changed, so every call on it would otherwise hash the same schema again (B3 check).
+ */
+const liveHashes = new WeakMap<object, string>();
+
+function liveSchemaHash(inputSchema: object): string {
+  let hash = liveHashes.get(inputSchema);
+  if (hash === undefined) {
+    hash = schemaHash(inputSchema);
+    liveHashes.set(inputSchema, hash);
+  }
+  return hash;
+}
+
 function failed(code: UpstreamErrorCode): ToolOutcome {
   return { ok: false, errorCode: code, message: callErrorMessage(code) };
 }
@@ -193,7 +208,7 @@ class Connection {
       const tools = await this.listTools(controller.signal);
       const live = tools.get(route.upstreamName);
       if (live === undefined) return failed('tool_missing');
-      if (schemaHash(live.inputSchema) !== route.schemaHash) return failed('schema_changed');
+      if (liveSchemaHash(live.inputSchema) !== route.schemaHash) return failed('schema_changed');
       const client = await this.ready(controller.signal);
       const result = (await client.callTool({ name: route.upstreamName, arguments: args }, undefined, {
         signal: controller.signal,
