@@ -120,7 +120,9 @@ describe('the other screens in real Chromium', () => {
       await page.getByRole('button', { name: 'Agents' }).click();
       const offered = page.getByRole('group', { name: 'tracker' });
       await offered.getByRole('checkbox', { name: 'echo from tracker' }).waitFor();
-      await expect(offered.getByRole('checkbox').count()).resolves.toBe(5);
+      // Its five tools, and one checkbox for all of them.
+      await expect(offered.getByRole('checkbox', { name: /from tracker$/ }).count()).resolves.toBe(5);
+      await expect(offered.getByRole('checkbox', { name: 'every tool of tracker' }).isChecked()).resolves.toBe(false);
       await page.getByRole('textbox', { name: 'Name' }).fill('reader');
       // Keyboard: the checkbox takes focus and Space checks it.
       await offered.getByRole('checkbox', { name: 'echo from tracker' }).focus();

@@ -63,9 +63,10 @@ describe('the agent editor adds tools from the namespace connections', () => {
     await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
     const group = view.container.querySelector('fieldset.connection-choice')!;
     expect(group.querySelector('legend')!.textContent).toBe('tracker');
-    expect([...group.querySelectorAll('label')].map((label) => label.textContent?.trim())).toEqual(
-      ['crash', 'echo', 'fail', 'huge', 'slow'].map((tool) => `${tool} from tracker`),
-    );
+    expect([...group.querySelectorAll('label')].map((label) => label.textContent?.trim())).toEqual([
+      'every tool of tracker',
+      ...['crash', 'echo', 'fail', 'huge', 'slow'].map((tool) => `${tool} from tracker`),
+    ]);
 
     await type(nameField(view.container), 'reader');
     await click(checkbox(view.container, /^echo from tracker$/));
@@ -78,6 +79,33 @@ describe('the agent editor adds tools from the namespace connections', () => {
     // The new version's pinned list shows it, and it is no longer offered as an addition.
     expect(checkbox(view.container, /^tracker__echo/).checked).toBe(true);
     expect(() => checkbox(view.container, /^echo from tracker$/)).toThrow();
+  });
+
+  it('checks every tool of a connection at once (and unchecks them again), then pins them all', async () => {
+    const { api, core } = realApi();
+    await serverWithConnection(api);
+    const view = await render(<AgentsPage api={api} namespace="default" />);
+    cleanups.push(() => view.unmount());
+    await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
+    const tools = ['crash', 'echo', 'fail', 'huge', 'slow'];
+    const checked = () => tools.filter((tool) => checkbox(view.container, new RegExp(`^${tool} from tracker$`)).checked);
+
+    await click(checkbox(view.container, /^every tool of tracker$/));
+    expect(checked()).toEqual(tools);
+    await click(checkbox(view.container, /^every tool of tracker$/));
+    expect(checked()).toEqual([]);
+    // One tool by hand leaves "every tool" unchecked; it then adds the rest.
+    await click(checkbox(view.container, /^huge from tracker$/));
+    expect(checkbox(view.container, /^every tool of tracker$/).checked).toBe(false);
+    await click(checkbox(view.container, /^every tool of tracker$/));
+    expect(checked()).toEqual(tools);
+
+    await type(nameField(view.container), 'everything');
+    await click(button(view.container, 'Publish new version'));
+    await settle(() => view.container.textContent!.includes('Published everything version 1'), 'the publish');
+    const spec = core.store(parseNamespace('default')).agents.get('everything').spec as { tools: { exposedName: string }[] };
+    expect(spec.tools.map((tool) => tool.exposedName).sort()).toEqual(tools.map((tool) => `tracker__${tool}`));
+    expect(view.container.textContent).toContain('No connection offers tools this agent lacks.');
   });
 
   it('shows the typed refusal when the connection cannot be reached at publish time, and publishes nothing', async () => {

@@ -17,6 +17,16 @@ const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'mcp', hint: 'server/tool, e.g. github/list_issues' },
 ];
 
+/** `set` with every one of `items` added (on) or removed (off). */
+function setAll(set: ReadonlySet<string>, items: readonly string[], on: boolean): ReadonlySet<string> {
+  const next = new Set(set);
+  for (const item of items) {
+    if (on) next.add(item);
+    else next.delete(item);
+  }
+  return next;
+}
+
 export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string }) {
   const [agents, setAgents] = useState<AgentView[]>([]);
   const [selected, setSelected] = useState<AgentView | null>(null);
@@ -55,12 +65,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
     setAdd(new Set());
     say.clear();
   };
-  const flip = (set: ReadonlySet<string>, item: string) => {
-    const next = new Set(set);
-    if (next.has(item)) next.delete(item);
-    else next.add(item);
-    return next;
-  };
+  const flip = (set: ReadonlySet<string>, item: string) => setAll(set, [item], !set.has(item));
   const publish = async () => {
     try {
       const published = await unwrap(api.agents.publish({ namespace, name: name.trim(), instructions, keepTools: [...keep], addTools: [...add] }));
@@ -138,19 +143,25 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
         <fieldset>
           <legend>Add tools from connections</legend>
           {offered.length === 0 && <p className="muted">No connection offers tools this agent lacks. Add and check one on the Connections page.</p>}
-          {offered.map(({ connection, tools: names }) => (
-            <fieldset key={connection.name} className="connection-choice">
-              <legend>{connection.name}</legend>
-              {names.map((tool) => {
-                const selector = `${connection.name}/${tool}`;
-                return (
+          {offered.map(({ connection, tools: names }) => {
+            const choices = names.map((tool) => ({ tool, selector: `${connection.name}/${tool}` }));
+            const selectors = choices.map((choice) => choice.selector);
+            const all = selectors.every((selector) => add.has(selector));
+            return (
+              <fieldset key={connection.name} className="connection-choice">
+                <legend>{connection.name}</legend>
+                <label className="checkbox">
+                  <input type="checkbox" checked={all} onChange={() => setAdd(setAll(add, selectors, !all))} /> every tool of {connection.name}
+                </label>
+                {choices.map(({ tool, selector }) => (
                   <label key={selector} className="checkbox">
-                    <input type="checkbox" checked={add.has(selector)} onChange={() => setAdd(flip(add, selector))} /> <code>{tool}</code> <span className="muted">from {connection.name}</span>
+                    <input type="checkbox" checked={add.has(selector)} onChange={() => setAdd(flip(add, selector))} /> <code>{tool}</code>{' '}
+                    <span className="muted">from {connection.name}</span>
                   </label>
-                );
-              })}
-            </fieldset>
-          ))}
+                ))}
+              </fieldset>
+            );
+          })}
         </fieldset>
         <button type="submit" className="primary">
           Publish new version
