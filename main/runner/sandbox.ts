@@ -302,7 +302,8 @@ export function findInnerProcess(rootPid: number, binary: string, maxDepth = 3):
   return null;
 }
 
-function childrenOf(pid: number): number[] {
+/** The pids of `pid`'s direct children (Linux /proc); empty once it has gone. */
+export function childrenOf(pid: number): number[] {
   const found: number[] = [];
   try {
     for (const task of fs.readdirSync(`/proc/${pid}/task`)) {

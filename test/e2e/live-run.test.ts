@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { describe, expect, it } from 'vitest';
 import { publishToolAgent, screenshot, startChat, useUiSuite, type UiHarness } from './harness/harness.js';
+import { childrenOf } from '../../main/runner/sandbox.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -17,6 +18,11 @@ function readFixture(): { granted: string; secret: string } {
   const secret = path.join(root, 'outside', 'secret.txt');
   fs.writeFileSync(secret, 'the secret file\n');
   return { granted, secret };
+}
+
+/** `pid` and every process under it. */
+function processTree(pid: number): number[] {
+  return [pid, ...childrenOf(pid).flatMap(processTree)];
 }
 
 /** The agent may read `dir` (as if granted "always" earlier): Read is offered, and asked about outside it. */
@@ -76,6 +82,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   it('Stop during a slow tool shows Stopping… while the tool drains (also after a reload), then Stopped, not an error', async () => {
     harness = await suite.start({
       script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      stopGraceMs: 0,
     });
     await publishToolAgent(harness);
     const page = await harness.open();
@@ -83,6 +90,9 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await page.getByTestId('tool-call').filter({ hasText: 'running…' }).waitFor();
     await expect(page.getByRole('button', { name: 'Send' }).count()).resolves.toBe(0);
 
+    // A hung CLI: given the chance, the CLI cancels its call on Stop and the drain is over before a reload could show
+    // it. Frozen, it is killed (grace 0) without cancelling, so the drain lasts until the tool ends.
+    for (const pid of harness.cliChildren().flatMap(processTree)) process.kill(pid, 'SIGSTOP');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     // While the dispatched tool drains the control says Stopping… and accepts no new prompt.
     const stopping = page.getByRole('button', { name: 'Stopping…' });
