@@ -63,6 +63,8 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     // The first block arrives while the turn is still going (it is followed by a tool call).
     await page.getByText('Let me echo that.').waitFor();
     await page.getByText('The echo came back:').waitFor();
+    // The answer streams in 20 ms deltas: the bold part may still be on its way.
+    await page.locator('strong', { hasText: 'hello tools' }).waitFor();
     await expect(page.locator('strong', { hasText: 'hello tools' }).count()).resolves.toBe(1);
     await expect(page.getByText('Please echo hello tools').isVisible()).resolves.toBe(true);
     const tool = page.getByTestId('tool-call');
