@@ -1,8 +1,8 @@
 /**
  * `ward doctor --self-test`: runs the pinned CLI once, exactly as a run would (locked-down argv,
  * allowlisted environment, private config dir, the real broker, the OS sandbox when runs have
- * one), against the built-in offline
- * endpoint, and checks that its stream-json output still has the shape Ward parses:
+ * one), against the built-in offline endpoint, and checks that its stream-json output still has
+ * the shape Ward parses:
  * system/init (matching what was configured), assistant text, and a success result.
  * What an IT admin runs after an upgrade.
  */
@@ -38,7 +38,7 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
   const started = performance.now();
   let version: string | null = null;
   let sandboxed = false;
-  const done = (ok: boolean, detail: string, pinnedVersion: string | null): SelfTestResult => ({ ok, detail, version: pinnedVersion, sandboxed, durationMs: Math.round(performance.now() - started) });
+  const done = (ok: boolean, detail: string): SelfTestResult => ({ ok, detail, version, sandboxed, durationMs: Math.round(performance.now() - started) });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-self-test-'));
   const provider = await startOfflineProvider();
   const broker = await Broker.start();
@@ -74,22 +74,22 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     clearTimeout(timer);
 
     const init = messages.find((message) => message.kind === 'init');
-    if (init === undefined) return done(false, `no system/init line (the CLI ${exit.signal ?? `exited ${String(exit.code)}`}${exit.stderrTail ? `: ${exit.stderrTail.split('\n')[0]}` : ''})`, version);
+    if (init === undefined) return done(false, `no system/init line (the CLI ${exit.signal ?? `exited ${String(exit.code)}`}${exit.stderrTail ? `: ${exit.stderrTail.split('\n')[0]}` : ''})`);
     const problem = checkInit(init, { sessionId, tools: [] });
-    if (problem !== null) return done(false, `system/init: ${problem}`, version);
-    if (init.version !== pinned.version) return done(false, `system/init reports CLI ${init.version}, pinned ${pinned.version}`, version);
+    if (problem !== null) return done(false, `system/init: ${problem}`);
+    if (init.version !== pinned.version) return done(false, `system/init reports CLI ${init.version}, pinned ${pinned.version}`);
     const text = messages.filter((message) => message.kind === 'assistant_text').map((message) => message.text).join('');
-    if (!text.includes(SELF_TEST_ANSWER)) return done(false, 'no assistant text with the endpoint\'s answer', version);
+    if (!text.includes(SELF_TEST_ANSWER)) return done(false, 'no assistant text with the endpoint\'s answer');
     const result = messages.find((message) => message.kind === 'result');
-    if (result === undefined) return done(false, 'no terminal result line', version);
-    if (result.subtype !== 'success' || result.isError) return done(false, `result is ${result.subtype} (is_error ${String(result.isError)})`, version);
+    if (result === undefined) return done(false, 'no terminal result line');
+    if (result.subtype !== 'success' || result.isError) return done(false, `result is ${result.subtype} (is_error ${String(result.isError)})`);
     const diagnostics = messages.filter((message) => message.kind === 'diagnostic');
-    if (diagnostics.length > 0) return done(false, `unexpected stdout: ${diagnostics[0]!.kind === 'diagnostic' ? diagnostics[0]!.detail : ''}`, version);
-    if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`, version);
+    if (diagnostics.length > 0) return done(false, `unexpected stdout: ${diagnostics[0]!.kind === 'diagnostic' ? diagnostics[0]!.detail : ''}`);
+    if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
     const confinement = sandboxed ? 'inside the OS sandbox' : sandbox.detail;
-    return done(true, `CLI ${pinned.version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`, version);
+    return done(true, `CLI ${pinned.version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`);
   } catch (error) {
-    return done(false, describeError(error), version);
+    return done(false, describeError(error));
   } finally {
     child?.killGroup();
     await registration.close();
