@@ -1,6 +1,7 @@
 // Lint enforces the process boundaries (STYLE.md #1): main/core and everything it builds on
 // stay Electron-free; the renderer imports no Node; the IPC contract imports neither.
 import tseslint from 'typescript-eslint';
+import { layersRule } from './scripts/lint/layers.mjs';
 
 const NODE_BUILTINS = ['node:*', 'fs', 'path', 'os', 'child_process', 'crypto', 'net', 'http', 'https', 'stream', 'util'];
 
@@ -12,6 +13,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', { selector: "Property[key.name='shell'][value.value=true]", message: 'R2: spawn with an argv array, never a shell' }],
     },
+  },
+  {
+    files: ['main/**/*.ts', 'preload/**/*.ts', 'renderer/**/*.{ts,tsx}'],
+    plugins: { ward: { rules: { layers: layersRule } } },
+    rules: { 'ward/layers': 'error' },
   },
   {
     files: ['main/**/*.ts'],
@@ -27,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['preload/contract.ts'],
+    files: ['preload/contract.ts', 'preload/display.ts', 'preload/events.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron', '**/main/**'], message: 'the IPC contract is shared by both sides: it imports neither Node nor Electron' }] }],
     },

@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { openConnections } from '../main/connections/index.js';
-import { WardCore } from '../main/core/ward-core.js';
+import { DataFolder } from '../main/store/data-folder.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { startHttpFixture } from '../test/fixtures/mcp-servers/http.js';
 import { percentile, round } from './stats.js';
@@ -48,7 +48,7 @@ function summary(ward: number[], sdk: number[]): Record<string, number> {
 
 export async function benchConnections(): Promise<Record<string, unknown>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-conn-'));
-  const core = new WardCore(path.join(dir, 'home'));
+  const core = new DataFolder(path.join(dir, 'home'));
   const ns = parseNamespace(`bench-${randomBytes(4).toString('hex')}`);
   core.createNamespace(ns.name);
   const manager = openConnections(core, ns);

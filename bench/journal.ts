@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { WardCore } from '../main/core/ward-core.js';
+import { DataFolder } from '../main/store/data-folder.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { round, timeMs } from './stats.js';
 
@@ -11,9 +11,9 @@ const BATCH = 1_000;
 const REPLAY_EVENTS = 100_000;
 const payload = (i: number) => ({ text: `assistant says something moderately long, number ${i}`, tokens: i % 97 });
 
-function withStore<T>(fn: (store: ReturnType<WardCore['store']>, conversationId: string) => T): T {
+function withStore<T>(fn: (store: ReturnType<DataFolder['store']>, conversationId: string) => T): T {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-'));
-  const core = new WardCore(home);
+  const core = new DataFolder(home);
   try {
     const store = core.store(parseNamespace('bench'));
     const agent = store.agents.publish('bench', { instructions: '' });

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WardCore } from '../main/core/ward-core.js';
+import { DataFolder } from '../main/store/data-folder.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { StreamJsonParser } from '../main/runner/stream-parser.js';
 import { percentile, round } from './stats.js';
@@ -76,7 +76,7 @@ export async function benchStreamPipeline(): Promise<Record<string, unknown>> {
   const baseline = await measure(() => ({ sink: (texts, record) => texts.forEach((text) => record(latencyOf(text))), close: () => undefined }));
 
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-stream-'));
-  const core = new WardCore(home);
+  const core = new DataFolder(home);
   let pipeline: number[];
   try {
     const store = core.store(parseNamespace('bench'));

@@ -10,7 +10,8 @@ export const CHANNEL_PREFIX = 'ward:';
 /** Main → renderer pushes (journal events, approval changes) travel on this one channel. */
 export const EVENT_CHANNEL = 'ward:event';
 
-const MAX_PROMPT_CHARS = 100_000;
+/** The longest prompt Ward takes, from any window or terminal (one limit for every entry point). */
+export const MAX_PROMPT_CHARS = 100_000;
 const MAX_QUERY_CHARS = 200;
 
 const namespaceName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters');

@@ -4,9 +4,9 @@
  * route.upstream. A connection tool that is gone, turned off or changed since the version
  * pinned it refuses the run before anything is spawned for it (B3).
  */
-import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../broker/types.js';
+import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
 import type { ConnectionManager } from '../connections/manager.js';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
 import { toUpstreamDefinitions } from './upstreams.js';

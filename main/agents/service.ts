@@ -3,7 +3,7 @@
  * namespace's connection, pinned with the hash of their input schema (B3), and published as a
  * new immutable version.
  */
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import type { AgentVersion } from '../store/agents.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';

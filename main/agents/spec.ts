@@ -7,8 +7,8 @@
  * Ward fills them in at run time.
  */
 import { z } from 'zod';
-import { WardError } from '../core/errors.js';
-import type { PinnedToolRoute } from '../broker/types.js';
+import { WardError } from '../base/errors.js';
+import type { PinnedToolRoute } from '../upstreams/types.js';
 import { exposedToolName } from '../connections/config.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -1,4 +1,4 @@
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import type { UpstreamDefinition } from '../upstreams/definitions.js';
 import type { AgentSpec, StdioUpstream } from './spec.js';
 

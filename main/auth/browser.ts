@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 export type OpenBrowser = (url: URL) => Promise<void>;
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { sameSecret } from '../credentials/secret-store.js';
 
 export const CALLBACK_PATH = '/callback';

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import { parseIssuerUrl } from './issuer-url.js';
 
 export const REQUEST_TIMEOUT_MS = 30_000;

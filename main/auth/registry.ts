@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import { shortHash } from '../credentials/secret-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { withLock } from '../credentials/lock.js';
 import { sameSecret } from '../credentials/secret-store.js';
 import { registryOf, sessionLockPath, type AuthContext } from './context.js';

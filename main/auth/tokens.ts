@@ -1,5 +1,5 @@
 import type { TokenEndpointResponse } from 'openid-client';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** What the credential store holds for one session (one entry, so compare-before-delete sees all of it). */
 export interface StoredTokens {

@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { WardError } from '../core/errors.js';
-import { readBoundedBody } from '../core/http-body.js';
+import { WardError } from '../base/errors.js';
+import { readBoundedBody } from '../base/http-body.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js';

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalDecision, BrokerEvent, PinnedToolRoute, RunBinding, ToolContent, ToolOutcome } from './types.js';
-import { callErrorMessage, type CallErrorCode } from './messages.js';
+import type { ApprovalDecision, BrokerEvent, RunBinding } from './types.js';
+import type { PinnedToolRoute, ToolContent, ToolOutcome } from '../upstreams/types.js';
+import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.js';
 
 /** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
 export const APPROVAL_TOOL = 'approve';

@@ -4,22 +4,7 @@
  * call comes from the RunBinding the host registers for that run.
  */
 
-/** A JSON Schema object as MCP carries it. */
-export type JsonSchema = { readonly type: 'object'; readonly [key: string]: unknown };
-
-/** One tool pinned in an agent version, routed to the upstream that owns it. */
-export interface PinnedToolRoute {
-  /** The name the child sees (without the `mcp__ward__` prefix the CLI adds), unique per run. */
-  readonly exposedName: string;
-  /** Which upstream serves it (a connection or, until connections exist, a stdio server in the agent spec). */
-  readonly upstream: string;
-  /** The tool's name at the upstream. */
-  readonly upstreamName: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  /** SHA-256 of the canonical input schema at pinning time (B3). */
-  readonly schemaHash: string;
-}
+import type { PinnedToolRoute, UpstreamCaller } from '../upstreams/types.js';
 
 /** What the CLI's `--permission-prompt-tool` call carries. */
 export interface ApprovalRequest {
@@ -48,18 +33,6 @@ export type BrokerEvent =
       readonly durationMs: number;
     }
   | { readonly kind: 'call_refused'; readonly tool: string; readonly reason: string };
-
-/** MCP content the broker hands back to the child (already capped and projected, B5). */
-export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
-
-export type ToolOutcome =
-  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly isError: boolean; readonly bytes: number }
-  | { readonly ok: false; readonly errorCode: string; readonly message: string };
-
-/** Reaches the upstream MCP server that owns a pinned tool (stdio child or Streamable HTTP). */
-export interface UpstreamCaller {
-  callTool(route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
-}
 
 /** Live state the broker re-checks on every call (B4). */
 export interface RunBinding {

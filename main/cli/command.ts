@@ -1,14 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { WardError } from '../core/errors.js';
-import type { WardCore } from '../core/ward-core.js';
-import { resolveNamespace, type Namespace } from '../namespaces/namespace.js';
-import { loadPolicy } from '../policy/policy.js';
+import { WardError } from '../base/errors.js';
+import type { WardApp } from '../app/ward-app.js';
 import type { CliIo } from './io.js';
 
 export interface CommandContext {
   readonly io: CliIo;
-  /** Created on first use so commands that need no data folder start fast. */
-  core(): WardCore;
+  /** The app (data folder, policy, services), created on first use so commands that need none start fast. */
+  app(): WardApp;
 }
 
 export interface Command {
@@ -34,14 +32,6 @@ export function parseCommandArgs<T extends Options>(command: Pick<Command, 'usag
   } catch (error) {
     throw new WardError('usage', `${(error as Error).message.split('\n')[0]}\nusage: ${command.usage}`, { cause: error });
   }
-}
-
-/**
- * The namespace from `--namespace`, `WARD_NAMESPACE`, the admin policy's fixed namespace, or
- * "default"; sources that disagree fail closed (a malformed policy fails closed too).
- */
-export function namespaceFrom(flag: string | undefined, io: CliIo): Namespace {
-  return resolveNamespace({ flag, env: io.env.WARD_NAMESPACE, policy: loadPolicy(io.env)?.namespace ?? undefined });
 }
 
 export function requirePositional(command: Pick<Command, 'usage'>, positionals: readonly string[], index: number, what: string): string {

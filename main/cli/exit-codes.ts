@@ -1,4 +1,4 @@
-import type { WardErrorCode } from '../core/errors.js';
+import type { WardErrorCode } from '../base/errors.js';
 
 /** Documented in README ("Exit codes"); scripts rely on them, so change them only on purpose. */
 export const EXIT = {

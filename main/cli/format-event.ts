@@ -1,17 +1,13 @@
+import { escapeForDisplay } from '../../preload/display.js';
 import type { JournalEvent } from '../store/journal.js';
 
 const MAX_SUMMARY = 200;
 
-/** Control, bidi and zero-width characters are shown escaped so a terminal cannot be tricked. */
-export function escapeForTerminal(text: string, max = MAX_SUMMARY): string {
-  const escaped = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
-  return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped;
-}
 
 type Payload = Record<string, unknown>;
 
 function oneLine(text: string, max = MAX_SUMMARY): string {
-  return escapeForTerminal(text, max).replace(/\n/g, '\\n');
+  return escapeForDisplay(text, max).replace(/\n/g, '\\n');
 }
 
 function formatBytes(bytes: unknown): string {
@@ -65,7 +61,7 @@ export function newStreamedText(): StreamedText {
   return { text: '' };
 }
 
-const unbounded = (text: string) => escapeForTerminal(text, Number.MAX_SAFE_INTEGER);
+const unbounded = (text: string) => escapeForDisplay(text, Number.MAX_SAFE_INTEGER);
 
 /**
  * The live view of `ward run`: the model's text as it arrives (deltas as they come, then only

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** What a command may touch of its process; tests pass their own streams. */
 export interface CliIo {

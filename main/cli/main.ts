@@ -1,6 +1,6 @@
-import { WardCore } from '../core/ward-core.js';
-import { describeError, isWardError } from '../core/errors.js';
-import { resolveWardHome } from '../core/home.js';
+import { WardApp } from '../app/ward-app.js';
+import { prompterFor } from '../permissions/terminal-prompter.js';
+import { describeError, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
@@ -29,10 +29,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
     return EXIT.ok;
   }
-  let core: WardCore | undefined;
+  let app: WardApp | undefined;
   const context: CommandContext = {
     io,
-    core: () => (core ??= new WardCore(resolveWardHome(io.env))),
+    // Permission questions of a run go to the person at this terminal, if there is one (P3).
+    app: () => (app ??= new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr) })),
   };
   try {
     return await command.run(args, context);
@@ -44,6 +45,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stderr, `ward ${command.name}: unexpected error: ${describeError(error)}`);
     return EXIT.failed;
   } finally {
-    core?.close();
+    await app?.close();
   }
 }

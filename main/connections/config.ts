@@ -3,7 +3,7 @@
  * is absent or malformed fails closed with an error naming the field (L1).
  */
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
 const CONNECTION_NAME = /^[a-z0-9-]{1,32}$/;

@@ -7,8 +7,8 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { callErrorMessage, type CallErrorCode } from '../broker/messages.js';
-import { WardError } from '../core/errors.js';
+import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.js';
+import { WardError } from '../base/errors.js';
 import { UpstreamFailure, classifyUpstreamError } from '../upstreams/failure.js';
 
 export type ConnectionErrorCode = CallErrorCode;

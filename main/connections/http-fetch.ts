@@ -7,7 +7,7 @@
  */
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { withLock } from '../credentials/lock.js';
 import { cappedFetch } from '../upstreams/capped-fetch.js';
 import type { ConnectionOAuthProvider } from './oauth.js';

@@ -1,5 +1,5 @@
 /** Entry point for hosts (the `ward` command, the Electron main process, the runner). */
-import type { WardCore } from '../core/ward-core.js';
+import type { DataFolder } from '../store/data-folder.js';
 import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { ConnectionManager, type ConnectionManagerOptions } from './manager.js';
@@ -12,7 +12,7 @@ export { UpstreamError } from './errors.js';
 
 /** The connections of one namespace, with that namespace's registry and secret store (N1). */
 export function openConnections(
-  core: WardCore,
+  core: DataFolder,
   ns: Namespace,
   options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number } = {},
 ): ConnectionManager {

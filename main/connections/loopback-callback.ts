@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { REDIRECT_PATH } from './oauth.js';
 
 export interface LoopbackCallback {

@@ -3,8 +3,8 @@
  * pinning, and the UpstreamCaller the broker routes pinned tools through.
  */
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../broker/types.js';
-import { WardError, describeError } from '../core/errors.js';
+import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
+import { WardError, describeError } from '../base/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, type ConnectionSpec } from './config.js';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { isLoopbackUrl } from './config.js';

@@ -3,8 +3,8 @@
  * namespace database. Public metadata only (C4).
  */
 import type { Database } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
-import type { JsonSchema } from '../broker/types.js';
+import { WardError } from '../base/errors.js';
+import type { JsonSchema } from '../upstreams/types.js';
 import { parseConnectionName, parseConnectionSpec, type ConnectionSpec } from './config.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectResult } from '../upstreams/upstreams.js';
-import type { JsonSchema, ToolOutcome } from '../broker/types.js';
+import type { JsonSchema, ToolOutcome } from '../upstreams/types.js';
 import { unusableToolName } from './config.js';
 import { UpstreamFailure } from '../upstreams/failure.js';
 import { schemaHash } from '../upstreams/schema-hash.js';

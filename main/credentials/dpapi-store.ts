@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { MAX_SECRET_BYTES, type SecretBackend } from './secret-store.js';
 
 export const DPAPI_TIMEOUT_MS = 15_000;

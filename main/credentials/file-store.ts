@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { MAX_SECRET_BYTES, type SecretBackend } from './secret-store.js';
 
 const DIR_MODE = 0o700;

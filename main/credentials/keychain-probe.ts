@@ -1,5 +1,5 @@
-import type { DoctorCheck } from '../core/doctor.js';
-import { describeError } from '../core/errors.js';
+import type { DoctorCheck } from '../base/doctor-check.js';
+import { describeError } from '../base/errors.js';
 import { configuredStoreKind } from './open-store.js';
 
 const PROBE_SERVICE = 'ward-doctor-probe';

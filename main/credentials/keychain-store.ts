@@ -1,4 +1,4 @@
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import { KEYCHAIN_SERVICE, type SecretBackend } from './secret-store.js';
 
 /** What Ward uses of keytar; a seam so a test can stand in a store that hangs. */

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { shortHash } from './secret-store.js';
 
 export interface LockOptions {

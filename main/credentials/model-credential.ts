@@ -1,5 +1,5 @@
-import { WardError } from '../core/errors.js';
-import { resolveWardHome } from '../core/home.js';
+import { WardError } from '../base/errors.js';
+import { resolveWardHome } from '../base/home.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { openSecretStore } from './open-store.js';
 import type { SecretStore } from './secret-store.js';

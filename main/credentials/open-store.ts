@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { DpapiBackend } from './dpapi-store.js';
 import { FileBackend } from './file-store.js';
 import { KeychainBackend } from './keychain-store.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore, shortHash, type SecretBackend, type SecretStore } from './secret-store.js';
-import { resolveWardHome } from '../core/home.js';
+import { resolveWardHome } from '../base/home.js';
 
 export type CredentialStoreKind = 'keychain' | 'file' | 'dpapi';
 const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
 
 /**

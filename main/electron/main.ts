@@ -1,17 +1,17 @@
 /**
  * The Electron shell: app lifecycle, window hardening (U1) and IPC registration (U2).
- * Everything it decides is in policy.ts; everything it serves comes from the core through
- * AppService, so this file stays thin.
+ * Everything it decides is in policy.ts and main/ipc; everything it serves comes from the app
+ * through DesktopIpc, so this file stays thin.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { CHANNEL_NAMES, EVENT_CHANNEL, IPC_ERROR_CODES, wireChannel, type PushedEvent } from '../../preload/contract.js';
-import { startDesktopCore, type AppService, type Client } from '../core/app-service.js';
-import { WardCore } from '../core/ward-core.js';
-import { dispatch, failure } from '../ipc/dispatch.js';
-import { APP_ENTRY, APP_SCHEME, CONTENT_SECURITY_POLICY, mimeTypeFor, resolveAppFile, senderRefusal, WINDOW_WEB_PREFERENCES } from './policy.js';
+import { CHANNEL_NAMES, EVENT_CHANNEL, wireChannel, type PushedEvent } from '../../preload/contract.js';
+import { startDesktop } from '../ipc/desktop.js';
+import type { Client, DesktopIpc } from '../ipc/handlers.js';
+import { APP_ENTRY, APP_SCHEME } from '../ipc/sender.js';
+import { CONTENT_SECURITY_POLICY, mimeTypeFor, resolveAppFile, WINDOW_WEB_PREFERENCES } from './policy.js';
 
 // dist/electron/main.js → dist/renderer and dist/preload/bridge.cjs
 const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,17 +73,12 @@ function clientFor(contents: WebContents): Client {
   };
 }
 
-function registerIpc(service: AppService): void {
+function registerIpc(ipc: DesktopIpc): void {
   for (const name of CHANNEL_NAMES) {
     ipcMain.handle(wireChannel(name), (event: IpcMainInvokeEvent, payload: unknown) => {
       const frame = event.senderFrame;
-      const refusal = senderRefusal({
-        windowKnown: windows.has(event.sender),
-        isTopFrame: frame !== null && frame === event.sender.mainFrame,
-        frameUrl: frame?.url ?? '',
-      });
-      if (refusal !== null) return failure(IPC_ERROR_CODES.forbiddenSender, `${name}: ${refusal}`);
-      return dispatch(service.handlers, clientFor(event.sender), name, payload);
+      const sender = { windowKnown: windows.has(event.sender), isTopFrame: frame !== null && frame === event.sender.mainFrame, frameUrl: frame?.url ?? '' };
+      return ipc.invokeFrom(sender, clientFor(event.sender), name, payload);
     });
   }
 }
@@ -103,7 +98,7 @@ function serveRenderer(): void {
   });
 }
 
-function createWindow(service: AppService): void {
+function createWindow(service: DesktopIpc): void {
   const window = new BrowserWindow({
     width: 1200,
     height: 800,
@@ -133,26 +128,21 @@ async function start(): Promise<void> {
   denyAll.setPermissionCheckHandler(() => false);
   denyAll.setDevicePermissionHandler(() => false);
 
-  const core = new WardCore();
-  const desktop = await startDesktopCore({
-    core,
+  const desktop = startDesktop({
     env: process.env,
     openExternal: confirmAndOpen,
     // The person pressed "Sign in"; main has checked the URL is http(s).
     openSignIn: (url) => shell.openExternal(url.href),
   });
   serveRenderer();
-  registerIpc(desktop.app);
-  createWindow(desktop.app);
+  registerIpc(desktop.ipc);
+  createWindow(desktop.ipc);
   // Runs are stopped (and their tools drained, R6/B7) before the store closes.
   let closing = false;
   app.on('before-quit', (event) => {
     if (closing) return;
     closing = true;
     event.preventDefault();
-    void desktop.close().finally(() => {
-      core.close();
-      app.quit();
-    });
+    void desktop.close().finally(() => app.quit());
   });
 }

@@ -4,11 +4,7 @@
  */
 import path from 'node:path';
 
-/** The renderer is served from this custom scheme, never from a remote URL. */
-export const APP_SCHEME = 'app';
-export const APP_HOST = 'ward';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
-export const APP_ENTRY = `${APP_ORIGIN}/index.html`;
+import { APP_HOST, APP_SCHEME } from '../ipc/sender.js';
 
 /** U1: the settings every Ward window is created with. */
 export const WINDOW_WEB_PREFERENCES = {
@@ -38,30 +34,6 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-src 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-export interface SenderFacts {
-  /** The sending webContents belongs to a window this process created. */
-  readonly windowKnown: boolean;
-  /** The sending frame is its page's top frame (no iframe, no subframe). */
-  readonly isTopFrame: boolean;
-  /** The sending frame's URL at the time of the call. */
-  readonly frameUrl: string;
-}
-
-/** U2: returns why a sender is refused, or null when it is our window's top frame on our origin. */
-export function senderRefusal(sender: SenderFacts): string | null {
-  if (!sender.windowKnown) return 'the sender is not a Ward window';
-  if (!sender.isTopFrame) return 'the sender is not the top frame';
-  let origin: string;
-  try {
-    const url = new URL(sender.frameUrl);
-    origin = `${url.protocol}//${url.host}`;
-  } catch {
-    return 'the sender has no valid URL';
-  }
-  if (origin !== APP_ORIGIN) return `the sender's origin ${origin.slice(0, 80)} is not ${APP_ORIGIN}`;
-  return null;
-}
 
 /**
  * Maps an app:// request to a file inside the renderer folder, or null for anything else

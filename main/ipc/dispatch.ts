@@ -5,8 +5,8 @@
  */
 import type { z } from 'zod';
 import { CONTRACT, IPC_ERROR_CODES, isChannelName, type ChannelName, type IpcResult, type ParsedPayload, type Result } from '../../preload/contract.js';
-import type { Client } from '../core/app-service.js';
-import { isWardError } from '../core/errors.js';
+import type { Client } from './handlers.js';
+import { isWardError } from '../base/errors.js';
 
 export type Handlers = {
   readonly [C in ChannelName]: (payload: ParsedPayload<C>, client: Client) => Promise<Result<C>> | Result<C>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** N1: lowercase letters, digits and `-`, 1 to 32 characters. */
 const NAMESPACE_PATTERN = /^[a-z0-9-]{1,32}$/;

@@ -1,4 +1,4 @@
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { canonicalEntry, describeRule, formatHostPattern, parseHostPattern, parseMcpPattern, shown, type GrantKind, type Rule } from './grants.js';
 import { isWithin, joinUnresolved, resolveReal } from './paths.js';
 
@@ -30,6 +30,8 @@ export interface Decision {
 export interface RequestGate {
   /** A reason when the policy refuses this request whatever the grants say, else null. */
   refusal(request: PermissionRequest): string | null;
+  /** Throws (policy_refused) when the policy does not let anyone grant this rule. */
+  assertGrantable(rule: Rule): void;
 }
 
 /** Builds a canonical request; paths are resolved the way the OS will open them. */
@@ -122,7 +124,7 @@ function mostSpecific(rules: readonly Rule[], request: PermissionRequest): Rule 
  * denies: deny beats allow), then the most specific allow rule; with none, "prompt".
  * Pure: it never asks anyone and never records anything (the gate does both).
  */
-export function check(request: PermissionRequest, rules: readonly Rule[], gate?: RequestGate): Decision {
+export function check(request: PermissionRequest, rules: readonly Rule[], gate?: Pick<RequestGate, 'refusal'>): Decision {
   const refusal = gate?.refusal(request) ?? null;
   if (refusal !== null) return { decision: 'deny', reason: refusal };
   const deny = mostSpecific(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { canonicalEntry, isGrantKind, type Effect, type GrantKind, type Rule } from './grants.js';
 
 export type GrantScope = 'conversation' | 'agent' | 'namespace';

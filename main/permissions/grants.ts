@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import { joinUnresolved, resolveReal } from './paths.js';
 
 /** P1: the closed set of permission kinds. */
@@ -194,7 +194,6 @@ export function isPermissionFlag(token: string): boolean {
  * `--allow-all` and `-A` are refused: agents never get everything.
  */
 export function parsePermissionFlags(tokens: readonly string[], baseDir: string, source: RuleSource = 'flag'): Rule[] {
-  if (!path.isAbsolute(baseDir)) throw new WardError('internal', 'parsePermissionFlags needs an absolute base directory');
   const rules: Rule[] = [];
   for (const token of tokens) {
     if (token === '-A' || token === '--allow-all' || token.startsWith('--allow-all=')) {
@@ -203,23 +202,28 @@ export function parsePermissionFlags(tokens: readonly string[], baseDir: string,
     const match = FLAG.exec(token);
     if (match === null) throw new WardError('invalid_grant', `${shown(token)} is not a permission flag (use --allow-KIND=LIST or --deny-KIND=LIST)`);
     const [, effect, kind, list] = match as unknown as [string, Effect, string, string | undefined];
-    const flag = `--${effect}-${kind}`;
-    if (!isGrantKind(kind)) throw new WardError('invalid_grant', `${flag}: unknown permission kind ${shown(kind)}; kinds are ${GRANT_KINDS.join(', ')}`);
-    if (list === undefined || list === '') {
-      throw new WardError('invalid_grant', `${flag} needs a list (${flag}=ENTRY,ENTRY); Ward has no allow-all for a kind`);
-    }
-    for (const entry of splitEntries(flag, list)) {
-      let value: string;
-      try {
-        value = canonicalEntry(kind, entry, baseDir);
-      } catch (error) {
-        if (error instanceof WardError) throw new WardError('invalid_grant', `${flag}: ${error.message}`, { cause: error });
-        throw error;
-      }
-      rules.push({ effect, kind, value, source });
-    }
+    rules.push(...parseGrantList(effect, kind, list ?? '', baseDir, source));
   }
   return rules;
+}
+
+/**
+ * One `--EFFECT-KIND=LIST` grant (a flag, or the same fields from a form): every entry is
+ * validated and made canonical; relative paths resolve against `baseDir`.
+ */
+export function parseGrantList(effect: Effect, kind: string, list: string, baseDir: string, source: RuleSource = 'flag'): Rule[] {
+  if (!path.isAbsolute(baseDir)) throw new WardError('internal', 'parseGrantList needs an absolute base directory');
+  const flag = `--${effect}-${kind}`;
+  if (!isGrantKind(kind)) throw new WardError('invalid_grant', `${flag}: unknown permission kind ${shown(kind)}; kinds are ${GRANT_KINDS.join(', ')}`);
+  if (list === '') throw new WardError('invalid_grant', `${flag} needs a list (${flag}=ENTRY,ENTRY); Ward has no allow-all for a kind`);
+  return splitEntries(flag, list).map((entry) => {
+    try {
+      return { effect, kind, value: canonicalEntry(kind, entry, baseDir), source };
+    } catch (error) {
+      if (error instanceof WardError) throw new WardError('invalid_grant', `${flag}: ${error.message}`, { cause: error });
+      throw error;
+    }
+  });
 }
 
 /** Separates permission flags from other arguments (for commands like `ward run`). */

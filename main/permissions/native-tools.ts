@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { PinnedToolRoute } from '../broker/types.js';
-import { describeError } from '../core/errors.js';
+import type { PinnedToolRoute } from '../upstreams/types.js';
+import { describeError } from '../base/errors.js';
 import { parseHostPattern, type GrantKind, type Rule } from './grants.js';
 import { makeRequest, matchRule, netRequestForUrl, type PermissionRequest } from './engine.js';
 import { joinUnresolved } from './paths.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** Symlink chains longer than this are refused, as the OS refuses them (ELOOP). */
 const MAX_LINK_HOPS = 40;

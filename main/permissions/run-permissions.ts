@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { ApprovalDecision, ApprovalRequest, PinnedToolRoute } from '../broker/types.js';
-import { describeError } from '../core/errors.js';
-import { PolicyGate, assertRuleAllowed, type AdminPolicy } from '../policy/policy.js';
+import type { ApprovalDecision, ApprovalRequest } from '../broker/types.js';
+import type { PinnedToolRoute } from '../upstreams/types.js';
+import { describeError } from '../base/errors.js';
 import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
-import { check, type PermissionRequest } from './engine.js';
+import { check, type PermissionRequest, type RequestGate } from './engine.js';
 import type { GrantStore } from './grant-store.js';
 import { describeRule, type Rule } from './grants.js';
 import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
@@ -20,7 +20,8 @@ export interface RunPermissionsOptions {
   readonly baseDir: string;
   /** Rules from `ward run` flags, the agent version and namespace defaults (checked against the policy here). */
   readonly rules: readonly Rule[];
-  readonly policy: AdminPolicy | null;
+  /** The admin policy's say (P5): requests it refuses are denied unasked; grants it forbids are refused. Null without a policy. */
+  readonly gate: RequestGate | null;
   /** Persistent grants; without a store, "for this conversation" and "always" act like "once". */
   readonly grants: GrantStore | null;
   readonly conversationId: string;
@@ -67,7 +68,7 @@ function callKey(exposedName: string, args: unknown): string {
  *   authorizeToolCall: (tool, args) => permissions.authorizeToolCall(tool, args).
  */
 export class RunPermissions {
-  private readonly gate: PolicyGate | undefined;
+  private readonly gate: RequestGate | undefined;
   private readonly timeoutMs: number;
   private readonly now: () => Date;
   /** One question at a time: a person answers in order, and an answer can settle the next one. */
@@ -77,8 +78,8 @@ export class RunPermissions {
   private readonly ended = new AbortController();
 
   constructor(private readonly options: RunPermissionsOptions) {
-    for (const rule of options.rules) assertRuleAllowed(options.policy, rule);
-    this.gate = options.policy === null ? undefined : new PolicyGate(options.policy);
+    this.gate = options.gate ?? undefined;
+    for (const rule of options.rules) this.gate?.assertGrantable(rule);
     this.timeoutMs = Math.min(Math.max(options.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS, 1), MAX_PROMPT_TIMEOUT_MS);
     this.now = options.now ?? (() => new Date());
   }
@@ -232,7 +233,7 @@ export class RunPermissions {
     const grants = this.options.grants;
     if (grants === null) return;
     const rule: Rule = { effect: 'allow', kind: request.kind, value: request.value, source: answer === 'always' ? 'agent' : 'conversation' };
-    assertRuleAllowed(this.options.policy, rule);
+    this.gate?.assertGrantable(rule);
     grants.add(
       answer === 'always'
         ? { scope: 'agent', agentId: this.options.agentId, effect: 'allow', kind: request.kind, value: request.value, grantedBy: 'prompt:always' }

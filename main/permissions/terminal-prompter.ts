@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { escapeForTerminal } from '../cli/format-event.js';
+import { escapeOneLine } from '../../preload/display.js';
 import { noOnePrompter, PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
 
 const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
@@ -11,20 +11,14 @@ const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
 const MAX_LINE = 256;
 const MAX_ATTEMPTS = 3;
 
-/** escapeForTerminal plus the line breaks and marks it leaves alone, so one value stays on one line. */
-function safe(text: string, max: number): string {
-  const escaped = text.replace(/[\n\t\u061c\u180e\u2028\u2029]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
-  return escapeForTerminal(escaped, max);
-}
-
 /** The question as terminal lines: every model-controlled part escaped and bounded (P1). */
 export function renderQuestion(question: PromptQuestion): string {
   const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ');
   return [
     '',
-    `Ward: agent ${safe(question.agent, 64)} (namespace ${safe(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${safe(question.value, 300)}`,
-    `  tool: ${safe(question.tool, 100)}  ${safe(question.argumentsSummary, 300)}`,
-    `  why asked: ${safe(question.reason, 200)}`,
+    `Ward: agent ${escapeOneLine(question.agent, 64)} (namespace ${escapeOneLine(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
+    `  tool: ${escapeOneLine(question.tool, 100)}  ${escapeOneLine(question.argumentsSummary, 300)}`,
+    `  why asked: ${escapeOneLine(question.reason, 200)}`,
     `  ${choices}`,
     '> ',
   ].join('\n');

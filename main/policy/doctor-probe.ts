@@ -1,5 +1,5 @@
-import type { DoctorCheck, DoctorProbe } from '../core/doctor.js';
-import { describeError } from '../core/errors.js';
+import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
+import { describeError } from '../base/errors.js';
 import { loadPolicy, policyPath } from './policy.js';
 
 /** `ward doctor`: is there an admin policy, and does it parse? A broken one fails, as Ward refuses to run. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import { GRANT_KINDS, canonicalEntry, parseHostPattern, parseMcpPattern, shown, type GrantKind, type Rule } from '../permissions/grants.js';
 import { matchRule, type PermissionRequest, type RequestGate } from '../permissions/engine.js';
 import { isWithin } from '../permissions/paths.js';
@@ -211,9 +211,18 @@ export function assertCliVersionAllowed(policy: AdminPolicy | null, version: str
   if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) throw refused(policy, `Claude CLI version ${shown(version)} is not allowed`);
 }
 
+/** The policy as the permission engine sees it: requests outside caps are denied, never prompted; null without a policy. */
+export function policyGate(policy: AdminPolicy | null): PolicyGate | null {
+  return policy === null ? null : new PolicyGate(policy);
+}
+
 /** The policy as the permission engine sees it: requests outside caps are denied, never prompted. */
 export class PolicyGate implements RequestGate {
   constructor(private readonly policy: AdminPolicy) {}
+
+  assertGrantable(rule: Rule): void {
+    assertRuleAllowed(this.policy, rule);
+  }
 
   refusal(request: PermissionRequest): string | null {
     const policy = this.policy;

@@ -1,5 +1,5 @@
-import { describeError } from '../core/errors.js';
-import type { DoctorProbe } from '../core/doctor.js';
+import { describeError } from '../base/errors.js';
+import type { DoctorProbe } from '../base/doctor-check.js';
 import { cliVerificationCache, verifyPinnedCli } from './pin.js';
 import { sandboxState } from './sandbox.js';
 
@@ -16,14 +16,6 @@ export const probePinnedCli: DoctorProbe = async (core) => {
   } catch (error) {
     return { check: 'pinned CLI', status: 'error', detail: describeError(error) };
   }
-};
-
-/** `ward doctor --self-test`: one offline turn with the pinned CLI. */
-export const probeSelfTest: DoctorProbe = async () => {
-  // Loaded only for --self-test: it brings the broker and the MCP SDK, which plain doctor never needs.
-  const { runSelfTest } = await import('./self-test.js');
-  const result = await runSelfTest();
-  return { check: 'CLI self-test', status: result.ok ? 'ok' : 'error', detail: `${result.detail} (${result.durationMs} ms)`, data: { ...result } };
 };
 
 /** Whether `ward run` sandboxes the CLI (WARD_SANDBOX and a probe of bwrap); `require` without a sandbox fails. */

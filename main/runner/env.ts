@@ -13,7 +13,9 @@ export const QUIET_SWITCHES = {
   DISABLE_ERROR_REPORTING: '1',
 } as const;
 
-export type ModelCredential = { readonly kind: 'api_key'; readonly value: string } | { readonly kind: 'oauth_token'; readonly value: string };
+import type { ModelCredential } from '../providers/model-profile.js';
+
+export type { ModelCredential };
 
 export interface ChildEnvInput {
   readonly inherited: NodeJS.ProcessEnv;

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBoundedBody } from '../core/http-body.js';
+import { readBoundedBody } from '../base/http-body.js';
 
 export const SELF_TEST_ANSWER = 'Ward self-test: the pinned CLI works.';
 const MAX_BODY_BYTES = 8 * 1024 * 1024;

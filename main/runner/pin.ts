@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import pinFile from './cli-pin.json' with { type: 'json' };
 
 export const CLI_PACKAGE = '@anthropic-ai/claude-code';

@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import type { Rule } from '../permissions/grants.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';

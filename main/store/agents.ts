@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 export interface AgentVersion {
   readonly agentId: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { GENESIS_HASH } from './journal.js';
 
 export interface Conversation {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { WardError, describeError } from '../core/errors.js';
+import { WardError, describeError } from '../base/errors.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations/index.js';
 
 export type { Database };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 /** The hash that precedes event 1 of every conversation. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -155,6 +155,12 @@ export class Journal {
       if (rows.length < pageSize) return;
       cursor = rows[rows.length - 1]![0];
     }
+  }
+
+  /** The seq of a run's first event, or undefined when it has none yet. */
+  firstSeqOfRun(conversationId: string, runId: string): number | undefined {
+    const row = this.db.prepare<[string, string], { seq: number | null }>('SELECT min(seq) AS seq FROM events WHERE conversation_id = ? AND run_id = ?').get(conversationId, runId);
+    return row?.seq ?? undefined;
   }
 
   lastSeq(conversationId: string): number {

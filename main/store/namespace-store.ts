@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { AgentRepository } from './agents.js';
 import { ConversationRepository } from './conversations.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Database } from 'better-sqlite3';
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 export type RunState = 'admitted' | 'running' | 'stopping' | 'stopped' | 'succeeded' | 'failed' | 'uncertain';
 
@@ -156,6 +156,11 @@ export class RunRepository {
     const row = this.db.prepare<[string], RunRow>(`SELECT ${COLUMNS} FROM runs WHERE id = ?`).get(id);
     if (row === undefined) throw new WardError('not_found', `no run ${id}`);
     return toRun(row);
+  }
+
+  /** The conversation an earlier run with this request id belongs to (R7: a retried request finds it). */
+  conversationOfRequest(requestId: string): string | undefined {
+    return this.db.prepare<[string], { conversation_id: string }>('SELECT conversation_id FROM runs WHERE request_id = ? ORDER BY created_at LIMIT 1').get(requestId)?.conversation_id;
   }
 
   activeFor(conversationId: string): Run | undefined {

@@ -2,7 +2,7 @@
  * Upstream MCP servers a run may reach, as an agent spec (or later a connection) names them.
  * Parsed fail-closed (L1): anything unexpected is refused with a message that says what.
  */
-import { WardError } from '../core/errors.js';
+import { WardError } from '../base/errors.js';
 
 export interface StdioUpstreamDefinition {
   readonly type: 'stdio';

@@ -5,7 +5,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { callErrorMessage, type CallErrorCode } from '../broker/messages.js';
+import { callErrorMessage, type CallErrorCode } from './call-errors.js';
 
 export type UpstreamErrorCode = Extract<
   CallErrorCode,

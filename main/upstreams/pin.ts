@@ -2,8 +2,8 @@
  * Pinning (B3): what an agent version records about each tool it may use — the live schema and
  * its hash at publish time — so the broker can refuse the tool if the upstream changes it later.
  */
-import { WardError } from '../core/errors.js';
-import type { JsonSchema, PinnedToolRoute } from '../broker/types.js';
+import { WardError } from '../base/errors.js';
+import type { JsonSchema, PinnedToolRoute } from './types.js';
 import { UpstreamFailure } from './failure.js';
 import { schemaHash } from './schema-hash.js';
 import type { Upstreams } from './upstreams.js';

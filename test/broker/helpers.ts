@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Broker } from '../../main/broker/broker.js';
-import type { BrokerEvent, PinnedToolRoute, RunBinding, RunRegistration } from '../../main/broker/types.js';
+import type { BrokerEvent, RunBinding, RunRegistration } from '../../main/broker/types.js';
+import type { PinnedToolRoute } from '../../main/upstreams/types.js';
 import { pinTools } from '../../main/upstreams/pin.js';
 import type { Upstreams } from '../../main/upstreams/upstreams.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PinnedToolRoute } from '../../main/broker/types.js';
+import type { PinnedToolRoute } from '../../main/upstreams/types.js';
 import { cappedFetch } from '../../main/upstreams/capped-fetch.js';
 import { parseUpstreamDefinitions } from '../../main/upstreams/definitions.js';
 import { pinTools } from '../../main/upstreams/pin.js';

@@ -1,15 +1,15 @@
 /** The desktop agent editor (agents.publish over the IPC contract) pins tools from the namespace's connections. */
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppService } from '../../main/core/app-service.js';
-import { WardCore } from '../../main/core/ward-core.js';
+import { desktopIpcFor } from '../support/desktop.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { openConnections } from '../../main/connections/index.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { tempDir } from '../support/temp.js';
 import { stdioSpec } from './support.js';
 
-const cores: WardCore[] = [];
+const cores: DataFolder[] = [];
 afterEach(() => {
   for (const core of cores.splice(0)) core.close();
 });
@@ -19,7 +19,7 @@ const client = { id: 'window-1', push: () => undefined };
 async function setup() {
   const home = tempDir('ward-desktop-agent-');
   fs.writeFileSync(`${home}/settings.json`, JSON.stringify({ credentialStore: 'file' }));
-  const core = new WardCore(home);
+  const core = new DataFolder(home);
   cores.push(core);
   const ns = parseNamespace('default');
   core.store(ns);
@@ -27,7 +27,7 @@ async function setup() {
   await manager.add(stdioSpec('local'));
   await manager.discover('local');
   await manager.close();
-  const service = new AppService(core);
+  const service = desktopIpcFor(core);
   const publish = (payload: Record<string, unknown>) => dispatch(service.handlers, client, 'agents.publish', { namespace: 'default', name: 'helper', instructions: 'Use echo.', keepTools: [], ...payload });
   return { core, ns, publish };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectionPort } from '../../main/connections/port.js';
+import { WardApp } from '../../main/app/ward-app.js';
 import { harness, stdioSpec } from './support.js';
 
 describe('connections in the desktop window', () => {
@@ -22,7 +22,8 @@ describe('connections in the desktop window', () => {
     await h.manager.discover('files');
     h.core.store(h.ns).db.prepare("UPDATE connections SET health = 'not_signed_in', last_error_code = 'not_signed_in' WHERE name = 'remote'").run();
 
-    const views = await connectionPort(h.core, { store: { kind: 'keychain' } }).list(h.ns);
+    const app = new WardApp({ folder: h.core, env: {}, policy: null, connectionStore: { kind: 'keychain' } });
+    const views = await (await app.connections()).windowViews(h.core.store(h.ns));
     expect(views).toEqual([
       {
         id: 'files',

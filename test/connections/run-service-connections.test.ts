@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function start(): Promise<Harness> {
-  const h: Harness = await startHarness([], { openConnections: (ns) => openConnections(h.core, ns, { store: { kind: 'file' } }) });
+  const h: Harness = await startHarness([], { connectionStore: { kind: 'file' } });
   harness = h;
   return h;
 }

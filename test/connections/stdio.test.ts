@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PinnedToolRoute } from '../../main/broker/types.js';
+import type { PinnedToolRoute } from '../../main/upstreams/types.js';
 import { STDIO_SERVER, alive, databaseBytes, eventually, harness, pids, signal, stdioSpec } from './support.js';
 
 function route(routes: PinnedToolRoute[], exposed: string): PinnedToolRoute {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { openConnections, type ConnectionManager } from '../../main/connections/index.js';
 import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
 import type { ConnectionManagerOptions } from '../../main/connections/manager.js';
@@ -14,7 +14,7 @@ import { WARD_BIN } from '../support/ward-cli.js';
 export const STDIO_SERVER = path.resolve('test/fixtures/mcp-oauth/stdio-server.mjs');
 
 export interface Harness {
-  readonly core: WardCore;
+  readonly core: DataFolder;
   readonly ns: Namespace;
   readonly manager: ConnectionManager;
   readonly dir: string;
@@ -22,12 +22,12 @@ export interface Harness {
   reopen(options?: { limits?: ConnectionManagerOptions['limits']; now?: () => number }): ConnectionManager;
 }
 
-const open: Array<{ core: WardCore; managers: ConnectionManager[] }> = [];
+const open: Array<{ core: DataFolder; managers: ConnectionManager[] }> = [];
 
 /** A real data folder, namespace database and keychain-backed secret store (unique namespace per test). */
 export function harness(options: { limits?: ConnectionManagerOptions['limits']; now?: () => number } = {}): Harness {
   const dir = tempDir('ward-conn-');
-  const core = new WardCore(path.join(dir, 'home'));
+  const core = new DataFolder(path.join(dir, 'home'));
   const ns = parseNamespace(`t-${randomBytes(6).toString('hex')}`);
   core.createNamespace(ns.name);
   const entry = { core, managers: [] as ConnectionManager[] };

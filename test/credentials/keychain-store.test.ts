@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { KeychainBackend } from '../../main/credentials/keychain-store.js';
 import { resolveModelCredential, setModelCredential } from '../../main/credentials/model-credential.js';
 import { keychainServiceFor, openSecretStore } from '../../main/credentials/open-store.js';
-import { resolveWardHome } from '../../main/core/home.js';
+import { resolveWardHome } from '../../main/base/home.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore } from '../../main/credentials/secret-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { REPO_ROOT, WARD_BIN } from '../support/ward-cli.js';

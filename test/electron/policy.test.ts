@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseExternalUrl } from '../../main/core/app-service.js';
-import { isWardError } from '../../main/core/errors.js';
-import { APP_ENTRY, CONTENT_SECURITY_POLICY, resolveAppFile, senderRefusal, WINDOW_WEB_PREFERENCES } from '../../main/electron/policy.js';
+import { parseExternalUrl } from '../../main/ipc/handlers.js';
+import { isWardError } from '../../main/base/errors.js';
+import { CONTENT_SECURITY_POLICY, resolveAppFile, WINDOW_WEB_PREFERENCES } from '../../main/electron/policy.js';
+import { APP_ENTRY, senderRefusal } from '../../main/ipc/sender.js';
 
 const ROOT = path.resolve('/opt/ward/dist/renderer');
 

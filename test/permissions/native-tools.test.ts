@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PinnedToolRoute } from '../../main/broker/types.js';
+import type { PinnedToolRoute } from '../../main/upstreams/types.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { renderCliOptions, requestForToolCall, runRequestForCommand } from '../../main/permissions/native-tools.js';
 import { tempDir } from '../support/temp.js';

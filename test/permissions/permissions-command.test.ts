@@ -36,7 +36,7 @@ describe('ward permissions', () => {
     const permissions = new RunPermissions({
       baseDir: base,
       rules: [],
-      policy: null,
+      gate: null,
       grants,
       conversationId: conversation.id,
       agentId: conversation.agentId,

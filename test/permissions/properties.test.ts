@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WardError } from '../../main/core/errors.js';
+import { WardError } from '../../main/base/errors.js';
 import { check, makeRequest, netRequestForUrl } from '../../main/permissions/engine.js';
 import { GRANT_KINDS, parsePermissionFlags } from '../../main/permissions/grants.js';
 import { requestForToolCall } from '../../main/permissions/native-tools.js';

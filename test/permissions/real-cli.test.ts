@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PinnedToolRoute } from '../../main/broker/types.js';
+import type { PinnedToolRoute } from '../../main/upstreams/types.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { noOnePrompter, type PromptAnswer, type Prompter } from '../../main/permissions/prompter.js';
 import { RunPermissions, type RunPermissionsOptions } from '../../main/permissions/run-permissions.js';
-import { parsePolicy } from '../../main/policy/policy.js';
+import { parsePolicy, policyGate } from '../../main/policy/policy.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { scriptedPerson, silentPerson } from '../support/people.js';
@@ -26,7 +26,7 @@ function setup(flags: string[] = [], overrides: Partial<RunPermissionsOptions> =
     new RunPermissions({
       baseDir: base,
       rules: parsePermissionFlags(flags, base),
-      policy: null,
+      gate: null,
       grants,
       conversationId: conversation.id,
       agentId: conversation.agentId,
@@ -197,7 +197,7 @@ describe('approvals', () => {
   it('test_policy_cap_denies_without_asking', async () => {
     const person = scriptedPerson();
     const policy = parsePolicy(JSON.stringify({ version: 1, reason: 'IT', caps: { read: ['/srv'] } }), 'p');
-    const { make, records } = setup([], { prompter: person, policy });
+    const { make, records } = setup([], { prompter: person, gate: policyGate(policy) });
     expect(await make().approve(read('/etc/hostname'))).toMatchObject({ behavior: 'deny', message: expect.stringContaining('beyond the cap set by IT') });
     expect(person.questions).toEqual([]);
     expect(records[0]).toMatchObject({ answerer: { by: 'policy' } });
@@ -205,7 +205,7 @@ describe('approvals', () => {
 
   it('test_run_flags_beyond_the_policy_cap_are_refused_up_front', () => {
     const policy = parsePolicy(JSON.stringify({ version: 1, reason: 'IT', forbid: ['run'] }), 'p');
-    const { make } = setup(['--allow-run=git'], { policy });
+    const { make } = setup(['--allow-run=git'], { gate: policyGate(policy) });
     expect(() => make()).toThrow('run grants are forbidden (run git): refused by IT');
   });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../main/cli/main.js';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { probePolicy } from '../../main/policy/doctor-probe.js';
 import { tempDir } from '../support/temp.js';
 
@@ -15,7 +15,7 @@ function policyFile(text: string): string {
 }
 
 describe('ward doctor: admin policy', () => {
-  const core = new WardCore(tempDir());
+  const core = new DataFolder(tempDir());
 
   it('test_no_policy_is_reported_as_not_configured', async () => {
     expect(await probePolicy({})(core)).toMatchObject({ check: 'admin policy', status: 'not_configured', detail: 'no policy at /etc/ward/policy.json (a personal install)' });

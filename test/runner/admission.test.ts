@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 import { startHarness, until, type Harness } from './harness.js';
 
 let harness: Harness | undefined;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApprovalQueue } from '../../main/ipc/approval-queue.js';
+import { ApprovalQueue } from '../../main/permissions/approval-queue.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { publishToolAgent } from './agents.js';
 import { startHarness, until, type Harness } from './harness.js';

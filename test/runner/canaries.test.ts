@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeConfigDir, conversationWorkspace } from '../../main/core/run-service.js';
+import { claudeConfigDir, conversationWorkspace } from '../../main/app/runs/workspace.js';
 import { ALLOWED_CHILD_ENV } from '../../main/runner/env.js';
 import { CANARY_KEY, startHarness, until, type Harness } from './harness.js';
 

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Broker } from '../../main/broker/broker.js';
-import { RunService, type RunServiceOptions } from '../../main/core/run-service.js';
-import { WardCore } from '../../main/core/ward-core.js';
+import type { RunService } from '../../main/app/runs/run-service.js';
+import { WardApp, type RunOptions, type WardAppOptions } from '../../main/app/ward-app.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
 import type { JournalEvent } from '../../main/store/journal.js';
 import { startModelProvider, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
@@ -14,9 +15,10 @@ export const CANARY_KEY = 'sk-ant-canary-7f3e9b1c2d4a5e6f';
 export interface Harness {
   readonly home: string;
   readonly tmpRoot: string;
-  readonly core: WardCore;
+  readonly core: DataFolder;
   readonly provider: ModelProvider;
   readonly broker: Broker;
+  readonly app: WardApp;
   readonly service: RunService;
   readonly ns: Namespace;
   readonly env: NodeJS.ProcessEnv;
@@ -24,10 +26,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(script: ScriptStep[] = [], options: Partial<RunServiceOptions> & { env?: NodeJS.ProcessEnv } = {}): Promise<Harness> {
+/** The run seams, plus what the app takes: its environment, policy, prompter and connection store. */
+export type HarnessOptions = RunOptions & Pick<WardAppOptions, 'policy' | 'prompter' | 'connectionStore'> & { env?: NodeJS.ProcessEnv };
+
+export async function startHarness(script: ScriptStep[] = [], options: HarnessOptions = {}): Promise<Harness> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-home-'));
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-tmp-'));
-  const core = new WardCore(home);
+  const core = new DataFolder(home);
   const provider = await startModelProvider(script);
   const broker = await Broker.start();
   const env: NodeJS.ProcessEnv = {
@@ -40,8 +45,16 @@ export async function startHarness(script: ScriptStep[] = [], options: Partial<R
     LD_PRELOAD: '/nonexistent/evil.so',
     ...options.env,
   };
-  const { env: _extra, ...serviceOptions } = options;
-  const service = new RunService({ core, broker, tmpRoot, stopGraceMs: 3_000, ...serviceOptions, env });
+  const { env: _extra, policy, prompter, connectionStore, ...run } = options;
+  const app = new WardApp({
+    folder: core,
+    env,
+    ...(policy === undefined ? {} : { policy }),
+    ...(prompter === undefined ? {} : { prompter }),
+    ...(connectionStore === undefined ? {} : { connectionStore }),
+    run: { broker, tmpRoot, stopGraceMs: 3_000, ...run },
+  });
+  const service = await app.runs();
   const ns = parseNamespace('default');
   return {
     home,
@@ -49,15 +62,15 @@ export async function startHarness(script: ScriptStep[] = [], options: Partial<R
     core,
     provider,
     broker,
+    app,
     service,
     ns,
     env,
     events: (conversationId) => [...core.store(ns).journal.read(conversationId)],
     close: async () => {
-      await service.stopAll();
+      await app.close();
       await broker.close();
       await provider.close();
-      core.close();
       fs.rmSync(home, { recursive: true, force: true });
       fs.rmSync(tmpRoot, { recursive: true, force: true });
     },

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveModelCredential, resolveModelProfile } from '../../main/core/run-provider.js';
+import { storedModelCredential } from '../../main/app/model-credential.js';
+import { resolveModelProfile } from '../../main/providers/model-profile.js';
 import { namespaceDir, parseNamespace } from '../../main/namespaces/namespace.js';
 import { wardErrorOf } from '../support/errors.js';
 
@@ -42,10 +43,10 @@ describe('model provider profile (L1)', () => {
     expect(wardErrorOf(() => resolveModelProfile(home, ns, 'fast', {})).message).toBe(`${file} is not valid JSON`);
   });
 
-  it('takes the model credential from the environment, and says how to set one when absent', () => {
-    expect(resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).toEqual({ kind: 'api_key', value: 'k1' });
-    expect(resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).toEqual({ kind: 'oauth_token', value: 't1' });
-    const missing = wardErrorOf(() => resolveModelCredential(ns, {}));
-    expect(missing.code).toBe('credential_missing');
+  it('takes the model credential from the environment when none is stored, and says how to set one when absent', async () => {
+    const credential = storedModelCredential(home);
+    await expect(credential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'api_key', value: 'k1' });
+    await expect(credential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'oauth_token', value: 't1' });
+    await expect(credential(ns, {})).rejects.toMatchObject({ code: 'credential_missing' });
   });
 });

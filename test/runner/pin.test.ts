@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 import { COMMITTED_PIN, expectedCliVersion, locatePlatformBinary, platformKey, verifyPinnedCli } from '../../main/runner/pin.js';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../main/cli/main.js';
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import type { PromptAnswer, Prompter } from '../../main/permissions/prompter.js';

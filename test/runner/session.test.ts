@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeConfigDir } from '../../main/core/run-service.js';
+import { claudeConfigDir } from '../../main/app/runs/workspace.js';
 import { userTextIn } from '../fixtures/model-provider/provider.js';
 import { payloads, startHarness, type Harness } from './harness.js';
 

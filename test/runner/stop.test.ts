@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 import type { RunState } from '../../main/store/runs.js';
 import { processesWith, publishToolAgent } from './agents.js';
 import { payloads, processGroupAlive, startHarness, types, until, type Harness } from './harness.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TOOL_RESULT_PREVIEW_BYTES } from '../../main/core/run-service.js';
+import { TOOL_RESULT_PREVIEW_BYTES } from '../../main/app/runs/event-bounds.js';
 import type { JournalEvent } from '../../main/store/journal.js';
 import { publishToolAgent } from './agents.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';

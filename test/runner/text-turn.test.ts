@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { RunService } from '../../main/core/run-service.js';
+import { WardApp } from '../../main/app/ward-app.js';
 import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -35,14 +35,14 @@ describe('a text turn with the real CLI', () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'must not be asked' }] }]);
     const real = harness.broker;
     // The real broker, but the child is handed a wrong capability: its MCP connection fails.
-    const service = new RunService({
-      core: harness.core,
+    const app = new WardApp({
+      folder: harness.core,
       env: harness.env,
-      tmpRoot: harness.tmpRoot,
-      broker: { register: (binding) => ({ ...real.register(binding), capability: 'wrong-capability-wrong-capability-wrong-cap' }) },
+      run: { tmpRoot: harness.tmpRoot, broker: { register: (binding) => ({ ...real.register(binding), capability: 'wrong-capability-wrong-capability-wrong-cap' }) } },
     });
-    const handle = service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    const handle = (await app.runs()).startTurn({ namespace: harness.ns, prompt: 'hello' });
     const outcome = await handle.done;
+    await app.close();
     expect(outcome.state).toBe('failed');
     expect(outcome.reason).toMatch(/^aborted: the CLI could not connect to Ward's tool broker \(status [a-z-]+\)$/);
     // Killed at its init line: whatever the child did next is not part of the turn.

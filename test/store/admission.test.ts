@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { RunRepository, fingerprintInput, processIdentity } from '../../main/store/runs.js';
 import { seedConversation } from '../support/seed.js';
@@ -64,7 +64,7 @@ describe('uncertain runs (R8)', () => {
     deadOwner.transition(run.id, 'running');
     core.close();
 
-    const restarted = new WardCore(home);
+    const restarted = new DataFolder(home);
     const reopened = restarted.store(parseNamespace('default'));
     expect(restarted.recovered.map((r) => r.id)).toEqual([run.id]);
     expect(reopened.runs.get(run.id)).toMatchObject({ state: 'uncertain', reason: expect.stringContaining('outcome is unknown') });

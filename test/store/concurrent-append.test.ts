@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -28,7 +28,7 @@ describe('two processes appending to one conversation', () => {
     fs.writeFileSync(go, '');
     expect(await Promise.all(writers)).toEqual([0, 0]);
 
-    const reopened = new WardCore(home);
+    const reopened = new DataFolder(home);
     const store = reopened.store(parseNamespace('default'));
     const events = [...store.journal.read(conversation.id)];
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 2 * PER_WRITER }, (_, i) => i + 1));

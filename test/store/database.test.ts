@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { openDatabase } from '../../main/store/database.js';
 import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
 import { RunRepository } from '../../main/store/runs.js';
@@ -57,13 +57,13 @@ describe('opening a namespace database', () => {
 
   it('refuses a namespace database copied under another namespace folder (N1)', () => {
     const home = tempDir();
-    const core = new WardCore(home);
+    const core = new DataFolder(home);
     core.createNamespace('work');
     core.close();
     const work = path.join(home, 'namespaces', parseNamespace('work').hash);
     const personal = path.join(home, 'namespaces', parseNamespace('personal').hash);
     fs.cpSync(work, personal, { recursive: true });
-    const again = new WardCore(home);
+    const again = new DataFolder(home);
     expect(() => again.store(parseNamespace('personal'))).toThrow(expect.objectContaining({ code: 'namespace_conflict' }));
     again.close();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WardCore } from '../../main/core/ward-core.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { namespaceDir, parseNamespace, resolveNamespace } from '../../main/namespaces/namespace.js';
 import { tempDir } from '../support/temp.js';
 
@@ -23,7 +23,7 @@ describe('namespaces (N1)', () => {
 
   it('keeps each namespace in its own database and lists them by name', () => {
     const home = tempDir();
-    const core = new WardCore(home);
+    const core = new DataFolder(home);
     core.createNamespace('work');
     core.createNamespace('personal');
     expect(() => core.createNamespace('work')).toThrow(/already exists/);
@@ -34,7 +34,7 @@ describe('namespaces (N1)', () => {
   });
 
   it('does not bring a mistyped namespace into being', () => {
-    const core = new WardCore(tempDir());
+    const core = new DataFolder(tempDir());
     expect(() => core.store(parseNamespace('wrok'), { mustExist: true })).toThrow(/no namespace wrok; create it/);
     core.close();
   });

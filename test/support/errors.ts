@@ -1,5 +1,5 @@
 /** What a synchronous call threw, as the WardError a user would see. */
-import { isWardError } from '../../main/core/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 
 export function wardErrorOf(fn: () => unknown): { code: string; message: string } {
   try {

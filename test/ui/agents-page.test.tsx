@@ -2,9 +2,8 @@ import './dom-with-node-fetch.js';
 import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
-import { AppService } from '../../main/core/app-service.js';
-import { WardCore } from '../../main/core/ward-core.js';
-import { connectionPort } from '../../main/connections/port.js';
+import { desktopIpcFor } from '../support/desktop.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { AgentsPage } from '../../renderer/src/pages/AgentsPage.js';
@@ -18,10 +17,10 @@ afterEach(async () => {
 });
 
 /** window.ward over the real app service (with the real connection registry), in-process. */
-function realApi(): { api: WardApi; core: WardCore } {
-  const core = new WardCore(tempDir('ward-ui-agents-'));
+function realApi(): { api: WardApi; core: DataFolder } {
+  const core = new DataFolder(tempDir('ward-ui-agents-'));
   cleanups.push(() => core.close());
-  const service = new AppService(core, { connections: connectionPort(core) });
+  const service = desktopIpcFor(core);
   const client = { id: 'ui-test', push: (_event: PushedEvent) => undefined };
   const api = buildWardApi(
     (channel, payload) => dispatch(service.handlers, client, channel, payload),

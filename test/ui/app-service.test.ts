@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
-import { AppService, MAX_SUBSCRIPTIONS_PER_CLIENT, redactPayload } from '../../main/core/app-service.js';
-import { WardCore } from '../../main/core/ward-core.js';
+import { redactPayload } from '../../main/app/conversations.js';
+import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../main/ipc/handlers.js';
+import { desktopIpcFor } from '../support/desktop.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { tempDir } from '../support/temp.js';
 
 function setup() {
-  const core = new WardCore(tempDir('ward-app-'));
+  const core = new DataFolder(tempDir('ward-app-'));
   const store = core.store(parseNamespace('default'));
   const agent = store.agents.publish('helper', { instructions: '' });
   const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'paged' });
   const pushes: PushedEvent[] = [];
   const client = { id: 'window-1', push: (event: PushedEvent) => pushes.push(event) };
-  return { core, store, conversation, service: new AppService(core), pushes, client };
+  return { core, store, conversation, service: desktopIpcFor(core), pushes, client };
 }
 
 const seqs = (pushes: PushedEvent[]) => pushes.flatMap((push) => (push.kind === 'journal' ? push.events.map((event: JournalEventView) => event.seq) : []));
@@ -90,7 +92,7 @@ describe('what leaves main', () => {
     });
     await expect(dispatch(service.handlers, client, 'runs.send', { namespace: 'default', conversationId: '00000000-0000-4000-8000-000000000000', requestId: '00000000-0000-4000-8000-000000000001', prompt: 'x' })).resolves.toEqual({
       ok: false,
-      error: { code: 'unavailable', message: 'runs are not available in this build' },
+      error: { code: 'not_found', message: 'no conversation 00000000-0000-4000-8000-000000000000 in this namespace' },
     });
     core.close();
   });

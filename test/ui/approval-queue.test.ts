@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/core/errors.js';
-import { ApprovalQueue, displayText } from '../../main/ipc/approval-queue.js';
+import { isWardError } from '../../main/base/errors.js';
+import { ApprovalQueue } from '../../main/permissions/approval-queue.js';
+import { escapeOneLine } from '../../preload/display.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import type { PromptQuestion } from '../../main/permissions/prompter.js';
 
@@ -83,7 +84,7 @@ describe('the desktop approval queue (P3)', () => {
   });
 
   it('escapes control, bidi and zero-width characters from the model and bounds the length (P1)', () => {
-    expect(displayText('evil\u202Etxt.exe\u200B\nnext', 100)).toBe('evil\\u{202e}txt.exe\\u{200b}\\u{a}next');
-    expect(displayText('x'.repeat(500), 50)).toHaveLength(50);
+    expect(escapeOneLine('evil\u202Etxt.exe\u200B\nnext', 100)).toBe('evil\\u{202e}txt.exe\\u{200b}\\u{a}next');
+    expect(escapeOneLine('x'.repeat(500), 50)).toHaveLength(50);
   });
 });

@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
-import { AppService } from '../../main/core/app-service.js';
-import { WardCore } from '../../main/core/ward-core.js';
+import type { DesktopIpc } from '../../main/ipc/handlers.js';
+import { desktopIpcFor } from '../support/desktop.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { ChatView } from '../../renderer/src/components/ChatView.js';
@@ -10,16 +11,16 @@ import { PushRouter } from '../../renderer/src/state/follow.js';
 import { tempDir } from '../support/temp.js';
 import { button, click, render, settle } from './render.js';
 
-const cores: WardCore[] = [];
+const cores: DataFolder[] = [];
 afterEach(() => {
   for (const core of cores.splice(0)) core.close();
 });
 
 /** window.ward over the real app service and a real SQLite store, in-process (no IPC). */
-function realApi(): { api: WardApi; core: WardCore; service: AppService } {
-  const core = new WardCore(tempDir('ward-ui-'));
+function realApi(): { api: WardApi; core: DataFolder; service: DesktopIpc } {
+  const core = new DataFolder(tempDir('ward-ui-'));
   cores.push(core);
-  const service = new AppService(core);
+  const service = desktopIpcFor(core);
   const listeners = new Set<(event: PushedEvent) => void>();
   const client = { id: 'ui-test', push: (event: PushedEvent) => listeners.forEach((listener) => listener(event)) };
   const api = buildWardApi(
@@ -32,7 +33,7 @@ function realApi(): { api: WardApi; core: WardCore; service: AppService } {
   return { api, core, service };
 }
 
-function seed(core: WardCore, title: string) {
+function seed(core: DataFolder, title: string) {
   const store = core.store(parseNamespace('default'));
   const agent = store.agents.find('helper') ?? store.agents.publish('helper', { instructions: 'Be brief.' });
   return { store, conversation: store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title }) };

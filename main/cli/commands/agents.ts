@@ -1,34 +1,20 @@
 import fs from 'node:fs';
-import { WardError } from '../../core/errors.js';
-import { createAgentVersion, parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
-import { parseAgentSpec, toolSource, type StdioUpstream } from '../../agents/spec.js';
-import { openConnections, type ConnectionManager } from '../../connections/index.js';
-import type { AgentVersion } from '../../store/agents.js';
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { WardError } from '../../base/errors.js';
+import { parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
+import type { StdioUpstream } from '../../agents/spec.js';
+import { agentSummary } from '../../app/agents.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
-
-function summary(version: AgentVersion) {
-  const spec = parseAgentSpec(version.spec);
-  return {
-    name: version.agentName,
-    version: version.version,
-    modelProfile: spec.modelProfile,
-    upstreams: Object.keys(spec.upstreams),
-    tools: spec.tools.map((tool) => `${toolSource(tool)}/${tool.name}`),
-    specHash: version.specHash,
-    publishedAt: version.publishedAt,
-  };
-}
 
 export const agentsCommand: Command = {
   name: 'agents',
   summary: 'create (publish a new version of), list or show agents',
   usage:
     'ward agents create NAME --instructions-file FILE [--upstream NAME=COMMAND [ARGS...]]... [--upstream-env UPSTREAM=VAR]... [--tool UPSTREAM/TOOL|UPSTREAM/*|CONNECTION/TOOL|CONNECTION/*]... [--model-profile P] | ward agents list | ward agents show NAME [--version N]  [--namespace NS] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, {
       ...COMMON_OPTIONS,
       'instructions-file': { type: 'string' },
@@ -39,12 +25,11 @@ export const agentsCommand: Command = {
       version: { type: 'string' },
     });
     const action = requirePositional(this, positionals, 0, 'an action (create, list or show)');
-    const ns = namespaceFrom(values.namespace, io);
-    const store = core().store(ns, { mustExist: true });
+    const store = app().namespaces.fromFlag(values.namespace);
 
     if (action === 'list') {
       for (const version of store.agents.list()) {
-        const row = summary(version);
+        const row = agentSummary(version);
         if (values.json) writeJson(io.stdout, row);
         else writeLine(io.stdout, `${`${row.name}@${row.version}`.padEnd(24)} ${row.tools.length} tool(s)  ${row.tools.join(', ')}`);
       }
@@ -54,8 +39,8 @@ export const agentsCommand: Command = {
       const name = requirePositional(this, positionals, 1, 'an agent name');
       if (values.version !== undefined && !/^\d{1,9}$/.test(values.version)) throw new WardError('usage', '--version takes a number');
       const version = store.agents.get(name, values.version === undefined ? undefined : Number(values.version));
-      if (values.json) writeJson(io.stdout, { ...summary(version), spec: version.spec });
-      else writeLine(io.stdout, JSON.stringify({ ...summary(version), spec: version.spec }, null, 2));
+      if (values.json) writeJson(io.stdout, { ...agentSummary(version), spec: version.spec });
+      else writeLine(io.stdout, JSON.stringify({ ...agentSummary(version), spec: version.spec }, null, 2));
       return EXIT.ok;
     }
     if (action !== 'create') throw new WardError('usage', `unknown action ${JSON.stringify(action.slice(0, 40))}\nusage: ${this.usage}`);
@@ -83,28 +68,15 @@ export const agentsCommand: Command = {
       if (upstream === undefined || variable === undefined || variable === '') throw new WardError('usage', `--upstream-env takes UPSTREAM=VARIABLE for an upstream given with --upstream, not ${JSON.stringify(option.slice(0, 80))}`);
       upstream.envNames.push(variable);
     }
-    const selectors = (values.tool ?? []).map(parseToolSelector);
-    // A tool whose UPSTREAM was not given with --upstream comes from the namespace's connection of that name.
-    const connections: ConnectionManager | undefined = selectors.some((selector) => upstreams[selector.upstream] === undefined) ? openConnections(core(), ns) : undefined;
-    let version: AgentVersion;
-    try {
-      version = await createAgentVersion(
-        store,
-        {
-          name,
-          instructions,
-          ...(values['model-profile'] === undefined ? {} : { modelProfile: values['model-profile'] }),
-          upstreams,
-          tools: selectors,
-        },
-        io.env,
-        {},
-        connections,
-      );
-    } finally {
-      await connections?.close();
-    }
-    const row = summary(version);
+    const agents = await app().agents();
+    const version = await agents.create(store, {
+      name,
+      instructions,
+      ...(values['model-profile'] === undefined ? {} : { modelProfile: values['model-profile'] }),
+      upstreams,
+      tools: (values.tool ?? []).map(parseToolSelector),
+    });
+    const row = agentSummary(version);
     if (values.json) writeJson(io.stdout, row);
     else writeLine(io.stdout, `published ${row.name}@${row.version} with ${row.tools.length} pinned tool(s)${row.tools.length > 0 ? `: ${row.tools.join(', ')}` : ''}`);
     return EXIT.ok;

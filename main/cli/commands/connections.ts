@@ -1,11 +1,10 @@
 import type { Readable } from 'node:stream';
 import { openSystemBrowser } from '../../auth/browser.js';
-import { openConnections, type ConnectionManager, type ConnectionView, type ToolPin } from '../../connections/index.js';
-import { UpstreamError } from '../../connections/errors.js';
-import { WardError } from '../../core/errors.js';
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
+import type { ConnectionManager, ConnectionView, ToolPin } from '../../connections/index.js';
+import { WardError } from '../../base/errors.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { escapeForTerminal } from '../format-event.js';
+import { escapeForDisplay } from '../../../preload/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
 
 const MAX_STDIN_BYTES = 256 * 1024;
@@ -22,18 +21,8 @@ async function readSecretLines(stream: Readable, names: readonly string[]): Prom
   return Object.fromEntries(names.map((name, index) => [name, lines[index]!]));
 }
 
-/** Connection failures leave the command as WardErrors with exit codes scripts can rely on. */
-function asWardError(error: unknown): unknown {
-  if (!(error instanceof UpstreamError)) return error;
-  // Ward's own detail says what happened to this server; the fixed text is worded for tool calls.
-  const text = `${error.detail === '' ? error.message : error.detail} [${error.code}]`;
-  if (error.code === 'not_signed_in') return new WardError('not_signed_in', text, { cause: error });
-  if (error.code === 'unauthorized') return new WardError('unauthorized', text, { cause: error });
-  return new WardError('unavailable', text, { cause: error });
-}
-
 function target(view: ConnectionView): string {
-  return view.spec.transport === 'stdio' ? [view.spec.command, ...view.spec.args].map((part) => escapeForTerminal(part, 120)).join(' ') : view.spec.url;
+  return view.spec.transport === 'stdio' ? [view.spec.command, ...view.spec.args].map((part) => escapeForDisplay(part, 120)).join(' ') : view.spec.url;
 }
 
 function healthText(view: ConnectionView): string {
@@ -61,7 +50,7 @@ function viewJson(view: ConnectionView): Record<string, unknown> {
 
 function toolLine(pin: ToolPin): string {
   const state = pin.status !== 'pinned' ? `disabled: ${pin.reason ?? pin.status}` : pin.enabled ? 'on' : 'off';
-  return `  ${escapeForTerminal(`${pin.connection}__${pin.name}`, 80)}  ${state}  ${escapeForTerminal(pin.description.split('\n')[0] ?? '', 100)}`;
+  return `  ${escapeForDisplay(`${pin.connection}__${pin.name}`, 80)}  ${state}  ${escapeForDisplay(pin.description.split('\n')[0] ?? '', 100)}`;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -71,18 +60,13 @@ function writeStderrTail(stream: NodeJS.WritableStream, text: string): void {
   const lines = text.split('\n').filter((line) => line.trim() !== '').slice(-STDERR_TAIL_LINES);
   if (lines.length === 0) return;
   stream.write(`the server's stderr (last ${lines.length} line(s)):\n`);
-  for (const line of lines) stream.write(`  ${escapeForTerminal(line, 300)}\n`);
+  for (const line of lines) stream.write(`  ${escapeForDisplay(line, 300)}\n`);
 }
 
 async function withManager<T>(context: CommandContext, flag: string | undefined, fn: (manager: ConnectionManager) => Promise<T>): Promise<T> {
-  const manager = openConnections(context.core(), namespaceFrom(flag, context.io));
-  try {
-    return await fn(manager);
-  } catch (error) {
-    throw asWardError(error);
-  } finally {
-    await manager.close();
-  }
+  const app = context.app();
+  const store = app.namespaces.fromFlag(flag);
+  return (await app.connections()).use(store, fn);
 }
 
 export const connectionsCommand: Command = {
@@ -120,16 +104,16 @@ export const connectionsCommand: Command = {
           ? { transport: 'stdio', name: name(), command: values.command, args: values.arg ?? [], secretEnv }
           : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'] };
       if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
-      return withManager(context, values.namespace, async (manager) => {
-        const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
-        const record = await manager.add(input, secrets);
-        if (values.json) writeJson(io.stdout, viewJson(manager.get(record.spec.name)));
-        else {
-          writeLine(io.stdout, `added connection ${record.spec.name}`);
-          writeLine(io.stdout, record.spec.transport === 'http' ? `next: "ward connections login ${record.spec.name}" if the server needs sign-in, then "ward connections tools ${record.spec.name}"` : `next: "ward connections tools ${record.spec.name}" to start it and list its tools`);
-        }
-        return EXIT.ok;
-      });
+      const app = context.app();
+      const store = app.namespaces.fromFlag(values.namespace);
+      const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
+      const view = await (await app.connections()).add(store, input, secrets);
+      if (values.json) writeJson(io.stdout, viewJson(view));
+      else {
+        writeLine(io.stdout, `added connection ${view.spec.name}`);
+        writeLine(io.stdout, view.spec.transport === 'http' ? `next: "ward connections login ${view.spec.name}" if the server needs sign-in, then "ward connections tools ${view.spec.name}"` : `next: "ward connections tools ${view.spec.name}" to start it and list its tools`);
+      }
+      return EXIT.ok;
     }
     if (action === 'list') {
       return withManager(context, values.namespace, async (manager) => {
@@ -186,7 +170,7 @@ export const connectionsCommand: Command = {
             writeStderrTail(io.stderr, manager.stderr(connection));
             throw error;
           });
-          for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForTerminal(item.name, 80)}: ${escapeForTerminal(item.reason)}`);
+          for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForDisplay(item.name, 80)}: ${escapeForDisplay(item.reason)}`);
         }
         const view = manager.get(connection);
         if (values.json) writeJson(io.stdout, viewJson(view));

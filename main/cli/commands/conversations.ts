@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -6,9 +6,9 @@ export const conversationsCommand: Command = {
   name: 'conversations',
   summary: "list a namespace's conversations",
   usage: 'ward conversations [--namespace NS] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);
-    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const store = app().namespaces.fromFlag(values.namespace);
     for (const conversation of store.conversations.list()) {
       const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
       const active = store.runs.activeFor(conversation.id);

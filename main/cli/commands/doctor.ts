@@ -1,7 +1,7 @@
-import { runDoctor, type DoctorCheck, type DoctorProbe } from '../../core/doctor.js';
+import { runDoctor, type DoctorCheck, type DoctorProbe } from '../../app/doctor.js';
 import { probeKeychain } from '../../credentials/keychain-probe.js';
 import { probePolicy } from '../../policy/doctor-probe.js';
-import { probePinnedCli, probeSandbox, probeSelfTest } from '../../runner/doctor-probes.js';
+import { probePinnedCli, probeSandbox } from '../../runner/doctor-probes.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
@@ -14,11 +14,11 @@ export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check the data folder, every namespace database, the keychain, the pinned CLI and the sandbox',
   usage: 'ward doctor [--self-test] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json, 'self-test': { type: 'boolean', default: false } }, false);
     // --self-test runs the pinned CLI once against a built-in offline endpoint.
     const probes = [...PROBES, probePolicy(io.env), probeSandbox(io.env)];
-    const checks = await runDoctor(core(), values['self-test'] ? [...probes, probeSelfTest] : probes);
+    const checks = await runDoctor(app().folder, values['self-test'] ? [...probes, await selfTestProbe()] : probes);
     for (const check of checks) {
       if (values.json) writeJson(io.stdout, check);
       else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${check.detail}`);
@@ -26,3 +26,8 @@ export const doctorCommand: Command = {
     return checks.some((check) => check.status === 'error') ? EXIT.failed : EXIT.ok;
   },
 };
+
+/** Loaded only for --self-test: it brings the broker and the MCP SDK, which plain doctor never needs. */
+async function selfTestProbe(): Promise<DoctorProbe> {
+  return (await import('../../app/self-test.js')).probeSelfTest;
+}

@@ -1,9 +1,8 @@
 import { openSystemBrowser } from '../../auth/browser.js';
 import type { AuthContext } from '../../auth/context.js';
-import { WardError } from '../../core/errors.js';
+import { WardError } from '../../base/errors.js';
 import { openSecretStore } from '../../credentials/open-store.js';
-import { DEFAULT_NAMESPACE } from '../../namespaces/namespace.js';
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command, type CommandContext } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, type Command, type CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -12,12 +11,9 @@ import { writeJson, writeLine } from '../io.js';
  * on use); its database is not opened, so a credential command writes nothing it does not need.
  */
 export function authContextFor(context: CommandContext, flag: string | undefined): AuthContext {
-  const namespace = namespaceFrom(flag, context.io);
-  const core = context.core();
-  if (namespace.name !== DEFAULT_NAMESPACE && !core.namespaceExists(namespace)) {
-    throw new WardError('namespace_not_found', `no namespace ${namespace.name}; create it with "ward namespace create ${namespace.name}"`);
-  }
-  return { home: core.home, namespace, store: openSecretStore(core.home, namespace) };
+  const app = context.app();
+  const namespace = app.namespaces.existing(flag);
+  return { home: app.home, namespace, store: openSecretStore(app.home, namespace) };
 }
 
 export const loginCommand: Command = {

@@ -1,4 +1,4 @@
-import { WardError } from '../../core/errors.js';
+import { WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
@@ -7,17 +7,17 @@ export const namespaceCommand: Command = {
   name: 'namespace',
   summary: 'create or list namespaces (separate credentials, sessions and data)',
   usage: 'ward namespace create NAME | ward namespace list [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json });
     const action = requirePositional(this, positionals, 0, 'an action (create or list)');
     if (action === 'create') {
-      const created = core().createNamespace(requirePositional(this, positionals, 1, 'a namespace name'));
+      const created = app().namespaces.create(requirePositional(this, positionals, 1, 'a namespace name'));
       if (values.json) writeJson(io.stdout, created);
       else writeLine(io.stdout, `created namespace ${created.name}`);
       return EXIT.ok;
     }
     if (action === 'list') {
-      for (const ns of core().listNamespaces()) {
+      for (const ns of app().namespaces.summaries()) {
         if (values.json) writeJson(io.stdout, ns);
         else writeLine(io.stdout, ns.name);
       }

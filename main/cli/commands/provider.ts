@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
-import { WardError } from '../../core/errors.js';
-import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, parseKind, setModelCredential, VARIABLE_FOR } from '../../credentials/model-credential.js';
+import { WardError } from '../../base/errors.js';
+import { parseKind, VARIABLE_FOR } from '../../credentials/model-credential.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
-import { authContextFor } from './login.js';
 
 const MAX_STDIN_BYTES = 16 * 1024;
 const STDIN_TIMEOUT_MS = 5 * 60_000;
@@ -56,27 +55,27 @@ export const providerCommand: Command = {
       throw new WardError('usage', `"ward provider ${action}" takes no value as an argument: a key in argv is visible in the process list and shell history; pipe it on stdin instead\nusage: ${this.usage}`);
     }
     const { io } = context;
+    const app = context.app();
     if (action === 'set-key') {
-      const auth = authContextFor(context, values.namespace);
-      const secret = normalizeModelSecret(io.stdin.isTTY ? await readHidden(io) : await readPiped(io.stdin));
-      const kind = values.kind === undefined ? inferKind(secret) : parseKind(values.kind);
-      await setModelCredential(auth.store, kind, secret);
-      if (values.json) writeJson(io.stdout, { namespace: auth.namespace.name, set: true, kind });
-      else writeLine(io.stdout, `stored the ${kind} for namespace ${auth.namespace.name} (the CLI receives it as ${VARIABLE_FOR[kind]})`);
+      const namespace = app.namespaces.existing(values.namespace);
+      const wanted = values.kind === undefined ? undefined : parseKind(values.kind);
+      const kind = await app.settings.setKey(namespace, io.stdin.isTTY ? await readHidden(io) : await readPiped(io.stdin), wanted);
+      if (values.json) writeJson(io.stdout, { namespace: namespace.name, set: true, kind });
+      else writeLine(io.stdout, `stored the ${kind} for namespace ${namespace.name} (the CLI receives it as ${VARIABLE_FOR[kind]})`);
       return EXIT.ok;
     }
     if (values.kind !== undefined) throw new WardError('usage', `--kind applies to set-key only\nusage: ${this.usage}`);
     if (action === 'show') {
-      const auth = authContextFor(context, values.namespace);
-      const status = await modelCredentialStatus(auth.store);
-      if (values.json) writeJson(io.stdout, { namespace: auth.namespace.name, ...status });
-      else writeLine(io.stdout, status.set ? `a ${status.kind} is stored for namespace ${auth.namespace.name}` : `no model credential is stored for namespace ${auth.namespace.name}`);
+      const namespace = app.namespaces.existing(values.namespace);
+      const status = await app.settings.keyStatus(namespace);
+      if (values.json) writeJson(io.stdout, { namespace: namespace.name, ...status });
+      else writeLine(io.stdout, status.set ? `a ${status.kind} is stored for namespace ${namespace.name}` : `no model credential is stored for namespace ${namespace.name}`);
       return EXIT.ok;
     }
     if (action === 'delete-key') {
-      const auth = authContextFor(context, values.namespace);
-      const deleted = await deleteModelCredential(auth.store);
-      writeLine(io.stdout, deleted ? `deleted the model credential of namespace ${auth.namespace.name}` : `no model credential was stored for namespace ${auth.namespace.name}`);
+      const namespace = app.namespaces.existing(values.namespace);
+      const deleted = await app.settings.clearKey(namespace);
+      writeLine(io.stdout, deleted ? `deleted the model credential of namespace ${namespace.name}` : `no model credential was stored for namespace ${namespace.name}`);
       return EXIT.ok;
     }
     throw new WardError('usage', `unknown action (not echoed, in case it is a key)\nusage: ${this.usage}`);

@@ -1,5 +1,5 @@
-import { WardError } from '../../core/errors.js';
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { WardError } from '../../base/errors.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { JournalEvent } from '../../store/journal.js';
 import { formatEvent } from '../format-event.js';
@@ -15,9 +15,9 @@ export const replayCommand: Command = {
   name: 'replay',
   summary: "print a conversation's journal, from a sequence number on",
   usage: 'ward replay CONVERSATION [--from SEQ] [--namespace NS] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, from: { type: 'string' } });
-    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const store = app().namespaces.fromFlag(values.namespace);
     const conversation = store.conversations.resolve(requirePositional(this, positionals, 0, 'a conversation id'));
     // --from SEQ starts at SEQ itself: the cursor is the event before it.
     const from = parseSeq(values.from, '--from');

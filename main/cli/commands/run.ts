@@ -1,15 +1,10 @@
-import { Broker } from '../../broker/broker.js';
-import { WardError } from '../../core/errors.js';
-import { MAX_PROMPT_BYTES, RunService, type RunHandle, type RunOutcome } from '../../core/run-service.js';
-import { resolveModelCredential as resolveStoredCredential } from '../../credentials/model-credential.js';
-import type { Namespace } from '../../namespaces/namespace.js';
-import type { ModelCredential } from '../../runner/env.js';
+import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
+import { WardError } from '../../base/errors.js';
+import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';
 import type { JournalEvent } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
-import { prompterFor } from '../../permissions/terminal-prompter.js';
-import { loadPolicy } from '../../policy/policy.js';
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, type Command } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatLive, newStreamedText, type StreamedText } from '../format-event.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
@@ -26,12 +21,6 @@ const EXIT_FOR_STATE: Readonly<Record<string, ExitCode>> = {
   stopped: EXIT.stopped,
   uncertain: EXIT.uncertain,
 };
-
-/** The keychain (or configured store) first, then Ward's environment: the credentials module decides. */
-async function storedCredential(home: string, ns: Namespace, env: NodeJS.ProcessEnv): Promise<ModelCredential> {
-  const credential = await resolveStoredCredential(ns, env, { home });
-  return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
-}
 
 function show(io: CliIo, json: boolean, event: JournalEvent, streamed: StreamedText): void {
   if (io.stdout.destroyed) return; // the reader went away (EPIPE); the run is being stopped
@@ -76,7 +65,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'send a prompt to an agent and stream the answer (Ctrl-C stops the turn)',
   usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--allow-KIND=LIST…] [--deny-KIND=LIST…] [--json] [-- PROMPT]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     // Deno-style grants for this turn; relative paths are relative to where `ward run` was started.
     const { permissionArgs, otherArgs } = splitPermissionArgs(args);
     const permissions = parsePermissionFlags(permissionArgs, process.cwd());
@@ -92,15 +81,14 @@ export const runCommand: Command = {
     let prompt = positionals.join(' ');
     if (prompt === '') {
       if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${this.usage}`);
-      prompt = await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_BYTES, timeoutMs: STDIN_TIMEOUT_MS });
+      // UTF-8 takes at most 4 bytes a character; the run service counts the characters.
+      prompt = await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS });
     }
-    const ns = namespaceFrom(values.namespace, io);
-    const ward = core();
-    const store = ward.store(ns, { mustExist: true });
-    // Read before anything is started: a broken policy stops here, with nothing left to clean up.
-    const policy = loadPolicy(io.env);
-    const broker = await Broker.start();
-    const service = new RunService({ core: ward, broker, env: io.env, resolveCredential: (namespace, env) => storedCredential(ward.home, namespace, env), policy, prompter: prompterFor(io.stdin, io.stderr) });
+    // The policy and the namespace are checked before anything is started: nothing left to clean up.
+    const ward = app();
+    const store = ward.namespaces.fromFlag(values.namespace);
+    const ns = store.namespace;
+    const service = await ward.runs();
     let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;
@@ -146,7 +134,6 @@ export const runCommand: Command = {
     } finally {
       await stopFollowing?.();
       await service.stopAll();
-      await broker.close();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       io.stdout.off('error', onOutputError);
@@ -159,16 +146,14 @@ export const reconcileCommand: Command = {
   name: 'reconcile',
   summary: 'record the outcome of an uncertain run after checking its effects (frees the conversation)',
   usage: 'ward reconcile RUN_ID --outcome failed|stopped|succeeded --note TEXT [--namespace NS] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, outcome: { type: 'string' }, note: { type: 'string' } });
     const runId = positionals[0];
     if (runId === undefined || values.outcome === undefined || values.note === undefined || values.note.trim() === '') {
       throw new WardError('usage', `give the run id, --outcome and a --note saying what you checked\nusage: ${this.usage}`);
     }
-    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
-    const outcome = values.outcome as RunOutcome['state'];
-    const run = store.runs.reconcile(runId, outcome, values.note);
-    store.journal.append(run.conversationId, { type: 'run_reconciled', runId: run.id, payload: { state: run.state, note: values.note.slice(0, 500) } });
+    const ward = app();
+    const run = ward.conversations.reconcile(ward.namespaces.fromFlag(values.namespace), runId, values.outcome as RunOutcome['state'], values.note);
     if (values.json) writeJson(io.stdout, run);
     else writeLine(io.stdout, `run ${run.id} recorded as ${run.state}; conversation ${run.conversationId} takes prompts again`);
     return EXIT.ok;

@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, namespaceFrom, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -6,9 +6,9 @@ export const verifyCommand: Command = {
   name: 'verify',
   summary: "check a conversation's hash chain; names the first altered or missing event",
   usage: 'ward verify CONVERSATION [--namespace NS] [--json]',
-  async run(args, { io, core }) {
+  async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json });
-    const store = core().store(namespaceFrom(values.namespace, io), { mustExist: true });
+    const store = app().namespaces.fromFlag(values.namespace);
     const conversation = store.conversations.resolve(requirePositional(this, positionals, 0, 'a conversation id'));
     const result = store.journal.verify(conversation.id);
     if (values.json) writeJson(io.stdout, { conversation: conversation.id, ...result });

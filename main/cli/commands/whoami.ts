@@ -1,5 +1,5 @@
 import { registryOf } from '../../auth/context.js';
-import { WardError } from '../../core/errors.js';
+import { WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';

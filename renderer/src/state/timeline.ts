@@ -4,6 +4,7 @@
  * from `lastSeq` (J1). Payloads are read defensively: the journal is data, not trusted code.
  */
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
+import { escapeInvisible } from '../../../preload/display.js';
 
 export type ToolStatus = 'running' | 'ok' | 'error';
 
@@ -62,13 +63,6 @@ function bounded(text: string): string {
   return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}… (${text.length - MAX_SHOWN_CHARS} more characters)` : text;
 }
 
-/**
- * Tool output is shown as text, never HTML; control, bidi and zero-width characters are shown
- * as escapes so they cannot reorder or hide what is on screen. Line breaks and tabs stay.
- */
-export function inert(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
-}
 
 function stringify(value: unknown): string {
   if (value === undefined || value === null) return '';
@@ -191,7 +185,7 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         const preview = firstString(payload, 'preview');
         const output =
           preview !== null && preview !== ''
-            ? `${errorCode !== null ? `${errorCode}: ` : ''}${inert(preview)}${payload.previewTruncated === true ? `… (${bytes ?? 'more'} bytes in all)` : ''}`
+            ? `${errorCode !== null ? `${errorCode}: ` : ''}${escapeInvisible(preview)}${payload.previewTruncated === true ? `… (${bytes ?? 'more'} bytes in all)` : ''}`
             : (firstString(payload, 'text', 'result', 'message', 'error') ??
               (errorCode !== null ? errorCode : bytes !== null ? `${bytes} bytes returned to the model` : stringify(payload.content)));
         const measured = firstNumber(payload, 'durationMs');

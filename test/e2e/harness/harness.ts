@@ -1,7 +1,7 @@
 /**
  * End-to-end harness for the renderer in real Chromium: serves the built renderer (dist/renderer)
  * on 127.0.0.1 with Ward's CSP, and gives each page a `window.ward` built from the contract and
- * bound to the REAL core in this process (WardCore, SQLite, RunService, broker, the pinned CLI
+ * bound to the REAL core in this process (DataFolder, SQLite, RunService, broker, the pinned CLI
  * driven by the scripted model provider). Only the Electron IPC transport is replaced.
  */
 import fs from 'node:fs';
@@ -14,8 +14,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { PushedEvent } from '../../../preload/contract.js';
 import { createAgentVersion } from '../../../main/agents/service.js';
-import { startDesktopCore, type Client, type DesktopCore, type ExternalOpener } from '../../../main/core/app-service.js';
-import { WardCore } from '../../../main/core/ward-core.js';
+import { startDesktop, type Desktop } from '../../../main/ipc/desktop.js';
+import type { Client, ExternalOpener } from '../../../main/ipc/handlers.js';
+import { DataFolder } from '../../../main/store/data-folder.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
 import { dispatch } from '../../../main/ipc/dispatch.js';
 import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
@@ -76,8 +77,8 @@ export interface UiHarness {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly url: string;
-  readonly core: WardCore;
-  readonly desktop: DesktopCore;
+  readonly core: DataFolder;
+  readonly desktop: Desktop;
   readonly provider: ModelProvider;
   readonly ns: Namespace;
   readonly context: BrowserContext;
@@ -107,7 +108,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
   const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-tmp-'));
   // The opt-in file store (C2) keeps model keys here without a desktop keychain session.
   fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }), { mode: 0o600 });
-  const core = new WardCore(home);
+  const core = new DataFolder(home);
   const ns = parseNamespace('default');
   core.store(ns);
   const provider = await startModelProvider(options.script ?? []);
@@ -128,12 +129,12 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
       .catch(() => undefined)
       .finally(() => void page.close().catch(() => undefined));
   };
-  const desktop = await startDesktopCore({
-    core,
+  const desktop = startDesktop({
+    folder: core,
     env,
     openExternal,
     openSignIn,
-    runOptions: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
+    run: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
   });
   const site = await serveRenderer();
   const pushed: PushedEvent[] = [];
@@ -158,7 +159,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     return client;
   };
   await context.exposeBinding('__wardInvoke', async (source, channel: unknown, payload: unknown) => {
-    const result = await dispatch(desktop.app.handlers, clientFor(source.page), channel, payload);
+    const result = await dispatch(desktop.ipc.handlers, clientFor(source.page), channel, payload);
     results.push(JSON.stringify(result));
     return result;
   });
@@ -166,7 +167,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
   // A new document or a closed page ends that page's subscriptions, as a reload or close does in Electron.
   const release = (page: Page) => {
     const old = clients.get(page);
-    if (old !== undefined) desktop.app.releaseClient(old.id);
+    if (old !== undefined) desktop.ipc.releaseClient(old.id);
     clients.delete(page);
   };
   context.on('page', (page) => {

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { WardError } from './errors.js';
-import { resolveWardHome } from './home.js';
+import { WardError } from '../base/errors.js';
+import { resolveWardHome } from '../base/home.js';
 import { DEFAULT_NAMESPACE, namespaceDir, parseNamespace, type Namespace } from '../namespaces/namespace.js';
-import { NamespaceStore, namespaceDatabasePath } from '../store/namespace-store.js';
-import { openDatabase } from '../store/database.js';
-import type { Run } from '../store/runs.js';
+import { NamespaceStore, namespaceDatabasePath } from './namespace-store.js';
+import { openDatabase } from './database.js';
+import type { Run } from './runs.js';
 
 export interface NamespaceSummary {
   readonly name: string;
@@ -17,7 +17,7 @@ export interface NamespaceSummary {
  * The composition root shared by the Electron main process and the `ward` command.
  * It owns the data folder and hands out one store per namespace, opened lazily.
  */
-export class WardCore {
+export class DataFolder {
   private readonly stores = new Map<string, NamespaceStore>();
   /** Runs that start-up recovery marked uncertain (R8), for whoever wants to tell the person. */
   readonly recovered: Run[] = [];

@@ -9,13 +9,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { WardError } from './errors.js';
+import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
-import type { ModelCredential } from '../runner/env.js';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const PROFILES_FILE = 'model-profiles.json';
+
+/** The credential a run uses with its model provider. */
+export type ModelCredential = { readonly kind: 'api_key'; readonly value: string } | { readonly kind: 'oauth_token'; readonly value: string };
 
 export interface ModelProfile {
   readonly name: string;
@@ -75,17 +77,4 @@ export function resolveModelProfile(home: string, ns: Namespace, name: string, e
   const model = env.WARD_MODEL || env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   if (!ProfileSchema.shape.model.safeParse(model).success) throw new WardError('invalid_config', `WARD_MODEL: ${JSON.stringify(model.slice(0, 60))} is not a model name`);
   return { name, baseUrl: checkBaseUrl(env.WARD_MODEL_BASE_URL || env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL, insecure, env.WARD_MODEL_BASE_URL ? 'WARD_MODEL_BASE_URL' : 'ANTHROPIC_BASE_URL'), model };
-}
-
-/**
- * The model credential for a namespace's runs. For now it comes from Ward's own environment
- * (ANTHROPIC_API_KEY, or CLAUDE_CODE_OAUTH_TOKEN for a subscription token); the keychain source
- * plugs in here.
- */
-export function resolveModelCredential(ns: Namespace, env: NodeJS.ProcessEnv): ModelCredential {
-  const key = env.ANTHROPIC_API_KEY;
-  if (key !== undefined && key !== '') return { kind: 'api_key', value: key };
-  const token = env.CLAUDE_CODE_OAUTH_TOKEN;
-  if (token !== undefined && token !== '') return { kind: 'oauth_token', value: token };
-  throw new WardError('credential_missing', `no model credential for namespace ${ns.name}: set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in Ward's environment`);
 }

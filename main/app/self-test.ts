@@ -11,16 +11,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Broker } from '../broker/broker.js';
-import { describeError } from '../core/errors.js';
-import { buildCliArgs } from './argv.js';
-import { CliProcess } from './child.js';
-import { buildChildEnv } from './env.js';
-import { checkInit } from './init-check.js';
-import { SELF_TEST_ANSWER, startOfflineProvider } from './offline-provider.js';
-import { verifyPinnedCli } from './pin.js';
-import { createRunDir } from './run-dir.js';
-import { sandboxLaunch, sandboxState } from './sandbox.js';
-import type { CliMessage } from './stream-parser.js';
+import { describeError } from '../base/errors.js';
+import type { DoctorProbe } from '../base/doctor-check.js';
+import { buildCliArgs } from '../runner/argv.js';
+import { CliProcess } from '../runner/child.js';
+import { buildChildEnv } from '../runner/env.js';
+import { checkInit } from '../runner/init-check.js';
+import { SELF_TEST_ANSWER, startOfflineProvider } from '../runner/offline-provider.js';
+import { verifyPinnedCli } from '../runner/pin.js';
+import { createRunDir } from '../runner/run-dir.js';
+import { sandboxLaunch, sandboxState } from '../runner/sandbox.js';
+import type { CliMessage } from '../runner/stream-parser.js';
 
 export interface SelfTestResult {
   readonly ok: boolean;
@@ -98,3 +99,9 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/** `ward doctor --self-test`: one offline turn with the pinned CLI. */
+export const probeSelfTest: DoctorProbe = async () => {
+  const result = await runSelfTest();
+  return { check: 'CLI self-test', status: result.ok ? 'ok' : 'error', detail: `${result.detail} (${result.durationMs} ms)`, data: { ...result } };
+};

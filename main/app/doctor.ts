@@ -1,24 +1,15 @@
 import fs from 'node:fs';
-import { describeError } from './errors.js';
-import type { WardCore } from './ward-core.js';
+import { describeError } from '../base/errors.js';
+import type { DataFolder } from '../store/data-folder.js';
 import { checkIntegrity, openDatabase, readSchemaVersion } from '../store/database.js';
 import { NamespaceStore } from '../store/namespace-store.js';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.js';
 
-/** `ok` is earned by a real check; what is not set up says so instead of a fake OK. */
-export type CheckStatus = 'ok' | 'warning' | 'error' | 'not_configured';
+import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 
-export interface DoctorCheck {
-  readonly check: string;
-  readonly status: CheckStatus;
-  readonly detail: string;
-  readonly data?: Record<string, unknown>;
-}
+export type { DoctorCheck, DoctorProbe };
 
-/** A check a part of Ward contributes (keychain, pinned CLI, ...). Must bound its own waits. */
-export type DoctorProbe = (core: WardCore) => Promise<DoctorCheck | DoctorCheck[]>;
-
-export function checkDataFolder(core: WardCore): DoctorCheck {
+export function checkDataFolder(core: DataFolder): DoctorCheck {
   if (!fs.existsSync(core.home)) {
     return { check: 'data folder', status: 'ok', detail: `${core.home} (not created yet; made on first use)`, data: { path: core.home, exists: false } };
   }
@@ -38,7 +29,7 @@ export function checkDataFolder(core: WardCore): DoctorCheck {
 }
 
 /** Opens every namespace database on its own, so one corrupt file does not hide the others. */
-export function checkNamespaces(core: WardCore): DoctorCheck[] {
+export function checkNamespaces(core: DataFolder): DoctorCheck[] {
   const files = core.namespaceFiles();
   if (files.length === 0) return [{ check: 'namespaces', status: 'ok', detail: 'none yet' }];
   return files.map((file): DoctorCheck => {
@@ -65,7 +56,7 @@ export function checkNamespaces(core: WardCore): DoctorCheck[] {
   });
 }
 
-export async function runDoctor(core: WardCore, probes: readonly DoctorProbe[]): Promise<DoctorCheck[]> {
+export async function runDoctor(core: DataFolder, probes: readonly DoctorProbe[]): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [checkDataFolder(core), ...checkNamespaces(core)];
   for (const probe of probes) {
     try {

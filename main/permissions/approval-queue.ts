@@ -5,23 +5,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, PendingApprovalView } from '../../preload/contract.js';
-import { escapeForTerminal } from '../cli/format-event.js';
-import type { ApprovalPort } from '../core/app-service.js';
-import { WardError } from '../core/errors.js';
+import { escapeOneLine } from '../../preload/display.js';
+import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
-import { PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from '../permissions/prompter.js';
+import { PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
 
 const TO_PROMPT: Readonly<Record<ApprovalAnswer, PromptAnswer>> = { allow_once: 'once', allow_conversation: 'conversation', deny: 'deny' };
 const FROM_PROMPT: Partial<Record<PromptAnswer, ApprovalAnswer>> = { once: 'allow_once', conversation: 'allow_conversation', deny: 'deny' };
-/** Control, bidi, zero-width and line-break characters shown escaped; length bounded. */
-export function displayText(text: string, max: number): string {
-  return escapeForTerminal(text.replace(/[\n\t\u061c\u180e\u2028\u2029]/g, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`), max);
-}
 
 interface Entry {
   readonly namespace: string;
   readonly view: PendingApprovalView;
   readonly settle: (answer: PromptAnswer) => void;
+}
+
+/** Approvals waiting for the person (P3), as the window sees them. */
+export interface ApprovalPort {
+  pending(namespace: Namespace): PendingApprovalView[];
+  answer(namespace: Namespace, approvalId: string, answer: ApprovalAnswer): void;
+  /** Called with the namespace name whenever its pending set changes; returns unsubscribe. */
+  onChange(listener: (namespace: string) => void): () => void;
 }
 
 export class ApprovalQueue implements Prompter, ApprovalPort {
@@ -44,11 +47,11 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         // Stated by the run that asks (RunPermissions), never guessed.
         conversationId: question.conversationId ?? null,
         runId: question.runId ?? null,
-        agent: displayText(question.agent, 64),
-        tool: displayText(question.tool, 100),
-        summary: `wants to ${PROMPT_VERB[question.kind]} ${displayText(question.value, 300)}`,
-        details: displayText(question.argumentsSummary, 300),
-        reason: displayText(question.reason, 200),
+        agent: escapeOneLine(question.agent, 64),
+        tool: escapeOneLine(question.tool, 100),
+        summary: `wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
+        details: escapeOneLine(question.argumentsSummary, 300),
+        reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
         expiresAt: new Date(this.now() + this.timeoutMs).toISOString(),
       };

@@ -1,0 +1,116 @@
+/**
+ * A namespace's MCP connections as one service for the CLI and the desktop: each use opens the
+ * namespace's registry and secret store (N1), checks the admin policy (P5) and closes what it
+ * started. Failures leave as WardErrors with stable codes. Views for the window carry public
+ * metadata and state only: no secret, token or secret-variable value (C3, U3).
+ */
+import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
+import { WardError } from '../base/errors.js';
+import { exposedToolName, parseConnectionSpec } from '../connections/config.js';
+import { UpstreamError } from '../connections/errors.js';
+import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
+import type { OpenStoreOptions } from '../credentials/open-store.js';
+import type { Namespace } from '../namespaces/namespace.js';
+import { assertConnectionAllowed, type AdminPolicy } from '../policy/policy.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+import type { NamespaceService } from './namespaces.js';
+
+const STATUS: Record<ConnectionView['health'], WindowConnectionView['status']> = {
+  ok: 'signed_in',
+  not_signed_in: 'signed_out',
+  error: 'error',
+  unknown: 'unknown',
+};
+
+export function toWindowView(view: ConnectionView): WindowConnectionView {
+  const { spec } = view;
+  const detail =
+    view.health === 'not_signed_in'
+      ? `Sign in again ("ward connections login ${spec.name}").`
+      : view.health === 'error'
+        ? `Last failure: ${view.lastErrorCode ?? 'unknown'}.`
+        : null;
+  const changed = view.tools.filter((pin) => pin.status !== 'pinned').map((pin) => `${pin.name}: ${pin.reason ?? pin.status}`);
+  return {
+    id: spec.name,
+    name: spec.name,
+    url: spec.transport === 'http' ? spec.url : [spec.command, ...spec.args].join(' '),
+    status: STATUS[view.health],
+    detail: changed.length === 0 ? detail : [detail, `Disabled until re-pinned: ${changed.join('; ')}`].filter((part) => part !== null).join(' '),
+    tools: view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').map((pin) => exposedToolName(pin.connection, pin.name)),
+  };
+}
+
+/** Connection failures leave as WardErrors with codes scripts and windows can rely on. */
+export function asWardError(error: unknown): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  // Ward's own detail says what happened to this server; the fixed text is worded for tool calls.
+  const text = `${error.detail === '' ? error.message : error.detail} [${error.code}]`;
+  if (error.code === 'not_signed_in') return new WardError('not_signed_in', text, { cause: error });
+  if (error.code === 'unauthorized') return new WardError('unauthorized', text, { cause: error });
+  return new WardError('unavailable', text, { cause: error });
+}
+
+export class ConnectionService {
+  constructor(
+    private readonly namespaces: NamespaceService,
+    private readonly policy: AdminPolicy | null,
+    private readonly storeOptions: OpenStoreOptions,
+  ) {}
+
+  /** The namespace's connections, open until the caller closes them (a run keeps them for its length). */
+  open(ns: Namespace): ConnectionManager {
+    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions });
+  }
+
+  /** Opens the namespace's connections for one action and closes them after it. */
+  async use<T>(store: NamespaceStore, action: (manager: ConnectionManager) => Promise<T> | T): Promise<T> {
+    const manager = this.open(store.namespace);
+    try {
+      return await action(manager);
+    } catch (error) {
+      throw asWardError(error);
+    } finally {
+      await manager.close();
+    }
+  }
+
+  /** Adds a connection the policy allows (P5); secret variable values go to the secret store (C1). */
+  add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}): Promise<ConnectionView> {
+    const spec = parseConnectionSpec(input);
+    assertConnectionAllowed(this.policy, spec.name);
+    return this.use(store, async (manager) => {
+      const record = await manager.add(spec, secrets);
+      return manager.get(record.spec.name);
+    });
+  }
+
+  async remove(store: NamespaceStore, name: string): Promise<void> {
+    await this.use(store, async (manager) => {
+      if (!(await manager.remove(name))) throw new WardError('not_found', `no connection named ${name}`);
+    });
+  }
+
+  list(store: NamespaceStore): Promise<ConnectionView[]> {
+    return this.use(store, (manager) => manager.list());
+  }
+
+  windowViews(store: NamespaceStore): Promise<WindowConnectionView[]> {
+    return this.use(store, (manager) => manager.list().map(toWindowView));
+  }
+
+  /** Lists the server's tools now; a failure is recorded as the connection's health, which the view shows. */
+  check(store: NamespaceStore, name: string): Promise<ConnectionView> {
+    return this.use(store, async (manager) => {
+      await manager.discover(name).catch(() => undefined);
+      return manager.get(name);
+    });
+  }
+
+  signIn(store: NamespaceStore, name: string, options: Parameters<ConnectionManager['login']>[1]): Promise<ConnectionView> {
+    return this.use(store, async (manager) => {
+      await manager.login(name, options);
+      return manager.get(name);
+    });
+  }
+}

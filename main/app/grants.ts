@@ -1,0 +1,71 @@
+/**
+ * Grants a person gives outside a run (P1, P5): to a conversation, to an agent (every
+ * conversation with it), or as the namespace's defaults; revoking them; and what was decided.
+ * The CLI (`ward permissions`) and the desktop (the agent editor) both come here.
+ */
+import { WardError } from '../base/errors.js';
+import { PERMISSION_DECISION_EVENT, type AuditRecord } from '../permissions/audit.js';
+import { GrantStore, type StoredGrant } from '../permissions/grant-store.js';
+import type { Rule } from '../permissions/grants.js';
+import { assertRulesAllowed, type AdminPolicy } from '../policy/policy.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+
+export type GrantTarget = { readonly conversation: string } | { readonly agent: string } | { readonly defaults: true };
+
+export interface Decision {
+  readonly seq: number;
+  readonly runId: string | null;
+  readonly record: AuditRecord;
+}
+
+export class GrantService {
+  constructor(private readonly policy: AdminPolicy | null) {}
+
+  /** Stores each rule for the target; the admin policy is checked first (P5), so nothing is stored if one is refused. */
+  grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string): StoredGrant[] {
+    assertRulesAllowed(this.policy, rules);
+    const scope =
+      'conversation' in target
+        ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(target.conversation).id }
+        : 'agent' in target
+          ? { scope: 'agent' as const, agentId: store.agents.get(target.agent).agentId }
+          : { scope: 'namespace' as const };
+    const grants = new GrantStore(store.db);
+    return rules.map((rule) => grants.add({ ...scope, effect: rule.effect, kind: rule.kind, value: rule.value, grantedBy }));
+  }
+
+  revoke(store: NamespaceStore, grantId: string): StoredGrant {
+    return new GrantStore(store.db).revoke(grantId);
+  }
+
+  /** Revokes one of an agent's own grants (not a conversation's or the namespace's). */
+  revokeAgentGrant(store: NamespaceStore, agentName: string, grantId: string): StoredGrant {
+    const agent = store.agents.get(agentName);
+    const grants = new GrantStore(store.db);
+    const grant = grants.list({ agentId: agent.agentId }).find((candidate) => candidate.id === grantId && candidate.scope === 'agent');
+    if (grant === undefined) throw new WardError('not_found', `agent ${agentName} has no grant ${grantId}`);
+    return grants.revoke(grant.id);
+  }
+
+  /** Revokes every grant of a conversation; returns how many. */
+  revokeConversation(store: NamespaceStore, conversationId: string): { conversationId: string; revoked: number } {
+    const conversation = store.conversations.resolve(conversationId);
+    return { conversationId: conversation.id, revoked: new GrantStore(store.db).revokeConversation(conversation.id) };
+  }
+
+  list(store: NamespaceStore, filter: { conversationId?: string; agentId?: string; includeRevoked?: boolean } = {}): StoredGrant[] {
+    return new GrantStore(store.db).list(filter);
+  }
+
+  /** An agent's own live grants (what the agent editor shows). */
+  agentGrants(store: NamespaceStore, agentId: string): StoredGrant[] {
+    return this.list(store, { agentId }).filter((grant) => grant.scope === 'agent' && grant.revokedAt === null);
+  }
+
+  /** Every permission decision journaled in a conversation (P4). */
+  *decisions(store: NamespaceStore, conversationId: string): Generator<Decision> {
+    for (const event of store.journal.read(conversationId)) {
+      if (event.type === PERMISSION_DECISION_EVENT) yield { seq: event.seq, runId: event.runId, record: event.payload as AuditRecord };
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import type { Namespace } from '../namespaces/namespace.js';
+import { resolveModelCredential } from '../credentials/model-credential.js';
+import type { ModelCredential } from '../providers/model-profile.js';
+
+/**
+ * The model credential of a namespace's runs, for the desktop and `ward run` alike: the
+ * namespace's stored key (keychain, or the configured store) wins; only when none is stored,
+ * Ward's environment. An unreachable store is an error (C1), never a silent fallback.
+ */
+export function storedModelCredential(home: string): (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> {
+  return async (ns, env) => {
+    const credential = await resolveModelCredential(ns, env, { home });
+    return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * RunService: admits turns (R7) and keeps the ones this process runs, so they can be stopped
+ * (R6) or attached to; each turn itself is a Turn (./turn.ts). Electron-free: the `ward run`
+ * command and the desktop both drive it through the composition root (../ward-app.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
+import { WardError } from '../../base/errors.js';
+import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
+import type { Namespace } from '../../namespaces/namespace.js';
+import type { Rule } from '../../permissions/grants.js';
+import { assertRulesAllowed } from '../../policy/policy.js';
+import { assertSandbox, sandboxState } from '../../runner/sandbox.js';
+import { sweepStaleRunDirs } from '../../runner/run-dir.js';
+import type { Conversation } from '../../store/conversations.js';
+import type { DataFolder } from '../../store/data-folder.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
+import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
+import { Turn, type TurnDeps } from './turn.js';
+import { conversationWorkspace } from './workspace.js';
+
+export interface StartTurnInput {
+  readonly namespace: Namespace;
+  /** An existing conversation (id or unique prefix); omit to start a new one. */
+  readonly conversationId?: string;
+  /** Agent name for a new conversation (default "default"); an existing one keeps its version. */
+  readonly agent?: string;
+  readonly prompt: string;
+  readonly requestId?: string;
+  /** A folder the person names as the conversation's workspace; default inside the namespace's data. */
+  readonly workspace?: string;
+  /** Deno-style rules for this turn (`ward run --allow-…`), parsed with parsePermissionFlags. */
+  readonly permissions?: readonly Rule[];
+}
+
+export interface RunOutcome {
+  readonly runId: string;
+  readonly conversationId: string;
+  readonly state: RunState;
+  readonly reason: string | null;
+}
+
+export interface RunHandle {
+  readonly runId: string;
+  readonly conversationId: string;
+  /** True when the request id matched an admitted run and no new child was started (R7). */
+  readonly attached: boolean;
+  /** Journal cursor just before this run's first event: subscribe from here to see the whole turn. */
+  readonly cursor: number;
+  readonly done: Promise<RunOutcome>;
+  /** The CLI child's pid while it runs (for process checks). */
+  childPid(): number | undefined;
+}
+
+const TERMINAL: readonly RunState[] = ['stopped', 'succeeded', 'failed'];
+/** How often a run owned by another Ward process is polled when attaching to it. */
+const FOREIGN_POLL_MS = 250;
+
+interface ActiveTurn {
+  readonly turn: Turn;
+  readonly handle: RunHandle;
+}
+
+export class RunService {
+  private readonly active = new Map<string, ActiveTurn>();
+
+  constructor(
+    private readonly folder: DataFolder,
+    private readonly deps: TurnDeps,
+  ) {
+    // Folders (with a capability inside) left by a Ward process that was killed.
+    sweepStaleRunDirs(isProcessAlive, deps.tmpRoot);
+  }
+
+  /** The agent version a new conversation uses; the built-in "default" agent is published on first use. */
+  static resolveAgent(store: NamespaceStore, name: string = DEFAULT_AGENT): { agentId: string; version: number; spec: AgentSpec } {
+    let version = store.agents.find(name);
+    if (version === undefined && name === DEFAULT_AGENT) version = store.agents.publish(DEFAULT_AGENT, DEFAULT_AGENT_SPEC);
+    if (version === undefined) throw new WardError('not_found', `no agent named ${name}; create it with "ward agents create ${name} ..."`);
+    return { agentId: version.agentId, version: version.version, spec: parseAgentSpec(version.spec) };
+  }
+
+  /**
+   * Admits and starts a turn. Returns once the run is admitted (or attached); the turn proceeds
+   * in the background and `done` settles with its outcome.
+   */
+  startTurn(input: StartTurnInput): RunHandle {
+    if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new WardError('usage', 'the prompt is empty');
+    if (input.prompt.length > MAX_PROMPT_CHARS) throw new WardError('usage', `the prompt exceeds ${MAX_PROMPT_CHARS} characters`);
+    const store = this.folder.store(input.namespace, { mustExist: true });
+    const requestId = input.requestId ?? newRequestId();
+    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
+    const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
+    const rules = input.permissions ?? [];
+    const { policy } = this.deps;
+    assertRulesAllowed(policy, rules);
+    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned.
+    assertSandbox(sandboxState(this.deps.env, this.deps.sandbox));
+    if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
+      throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
+    }
+    const conversation = this.conversationFor(store, input, requestId, workspace);
+
+    const fingerprint = fingerprintInput({ prompt: input.prompt, agentId: conversation.agentId, agentVersion: conversation.agentVersion });
+    const cursor = store.journal.lastSeq(conversation.id);
+    const admission = store.runs.admit(conversation.id, requestId, fingerprint);
+    if (admission.attached) return this.attach(store, admission.run);
+
+    const runId = admission.run.id;
+    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules });
+    const done = Promise.resolve()
+      .then(() => turn.run())
+      .then((outcome) => ({ runId, conversationId: conversation.id, ...outcome }));
+    const handle: RunHandle = { runId, conversationId: conversation.id, attached: false, cursor, done, childPid: () => turn.childPid() };
+    this.active.set(runId, { turn, handle });
+    void done.finally(() => this.active.delete(runId));
+    return handle;
+  }
+
+  /**
+   * R6: interrupt the child, SIGKILL its process group after the grace period, wait for tool
+   * calls to drain, then record `stopped`. Calling it again escalates at once.
+   */
+  stop(runId: string, reason = 'stopped by the user'): Promise<RunOutcome> {
+    const active = this.active.get(runId);
+    if (active === undefined) throw new WardError('not_found', `run ${runId} is not running in this Ward process`);
+    active.turn.requestStop(reason);
+    return active.handle.done;
+  }
+
+  /** Stops every run this service started (Ward is exiting) and waits for them. */
+  async stopAll(reason = 'Ward is shutting down'): Promise<void> {
+    const turns = [...this.active.values()];
+    for (const { turn } of turns) if (!turn.stopRequested) turn.requestStop(reason);
+    await Promise.allSettled(turns.map(({ handle }) => handle.done));
+  }
+
+  /** The conversation a turn belongs to: the one named, the one this request made before, or a new one. */
+  private conversationFor(store: NamespaceStore, input: StartTurnInput, requestId: string, workspace: string | undefined): Conversation {
+    if (input.conversationId !== undefined) {
+      const conversation = store.conversations.resolve(input.conversationId);
+      const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
+      if (input.agent !== undefined && input.agent !== agent.agentName) {
+        throw new WardError('usage', `conversation ${conversation.id} uses agent ${agent.agentName}; start a new conversation for agent ${input.agent}`);
+      }
+      const kept = conversationWorkspace(this.deps.home, input.namespace, conversation);
+      if (workspace !== undefined && workspace !== kept) {
+        throw new WardError('usage', `conversation ${conversation.id} has its workspace at ${kept}; a conversation keeps one workspace`);
+      }
+      return conversation;
+    }
+    // The same request id for a new conversation attaches to the conversation it made before.
+    const earlier = input.requestId === undefined ? undefined : store.runs.conversationOfRequest(requestId);
+    if (earlier !== undefined) return store.conversations.get(earlier);
+    const agent = RunService.resolveAgent(store, input.agent);
+    return store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: titleOf(input.prompt), workspace: workspace ?? null });
+  }
+
+  /** R7: the same request attaches to the run it admitted, here or in another Ward process. */
+  private attach(store: NamespaceStore, run: Run): RunHandle {
+    const local = this.active.get(run.id);
+    if (local !== undefined) return { ...local.handle, attached: true };
+    const first = store.journal.firstSeqOfRun(run.conversationId, run.id);
+    const cursor = Math.max(0, (first ?? store.journal.lastSeq(run.conversationId) + 1) - 1);
+    const done = new Promise<RunOutcome>((resolve) => {
+      const poll = () => {
+        let now = store.runs.get(run.id);
+        // The owning process died meanwhile: its run becomes uncertain now, not at the next start (R8).
+        if (!TERMINAL.includes(now.state) && now.state !== 'uncertain' && !isProcessAlive(now.ownerPid, now.ownerIdentity)) {
+          store.runs.markOrphansUncertain();
+          now = store.runs.get(run.id);
+        }
+        if (TERMINAL.includes(now.state) || now.state === 'uncertain') resolve({ runId: now.id, conversationId: now.conversationId, state: now.state, reason: now.reason });
+        else setTimeout(poll, FOREIGN_POLL_MS);
+      };
+      poll();
+    });
+    return { runId: run.id, conversationId: run.conversationId, attached: true, cursor, done, childPid: () => undefined };
+  }
+}
+
+function checkWorkspace(dir: string): string {
+  const resolved = path.resolve(dir);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    throw new WardError('usage', `workspace ${resolved} does not exist; create the folder first`);
+  }
+  if (!stat.isDirectory()) throw new WardError('usage', `workspace ${resolved} is not a folder`);
+  return resolved;
+}
+
+function titleOf(prompt: string): string {
+  const line = prompt.trim().split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

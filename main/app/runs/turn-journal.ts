@@ -1,0 +1,61 @@
+/**
+ * How a turn writes to the journal: every event carries the run id, every string that could hold
+ * a secret Ward handed out for this turn is redacted first (C3), and the events of one stdout
+ * chunk are committed in one transaction before any subscriber hears of them (J1).
+ */
+import type { EventInput } from '../../store/journal.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
+
+const REDACTED = '[redacted]';
+/** Shorter values are not treated as secrets: redacting them would mangle ordinary text. */
+const MIN_SECRET_LENGTH = 8;
+
+export class TurnJournal {
+  private readonly secrets: string[] = [];
+  /** While one stdout chunk is handled, events collect here and are committed together. */
+  private pending: EventInput[] | null = null;
+
+  constructor(
+    private readonly store: NamespaceStore,
+    private readonly conversationId: string,
+    private readonly runId: string,
+  ) {}
+
+  /** A value that must never be journaled (the model credential, the run's capability). */
+  addSecret(secret: string): void {
+    this.secrets.push(secret);
+  }
+
+  secretList(): readonly string[] {
+    return this.secrets;
+  }
+
+  redact(text: string): string {
+    return this.secrets.reduce((out, secret) => (secret.length >= MIN_SECRET_LENGTH ? out.split(secret).join(REDACTED) : out), text);
+  }
+
+  emit(type: string, payload: unknown): void {
+    if (this.pending !== null) this.pending.push({ type, payload });
+    else this.commit([{ type, payload }]);
+  }
+
+  /** Runs `handle` and commits what it emitted in one transaction; nothing is committed if it throws. */
+  batch(handle: () => void): void {
+    this.pending = [];
+    try {
+      handle();
+      const events = this.pending;
+      this.pending = null;
+      this.commit(events);
+    } finally {
+      this.pending = null;
+    }
+  }
+
+  private commit(events: readonly EventInput[]): void {
+    this.store.journal.appendMany(
+      this.conversationId,
+      events.map((event) => ({ ...event, runId: this.runId })),
+    );
+  }
+}

@@ -1,0 +1,501 @@
+/**
+ * One turn = one admitted run = one pinned-CLI child. A Turn holds that turn's state and runs
+ * its steps in order:
+ *   prepare   — journal run_started, check the pin (R1) and the policy (P5), read the credential
+ *   openTools — permissions (P1–P4), the run's upstreams (B3), the broker capability (B1)
+ *   launch    — private run folder with mcp.json (B2), argv and allowlisted env (R2, R3), sandbox
+ *   stream    — stream-json → journal, init check (R3), turn timeout
+ *   finish    — kill the group, remove the folder, close the capability and drain (B7), record
+ *               what the CLI never reported, settle the run state (R5, R8)
+ * Every event is committed to the journal before any subscriber hears of it.
+ */
+import fs from 'node:fs';
+import { describeError } from '../../base/errors.js';
+import { parseAgentSpec, toolRoute, toolSource, type AgentSpec } from '../../agents/spec.js';
+import { openRunTools, type RunTools } from '../../agents/run-tools.js';
+import type { ConnectionManager } from '../../connections/index.js';
+import type { RunBinding, RunRegistration } from '../../broker/types.js';
+import type { Namespace } from '../../namespaces/namespace.js';
+import { PERMISSION_DECISION_EVENT } from '../../permissions/audit.js';
+import { GrantStore } from '../../permissions/grant-store.js';
+import type { Rule } from '../../permissions/grants.js';
+import { pinnedToolRules } from '../../permissions/native-tools.js';
+import type { Prompter } from '../../permissions/prompter.js';
+import { RunPermissions } from '../../permissions/run-permissions.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
+import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
+import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
+import { CliProcess, type CliExit } from '../../runner/child.js';
+import { buildChildEnv } from '../../runner/env.js';
+import { checkInit } from '../../runner/init-check.js';
+import { cliVerificationCache, verifyPinnedCli, type PinLocation, type PinnedCli } from '../../runner/pin.js';
+import { createRunDir, type RunDir } from '../../runner/run-dir.js';
+import { sandboxGrants, sandboxLaunch, sandboxState, type SandboxOptions } from '../../runner/sandbox.js';
+import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
+import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
+import { nativeTranscriptExists } from '../../runner/transcript.js';
+import type { Conversation } from '../../store/conversations.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
+import type { RunState } from '../../store/runs.js';
+import type { PinnedToolRoute } from '../../upstreams/types.js';
+import type { UpstreamOptions } from '../../upstreams/upstreams.js';
+import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
+import { TurnJournal } from './turn-journal.js';
+import { claudeConfigDir, conversationWorkspace } from './workspace.js';
+
+/** What every turn of one Ward process shares (wired once by the composition root). */
+export interface TurnDeps {
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly policy: AdminPolicy | null;
+  readonly broker: { register(binding: RunBinding): RunRegistration };
+  readonly prompter: Prompter;
+  readonly promptTimeoutMs: number | undefined;
+  readonly stopGraceMs: number;
+  readonly turnTimeoutMs: number;
+  readonly pin: PinLocation | undefined;
+  readonly maxLineBytes: number | undefined;
+  readonly upstreamOptions: UpstreamOptions | undefined;
+  readonly tmpRoot: string | undefined;
+  readonly sandbox: SandboxOptions | undefined;
+  readonly resolveCredential: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
+  readonly openConnections: (ns: Namespace) => ConnectionManager;
+}
+
+export interface TurnInput {
+  readonly namespace: Namespace;
+  readonly store: NamespaceStore;
+  readonly conversationId: string;
+  readonly runId: string;
+  readonly requestId: string;
+  readonly prompt: string;
+  readonly rules: readonly Rule[];
+}
+
+export interface Outcome {
+  readonly state: RunState;
+  readonly reason: string | null;
+}
+
+/** What prepare() settles before anything is started for the turn. */
+interface Plan {
+  readonly conversation: Conversation;
+  readonly agentName: string;
+  readonly spec: AgentSpec;
+  readonly profile: ModelProfile;
+  readonly resume: boolean;
+  readonly workspace: string;
+  readonly configDir: string;
+  readonly pinned: PinnedCli;
+  readonly credential: ModelCredential;
+  readonly routes: readonly PinnedToolRoute[];
+}
+
+/** A broker call's outcome, kept until the CLI's tool_result for it arrives (or the turn ends). */
+interface FinishedCall {
+  readonly ok: boolean;
+  readonly errorCode?: string;
+  readonly bytes: number;
+  readonly durationMs: number;
+}
+
+class StopBeforeSpawn extends Error {}
+
+const NO_CONVERSATION = 'No conversation found';
+
+export class Turn {
+  state: 'admitted' | 'running' | 'stopping' | 'done' = 'admitted';
+  child: CliProcess | undefined;
+  stopRequested = false;
+  stopReason = '';
+  private graceTimer: NodeJS.Timeout | undefined;
+  private turnTimer: NodeJS.Timeout | undefined;
+  /** Set by a failed init check, the turn timeout or a journal failure: the turn fails with this reason. */
+  private abortReason: string | null = null;
+
+  private readonly journal: TurnJournal;
+  private readonly deltas: TextDeltaCoalescer;
+  private permissions: RunPermissions | undefined;
+  private upstreams: RunTools | undefined;
+  private registration: RunRegistration | undefined;
+  private runDir: RunDir | undefined;
+  private expectedTools: readonly string[] = [];
+  private result: ResultMessage | null = null;
+  private lastDiagnostic: string | null = null;
+  // Broker bookkeeping: calls dispatched upstream and not finished; finished outcomes per tool.
+  private readonly brokerInFlight = new Set<string>();
+  private readonly finishedByTool = new Map<string, FinishedCall[]>();
+  private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
+
+  constructor(
+    private readonly deps: TurnDeps,
+    private readonly input: TurnInput,
+  ) {
+    this.journal = new TurnJournal(input.store, input.conversationId, input.runId);
+    this.deltas = new TextDeltaCoalescer({
+      emit: (delta) => this.journal.emit('assistant_delta', delta),
+      redact: (text) => this.journal.redact(text),
+      secrets: () => this.journal.secretList(),
+      maxChars: MAX_TEXT_EVENT_CHARS,
+      onError: (error) => this.abort(`aborted: could not record the turn (${describeError(error)})`),
+    });
+  }
+
+  /** Runs the turn to its end; never throws (a failure is the outcome). */
+  async run(): Promise<Outcome> {
+    let outcome: Outcome = { state: 'failed', reason: 'the run ended before the CLI started' };
+    try {
+      const plan = await this.prepare();
+      await this.openTools(plan);
+      const exit = await this.stream(this.launch(plan));
+      outcome = this.decide(exit);
+    } catch (error) {
+      if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
+      else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
+    } finally {
+      await this.release();
+      this.recordUnreported();
+      outcome = this.settle(outcome);
+    }
+    return outcome;
+  }
+
+  /**
+   * R6: interrupt the child, SIGKILL its process group after the grace period; the drain
+   * happens in release(). Calling it again escalates at once.
+   */
+  requestStop(reason: string): void {
+    if (this.stopRequested) {
+      this.child?.killGroup();
+      return;
+    }
+    this.stopRequested = true;
+    this.stopReason = reason;
+    if (this.state === 'admitted' || this.state === 'running') {
+      this.input.store.runs.transition(this.input.runId, 'stopping', reason);
+      this.state = 'stopping';
+      this.journal.emit('run_stopping', { reason });
+    }
+    this.interruptThenKill();
+  }
+
+  childPid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private interruptThenKill(): void {
+    this.child?.interrupt();
+    this.graceTimer ??= setTimeout(() => this.child?.killGroup(), this.deps.stopGraceMs);
+  }
+
+  private abort(reason: string): void {
+    this.abortReason ??= reason;
+    this.child?.killGroup();
+  }
+
+  private checkNotStopped(): void {
+    if (this.stopRequested) throw new StopBeforeSpawn();
+  }
+
+  /** What the turn will run with; journals run_started and the prompt, then checks pin, policy and credential. */
+  private async prepare(): Promise<Plan> {
+    const { deps, input } = this;
+    const { store, namespace: ns } = input;
+    const conversation = store.conversations.get(input.conversationId);
+    const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
+    const spec = parseAgentSpec(agentVersion.spec);
+    const profile = resolveModelProfile(deps.home, ns, spec.modelProfile, deps.env);
+    const configDir = claudeConfigDir(deps.home, ns);
+    // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
+    // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
+    const resume = conversation.sessionStarted || nativeTranscriptExists(configDir, conversation.cliSessionId);
+    const workspace = conversationWorkspace(deps.home, ns, conversation);
+    this.journal.emit('run_started', {
+      requestId: input.requestId,
+      agent: agentVersion.agentName,
+      agentVersion: agentVersion.version,
+      model: profile.model,
+      session: resume ? 'resume' : 'new',
+      workspace,
+      // The audit trail says whether the OS sandbox confined this turn (sandboxState is probed once per process).
+      sandboxed: sandboxState(deps.env, deps.sandbox).bwrap !== null,
+    });
+    this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
+
+    const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
+    // P5: the admin policy pins the CLI version, the model provider and the connections.
+    assertCliVersionAllowed(deps.policy, pinned.version);
+    assertProviderAllowed(deps.policy, profile.baseUrl);
+    for (const upstream of new Set([...Object.keys(spec.upstreams), ...spec.tools.map(toolSource)])) assertConnectionAllowed(deps.policy, upstream);
+    const credential = await deps.resolveCredential(ns, deps.env);
+    this.journal.addSecret(credential.value);
+    this.checkNotStopped();
+    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, credential, routes: spec.tools.map(toolRoute) };
+  }
+
+  /** Permissions, the run's upstreams and the broker capability; refuses the run if a pinned tool is gone (B3). */
+  private async openTools(plan: Plan): Promise<void> {
+    const { deps, input } = this;
+    const { store, namespace: ns } = input;
+    this.permissions = new RunPermissions({
+      baseDir: plan.workspace,
+      rules: [...pinnedToolRules(plan.routes), ...input.rules],
+      gate: policyGate(deps.policy),
+      grants: new GrantStore(store.db),
+      conversationId: input.conversationId,
+      agentId: plan.conversation.agentId,
+      agentName: plan.agentName,
+      namespace: ns.name,
+      routes: plan.routes,
+      runId: input.runId,
+      prompter: deps.prompter,
+      promptTimeoutMs: deps.promptTimeoutMs,
+      audit: (record) => this.journal.emit(PERMISSION_DECISION_EVENT, record),
+    });
+    const permissions = this.permissions;
+    this.upstreams = await openRunTools(plan.spec, {
+      env: deps.env,
+      ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
+      openConnections: () => deps.openConnections(ns),
+      agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
+    });
+    this.registration = deps.broker.register({
+      runId: input.runId,
+      tools: plan.routes,
+      upstreams: this.upstreams,
+      isAcceptingCalls: () => this.state === 'running',
+      authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
+      approve: (request) => permissions.approve(request),
+      onEvent: (event) => {
+        if (event.kind === 'tool_call_started') this.brokerInFlight.add(event.callId);
+        else if (event.kind === 'tool_call_finished') {
+          this.brokerInFlight.delete(event.callId);
+          const list = this.finishedByTool.get(event.tool) ?? [];
+          list.push({ ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
+          this.finishedByTool.set(event.tool, list);
+        } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
+      },
+    });
+    this.journal.addSecret(this.registration.capability);
+  }
+
+  /** The run folder, argv, environment and sandbox of the child; marks the run running. */
+  private launch(plan: Plan) {
+    const { deps, input } = this;
+    const registration = this.registration!;
+    const permissions = this.permissions!;
+    this.runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
+    fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
+    const cliPermissions = permissions.cliOptions();
+    const args = buildCliArgs({
+      sessionId: plan.conversation.cliSessionId,
+      resume: plan.resume,
+      mcpConfigPath: this.runDir.mcpConfigPath,
+      instructionsPath: this.runDir.instructionsPath,
+      model: plan.profile.model,
+      pinnedTools: plan.routes.map((route) => route.exposedName),
+      nativeTools: cliPermissions.tools,
+      allowedRules: cliPermissions.allowedTools,
+      disallowedRules: cliPermissions.disallowedTools,
+      askTools: cliPermissions.askTools,
+    });
+    const env = buildChildEnv({ inherited: deps.env, baseUrl: plan.profile.baseUrl, credential: plan.credential, configDir: plan.configDir });
+    this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
+
+    this.checkNotStopped();
+    input.store.runs.transition(input.runId, 'running');
+    this.state = 'running';
+    const launch = sandboxLaunch(
+      sandboxState(deps.env, deps.sandbox),
+      { binary: plan.pinned.path, args, env, cwd: plan.workspace, prompt: input.prompt, maxLineBytes: deps.maxLineBytes },
+      { writable: [plan.workspace, plan.configDir], readOnly: [this.runDir.dir], grants: sandboxGrants(permissions.currentRules()) },
+    );
+    permissions.setChildReach(launch.reachable);
+    return { launch, sessionId: plan.conversation.cliSessionId };
+  }
+
+  /** Spawns the child and journals what it says until it exits (or the turn times out). */
+  private async stream({ launch, sessionId }: ReturnType<Turn['launch']>): Promise<CliExit> {
+    this.child = new CliProcess(launch, (messages) => this.onChunk(messages, sessionId));
+    if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
+    this.turnTimer = setTimeout(() => {
+      this.abortReason ??= `aborted: the turn exceeded ${Math.round(this.deps.turnTimeoutMs / 1000)} s`;
+      this.interruptThenKill();
+    }, this.deps.turnTimeoutMs);
+    // A stop that raced the spawn.
+    if (this.stopRequested) this.child.interrupt();
+    return this.child.exited;
+  }
+
+  private onChunk(messages: readonly CliMessage[], sessionId: string): void {
+    try {
+      this.journal.batch(() => {
+        // After an abort nothing more the child says is recorded as part of the turn.
+        for (const message of messages) if (this.abortReason === null) this.onMessage(message, sessionId);
+        if (this.abortReason === null) this.deltas.afterChunk();
+      });
+    } catch (error) {
+      // A journal failure must end the turn, not leave it running unseen.
+      this.abort(`aborted: could not record the turn (${describeError(error)})`);
+    }
+  }
+
+  private onMessage(message: CliMessage, sessionId: string): void {
+    const journal = this.journal;
+    switch (message.kind) {
+      case 'init': {
+        const problem = checkInit(message, { sessionId, tools: this.expectedTools });
+        if (problem !== null) this.abort(`aborted: ${problem}`);
+        return;
+      }
+      case 'text_delta':
+        this.deltas.push(message.text);
+        return;
+      case 'assistant_text':
+        this.deltas.complete();
+        journal.emit('assistant_text', { text: truncateText(journal.redact(message.text)) });
+        return;
+      case 'tool_use': {
+        const tool = message.name.startsWith('mcp__ward__') ? message.name.slice('mcp__ward__'.length) : message.name;
+        this.toolUses.set(message.toolUseId, { tool, startedAt: performance.now() });
+        journal.emit('tool_call', { toolUseId: message.toolUseId, tool, arguments: boundedArguments(message.input, (text) => journal.redact(text)) });
+        return;
+      }
+      case 'tool_result': {
+        const use = this.toolUses.get(message.toolUseId);
+        this.toolUses.delete(message.toolUseId);
+        const tool = use?.tool ?? null;
+        const broker = tool === null ? undefined : this.finishedByTool.get(tool)?.shift();
+        journal.emit('tool_result', {
+          toolUseId: message.toolUseId,
+          tool,
+          ok: !message.isError && (broker?.ok ?? true),
+          bytes: broker?.bytes ?? message.bytes,
+          durationMs: Math.round(broker?.durationMs ?? (use === undefined ? 0 : performance.now() - use.startedAt)),
+          errorCode: broker?.ok === false ? (broker.errorCode ?? 'error') : message.isError ? 'tool_error' : null,
+          ...resultPreview(journal.redact(message.text)),
+        });
+        return;
+      }
+      case 'result':
+        this.result = message;
+        journal.emit('usage', {
+          inputTokens: message.usage.inputTokens,
+          outputTokens: message.usage.outputTokens,
+          cacheReadTokens: message.usage.cacheReadTokens,
+          cacheCreationTokens: message.usage.cacheCreationTokens,
+          costUsd: message.costUsd,
+        });
+        return;
+      case 'diagnostic':
+        this.lastDiagnostic = journal.redact(message.detail);
+        journal.emit('diagnostic', { source: 'cli_stdout', reason: message.reason, detail: this.lastDiagnostic, bytes: message.bytes });
+        return;
+      case 'ignored':
+        return;
+    }
+  }
+
+  /** R5: success only from a terminal result with subtype "success" and is_error false; R8 for calls in flight. */
+  private decide(exit: CliExit): Outcome {
+    const inFlight = this.brokerInFlight.size;
+    let exitNote: string;
+    if (exit.spawnError !== null) exitNote = `the CLI could not be started: ${exit.spawnError}`;
+    else {
+      const how = exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
+      const said = firstLine(this.journal.redact(exit.stderrTail)) ?? this.lastDiagnostic;
+      exitNote = `the CLI ${how} without a result${said === null ? '' : `: ${said}`}`;
+    }
+    if (this.stopRequested) return { state: 'stopped', reason: this.stopReason };
+    if (this.abortReason !== null) return { state: 'failed', reason: this.abortReason };
+    const result = this.result;
+    if (result !== null) {
+      if (result.subtype === 'success' && !result.isError) return { state: 'succeeded', reason: null };
+      if (result.errors.some((error) => error.includes(NO_CONVERSATION))) {
+        return {
+          state: 'failed',
+          reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation with --new",
+        };
+      }
+      const detail = result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail');
+      const what = result.subtype === 'success' ? 'the CLI ended the turn with an error' : `the CLI reported ${result.subtype}`;
+      return { state: 'failed', reason: `${what}: ${detail}`.slice(0, 1000) };
+    }
+    if (inFlight > 0) return { state: 'uncertain', reason: `${exitNote}; ${inFlight} tool call(s) were in flight and their effect is unknown` };
+    return { state: 'failed', reason: exitNote.slice(0, 1000) };
+  }
+
+  /**
+   * Nothing Ward started for this run outlives it: the folder with the capability goes as soon
+   * as the child is gone, not after the drain (B2); then the capability, then the drain (B1, B7).
+   */
+  private async release(): Promise<void> {
+    clearTimeout(this.turnTimer);
+    clearTimeout(this.graceTimer);
+    this.child?.killGroup();
+    this.runDir?.remove();
+    this.deltas.close();
+    // An open permission question is withdrawn: nobody waits for an answer to a finished run.
+    this.permissions?.close();
+    try {
+      await this.registration?.close();
+    } catch {
+      // close() only fails if the broker itself is broken; the run still settles.
+    }
+    await this.upstreams?.close().catch(() => undefined);
+  }
+
+  /** What the CLI never reported: the native session, streamed text, tool results, calls drained after a stop. */
+  private recordUnreported(): void {
+    const { store, conversationId } = this.input;
+    try {
+      // The session counts as started only once the CLI has written it (a child killed early may not have).
+      if (nativeTranscriptExists(claudeConfigDir(this.deps.home, this.input.namespace), store.conversations.get(conversationId).cliSessionId)) {
+        store.conversations.markSessionStarted(conversationId);
+      }
+      // Text streamed before the turn ended stays, even without its final assistant_text.
+      if (this.abortReason === null) this.deltas.finish();
+      // Every tool_call gets a tool_result, even when the CLI died before printing one; the
+      // model never saw it (delivered: false), but the upstream call may have had its effect.
+      for (const [toolUseId, use] of this.toolUses) {
+        const broker = this.finishedByTool.get(use.tool)?.shift();
+        this.journal.emit('tool_result', {
+          toolUseId,
+          tool: use.tool,
+          ok: broker?.ok ?? false,
+          bytes: broker?.bytes ?? 0,
+          durationMs: Math.round(broker?.durationMs ?? performance.now() - use.startedAt),
+          errorCode: broker === undefined ? 'no_result' : broker.ok ? null : (broker.errorCode ?? 'error'),
+          delivered: false,
+        });
+      }
+      // Calls that finished upstream after the CLI stopped waiting (a Stop): seen only after the drain.
+      for (const [tool, finished] of this.finishedByTool) {
+        for (const call of finished) {
+          this.journal.emit('tool_drained', { tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
+        }
+      }
+    } catch {
+      // the journal is failing; settle still records the run state
+    }
+  }
+
+  /** Moves the run to its final state and journals run_finished (state first: it is what admission reads). */
+  private settle(wanted: Outcome): Outcome {
+    const { store, runId } = this.input;
+    let final = wanted;
+    const current = store.runs.get(runId).state;
+    if (current === 'stopping' && (final.state === 'succeeded' || final.state === 'failed') && this.stopRequested) final = { state: 'stopped', reason: this.stopReason };
+    if (current === 'admitted' && final.state === 'stopped') store.runs.transition(runId, 'stopping', this.stopReason);
+    if (current === 'admitted' && final.state === 'succeeded') final = { state: 'failed', reason: final.reason };
+    try {
+      store.runs.transition(runId, final.state, final.reason);
+    } catch (error) {
+      final = { state: store.runs.get(runId).state, reason: describeError(error) };
+    }
+    this.state = 'done';
+    this.journal.emit('run_finished', { state: final.state, reason: final.reason });
+    return final;
+  }
+}

@@ -1,0 +1,13 @@
+import path from 'node:path';
+import { namespaceDir, type Namespace } from '../../namespaces/namespace.js';
+import type { Conversation } from '../../store/conversations.js';
+
+/** The folder a conversation's agent works in: the one the person named, or one inside the namespace's data. */
+export function conversationWorkspace(home: string, ns: Namespace, conversation: Conversation): string {
+  return conversation.workspace ?? path.join(namespaceDir(home, ns), 'workspaces', conversation.id);
+}
+
+/** The CLI's own state (CLAUDE_CONFIG_DIR: transcripts) for a namespace. */
+export function claudeConfigDir(home: string, ns: Namespace): string {
+  return path.join(namespaceDir(home, ns), 'claude');
+}

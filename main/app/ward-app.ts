@@ -1,0 +1,171 @@
+/**
+ * The composition root: the one place that wires Ward's parts together, for the desktop (through
+ * main/ipc) and for the `ward` command alike. Each use case is a service here; adapters only
+ * translate to and from them.
+ *
+ * Heavy services (runs, connections, agents: the MCP SDK, the broker, OAuth) are loaded on first
+ * use, so a `ward` command loads only what it needs.
+ */
+import { resolveWardHome } from '../base/home.js';
+import type { OpenStoreOptions } from '../credentials/open-store.js';
+import type { Namespace } from '../namespaces/namespace.js';
+import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
+import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import type { ModelCredential } from '../providers/model-profile.js';
+import type { SandboxOptions } from '../runner/sandbox.js';
+import type { PinLocation } from '../runner/pin.js';
+import { DataFolder } from '../store/data-folder.js';
+import type { UpstreamOptions } from '../upstreams/upstreams.js';
+import type { AgentService } from './agents.js';
+import type { ConnectionService } from './connections.js';
+import { ConversationService } from './conversations.js';
+import { GrantService } from './grants.js';
+import { storedModelCredential } from './model-credential.js';
+import { NamespaceService } from './namespaces.js';
+import type { RunService } from './runs/run-service.js';
+import type { TurnDeps } from './runs/turn.js';
+import { SettingsService } from './settings.js';
+import type { RunBinding, RunRegistration } from '../broker/types.js';
+
+/** Seams for the run loop; production leaves them all unset. */
+export interface RunOptions {
+  /** SIGINT → SIGKILL of the process group after this long (R6, default 5 s). */
+  readonly stopGraceMs?: number;
+  /** A turn is stopped after this long whatever happens (default 30 min). */
+  readonly turnTimeoutMs?: number;
+  /** The pin check's location (default: the committed pin). */
+  readonly pin?: PinLocation;
+  readonly maxLineBytes?: number;
+  readonly upstreamOptions?: UpstreamOptions;
+  /** Where run folders are made (default os.tmpdir()). */
+  readonly tmpRoot?: string;
+  /** How long a person has to answer a permission question. */
+  readonly promptTimeoutMs?: number;
+  /** The OS sandbox for the child (default: WARD_SANDBOX in the environment, auto). */
+  readonly sandbox?: SandboxOptions;
+  /** The model credential (default: the namespace's stored one, else Ward's environment). */
+  readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
+  /** The broker runs register with (default: one started on first use, closed with the app). */
+  readonly broker?: { register(binding: RunBinding): RunRegistration };
+}
+
+export interface WardAppOptions {
+  /** The data folder (default: WARD_HOME in `env`, else the per-OS default). */
+  readonly home?: string;
+  /** An already open data folder to share (tests that look at the stores while the app runs). */
+  readonly folder?: DataFolder;
+  /** Ward's own environment: model profile defaults, the child's allowlist, WARD_NAMESPACE. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Admin policy (P5); omitted = loaded from its system location. */
+  readonly policy?: AdminPolicy | null;
+  /** Who answers permission questions (P3); default: no one, so anything not granted is denied. */
+  readonly prompter?: Prompter;
+  readonly run?: RunOptions;
+  /** Where connection secrets are kept (default: settings.json of the data folder, the keychain). */
+  readonly connectionStore?: OpenStoreOptions;
+}
+
+export class WardApp {
+  readonly folder: DataFolder;
+  readonly env: NodeJS.ProcessEnv;
+  private loadedPolicy: { value: AdminPolicy | null } | undefined;
+  private namespaceService: NamespaceService | undefined;
+  private grantService: GrantService | undefined;
+  private settingsService: SettingsService | undefined;
+  readonly conversations = new ConversationService();
+  private runService: Promise<RunService> | undefined;
+  private connectionService: Promise<ConnectionService> | undefined;
+  private agentService: Promise<AgentService> | undefined;
+  private closeBroker: (() => Promise<void>) | undefined;
+  /** Whether this app opened the data folder (and so closes it). */
+  private readonly ownsFolder: boolean;
+
+  /** Nothing is read here; the policy is loaded by the first service that needs it. */
+  constructor(private readonly options: WardAppOptions) {
+    this.env = options.env;
+    this.ownsFolder = options.folder === undefined;
+    this.folder = options.folder ?? new DataFolder(options.home ?? resolveWardHome(options.env));
+  }
+
+  /** The admin policy (P5); a malformed one fails closed here, at first use (L1). */
+  get policy(): AdminPolicy | null {
+    this.loadedPolicy ??= { value: this.options.policy !== undefined ? this.options.policy : loadPolicy(this.env) };
+    return this.loadedPolicy.value;
+  }
+
+  /** Conflicting namespace settings fail closed here (N1). */
+  get namespaces(): NamespaceService {
+    this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy);
+    return this.namespaceService;
+  }
+
+  get grants(): GrantService {
+    this.grantService ??= new GrantService(this.policy);
+    return this.grantService;
+  }
+
+  get settings(): SettingsService {
+    this.settingsService ??= new SettingsService(this.namespaces, this.env, this.policy);
+    return this.settingsService;
+  }
+
+  get home(): string {
+    return this.folder.home;
+  }
+
+  /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
+  runs(): Promise<RunService> {
+    this.runService ??= this.startRuns();
+    return this.runService;
+  }
+
+  connections(): Promise<ConnectionService> {
+    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, this.options.connectionStore ?? {}));
+    return this.connectionService;
+  }
+
+  agents(): Promise<AgentService> {
+    this.agentService ??= Promise.all([import('./agents.js'), this.connections()]).then(([{ AgentService }, connections]) => new AgentService(this.grants, connections, this.env));
+    return this.agentService;
+  }
+
+  /** Stops every run (waiting for tool drain, R6/B7), closes the broker, then the stores it opened. */
+  async close(): Promise<void> {
+    if (this.runService !== undefined) {
+      const runs = await this.runService.catch(() => undefined);
+      await runs?.stopAll();
+    }
+    await this.closeBroker?.();
+    if (this.ownsFolder) this.folder.close();
+  }
+
+  private async startRuns(): Promise<RunService> {
+    const run = this.options.run ?? {};
+    const [{ RunService }, connections] = await Promise.all([import('./runs/run-service.js'), this.connections()]);
+    let broker = run.broker;
+    if (broker === undefined) {
+      const { Broker } = await import('../broker/broker.js');
+      const started = await Broker.start();
+      this.closeBroker = () => started.close();
+      broker = started;
+    }
+    const deps: TurnDeps = {
+      home: this.home,
+      env: this.env,
+      policy: this.policy,
+      broker,
+      prompter: this.options.prompter ?? noOnePrompter,
+      promptTimeoutMs: run.promptTimeoutMs,
+      stopGraceMs: run.stopGraceMs ?? 5_000,
+      turnTimeoutMs: run.turnTimeoutMs ?? 30 * 60_000,
+      pin: run.pin,
+      maxLineBytes: run.maxLineBytes,
+      upstreamOptions: run.upstreamOptions,
+      tmpRoot: run.tmpRoot,
+      sandbox: run.sandbox,
+      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home),
+      openConnections: (ns) => connections.open(ns),
+    };
+    return new RunService(this.folder, deps);
+  }
+}

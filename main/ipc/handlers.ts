@@ -1,0 +1,216 @@
+/**
+ * The desktop's IPC adapter: each contract channel is one service call (STYLE #5), plus the
+ * bookkeeping only windows need — which window holds which subscription. Nothing here decides
+ * anything a service does not; everything returned is renderer-visible (U3, C3).
+ */
+import { randomUUID } from 'node:crypto';
+import { IPC_ERROR_CODES, type IpcResult, type PushedEvent } from '../../preload/contract.js';
+import { WardError } from '../base/errors.js';
+import { parseToolSelector } from '../agents/service.js';
+import { toWindowView } from '../app/connections.js';
+import { toRunView } from '../app/conversations.js';
+import type { ApprovalPort } from '../permissions/approval-queue.js';
+import type { WardApp } from '../app/ward-app.js';
+import { dispatch, failure, type Handlers } from './dispatch.js';
+import { senderRefusal, type SenderFacts } from './sender.js';
+
+/** Whoever is calling: one window (or test page). Its subscriptions end with `releaseClient`. */
+export interface Client {
+  readonly id: string;
+  push(event: PushedEvent): void;
+}
+
+/** Asks the person, then opens the system browser; false when they declined. */
+export type ExternalOpener = (url: URL) => Promise<boolean>;
+/** Opens a sign-in page the person asked for (no extra confirmation; http/https only). */
+export type SignInBrowser = (url: URL) => Promise<void>;
+
+export interface DesktopPorts {
+  /** Approvals waiting for the person (the desktop's prompter). */
+  readonly approvals?: ApprovalPort;
+  readonly openExternal?: ExternalOpener;
+  readonly openSignIn?: SignInBrowser;
+}
+
+/** A window follows a few conversations at a time; more is a leak or abuse (L1). */
+export const MAX_SUBSCRIPTIONS_PER_CLIENT = 64;
+
+/** Only http and https links may leave the app, and only as parsed URLs. */
+export function parseExternalUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new WardError('usage', 'not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WardError('usage', `only http and https links open outside Ward, not ${url.protocol.slice(0, 20)}`);
+  }
+  return url;
+}
+
+interface Subscription {
+  readonly clientId: string;
+  stop: () => void;
+}
+
+export class DesktopIpc {
+  private readonly subscriptions = new Map<string, Subscription>();
+
+  constructor(
+    private readonly app: WardApp,
+    private readonly ports: DesktopPorts = {},
+  ) {}
+
+  /** Handlers for every contract channel; TypeScript checks none is missing. */
+  readonly handlers: Handlers = {
+    'namespaces.list': () => this.app.namespaces.list().map((name) => ({ name })),
+    'namespaces.create': ({ name }) => ({ name: this.app.namespaces.create(name).name }),
+    'conversations.list': ({ namespace, query }) => this.app.conversations.list(this.store(namespace), query),
+    'conversations.get': ({ namespace, conversationId }) => this.app.conversations.view(this.store(namespace), conversationId),
+    'conversations.create': ({ namespace, agentName, title }) => this.app.conversations.create(this.store(namespace), agentName, title),
+    'journal.subscribe': ({ namespace, conversationId, afterSeq }, client) => {
+      const store = this.store(namespace);
+      return this.subscribe(client, (subscriptionId) =>
+        this.app.conversations.follow(store, conversationId, afterSeq, {
+          events: (events) => client.push({ kind: 'journal', subscriptionId, events }),
+          ended: (error) => {
+            console.error('ward: journal replay ended', error);
+            this.subscriptions.delete(subscriptionId);
+          },
+        }),
+      );
+    },
+    'journal.unsubscribe': ({ subscriptionId }, client) => {
+      const subscription = this.subscriptions.get(subscriptionId);
+      if (subscription === undefined || subscription.clientId !== client.id) throw new WardError('not_found', `no subscription ${subscriptionId}`);
+      subscription.stop();
+      this.subscriptions.delete(subscriptionId);
+      return null;
+    },
+    'runs.send': async ({ namespace, conversationId, requestId, prompt }) => {
+      const store = this.store(namespace);
+      const handle = (await this.app.runs()).startTurn({ namespace: store.namespace, conversationId, requestId, prompt });
+      // The turn runs on in the background; the window follows the journal.
+      void handle.done.catch(() => undefined);
+      return { runId: handle.runId, attached: handle.attached };
+    },
+    'runs.stop': async ({ namespace, runId }) => {
+      const store = this.store(namespace);
+      store.runs.get(runId);
+      // Returns once the stop is requested; "Stopped" arrives through the journal after the drain.
+      void (await this.app.runs()).stop(runId).catch(() => undefined);
+      return toRunView(store.runs.get(runId));
+    },
+    'runs.reconcile': ({ namespace, runId, outcome, note }) => toRunView(this.app.conversations.reconcile(this.store(namespace), runId, outcome, note)),
+    'approvals.list': ({ namespace }) => this.ports.approvals?.pending(this.store(namespace).namespace) ?? [],
+    'approvals.answer': ({ namespace, approvalId, answer }) => {
+      if (this.ports.approvals === undefined) throw new WardError('not_found', `no pending approval ${approvalId}`);
+      this.ports.approvals.answer(this.store(namespace).namespace, approvalId, answer);
+      return null;
+    },
+    'approvals.watch': ({ namespace }, client) => {
+      const ns = this.store(namespace).namespace;
+      const approvals = this.ports.approvals;
+      return this.subscribe(client, (subscriptionId) => {
+        const push = () => {
+          if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'approvals', subscriptionId, pending: approvals?.pending(ns) ?? [] });
+        };
+        const stop = approvals?.onChange((changed) => {
+          if (changed === ns.name) push();
+        });
+        setImmediate(push);
+        return stop ?? (() => undefined);
+      });
+    },
+    'agents.list': async ({ namespace }) => (await this.app.agents()).views(this.store(namespace)),
+    'agents.publish': async ({ namespace, name, instructions, keepTools, addTools = [] }) =>
+      (await this.app.agents()).publishFromEditor(this.store(namespace), { name, instructions, keepTools, addTools: addTools.map(parseToolSelector) }),
+    'agents.grant': async ({ namespace, name, effect, kind, entries }) => (await this.app.agents()).grant(this.store(namespace), name, effect, kind, entries),
+    'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
+    'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
+    'connections.add': async ({ namespace, name, url }) => toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url })),
+    'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name)),
+    'connections.signIn': async ({ namespace, name }) => {
+      const open = this.ports.openSignIn;
+      if (open === undefined) throw new WardError('unavailable', 'signing in needs a browser, which is not available here');
+      const view = await (await this.app.connections()).signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
+      return toWindowView(view);
+    },
+    'connections.remove': async ({ namespace, name }) => {
+      await (await this.app.connections()).remove(this.store(namespace), name);
+      return null;
+    },
+    'settings.get': ({ namespace }) => this.app.settings.view(this.store(namespace)),
+    'settings.setModelProvider': ({ namespace, baseUrl, model }) => {
+      const store = this.store(namespace);
+      this.app.settings.setModelProvider(store, baseUrl, model);
+      return this.app.settings.view(store);
+    },
+    'settings.setKey': async ({ namespace, key }) => {
+      const store = this.store(namespace);
+      await this.app.settings.setKey(store.namespace, key);
+      return this.app.settings.view(store);
+    },
+    'settings.clearKey': async ({ namespace }) => {
+      const store = this.store(namespace);
+      await this.app.settings.clearKey(store.namespace);
+      return this.app.settings.view(store);
+    },
+    'links.openExternal': async ({ url }) => {
+      const parsed = parseExternalUrl(url);
+      if (this.ports.openExternal === undefined) throw new WardError('unavailable', 'opening links is not available here');
+      return { opened: await this.ports.openExternal(parsed) };
+    },
+  };
+
+  /**
+   * One call from a window (U2): the sender is checked before anything else, then the channel
+   * and payload (dispatch). Electron main calls this for every channel of the contract.
+   */
+  invokeFrom(sender: SenderFacts, client: Client, channel: unknown, payload: unknown): Promise<IpcResult<unknown>> {
+    const refusal = senderRefusal(sender);
+    if (refusal !== null) {
+      const shown = typeof channel === 'string' ? channel.slice(0, 80) : typeof channel;
+      return Promise.resolve(failure(IPC_ERROR_CODES.forbiddenSender, `${shown}: ${refusal}`));
+    }
+    return dispatch(this.handlers, client, channel, payload);
+  }
+
+  /** Ends every subscription a window held (it closed or reloaded). */
+  releaseClient(clientId: string): void {
+    for (const [id, subscription] of this.subscriptions) {
+      if (subscription.clientId === clientId) {
+        subscription.stop();
+        this.subscriptions.delete(id);
+      }
+    }
+  }
+
+  subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  private store(namespace: string) {
+    return this.app.namespaces.open(namespace);
+  }
+
+  /** Registers a window's subscription (bounded per window); the id goes back before the first push. */
+  private subscribe(client: Client, start: (subscriptionId: string) => () => void): { subscriptionId: string } {
+    let held = 0;
+    for (const subscription of this.subscriptions.values()) if (subscription.clientId === client.id) held++;
+    if (held >= MAX_SUBSCRIPTIONS_PER_CLIENT) {
+      throw new WardError('usage', `this window already holds ${MAX_SUBSCRIPTIONS_PER_CLIENT} subscriptions; unsubscribe before adding more`);
+    }
+    const subscriptionId = randomUUID();
+    const subscription: Subscription = { clientId: client.id, stop: () => undefined };
+    this.subscriptions.set(subscriptionId, subscription);
+    try {
+      subscription.stop = start(subscriptionId);
+    } catch (error) {
+      this.subscriptions.delete(subscriptionId);
+      throw error;
+    }
+    return { subscriptionId };
+  }
+}

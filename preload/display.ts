@@ -1,0 +1,30 @@
+/**
+ * The one display escaper for text that came from a model, a tool or an upstream server, used by
+ * the terminal (`ward`), the approval prompts and the desktop timeline alike (P1, U3).
+ * Control characters, bidi overrides and isolates, zero-width and invisible characters are shown
+ * as `\u{…}` escapes so they can neither reorder, hide nor restyle what the person reads.
+ * Shared by both sides: no Node, no Electron.
+ */
+
+/** Always escaped: C0/C1 controls except tab and newline, bidi marks, zero-width and invisible characters. */
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+/** Also escaped where text must stay on one line (prompts, summaries). */
+const LINE_BREAKS = /[\n\t]/g;
+
+const escapeChar = (ch: string): string => `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+
+/** Escapes invisible characters; keeps line breaks and tabs. Unbounded. */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, escapeChar);
+}
+
+/** Escapes invisible characters and bounds the length (an ellipsis marks a cut). */
+export function escapeForDisplay(text: string, max: number = Number.MAX_SAFE_INTEGER): string {
+  const escaped = escapeInvisible(text);
+  return escaped.length > max ? `${escaped.slice(0, max - 1)}…` : escaped;
+}
+
+/** For one-line places: line breaks and tabs are escaped too, and the length is bounded. */
+export function escapeOneLine(text: string, max: number): string {
+  return escapeForDisplay(text.replace(LINE_BREAKS, escapeChar), max);
+}
