@@ -4,6 +4,7 @@
  * any handler runs and answers with a typed result. Shared by both sides: no Node, no Electron.
  */
 import { z } from 'zod';
+import type { WardErrorCode } from '../main/base/errors.js';
 
 /** Every channel carries this prefix on the wire, so a stray or foreign channel is obvious. */
 export const CHANNEL_PREFIX = 'ward:';
@@ -221,8 +222,11 @@ export const IPC_ERROR_CODES = {
   forbiddenSender: 'forbidden_sender',
 } as const;
 
+export type IpcErrorCode = (typeof IPC_ERROR_CODES)[keyof typeof IPC_ERROR_CODES];
+
 export interface IpcError {
-  readonly code: string;
+  /** A WardError code from main, or one of the transport's own codes. */
+  readonly code: WardErrorCode | IpcErrorCode;
   readonly message: string;
 }
 

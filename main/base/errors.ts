@@ -1,43 +1,89 @@
 /**
- * One error type for the whole core, with stable string codes (panva style).
- * Codes are part of the contract with the CLI (exit codes) and the renderer (typed results);
- * messages are for people and may change.
+ * One error type for all of Ward, with stable string codes (panva style), grouped by the area
+ * they come from. Codes are part of the contract with the CLI (exit codes, README "Exit codes")
+ * and the renderer (IpcError.code); messages are for people and may change.
  */
-export type WardErrorCode =
-  | 'usage'
-  | 'invalid_namespace'
-  | 'namespace_exists'
-  | 'namespace_not_found'
-  | 'namespace_conflict'
-  | 'not_found'
-  | 'store_corrupt'
-  | 'store_too_new'
-  | 'store_unavailable'
-  | 'immutable'
-  | 'conversation_busy'
-  | 'request_conflict'
-  | 'invalid_transition'
-  | 'journal_invalid'
-  | 'invalid_config'
-  | 'keychain_unavailable'
-  | 'credential_missing'
-  | 'credential_store_insecure'
-  | 'lock_timeout'
-  | 'provider_unreachable'
-  | 'provider_timeout'
-  | 'signin_state_mismatch'
-  | 'signin_rejected'
-  | 'signin_timeout'
-  | 'not_signed_in'
-  | 'unauthorized'
-  | 'cli_pin_mismatch'
-  | 'sandbox_unavailable'
-  | 'run_failed'
-  | 'unavailable'
-  | 'invalid_grant'
-  | 'policy_invalid'
-  | 'policy_refused'
-  | 'internal';
+
+/** Documented in README ("Exit codes"); scripts rely on them, so change them only on purpose. */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  verifyFailed: 3,
+  store: 4,
+  notFound: 5,
+  uncertain: 6,
+  unavailable: 7,
+  stopped: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Every code, by area, with the exit code `ward` leaves with. Adding a code forces a choice here. */
+export const ERROR_CODES = {
+  input: {
+    usage: EXIT.usage,
+    invalid_config: EXIT.usage,
+    invalid_grant: EXIT.usage,
+    request_conflict: EXIT.usage,
+    not_found: EXIT.notFound,
+  },
+  namespaces: {
+    invalid_namespace: EXIT.usage,
+    namespace_exists: EXIT.usage,
+    namespace_conflict: EXIT.usage,
+    namespace_not_found: EXIT.notFound,
+  },
+  store: {
+    store_corrupt: EXIT.store,
+    store_too_new: EXIT.store,
+    store_unavailable: EXIT.store,
+    immutable: EXIT.failed,
+    journal_invalid: EXIT.verifyFailed,
+  },
+  runs: {
+    conversation_busy: EXIT.failed,
+    invalid_transition: EXIT.failed,
+    run_failed: EXIT.failed,
+    cli_pin_mismatch: EXIT.unavailable,
+    sandbox_unavailable: EXIT.unavailable,
+  },
+  credentials: {
+    keychain_unavailable: EXIT.unavailable,
+    credential_missing: EXIT.notFound,
+    credential_store_insecure: EXIT.unavailable,
+    lock_timeout: EXIT.unavailable,
+  },
+  signIn: {
+    provider_unreachable: EXIT.unavailable,
+    provider_timeout: EXIT.unavailable,
+    signin_state_mismatch: EXIT.failed,
+    signin_rejected: EXIT.failed,
+    signin_timeout: EXIT.failed,
+    not_signed_in: EXIT.notFound,
+    unauthorized: EXIT.failed,
+  },
+  policy: {
+    policy_invalid: EXIT.unavailable,
+    policy_refused: EXIT.usage,
+  },
+  general: {
+    unavailable: EXIT.unavailable,
+    internal: EXIT.failed,
+  },
+} as const satisfies Record<string, Record<string, ExitCode>>;
+
+type Areas = typeof ERROR_CODES;
+export type WardErrorCode = { [A in keyof Areas]: keyof Areas[A] }[keyof Areas] & string;
+
+const EXIT_FOR: ReadonlyMap<string, ExitCode> = new Map(Object.values(ERROR_CODES).flatMap((area) => Object.entries(area)));
+
+/** Every code, for contracts that name them (the renderer's IpcError.code). */
+export const WARD_ERROR_CODES = [...EXIT_FOR.keys()] as readonly WardErrorCode[];
+
+export function exitCodeFor(code: WardErrorCode): ExitCode {
+  return EXIT_FOR.get(code) ?? EXIT.failed;
+}
 
 export class WardError extends Error {
   readonly code: WardErrorCode;

@@ -1,9 +1,8 @@
 import { WardApp } from '../app/ward-app.js';
 import { prompterFor } from '../permissions/terminal-prompter.js';
-import { describeError, isWardError } from '../base/errors.js';
+import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
 import { processIo, writeLine, type CliIo } from './io.js';
 
 async function help(io: CliIo): Promise<void> {

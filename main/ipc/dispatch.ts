@@ -4,7 +4,7 @@
  * and turns every outcome into a typed result with a stable code — never a thrown error (U2).
  */
 import type { z } from 'zod';
-import { CONTRACT, IPC_ERROR_CODES, isChannelName, type ChannelName, type IpcResult, type ParsedPayload, type Result } from '../../preload/contract.js';
+import { CONTRACT, IPC_ERROR_CODES, isChannelName, type ChannelName, type IpcError, type IpcResult, type ParsedPayload, type Result } from '../../preload/contract.js';
 import type { Client } from './handlers.js';
 import { isWardError } from '../base/errors.js';
 
@@ -23,7 +23,7 @@ export function describeIssues(error: z.ZodError): string {
   return shown.join('; ') + more;
 }
 
-export function failure(code: string, message: string): IpcResult<never> {
+export function failure(code: IpcError['code'], message: string): IpcResult<never> {
   return { ok: false, error: { code, message } };
 }
 

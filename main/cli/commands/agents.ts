@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
 import type { StdioUpstream } from '../../agents/spec.js';
 import { agentSummary } from '../../app/agents.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;

@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
 import { openSystemBrowser } from '../../auth/browser.js';
 import type { ConnectionManager, ConnectionView, ToolPin } from '../../connections/index.js';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { escapeForDisplay } from '../../../preload/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
 

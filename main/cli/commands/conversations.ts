@@ -1,5 +1,5 @@
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../base/errors.js';
 import { writeJson, writeLine } from '../io.js';
 
 export const conversationsCommand: Command = {

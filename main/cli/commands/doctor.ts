@@ -3,7 +3,7 @@ import { probeKeychain } from '../../credentials/keychain-probe.js';
 import { probePolicy } from '../../policy/doctor-probe.js';
 import { probePinnedCli, probeSandbox } from '../../runner/doctor-probes.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT } from '../../base/errors.js';
 import { writeJson, writeLine } from '../io.js';
 
 const PROBES: readonly DoctorProbe[] = [probeKeychain, probePinnedCli];

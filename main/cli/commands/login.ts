@@ -1,9 +1,8 @@
 import { openSystemBrowser } from '../../auth/browser.js';
 import type { AuthContext } from '../../auth/context.js';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { openSecretStore } from '../../credentials/open-store.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command, type CommandContext } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 
 /**

@@ -1,12 +1,11 @@
 import { parseAgentSpec, toolSource } from '../../agents/spec.js';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import type { GrantTarget } from '../../app/grants.js';
 import type { WardApp } from '../../app/ward-app.js';
 import type { AuditRecord } from '../../permissions/audit.js';
 import type { StoredGrant } from '../../permissions/grant-store.js';
 import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { escapeForDisplay } from '../../../preload/display.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';
 

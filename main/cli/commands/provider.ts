@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { parseKind, VARIABLE_FOR } from '../../credentials/model-credential.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 
 const MAX_STDIN_BYTES = 16 * 1024;

@@ -1,6 +1,5 @@
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import type { JournalEvent } from '../../store/journal.js';
 import { formatEvent } from '../format-event.js';
 import { writeJson, writeLine } from '../io.js';

@@ -1,11 +1,10 @@
 import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
-import { WardError } from '../../base/errors.js';
+import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
 import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';
 import type { JournalEvent } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
-import { EXIT, type ExitCode } from '../exit-codes.js';
 import { formatLive, newStreamedText, type StreamedText } from '../format-event.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 

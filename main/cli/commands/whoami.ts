@@ -1,7 +1,6 @@
 import { registryOf } from '../../auth/context.js';
-import { WardError } from '../../base/errors.js';
+import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
-import { EXIT } from '../exit-codes.js';
 import { writeJson, writeLine } from '../io.js';
 import { authContextFor } from './login.js';
 

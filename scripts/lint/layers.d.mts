@@ -1,0 +1,2 @@
+export declare const MAIN_LAYERS: Readonly<Record<string, readonly string[]>>;
+export declare const layersRule: unknown;
