@@ -1,27 +1,21 @@
 /**
- * `ward doctor --self-test`: runs the pinned CLI once, exactly as a run would (locked-down argv,
- * allowlisted environment, private config dir, the real broker, the OS sandbox when runs have
- * one), against the built-in offline endpoint, and checks that its stream-json output still has
- * the shape Ward parses:
- * system/init (matching what was configured), assistant text, and a success result.
- * What an IT admin runs after an upgrade.
+ * `ward doctor --self-test`: one real turn through the same composition as `ward run` (WardApp,
+ * RunService, the broker, the locked-down argv and environment, the OS sandbox when runs have
+ * one) in a scratch data folder, against the built-in offline endpoint. It passes when the
+ * turn succeeds and the journal holds what Ward parsed from the CLI's stream-json: the answer,
+ * no stray output, one model call. What an IT admin runs after an upgrade.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Broker } from '../broker/broker.js';
 import { describeError } from '../base/errors.js';
 import type { DoctorProbe } from '../base/doctor-check.js';
-import { buildCliArgs } from '../runner/argv.js';
-import { CliProcess } from '../runner/child.js';
-import { buildChildEnv } from '../runner/env.js';
-import { checkInit } from '../runner/init-check.js';
+import { parseNamespace } from '../namespaces/namespace.js';
+import { INHERITED_ENV } from '../runner/env.js';
 import { SELF_TEST_ANSWER, startOfflineProvider } from '../runner/offline-provider.js';
 import { verifyPinnedCli } from '../runner/pin.js';
-import { createRunDir } from '../runner/run-dir.js';
-import { sandboxLaunch, sandboxState } from '../runner/sandbox.js';
-import type { CliMessage } from '../runner/stream-parser.js';
+import { sandboxState } from '../runner/sandbox.js';
+import { WardApp } from './ward-app.js';
 
 export interface SelfTestResult {
   readonly ok: boolean;
@@ -34,6 +28,8 @@ export interface SelfTestResult {
 }
 
 const SELF_TEST_TIMEOUT_MS = 60_000;
+/** Not a secret: the offline endpoint accepts anything. */
+const OFFLINE_KEY = 'ward-self-test-offline';
 
 export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise<SelfTestResult> {
   const started = performance.now();
@@ -42,62 +38,45 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
   const done = (ok: boolean, detail: string): SelfTestResult => ({ ok, detail, version, sandboxed, durationMs: Math.round(performance.now() - started) });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-self-test-'));
   const provider = await startOfflineProvider();
-  const broker = await Broker.start();
-  const runId = `self-test-${randomUUID()}`;
-  const registration = broker.register({ runId, tools: [], upstreams: { callTool: async () => ({ ok: false, errorCode: 'refused', message: 'no tools' }) }, isAcceptingCalls: () => true, onEvent: () => undefined });
-  let child: CliProcess | undefined;
+  // Ward's own environment for the child's allowlist and WARD_SANDBOX; the offline endpoint instead of any configured one.
+  const selfEnv: NodeJS.ProcessEnv = { ...pick(env, [...INHERITED_ENV, 'WARD_SANDBOX']), WARD_MODEL_BASE_URL: provider.url };
+  const app = new WardApp({
+    home: path.join(scratch, 'home'),
+    env: selfEnv,
+    // The self-test checks the CLI protocol; the admin policy is reported by its own doctor check.
+    policy: null,
+    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
+  });
   try {
-    const pinned = await verifyPinnedCli();
-    version = pinned.version;
-    const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: 'Answer briefly.', tmpRoot: scratch });
-    const sessionId = randomUUID();
-    const messages: CliMessage[] = [];
-    const workspace = path.join(scratch, 'workspace');
-    const configDir = path.join(scratch, 'claude');
-    fs.mkdirSync(workspace, { mode: 0o700 });
-    fs.mkdirSync(configDir, { mode: 0o700 });
-    const sandbox = sandboxState(env);
-    const launch = sandboxLaunch(
-      sandbox,
-      {
-        binary: pinned.path,
-        args: buildCliArgs({ sessionId, resume: false, mcpConfigPath: runDir.mcpConfigPath, instructionsPath: runDir.instructionsPath, model: 'claude-sonnet-4-5', pinnedTools: [] }),
-        env: buildChildEnv({ inherited: env, baseUrl: provider.url, credential: { kind: 'api_key', value: 'ward-self-test-offline' }, configDir }),
-        cwd: workspace,
-        prompt: 'Ward self-test: reply with one sentence.',
-      },
-      { writable: [workspace, configDir], readOnly: [runDir.dir] },
-    );
-    sandboxed = sandbox.bwrap !== null;
-    child = new CliProcess(launch, (batch) => messages.push(...batch));
-    const timer = setTimeout(() => child?.killGroup(), SELF_TEST_TIMEOUT_MS);
-    const exit = await child.exited;
-    clearTimeout(timer);
-
-    const init = messages.find((message) => message.kind === 'init');
-    if (init === undefined) return done(false, `no system/init line (the CLI ${exit.signal ?? `exited ${String(exit.code)}`}${exit.stderrTail ? `: ${exit.stderrTail.split('\n')[0]}` : ''})`);
-    const problem = checkInit(init, { sessionId, tools: [] });
-    if (problem !== null) return done(false, `system/init: ${problem}`);
-    if (init.version !== pinned.version) return done(false, `system/init reports CLI ${init.version}, pinned ${pinned.version}`);
-    const text = messages.filter((message) => message.kind === 'assistant_text').map((message) => message.text).join('');
-    if (!text.includes(SELF_TEST_ANSWER)) return done(false, 'no assistant text with the endpoint\'s answer');
-    const result = messages.find((message) => message.kind === 'result');
-    if (result === undefined) return done(false, 'no terminal result line');
-    if (result.subtype !== 'success' || result.isError) return done(false, `result is ${result.subtype} (is_error ${String(result.isError)})`);
-    const diagnostics = messages.filter((message) => message.kind === 'diagnostic');
-    if (diagnostics.length > 0) return done(false, `unexpected stdout: ${diagnostics[0]!.kind === 'diagnostic' ? diagnostics[0]!.detail : ''}`);
+    version = (await verifyPinnedCli()).version;
+    const sandbox = sandboxState(selfEnv);
+    const ns = parseNamespace('default');
+    const handle = (await app.runs()).startTurn({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
+    const outcome = await handle.done;
+    const events = [...app.folder.store(ns).journal.read(handle.conversationId)];
+    const started = events.find((event) => event.type === 'run_started')?.payload as { sandboxed?: boolean } | undefined;
+    sandboxed = started?.sandboxed === true;
+    if (outcome.state !== 'succeeded') return done(false, `the turn ${outcome.state}: ${outcome.reason ?? 'no reason given'}`);
+    const text = events.filter((event) => event.type === 'assistant_text').map((event) => String((event.payload as { text?: unknown }).text)).join('');
+    if (!text.includes(SELF_TEST_ANSWER)) return done(false, "no assistant text with the endpoint's answer");
+    const stray = events.find((event) => event.type === 'diagnostic');
+    if (stray !== undefined) return done(false, `unexpected stdout: ${String((stray.payload as { detail?: unknown }).detail)}`);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
     const confinement = sandboxed ? 'inside the OS sandbox' : sandbox.detail;
-    return done(true, `CLI ${pinned.version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`);
+    return done(true, `CLI ${version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`);
   } catch (error) {
     return done(false, describeError(error));
   } finally {
-    child?.killGroup();
-    await registration.close();
-    await broker.close();
+    await app.close();
     await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+function pick(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const name of names) if (env[name] !== undefined) out[name] = env[name];
+  return out;
 }
 
 /** `ward doctor --self-test`: one offline turn with the pinned CLI. */

@@ -5,6 +5,8 @@ export interface ExpectedInit {
   readonly sessionId: string;
   /** Full tool names the child must see: `mcp__ward__<exposed>` plus granted native tools. */
   readonly tools: readonly string[];
+  /** The pinned CLI version (R1): the binary that runs must say it is the one Ward verified. */
+  readonly version: string;
 }
 
 /**
@@ -14,6 +16,7 @@ export interface ExpectedInit {
  */
 export function checkInit(init: InitMessage, expected: ExpectedInit): string | null {
   if (init.sessionId !== expected.sessionId) return `the CLI reported session ${init.sessionId}, expected ${expected.sessionId}`;
+  if (init.version !== expected.version) return `the CLI reported version ${init.version}, pinned ${expected.version}`;
   const servers = init.mcpServers.map((server) => server.name);
   const extra = servers.filter((name) => name !== WARD_SERVER);
   if (extra.length > 0) return `the CLI loaded MCP servers Ward did not configure: ${extra.join(', ')}`;

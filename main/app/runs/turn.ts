@@ -312,12 +312,12 @@ export class Turn {
       { writable: [plan.workspace, plan.configDir], readOnly: [this.runDir.dir], grants: sandboxGrants(permissions.currentRules()) },
     );
     permissions.setChildReach(launch.reachable);
-    return { launch, sessionId: plan.conversation.cliSessionId };
+    return { launch, expected: { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version } };
   }
 
   /** Spawns the child and journals what it says until it exits (or the turn times out). */
-  private async stream({ launch, sessionId }: ReturnType<Turn['launch']>): Promise<CliExit> {
-    this.child = new CliProcess(launch, (messages) => this.onChunk(messages, sessionId));
+  private async stream({ launch, expected }: ReturnType<Turn['launch']>): Promise<CliExit> {
+    this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(this.deps.turnTimeoutMs / 1000)} s`;
@@ -328,11 +328,11 @@ export class Turn {
     return this.child.exited;
   }
 
-  private onChunk(messages: readonly CliMessage[], sessionId: string): void {
+  private onChunk(messages: readonly CliMessage[], expected: { sessionId: string; version: string }): void {
     try {
       this.journal.batch(() => {
         // After an abort nothing more the child says is recorded as part of the turn.
-        for (const message of messages) if (this.abortReason === null) this.onMessage(message, sessionId);
+        for (const message of messages) if (this.abortReason === null) this.onMessage(message, expected);
         if (this.abortReason === null) this.deltas.afterChunk();
       });
     } catch (error) {
@@ -341,11 +341,11 @@ export class Turn {
     }
   }
 
-  private onMessage(message: CliMessage, sessionId: string): void {
+  private onMessage(message: CliMessage, expected: { sessionId: string; version: string }): void {
     const journal = this.journal;
     switch (message.kind) {
       case 'init': {
-        const problem = checkInit(message, { sessionId, tools: this.expectedTools });
+        const problem = checkInit(message, { ...expected, tools: this.expectedTools });
         if (problem !== null) this.abort(`aborted: ${problem}`);
         return;
       }
