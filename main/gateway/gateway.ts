@@ -1,0 +1,238 @@
+/**
+ * The model gateway (G1–G4): a loopback Messages-API endpoint in Ward's main process. The child
+ * is given `http://127.0.0.1:PORT/runs/RUN` as its base URL and a per-run capability as its key;
+ * the gateway checks both like the broker does (B1), swaps the capability for the namespace's
+ * real credential (read at each call, never in the child), forwards to the provider and streams
+ * the answer back byte for byte, reading token usage from it on the way. It never logs bodies or
+ * credentials; request size and time are bounded.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WardError, describeError } from '../base/errors.js';
+import { readBoundedBody } from '../base/http-body.js';
+import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
+import { UsageReader, type TokenUsage } from './usage.js';
+
+/** What the provider is shown instead of the capability. */
+export type ProviderCredential =
+  /** An Anthropic API key: `x-api-key`. */
+  | { readonly kind: 'api_key'; readonly value: string }
+  /** A Claude subscription token: `Authorization: Bearer`; the child runs in the same mode, so it sends the headers that mode needs. */
+  | { readonly kind: 'oauth_token'; readonly value: string }
+  /** A company LLM gateway's sign-in (the namespace's OpenID Connect tokens): `Authorization: Bearer`. */
+  | { readonly kind: 'bearer'; readonly value: string };
+
+/** One call through the gateway, as the journal records it (G4): never a body or a credential. */
+export interface GatewayExchange {
+  readonly path: string;
+  /** The provider's status, or 0 when it could not be reached. */
+  readonly status: number;
+  readonly durationMs: number;
+  /** What went wrong in Ward's words (unreachable, timed out, too large), or null. */
+  readonly problem: string | null;
+  readonly usage: TokenUsage | null;
+}
+
+export interface ProviderRoute {
+  readonly runId: string;
+  /** The namespace's provider (already checked against the URL policy and the admin policy). */
+  readonly baseUrl: string;
+  /** Read at every call (G3): a token refreshed meanwhile is used. */
+  readonly credential: () => Promise<ProviderCredential>;
+  /** For a sign-in token: a fresh one after the provider answered 401, tried once (C5). */
+  readonly refreshCredential?: () => Promise<ProviderCredential>;
+  readonly onExchange: (exchange: GatewayExchange) => void;
+}
+
+export interface GatewayRegistration {
+  /** `http://127.0.0.1:PORT/runs/RUN`: the child's ANTHROPIC_BASE_URL; names the run, holds no secret. */
+  readonly url: string;
+  /** 32 random bytes, base64url: the child's only key (G1). */
+  readonly capability: string;
+  /** The capability is dead from here on; calls under way finish. */
+  close(): void;
+}
+
+export interface GatewayOptions {
+  /** Request bodies above this are answered 413 (default 64 MiB: a long conversation with images). */
+  readonly maxRequestBytes?: number;
+  /** No byte from the provider for this long ends the call (default 10 min). */
+  readonly idleTimeoutMs?: number;
+  /** A call is ended after this long whatever happens (default 30 min, the turn's own bound). */
+  readonly callTimeoutMs?: number;
+}
+
+/** The Messages-API paths the pinned CLI calls; anything else is refused. */
+const FORWARDED = /^\/runs\/([A-Za-z0-9_-]{1,128})(\/v1\/messages(?:\/count_tokens)?)$/;
+/** Hop-by-hop and Ward-owned headers: never forwarded in either direction. */
+const DROPPED_REQUEST = new Set(['host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'authorization', 'x-api-key', 'origin', 'cookie', 'forwarded', 'x-forwarded-for']);
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
+
+interface Route extends ProviderRoute {
+  readonly capabilityHash: Buffer;
+}
+
+function apiError(res: ServerResponse, status: number, type: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ type: 'error', error: { type, message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export class ModelGateway {
+  private readonly routes = new Map<string, Route>();
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private server!: LoopbackServer;
+  private readonly maxRequestBytes: number;
+  private readonly idleTimeoutMs: number;
+  private readonly callTimeoutMs: number;
+
+  private constructor(options: GatewayOptions) {
+    this.maxRequestBytes = options.maxRequestBytes ?? 64 * 1024 * 1024;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60_000;
+    this.callTimeoutMs = options.callTimeoutMs ?? 30 * 60_000;
+  }
+
+  static async start(options: GatewayOptions = {}): Promise<ModelGateway> {
+    const gateway = new ModelGateway(options);
+    gateway.server = await startLoopbackServer((req, res) => {
+      gateway.handle(req, res).catch((error: unknown) => apiError(res, 500, 'api_error', `Ward's model gateway failed: ${describeError(error)}`));
+    });
+    return gateway;
+  }
+
+  get port(): number {
+    return this.server.port;
+  }
+
+  register(route: ProviderRoute): GatewayRegistration {
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(route.runId)) throw new WardError('invalid_config', `run id ${JSON.stringify(route.runId)} must be 1–128 of A-Z a-z 0-9 _ -`);
+    if (this.routes.has(route.runId)) throw new WardError('invalid_config', `run ${route.runId} already has a model gateway route`);
+    const capability = newCapability();
+    const entry: Route = { ...route, capabilityHash: capabilityHash(capability) };
+    this.routes.set(route.runId, entry);
+    return {
+      url: `http://127.0.0.1:${this.port}/runs/${route.runId}`,
+      capability,
+      close: () => {
+        if (this.routes.get(route.runId) === entry) this.routes.delete(route.runId);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.routes.clear();
+    await this.server.close();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = this.server.refusal(req);
+    if (refusal !== null) return apiError(res, 403, 'permission_error', refusal);
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const match = FORWARDED.exec(url.pathname);
+    if (match === null) return apiError(res, 404, 'not_found_error', 'not a Messages-API path this gateway forwards');
+    const route = this.routes.get(match[1]!);
+    if (route === undefined) return apiError(res, 404, 'not_found_error', 'no such run');
+    if (!capabilityMatches(presentedKey(req), route.capabilityHash)) return apiError(res, 401, 'authentication_error', 'missing or wrong run capability');
+    if (req.method !== 'POST') return apiError(res, 405, 'invalid_request_error', 'only POST is forwarded');
+
+    const started = performance.now();
+    const body = await readBoundedBody(req, this.maxRequestBytes);
+    if (body === null) return apiError(res, 413, 'request_too_large', `the request exceeds ${this.maxRequestBytes} bytes`);
+    const path = match[2]!;
+    const target = new URL(route.baseUrl.replace(/\/$/, '') + path + url.search);
+    const report = (status: number, problem: string | null, usage: TokenUsage | null) =>
+      route.onExchange({ path, status, durationMs: Math.round(performance.now() - started), problem, usage });
+
+    let credential = await route.credential();
+    let upstream = await this.forward(req, target, body, credential);
+    if (upstream.response?.statusCode === 401 && credential.kind === 'bearer' && route.refreshCredential !== undefined) {
+      // C5: a sign-in token is refreshed and the call tried once more; nothing else is retried here.
+      upstream.response.resume();
+      credential = await route.refreshCredential();
+      upstream = await this.forward(req, target, body, credential);
+    }
+    if (upstream.response === undefined) {
+      report(0, upstream.problem, null);
+      return apiError(res, 502, 'api_error', `Ward could not reach the model provider: ${upstream.problem}`);
+    }
+    await this.relay(upstream.response, res, (problem, usage) => report(upstream.response!.statusCode ?? 0, problem, usage));
+  }
+
+  /** One request to the provider; resolves with its response head, or why there is none. */
+  private forward(req: IncomingMessage, target: URL, body: Buffer, credential: ProviderCredential): Promise<{ response?: IncomingMessage; problem: string | null }> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED_REQUEST.has(name)) headers[name] = value;
+    if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
+    else headers.authorization = `Bearer ${credential.value}`;
+    headers['content-length'] = String(body.length);
+    const client = target.protocol === 'https:' ? https : http;
+    return new Promise((resolve) => {
+      const request = client.request(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http, timeout: this.idleTimeoutMs });
+      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${Math.round(this.callTimeoutMs / 1000)} s`)), this.callTimeoutMs);
+      request.once('response', (response) => {
+        response.once('close', () => clearTimeout(deadline));
+        resolve({ response, problem: null });
+      });
+      request.once('timeout', () => request.destroy(new Error(`the provider sent nothing for ${Math.round(this.idleTimeoutMs / 1000)} s`)));
+      request.once('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(deadline);
+        resolve({ problem: error.code ?? describeError(error) });
+      });
+      // The client went away: the provider call is abandoned too.
+      req.socket.once('close', () => request.destroy());
+      request.end(body);
+    });
+  }
+
+  /** Streams the provider's answer to the child as it arrives, reading usage on the way. */
+  private relay(upstream: IncomingMessage, res: ServerResponse, done: (problem: string | null, usage: TokenUsage | null) => void): Promise<void> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !DROPPED_RESPONSE.has(name)) headers[name] = value;
+    res.writeHead(upstream.statusCode ?? 502, headers);
+    res.flushHeaders();
+    const usage = new UsageReader(String(upstream.headers['content-type'] ?? ''));
+    return new Promise((resolve) => {
+      let finished = false;
+      const finish = (problem: string | null) => {
+        if (finished) return;
+        finished = true;
+        done(problem, usage.total());
+        resolve();
+      };
+      upstream.on('data', (chunk: Buffer) => {
+        usage.push(chunk);
+        if (!res.write(chunk)) {
+          upstream.pause();
+          res.once('drain', () => upstream.resume());
+        }
+      });
+      upstream.once('end', () => {
+        res.end();
+        finish(null);
+      });
+      upstream.once('error', (error) => {
+        res.destroy();
+        finish(`the provider's answer broke off: ${describeError(error)}`);
+      });
+      res.once('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+        finish(res.writableFinished ? null : 'the CLI closed the connection before the answer ended');
+      });
+    });
+  }
+}
+
+/** The key the child presents: the CLI sends `x-api-key` in key mode, `Authorization: Bearer` in token mode. */
+function presentedKey(req: IncomingMessage): string | undefined {
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string') return key;
+  const authorization = req.headers.authorization;
+  return authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : undefined;
+}

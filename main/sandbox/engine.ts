@@ -1,0 +1,258 @@
+/**
+ * S1, S3: the one sandbox code path for every OS, on @anthropic-ai/sandbox-runtime (Claude Code's
+ * own sandbox: bubblewrap with the network namespace removed and seccomp on Linux, Seatbelt on
+ * macOS, a sandbox user with a WFP egress fence on Windows). Every process a run starts is in
+ * it; its only way out is the runtime's proxy, which lets through exactly the run's allowed
+ * hosts (its `net` grants, the broker and the model gateway) and asks Ward about any other.
+ *
+ * The runtime is one per process (its `initialize` is once), with no host allowed by itself:
+ * each run registers its own list under an unguessable id its connections present to the proxy.
+ * A host no list covers goes to the ask callback, which gets only `{host, port}`: with one run
+ * live it is that run's question, answered while the connection waits; with several, the
+ * connection is refused with a reason the model can read, the refusal (recorded under the run's
+ * id) says whose it was, and that run asks; an allowed host joins its list for the retry.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { WardError, describeError } from '../base/errors.js';
+import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
+
+export type SandboxMode = 'off' | 'require' | 'auto';
+
+export interface SandboxStatus {
+  readonly mode: SandboxMode;
+  /** Whether runs are confined (files and network). */
+  readonly confined: boolean;
+  /** Why (not), for `ward doctor` and errors. */
+  readonly detail: string;
+}
+
+export interface HostQuestion {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A run's answer about a host: allowed (it joins the run's list), or refused with a reason the model reads. */
+export type HostAnswer = { readonly allow: true } | { readonly allow: false; readonly reason: string };
+
+export interface SandboxCommand {
+  readonly binary: string;
+  readonly args: readonly string[];
+  /** The process's whole environment (Ward's allowlist); nothing of Ward's own is added. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+}
+
+export interface RunSandbox {
+  readonly command: SandboxCommand;
+  readonly files: RunFiles;
+  /** Hosts the run may reach, in the runtime's grammar (`host`, `host:port`, `*.domain`, `127.0.0.1:PORT`). */
+  readonly allowedHosts: readonly string[];
+  /** Decides a host no list covers: the run's grants, then its person (P3). */
+  readonly decideHost: (question: HostQuestion) => Promise<HostAnswer>;
+}
+
+export interface SandboxedLaunch {
+  /** What to spawn (an argv array; the runtime's own wrapper runs inside the sandbox). */
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  /** The program whose process gets Stop's interrupt (the wrapper does not forward it). */
+  readonly inner: string;
+  readonly reachable: Reachability;
+  /** Once the child has exited: its host list goes, and the runtime releases its mounts. */
+  release(): void;
+}
+
+type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
+
+/** A host's question while the person is being asked: later refusals of it say so instead of asking again. */
+const WAITING = 'the person has not answered yet';
+
+export function parseSandboxMode(value: string | undefined): SandboxMode {
+  if (value === undefined || value === '') return 'auto';
+  if (value === 'off' || value === 'require' || value === 'auto') return value;
+  throw new WardError('invalid_config', `WARD_SANDBOX must be off, require or auto (got ${JSON.stringify(value)})`);
+}
+
+export function sandboxPlatform(platform: NodeJS.Platform = process.platform): SandboxPlatform | null {
+  return platform === 'linux' || platform === 'darwin' || platform === 'win32' ? platform : null;
+}
+
+/** A value for the runtime's inner `bash -c`: single-quoted, so nothing in it is interpreted. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The folder with the runtime's helpers (apply-seccomp, the Windows helper): the sandbox must see it. */
+export function runtimeHelpersFolder(): string {
+  const entry = createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime');
+  return path.join(path.dirname(path.dirname(entry)), 'vendor');
+}
+
+interface LiveRun {
+  readonly commandId: string;
+  readonly allowed: Set<string>;
+  readonly decideHost: RunSandbox['decideHost'];
+  /** Hosts being asked about now, so a retry is refused as "waiting", not asked twice. */
+  readonly asking: Set<string>;
+}
+
+export class SandboxEngine {
+  private runtime: Promise<Runtime> | undefined;
+  private readonly live = new Map<string, LiveRun>();
+  /** Refusals handed out while several runs were live, waiting for the refusal record that names the run. */
+  private readonly unattributed = new Map<string, number>();
+  private statusCache: SandboxStatus | undefined;
+  private initialized: Promise<Runtime> | undefined;
+
+  constructor(
+    private readonly mode: SandboxMode,
+    private readonly platform: SandboxPlatform | null = sandboxPlatform(),
+  ) {}
+
+  /** Whether runs are confined here: the platform, the runtime's own dependency check (bwrap, socat, ripgrep…). Probed once. */
+  async status(): Promise<SandboxStatus> {
+    if (this.statusCache !== undefined) return this.statusCache;
+    const mode = this.mode;
+    const not = (why: string): SandboxStatus => ({ mode, confined: false, detail: `runs are NOT sandboxed: ${why}` });
+    if (mode === 'off') this.statusCache = not('WARD_SANDBOX=off');
+    else if (this.platform === null) this.statusCache = not(`no sandbox for ${process.platform}`);
+    else {
+      try {
+        const runtime = await this.load();
+        const check = runtime.isSupportedPlatform() ? await runtime.checkDependenciesAsync() : { errors: ['this platform version is not supported'], warnings: [] };
+        this.statusCache =
+          check.errors.length > 0
+            ? not(`${check.errors.join('; ')} (Debian: apt-get install bubblewrap socat ripgrep)`)
+            : { mode, confined: true, detail: 'runs are sandboxed: files as granted, network only through Ward (granted hosts, the broker, the model gateway), no model key in the child' };
+      } catch (error) {
+        this.statusCache = not(`the sandbox runtime could not be loaded: ${describeError(error)}`);
+      }
+    }
+    return this.statusCache;
+  }
+
+  /** WARD_SANDBOX=require fails closed: the run is refused before anything is spawned. */
+  async assertUsable(): Promise<SandboxStatus> {
+    const status = await this.status();
+    if (status.mode === 'require' && !status.confined) {
+      throw new WardError('sandbox_unavailable', `WARD_SANDBOX=require and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the run was not started`);
+    }
+    return status;
+  }
+
+  /** The command inside the sandbox, or null when runs are not sandboxed here (`auto` without a sandbox, or `off`). */
+  async launch(run: RunSandbox): Promise<SandboxedLaunch | null> {
+    const status = await this.assertUsable();
+    if (!status.confined) return null;
+    const runtime = await this.ready();
+    const commandId = randomBytes(16).toString('base64url');
+    const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set() };
+    const view = filesystemView(run.files, this.platform!);
+    const { command } = run;
+    // The runtime puts loopback in NO_PROXY; the broker and the gateway are reached through its proxy like any host.
+    const inner = ['env', '-u', 'NO_PROXY', '-u', 'no_proxy', command.binary, ...command.args].map(shellQuote).join(' ');
+    runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...live.allowed] });
+    this.live.set(commandId, live);
+    let wrapped: { argv: string[] };
+    try {
+      wrapped = await runtime.wrapWithSandboxArgv(inner, undefined, { filesystem: view }, undefined, command.cwd, { commandId, commandText: path.basename(command.binary) });
+    } catch (error) {
+      this.forget(runtime, commandId);
+      throw new WardError('sandbox_unavailable', `the sandbox could not be set up for this run: ${describeError(error)}`, { cause: error });
+    }
+    let released = false;
+    return {
+      binary: wrapped.argv[0]!,
+      args: wrapped.argv.slice(1),
+      // The wrapper and bubblewrap need PATH; everything else the child sees is Ward's allowlist.
+      env: command.env,
+      cwd: command.cwd,
+      inner: command.binary,
+      reachable: reachability(view, this.platform!),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.forget(runtime, commandId);
+        runtime.cleanupAfterCommand();
+      },
+    };
+  }
+
+  /** Stops the runtime's proxies (Ward is exiting). */
+  async close(): Promise<void> {
+    if (this.runtime === undefined) return;
+    const runtime = await this.runtime.catch(() => undefined);
+    this.live.clear();
+    await runtime?.reset();
+  }
+
+  private forget(runtime: Runtime, commandId: string): void {
+    this.live.delete(commandId);
+    runtime.unregisterCommandNetworkLists(commandId);
+  }
+
+  private load(): Promise<Runtime> {
+    this.runtime ??= import('@anthropic-ai/sandbox-runtime').then((module) => module.SandboxManager);
+    return this.runtime;
+  }
+
+  /** The runtime with its proxies up: no host allowed by itself, every undecided host asked about. */
+  private ready(): Promise<Runtime> {
+    this.initialized ??= this.load().then(async (runtime) => {
+      const base = { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: ['/'], allowRead: [], allowWrite: [], denyWrite: [] } };
+      await runtime.initialize(base, (question) => this.onAsk(runtime, question));
+      runtime.getSandboxViolationStore().subscribe((violations) => this.onViolations(runtime, violations));
+      return runtime;
+    });
+    return this.initialized;
+  }
+
+  private async onAsk(runtime: Runtime, { host, port }: { host: string; port: number | undefined }): Promise<true | { allow: false; reason: string }> {
+    const question = { host, port: port ?? 0 };
+    const runs = [...this.live.values()];
+    if (runs.length === 1) {
+      const answer = await this.decide(runtime, runs[0]!, question);
+      return answer.allow ? true : { allow: false, reason: answer.reason };
+    }
+    // Several runs: this connection is refused, and its refusal record (under the run's id) says whose it was.
+    const key = `${host}:${question.port}`;
+    this.unattributed.set(key, (this.unattributed.get(key) ?? 0) + 1);
+    return { allow: false, reason: `${key} is not granted to this agent; Ward is asking the person in this conversation: try again once they have answered` };
+  }
+
+  private onViolations(runtime: Runtime, violations: readonly { line: string; encodedCommand?: string }[]): void {
+    const latest = violations.at(-1);
+    if (latest?.encodedCommand === undefined) return;
+    const match = /^deny network-outbound (\S+):(\d+) /.exec(latest.line);
+    if (match === null) return;
+    const key = `${match[1]}:${match[2]}`;
+    const pending = this.unattributed.get(key) ?? 0;
+    if (pending === 0) return;
+    if (pending === 1) this.unattributed.delete(key);
+    else this.unattributed.set(key, pending - 1);
+    const commandId = Buffer.from(latest.encodedCommand, 'base64').toString('utf8');
+    const run = this.live.get(commandId);
+    if (run !== undefined) void this.decide(runtime, run, { host: match[1]!, port: Number(match[2]) });
+  }
+
+  /** Asks the run once per host at a time; an allowed host joins the run's list for every later connection. */
+  private async decide(runtime: Runtime, run: LiveRun, question: HostQuestion): Promise<HostAnswer> {
+    const key = `${question.host}:${question.port}`;
+    if (run.asking.has(key)) return { allow: false, reason: `${key}: ${WAITING}` };
+    run.asking.add(key);
+    try {
+      const answer = await run.decideHost(question).catch((error: unknown): HostAnswer => ({ allow: false, reason: `the permission check failed: ${describeError(error)}` }));
+      if (answer.allow && this.live.get(run.commandId) === run) {
+        run.allowed.add(key);
+        runtime.registerCommandNetworkLists(run.commandId, { allowedDomains: [...run.allowed] });
+      }
+      return answer;
+    } finally {
+      run.asking.delete(key);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+/** G1–G4: the model gateway in front of the real scripted provider (a Messages-API server on loopback). */
+import http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ModelGateway, type GatewayExchange, type ProviderCredential } from '../../main/gateway/gateway.js';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+
+const REAL_KEY = 'sk-ant-gateway-canary-4b1d7c9e2f3a';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(credential: ProviderCredential = { kind: 'api_key', value: REAL_KEY }, provider?: ModelProvider) {
+  const upstream = provider ?? (await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello through the gateway.' }], usage: { input_tokens: 17, output_tokens: 9 } }]));
+  if (provider === undefined) cleanups.push(() => upstream.close());
+  const gateway = await ModelGateway.start();
+  cleanups.push(() => gateway.close());
+  const exchanges: GatewayExchange[] = [];
+  const route = gateway.register({ runId: 'run-a', baseUrl: upstream.url, credential: async () => credential, onExchange: (exchange) => exchanges.push(exchange) });
+  return { upstream, gateway, route, exchanges };
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+function post(url: string, headers: Record<string, string>, body: string, method = 'POST'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers: { 'content-type': 'application/json', ...headers } }, (response) => {
+      let text = '';
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** The answer's text, joined from the SSE text deltas. */
+function streamedText(sse: string): string {
+  return sse
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)) as { delta?: { text?: string } })
+    .map((event) => event.delta?.text ?? '')
+    .join('');
+}
+
+const MESSAGE = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+
+describe('model gateway (G1, G2)', () => {
+  it('test_forwards_a_streamed_answer_with_the_real_key_which_the_child_never_holds', async () => {
+    const { upstream, route, exchanges } = await setup();
+    const reply = await post(`${route.url}/v1/messages?beta=true`, { 'x-api-key': route.capability, 'anthropic-version': '2023-06-01' }, MESSAGE);
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toContain('text/event-stream');
+    expect(streamedText(reply.body)).toBe('Hello through the gateway.');
+    expect(reply.body).toContain('event: message_stop');
+    const [seen] = upstream.conversationRequests();
+    expect(seen!.path).toBe('/v1/messages');
+    expect(seen!.headers['x-api-key']).toBe(REAL_KEY);
+    expect(seen!.headers['anthropic-version']).toBe('2023-06-01');
+    // The capability never leaves Ward for the provider.
+    expect(JSON.stringify(upstream.requests)).not.toContain(route.capability);
+    expect(exchanges).toEqual([{ path: '/v1/messages', status: 200, durationMs: expect.any(Number), problem: null, usage: { inputTokens: 17, outputTokens: 9, cacheReadTokens: 0, cacheCreationTokens: 0 } }]);
+  });
+
+  it('test_a_subscription_token_goes_as_a_bearer_and_never_as_an_api_key', async () => {
+    const { upstream, route } = await setup({ kind: 'oauth_token', value: 'oauth-canary-91c3' });
+    const reply = await post(`${route.url}/v1/messages`, { authorization: `Bearer ${route.capability}` }, MESSAGE);
+    expect(reply.status).toBe(200);
+    const [seen] = upstream.conversationRequests();
+    expect(seen!.headers.authorization).toBe('Bearer oauth-canary-91c3');
+    expect(seen!.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('test_count_tokens_is_forwarded_and_other_paths_and_methods_are_refused', async () => {
+    const { route } = await setup();
+    const auth = { 'x-api-key': route.capability };
+    expect((await post(`${route.url}/v1/messages/count_tokens`, auth, JSON.stringify({ model: 'x', messages: [] }))).status).toBe(200);
+    expect((await post(`${route.url}/v1/models`, auth, '')).status).toBe(404);
+    expect((await post(`${route.url}/../v1/messages`, auth, MESSAGE)).status).toBe(404);
+    expect((await post(`${route.url}/v1/messages`, auth, '', 'GET')).status).toBe(405);
+  });
+
+  it('test_a_wrong_missing_foreign_or_dead_capability_gets_401_or_404', async () => {
+    const { gateway, route, upstream } = await setup();
+    const other = gateway.register({ runId: 'run-b', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });
+    expect((await post(`${route.url}/v1/messages`, {}, MESSAGE)).status).toBe(401);
+    expect((await post(`${route.url}/v1/messages`, { 'x-api-key': 'x'.repeat(43) }, MESSAGE)).status).toBe(401);
+    // Run B's capability does not open run A.
+    expect((await post(`${route.url}/v1/messages`, { 'x-api-key': other.capability }, MESSAGE)).status).toBe(401);
+    route.close();
+    // Dead once the run ended.
+    expect((await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE)).status).toBe(404);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('test_a_foreign_host_header_or_an_origin_is_refused_before_anything_is_read', async () => {
+    const { route, upstream } = await setup();
+    const auth = { 'x-api-key': route.capability };
+    expect((await post(`${route.url}/v1/messages`, { ...auth, host: 'evil.example:80' }, MESSAGE)).status).toBe(403);
+    expect((await post(`${route.url}/v1/messages`, { ...auth, origin: 'https://evil.example' }, MESSAGE)).status).toBe(403);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('test_an_oversized_request_is_refused_with_413', async () => {
+    const upstream = await startModelProvider();
+    cleanups.push(() => upstream.close());
+    const gateway = await ModelGateway.start({ maxRequestBytes: 1024 });
+    cleanups.push(() => gateway.close());
+    const route = gateway.register({ runId: 'run-a', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });
+    expect((await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, 'x'.repeat(2048))).status).toBe(413);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('test_the_providers_error_status_reaches_the_child_and_is_reported_without_the_key', async () => {
+    const upstream = await startModelProvider([{ kind: 'http_error', status: 429, errorType: 'rate_limit_error', message: 'slow down' }]);
+    cleanups.push(() => upstream.close());
+    const { route, exchanges } = await setup({ kind: 'api_key', value: REAL_KEY }, upstream);
+    const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
+    expect(reply.status).toBe(429);
+    expect(reply.body).toContain('rate_limit_error');
+    expect(reply.body).not.toContain(REAL_KEY);
+    expect(exchanges[0]).toMatchObject({ status: 429, problem: null, usage: null });
+  });
+
+  it('test_an_unreachable_provider_is_a_502_in_wards_words', async () => {
+    const gateway = await ModelGateway.start();
+    cleanups.push(() => gateway.close());
+    const exchanges: GatewayExchange[] = [];
+    // A port nothing listens on.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const route = gateway.register({ runId: 'run-a', baseUrl: `http://127.0.0.1:${port}`, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: (exchange) => exchanges.push(exchange) });
+    const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
+    expect(reply.status).toBe(502);
+    expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Ward could not reach the model provider: ECONNREFUSED' } });
+    expect(exchanges).toEqual([{ path: '/v1/messages', status: 0, durationMs: expect.any(Number), problem: 'ECONNREFUSED', usage: null }]);
+  });
+
+  it('test_a_sign_in_token_is_refreshed_once_after_a_401_and_the_call_tried_once_more', async () => {
+    const upstream = await startModelProvider([{ kind: 'http_error', status: 401, errorType: 'authentication_error' }, { blocks: [{ type: 'text', text: 'after refresh' }] }]);
+    cleanups.push(() => upstream.close());
+    const gateway = await ModelGateway.start();
+    cleanups.push(() => gateway.close());
+    let refreshed = 0;
+    const route = gateway.register({
+      runId: 'run-a',
+      baseUrl: upstream.url,
+      credential: async () => ({ kind: 'bearer', value: 'stale-token' }),
+      refreshCredential: async () => {
+        refreshed += 1;
+        return { kind: 'bearer', value: 'fresh-token' };
+      },
+      onExchange: () => undefined,
+    });
+    const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
+    expect(reply.status).toBe(200);
+    expect(streamedText(reply.body)).toBe('after refresh');
+    expect(refreshed).toBe(1);
+    expect(upstream.conversationRequests().map((request) => request.headers.authorization)).toEqual(['Bearer stale-token', 'Bearer fresh-token']);
+  });
+});
