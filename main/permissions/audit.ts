@@ -22,7 +22,8 @@ export interface AuditRecord {
   readonly answerer: Answerer;
   readonly reason: string;
   /** 'approval' for the CLI's permission prompt tool, 'broker' for an MCP call check. */
-  readonly via: 'approval' | 'broker';
+  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host. */
+  readonly via: 'approval' | 'broker' | 'sandbox';
   readonly at: string;
 }
 

@@ -3,9 +3,9 @@ import type { ApprovalDecision, ApprovalRequest } from '../broker/types.js';
 import type { PinnedToolRoute } from '../upstreams/types.js';
 import { describeError } from '../base/errors.js';
 import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
-import { check, type PermissionRequest, type RequestGate } from './engine.js';
+import { check, makeRequest, type PermissionRequest, type RequestGate } from './engine.js';
 import type { GrantStore } from './grant-store.js';
-import { describeRule, type Rule } from './grants.js';
+import { describeRule, formatHostPattern, parseHostPattern, type HostPattern, type Rule } from './grants.js';
 import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
 import { PROMPT_ANSWERS, type PromptAnswer, type Prompter } from './prompter.js';
 
@@ -128,6 +128,42 @@ export class RunPermissions {
     if (request.toolName.startsWith(WARD_MCP_PREFIX)) this.rememberApproved(request.toolName.slice(WARD_MCP_PREFIX.length), request.input);
     // The input passes unchanged: the person approved exactly this call.
     return { behavior: 'allow', updatedInput: request.input };
+  }
+
+  /**
+   * S3: a host the sandbox's lists did not cover, as its proxy asks: the grants decide, else the
+   * person (once / this conversation / always / deny), else deny. Journaled like every check (P4).
+   */
+  async decideHost(host: string, port: number): Promise<{ allowed: boolean; reason: string }> {
+    const shownHost = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    let request: PermissionRequest;
+    try {
+      request = makeRequest('net', shownHost, this.options.baseDir);
+    } catch (error) {
+      const reason = `not a host Ward can decide about: ${describeError(error)}`;
+      this.record(null, 'network', shownHost, 'deny', { by: 'refused' }, reason, 'sandbox');
+      return { allowed: false, reason };
+    }
+    const outcome = await this.decide(request, 'network', shownHost, 'sandbox');
+    return { allowed: outcome.allowed, reason: outcome.reason };
+  }
+
+  /**
+   * The run's allowed hosts as the sandbox's proxy takes them (S3): every `net` allow no deny
+   * could narrow. An allow a deny overlaps (`*.example.com` and `evil.example.com`) is left to
+   * decideHost, which weighs both the way every other check does, and so is anything an admin
+   * policy would have to look at host by host.
+   */
+  sandboxHosts(): string[] {
+    const rules = this.currentRules().filter((rule) => rule.kind === 'net');
+    const denies = rules.filter((rule) => rule.effect === 'deny').map((rule) => parseHostPattern(rule.value));
+    return rules
+      .filter((rule) => rule.effect === 'allow')
+      .map((rule) => parseHostPattern(rule.value))
+      .filter((allow) => !denies.some((deny) => hostsOverlap(allow, deny)))
+      // Under an admin policy only exact host:port entries it allows go in; the rest are checked per connection.
+      .filter((allow) => this.gate === undefined || (!allow.wildcard && allow.port !== null && this.gate.refusal({ kind: 'net', value: formatHostPattern(allow) }) === null))
+      .map(formatHostPattern);
   }
 
   /** The broker's check before each MCP call (B4): live grants, one-shot approvals, else ask. */
@@ -304,4 +340,11 @@ export class RunPermissions {
       at: this.now().toISOString(),
     });
   }
+}
+
+/** Whether some host (and port) could match both patterns. Errs towards yes: an overlap only costs a check. */
+function hostsOverlap(a: HostPattern, b: HostPattern): boolean {
+  if (a.port !== null && b.port !== null && a.port !== b.port) return false;
+  const covers = (pattern: HostPattern, host: string) => host === pattern.host || (pattern.wildcard && host.endsWith(`.${pattern.host}`));
+  return covers(a, b.host) || covers(b, a.host) || (a.wildcard && b.wildcard && (a.host.endsWith(`.${b.host}`) || b.host.endsWith(`.${a.host}`)));
 }

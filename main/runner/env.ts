@@ -13,15 +13,23 @@ export const QUIET_SWITCHES = {
   DISABLE_ERROR_REPORTING: '1',
 } as const;
 
-import type { ModelCredential } from '../providers/model-profile.js';
-
-export type { ModelCredential };
+/**
+ * How the child reaches the model: the run's gateway URL and run capability (S4, G1), never the
+ * real credential. `mode` says which variable carries the key, so the CLI sends the headers its
+ * mode needs (a subscription token asks for OAuth headers).
+ */
+export interface ModelAccess {
+  readonly baseUrl: string;
+  readonly key: string;
+  readonly mode: 'api_key' | 'oauth_token';
+}
 
 export interface ChildEnvInput {
   readonly inherited: NodeJS.ProcessEnv;
-  readonly baseUrl: string;
-  readonly credential: ModelCredential;
+  readonly model: ModelAccess;
   readonly configDir: string;
+  /** Variables the run's `env` grants pass from Ward's environment (Deno's --allow-env). */
+  readonly granted?: Readonly<Record<string, string>>;
 }
 
 /** Every name the child may see; tests compare /proc/PID/environ against it. */
@@ -40,11 +48,12 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
     const value = input.inherited[name];
     if (typeof value === 'string' && value !== '') env[name] = value;
   }
+  Object.assign(env, input.granted ?? {});
   Object.assign(env, QUIET_SWITCHES);
-  env.ANTHROPIC_BASE_URL = input.baseUrl;
+  env.ANTHROPIC_BASE_URL = input.model.baseUrl;
   env.CLAUDE_CONFIG_DIR = input.configDir;
-  if (input.credential.kind === 'api_key') env.ANTHROPIC_API_KEY = input.credential.value;
-  else env.CLAUDE_CODE_OAUTH_TOKEN = input.credential.value;
+  if (input.model.mode === 'api_key') env.ANTHROPIC_API_KEY = input.model.key;
+  else env.CLAUDE_CODE_OAUTH_TOKEN = input.model.key;
   // Belt and braces: nothing that changes how the binary loads code.
   for (const name of Object.keys(env)) if (/^(LD_|DYLD_)/.test(name)) delete env[name];
   return env;

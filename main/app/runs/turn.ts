@@ -300,7 +300,7 @@ export class Turn {
       disallowedRules: cliPermissions.disallowedTools,
       askTools: cliPermissions.askTools,
     });
-    const env = buildChildEnv({ inherited: deps.env, baseUrl: plan.profile.baseUrl, credential: plan.credential, configDir: plan.configDir });
+    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: plan.profile.baseUrl, key: plan.credential.value, mode: plan.credential.kind }, configDir: plan.configDir });
     this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
 
     this.checkNotStopped();
