@@ -1,5 +1,8 @@
 import { main } from './main.js';
 
+// Everything Ward writes (databases, their WAL, run folders, keys in the file store) is the user's alone.
+process.umask(0o077);
+
 // A reader that goes away (`ward replay ID | head`) is not our failure: later output is
 // dropped and the command finishes normally (`ward run` also stops its turn, see run.ts).
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

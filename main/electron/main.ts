@@ -18,6 +18,9 @@ const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const rendererRoot = path.join(distDir, 'renderer');
 const preloadFile = path.join(distDir, 'preload', 'bridge.cjs');
 
+// Everything Ward writes (databases, their WAL, run folders) is the user's alone.
+process.umask(0o077);
+
 const windows = new Set<WebContents>();
 
 // standard + secure give the page a real origin (app://ward) for CSP 'self' and ES modules;

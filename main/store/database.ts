@@ -9,6 +9,9 @@ export type { Database };
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const BUSY_TIMEOUT_MS = 5_000;
+/** Up to this size the whole file is checked at every open (about 1 ms a MiB); larger ones once a day. */
+const CHECK_EVERY_OPEN_BYTES = 16 * 1024 * 1024;
+const CHECK_INTERVAL_MS = 24 * 60 * 60_000;
 
 export interface OpenOptions {
   /** Migrate up to this version instead of the latest (migration tests). */
@@ -35,7 +38,8 @@ function assertIntactHeader(file: string): void {
   } catch (error) {
     throw new WardError('store_unavailable', `cannot read the database file ${file}: ${describeError(error)}`, { cause: error });
   }
-  if (size === 0) return; // created by SQLite but never written: still empty
+  // Ward creates a database whole (createDatabase), so an empty one was emptied: refuse, do not re-create.
+  if (size === 0) throw new WardError('store_corrupt', `the database file ${file} is empty (0 bytes): it held this namespace's history and was emptied or truncated; it was left untouched`);
   if (size < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) {
     throw new WardError('store_corrupt', `the database file ${file} is not a SQLite database (corrupt or overwritten); it was left untouched`);
   }
@@ -65,16 +69,21 @@ export function readSchemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-/** Opens (creating if needed) a namespace database: validated, WAL, busy timeout, migrated. */
+/**
+ * Opens a namespace database: validated, WAL, busy timeout, migrated. Only a file that never
+ * existed is created, and it is created whole (made under another name, then renamed), so a
+ * crash can never leave an empty or half-made ward.db that a later open would mistake for one.
+ */
 export function openDatabase(file: string, options: OpenOptions = {}): Database {
-  const exists = fs.existsSync(file);
-  if (exists) assertIntactHeader(file);
-  else if (options.readonly) throw new WardError('not_found', `no database at ${file}`);
-  else fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(file)) {
+    if (options.readonly) throw new WardError('not_found', `no database at ${file}`);
+    createDatabase(file, options);
+  }
+  assertIntactHeader(file);
 
   let db: Database;
   try {
-    db = new BetterSqlite3(file, { readonly: options.readonly ?? false, fileMustExist: exists });
+    db = new BetterSqlite3(file, { readonly: options.readonly ?? false, fileMustExist: true });
   } catch (error) {
     throw wrapSqliteError(file, error);
   }
@@ -94,6 +103,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
       // The journal checkpoints between commits (journal.ts); this is only the backstop (~40 MB).
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('foreign_keys = ON');
+      checkWhenDue(db, file);
       migrate(db, options.targetVersion ?? LATEST_SCHEMA_VERSION);
     }
     return db;
@@ -102,6 +112,54 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     if (error instanceof WardError) throw error;
     throw wrapSqliteError(file, error);
   }
+}
+
+function createDatabase(file: string, options: OpenOptions): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const making = `${file}.new-${process.pid}`;
+  fs.rmSync(making, { force: true });
+  const db = new BetterSqlite3(making);
+  try {
+    fs.chmodSync(making, 0o600);
+    db.pragma('journal_mode = WAL');
+    migrate(db, options.targetVersion ?? LATEST_SCHEMA_VERSION);
+  } finally {
+    db.close();
+  }
+  try {
+    // Two processes creating at once: the first rename wins, the second finds a whole database.
+    fs.linkSync(making, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new WardError('store_unavailable', `cannot create the database file ${file}: ${describeError(error)}`, { cause: error });
+  } finally {
+    fs.rmSync(making, { force: true });
+  }
+}
+
+/**
+ * Damage is found before anything is written into it: the whole file is checked at open while it
+ * is small, and once a day after that (the time of the last good check is kept in the file).
+ */
+function checkWhenDue(db: Database, file: string): void {
+  const size = fs.statSync(file).size;
+  if (size > CHECK_EVERY_OPEN_BYTES) {
+    const last = readCheckedAt(db);
+    if (last !== null && Date.now() - last < CHECK_INTERVAL_MS) return;
+  }
+  const result = checkIntegrity(db);
+  if (result !== 'ok') throw new WardError('store_corrupt', `the database file ${file} is damaged (${result.slice(0, 300)}); it was left untouched: restore it from a backup, or move it away to start this namespace afresh`);
+  if (size > CHECK_EVERY_OPEN_BYTES && hasMetaTable(db)) db.prepare("INSERT INTO meta (key, value) VALUES ('integrity_checked_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(Date.now()));
+}
+
+function hasMetaTable(db: Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+}
+
+function readCheckedAt(db: Database): number | null {
+  if (!hasMetaTable(db)) return null;
+  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'integrity_checked_at'").get();
+  const value = Number(row?.value);
+  return Number.isFinite(value) ? value : null;
 }
 
 function migrate(db: Database, target: number): void {
