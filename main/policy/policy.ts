@@ -48,17 +48,15 @@ export interface AdminPolicy {
   readonly cliVersions: readonly string[] | null;
 }
 
-/** The per-OS system location; `WARD_POLICY` overrides it (tests, staged roll-outs). */
-export function policyPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; overridden: boolean } {
-  const override = env.WARD_POLICY;
-  if (override !== undefined && override !== '') return { file: path.resolve(override), overridden: true };
+/** Where the admin's policy lives on each OS: a place only an administrator can write. */
+export function systemPolicyPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   switch (platform) {
     case 'darwin':
-      return { file: '/Library/Application Support/Ward/policy.json', overridden: false };
+      return '/Library/Application Support/Ward/policy.json';
     case 'win32':
-      return { file: path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'Ward', 'policy.json'), overridden: false };
+      return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'Ward', 'policy.json');
     default:
-      return { file: '/etc/ward/policy.json', overridden: false };
+      return '/etc/ward/policy.json';
   }
 }
 
@@ -112,25 +110,32 @@ export function parsePolicy(text: string, file: string): AdminPolicy {
 }
 
 /**
- * Loads the admin policy. No file at the system location means no policy (a personal install);
- * a file that exists but cannot be read, is writable by others, or is malformed fails closed,
- * and so does a `WARD_POLICY` that names a missing file.
+ * The admin policy (P5): the file at the system location (none there: a personal install, no
+ * policy), narrowed by the file `WARD_POLICY` names, if any. That second file can only add
+ * restrictions (the two are merged so the stricter wins), so no environment variable can lift
+ * what an admin set; it is how a person restricts themselves, and how tests impose a policy.
+ * A file that exists but cannot be read, is writable by others or is malformed fails closed.
  */
-export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AdminPolicy | null {
-  const { file, overridden } = policyPath(env, platform);
+export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, systemFile: string = systemPolicyPath(env, platform)): AdminPolicy | null {
+  const system = readPolicyFile(systemFile, { platform, mustExist: false, rootOwned: true });
+  const extra = env.WARD_POLICY === undefined || env.WARD_POLICY === '' ? null : readPolicyFile(path.resolve(env.WARD_POLICY), { platform, mustExist: true, rootOwned: false });
+  return mergePolicies(system, extra);
+}
+
+function readPolicyFile(file: string, options: { platform: NodeJS.Platform; mustExist: boolean; rootOwned: boolean }): AdminPolicy | null {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT' && !overridden) return null;
+    if ((error as { code?: string }).code === 'ENOENT' && !options.mustExist) return null;
     throw broken(file, `cannot be read (${describeError(error)})`, error);
   }
   if (!stat.isFile()) throw broken(file, 'is not a regular file');
   if (stat.size > MAX_POLICY_BYTES) throw broken(file, `is larger than ${MAX_POLICY_BYTES} bytes`);
-  if (platform !== 'win32') {
+  if (options.platform !== 'win32') {
     // The user must not be able to loosen what the admin set.
     if ((stat.mode & 0o022) !== 0) throw broken(file, `is writable by group or others (mode ${(stat.mode & 0o777).toString(8)})`);
-    if (!overridden && stat.uid !== 0) throw broken(file, `is not owned by root (uid ${stat.uid})`);
+    if (options.rootOwned && stat.uid !== 0) throw broken(file, `is not owned by root (uid ${stat.uid})`);
   }
   let text: string;
   try {
@@ -139,6 +144,40 @@ export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
     throw broken(file, `cannot be read (${describeError(error)})`, error);
   }
   return parsePolicy(text, file);
+}
+
+/**
+ * Two policies as one, the stricter winning everywhere: forbidden kinds add up; caps, allowed
+ * connections, providers and CLI versions keep only what both allow; two fixed namespaces must
+ * agree (else fail closed).
+ */
+export function mergePolicies(a: AdminPolicy | null, b: AdminPolicy | null): AdminPolicy | null {
+  if (a === null || b === null) return a ?? b;
+  if (a.namespace !== null && b.namespace !== null && a.namespace !== b.namespace) {
+    throw broken(`${a.file} and ${b.file}`, `fix different namespaces (${a.namespace}, ${b.namespace})`);
+  }
+  const caps: Partial<Record<GrantKind, readonly string[]>> = { ...a.caps };
+  for (const [kind, entries] of Object.entries(b.caps) as Array<[GrantKind, readonly string[]]>) {
+    const other = caps[kind];
+    caps[kind] = other === undefined ? entries : bothAllow(kind, other, entries);
+  }
+  const both = (x: readonly string[] | null, y: readonly string[] | null) => (x === null ? y : y === null ? x : x.filter((entry) => y.includes(entry)));
+  return {
+    file: `${a.file} + ${b.file}`,
+    reason: `${a.reason} and ${b.reason}`,
+    namespace: a.namespace ?? b.namespace,
+    forbid: new Set([...a.forbid, ...b.forbid]),
+    caps,
+    connections: both(a.connections, b.connections),
+    providers: a.providers === null ? b.providers : b.providers === null ? a.providers : bothAllow('net', a.providers, b.providers),
+    cliVersions: both(a.cliVersions, b.cliVersions),
+  };
+}
+
+/** The entries of each list that the other list also covers: nothing either one leaves out. */
+function bothAllow(kind: GrantKind, x: readonly string[], y: readonly string[]): string[] {
+  const inner = (from: readonly string[], within: readonly string[]) => from.filter((entry) => within.some((outer) => ruleWithin(kind, entry, outer)));
+  return [...new Set([...inner(x, y), ...inner(y, x)])];
 }
 
 function refused(policy: AdminPolicy, what: string): WardError {

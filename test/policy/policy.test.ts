@@ -11,7 +11,9 @@ import {
   assertRulesAllowed,
   loadPolicy,
   parsePolicy,
-  policyPath,
+  systemPolicyPath,
+  mergePolicies,
+  assertRuleAllowed,
 } from '../../main/policy/policy.js';
 import { tempDir } from '../support/temp.js';
 import { wardErrorOf } from '../support/errors.js';
@@ -26,11 +28,34 @@ function writePolicy(value: unknown, mode = 0o644): string {
 const REASON = 'Example Corp IT (it@example.com)';
 
 describe('admin policy', () => {
-  it('test_system_locations_per_os_and_the_env_override', () => {
-    expect(policyPath({}, 'linux')).toEqual({ file: '/etc/ward/policy.json', overridden: false });
-    expect(policyPath({}, 'darwin').file).toBe('/Library/Application Support/Ward/policy.json');
-    expect(policyPath({ ProgramData: 'D:\\PD' }, 'win32').file).toBe('D:\\PD\\Ward\\policy.json');
-    expect(policyPath({ WARD_POLICY: '/x/p.json' }, 'linux')).toEqual({ file: '/x/p.json', overridden: true });
+  it('test_system_locations_per_os', () => {
+    expect(systemPolicyPath({}, 'linux')).toBe('/etc/ward/policy.json');
+    expect(systemPolicyPath({}, 'darwin')).toBe('/Library/Application Support/Ward/policy.json');
+    expect(systemPolicyPath({ ProgramData: 'D:\\PD' }, 'win32')).toBe('D:\\PD\\Ward\\policy.json');
+    // The environment does not move the admin's file.
+    expect(systemPolicyPath({ WARD_POLICY: '/x/p.json' }, 'linux')).toBe('/etc/ward/policy.json');
+  });
+
+  it('test_ward_policy_cannot_lift_the_admin_policy_it_only_adds_restrictions', () => {
+    const admin = writePolicy({ version: 1, reason: REASON, forbid: ['run'], caps: { net: ['*.example.com'] } });
+    // A user-owned file that allows everything: merged, the admin's limits still hold.
+    const mine = writePolicy({ version: 1, reason: 'me' });
+    const merged = loadPolicy({ WARD_POLICY: mine }, 'linux', admin)!;
+    expect([...merged.forbid]).toEqual(['run']);
+    expect(wardErrorOf(() => assertRuleAllowed(merged, { effect: 'allow', kind: 'run', value: 'ls', source: 'flag' })).code).toBe('policy_refused');
+    expect(wardErrorOf(() => assertRuleAllowed(merged, { effect: 'allow', kind: 'net', value: 'evil.com', source: 'flag' })).code).toBe('policy_refused');
+    // A stricter one narrows further.
+    const stricter = writePolicy({ version: 1, reason: 'me', forbid: ['write'], caps: { net: ['api.example.com'] } });
+    const narrowed = loadPolicy({ WARD_POLICY: stricter }, 'linux', admin)!;
+    expect([...narrowed.forbid].sort()).toEqual(['run', 'write']);
+    expect(narrowed.caps.net).toEqual(['api.example.com']);
+  });
+
+  it('test_two_policies_fixing_different_namespaces_fail_closed', () => {
+    const a = parsePolicy(JSON.stringify({ version: 1, namespace: 'work' }), 'a');
+    const b = parsePolicy(JSON.stringify({ version: 1, namespace: 'home' }), 'b');
+    expect(wardErrorOf(() => mergePolicies(a, b))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('fix different namespaces (work, home)') });
+    expect(mergePolicies(a, parsePolicy(JSON.stringify({ version: 1, cliVersions: ['2.1.328'], connections: ['github', 'jira'] }), 'c'))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'], connections: ['github', 'jira'] });
   });
 
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {
