@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   },
   runs: {
     conversation_busy: EXIT.failed,
+    run_uncertain: EXIT.uncertain,
     invalid_transition: EXIT.failed,
     run_failed: EXIT.failed,
     cli_pin_mismatch: EXIT.unavailable,

@@ -25,13 +25,27 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-/** Strict parsing: an unknown flag or a missing value is a usage error naming it. */
+/**
+ * Strict parsing: an unknown flag or a missing value is a usage error naming it, and so is a
+ * single-value flag given twice or a flag given an empty value (never "the last one wins" or
+ * "empty means the default").
+ */
 export function parseCommandArgs<T extends Options>(command: Pick<Command, 'usage'>, args: readonly string[], options: T, allowPositionals = true) {
+  let parsed;
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals });
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals, tokens: true });
   } catch (error) {
     throw new WardError('usage', `${(error as Error).message.split('\n')[0]}\nusage: ${command.usage}`, { cause: error });
   }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    const option = options[token.name];
+    if (option?.type === 'string' && token.value === '') throw new WardError('usage', `--${token.name} needs a value, not an empty one\nusage: ${command.usage}`);
+    if (!option?.multiple && seen.has(token.name)) throw new WardError('usage', `--${token.name} is given more than once\nusage: ${command.usage}`);
+    seen.add(token.name);
+  }
+  return { values: parsed.values, positionals: parsed.positionals };
 }
 
 export function requirePositional(command: Pick<Command, 'usage'>, positionals: readonly string[], index: number, what: string): string {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { WardError } from '../base/errors.js';
 
@@ -53,4 +54,25 @@ export function readBoundedStdin(stream: Readable, limits: StdinLimits): Promise
     stream.on('data', onData).on('end', onEnd).on('error', onError);
     stream.resume();
   });
+}
+
+/** A file a person names (instructions, a key file): a regular file within the size bound, read whole. Never a device or a pipe that could hang. */
+export function readBoundedFile(file: string, options: { what: string; maxBytes: number }): string {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    throw new WardError('usage', `cannot read ${options.what} ${file}: ${(error as Error).message}`);
+  }
+  if (!stat.isFile()) throw new WardError('usage', `${options.what} ${file} is not a regular file`);
+  if (stat.size > options.maxBytes) throw new WardError('usage', `${options.what} ${file} is larger than ${options.maxBytes} bytes`);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(options.maxBytes + 1);
+    const read = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    if (read > options.maxBytes) throw new WardError('usage', `${options.what} ${file} is larger than ${options.maxBytes} bytes`);
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }

@@ -11,9 +11,36 @@ async function help(io: CliIo): Promise<void> {
   writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage. Exit codes are listed in README.md.');
 }
 
+/** Flags every command takes, accepted before the command name too (`ward --namespace work run …`). */
+const GLOBAL_WITH_VALUE = new Set(['--namespace', '-n']);
+const GLOBAL_BARE = new Set(['--json']);
+
+/** The command name and its arguments, with global flags given before the name moved after it. */
+export function splitCommandLine(argv: readonly string[]): { name: string | undefined; args: string[] } {
+  const leading: string[] = [];
+  let index = 0;
+  while (index < argv.length) {
+    const arg = argv[index]!;
+    if (GLOBAL_WITH_VALUE.has(arg) && index + 1 < argv.length) {
+      leading.push(arg, argv[index + 1]!);
+      index += 2;
+    } else if (GLOBAL_BARE.has(arg) || [...GLOBAL_WITH_VALUE].some((flag) => arg.startsWith(`${flag}=`))) {
+      leading.push(arg);
+      index += 1;
+    } else break;
+  }
+  return { name: argv[index], args: [...leading, ...argv.slice(index + 1)] };
+}
+
+/** `--help` counts only among the options: after `--` it is part of the prompt. */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
 /** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const [name, ...args] = argv;
+  const { name, args } = splitCommandLine(argv);
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     await help(io);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -24,7 +51,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.usage;
   }
   const command = await entry.load();
-  if (args.includes('--help') || args.includes('-h')) {
+  if (asksForHelp(args)) {
     writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
     return EXIT.ok;
   }

@@ -45,6 +45,7 @@ export class DataFolder {
     if (options.mustExist && ns.name !== DEFAULT_NAMESPACE && !this.namespaceExists(ns)) {
       throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`);
     }
+    this.checkHome();
     fs.mkdirSync(namespaceDir(this.home, ns), { recursive: true, mode: 0o700 });
     const store = NamespaceStore.open(this.home, ns);
     this.recovered.push(...store.runs.markOrphansUncertain());
@@ -81,6 +82,33 @@ export class DataFolder {
       .filter((entry) => entry.isDirectory())
       .map((entry) => path.join(root, entry.name, 'ward.db'))
       .filter((file) => fs.existsSync(file));
+  }
+
+  private homeChecked = false;
+
+  /**
+   * The data folder must be a folder only its user can write: another user able to write it could
+   * swap databases or settings. Refused with what to do, before anything is written.
+   */
+  private checkHome(): void {
+    if (this.homeChecked) return;
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(this.home);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        fs.mkdirSync(this.home, { recursive: true, mode: 0o700 });
+        this.homeChecked = true;
+        return;
+      }
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new WardError('store_unavailable', `the data folder ${this.home} cannot be made: a file is in its path (WARD_HOME must name a folder)`);
+      throw new WardError('store_unavailable', `the data folder ${this.home} cannot be read: ${(error as Error).message}`, { cause: error });
+    }
+    if (!stat.isDirectory()) throw new WardError('store_unavailable', `the data folder ${this.home} is a file, not a folder (WARD_HOME must name a folder)`);
+    if (process.platform !== 'win32' && (stat.mode & 0o022) !== 0) {
+      throw new WardError('store_unavailable', `the data folder ${this.home} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); run "chmod 700 ${this.home}" and try again`);
+    }
+    this.homeChecked = true;
   }
 
   close(): void {

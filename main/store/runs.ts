@@ -138,10 +138,13 @@ export class RunRepository {
         return { run: toRun(existing), attached: true };
       }
       const active = this.activeFor(conversationId);
-      if (active !== undefined) {
-        const hint = active.state === 'uncertain' ? '; reconcile it first' : '';
-        throw new WardError('conversation_busy', `conversation ${conversationId} already has a ${active.state} run (${active.id})${hint}`);
+      if (active?.state === 'uncertain') {
+        throw new WardError(
+          'run_uncertain',
+          `conversation ${conversationId} has an uncertain run (${active.id}): check what its tool calls did, then record it with "ward reconcile ${active.id} --outcome succeeded|failed|stopped --note TEXT"`,
+        );
       }
+      if (active !== undefined) throw new WardError('conversation_busy', `conversation ${conversationId} already has ${active.state === 'admitted' ? 'an' : 'a'} ${active.state} run (${active.id}); wait for it to finish or stop it`);
       const now = new Date().toISOString();
       const id = randomUUID();
       this.db

@@ -25,7 +25,7 @@ describe('admission (R7)', () => {
     const running = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'two' });
     const error = thrown(() => harness!.service.startTurn({ namespace: harness!.ns, conversationId: first.conversationId, prompt: 'three' }));
     expect(isWardError(error, 'conversation_busy')).toBe(true);
-    expect((error as Error).message).toMatch(/already has a (admitted|running) run/);
+    expect((error as Error).message).toMatch(/already has an? (admitted|running) run/);
     expect((await running.done).state).toBe('succeeded');
     expect(harness.provider.conversationRequests()).toHaveLength(2);
   });

@@ -198,9 +198,10 @@ describe('ward run (the built command)', () => {
     // A new prompt is refused until a person reconciles; that start also ends the orphaned CLI
     // and removes its run folder (with the capability in it).
     const again = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
-    expect(again.status).toBe(1);
-    expect(again.stderr).toContain('already has a uncertain run');
-    expect(again.stderr).toContain('reconcile it first');
+    // Exit 6 as README documents for an uncertain run, with the command that frees the conversation.
+    expect(again.status).toBe(6);
+    expect(again.stderr).toContain('has an uncertain run');
+    expect(again.stderr).toMatch(/ward reconcile [0-9a-f-]{36} --outcome succeeded\|failed\|stopped --note TEXT/);
     await until(() => processesWith(tmp).length === 0, 'the orphaned CLI to be gone', 10_000);
     expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
     expect(provider.conversationRequests()).toHaveLength(1);

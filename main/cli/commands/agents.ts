@@ -1,10 +1,9 @@
-import fs from 'node:fs';
 import { EXIT, WardError } from '../../base/errors.js';
 import { parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
 import type { StdioUpstream } from '../../agents/spec.js';
 import { agentSummary } from '../../app/agents.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { writeJson, writeLine } from '../io.js';
+import { readBoundedFile, writeJson, writeLine } from '../io.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
 
@@ -47,14 +46,7 @@ export const agentsCommand: Command = {
     const name = requirePositional(this, positionals, 1, 'an agent name');
     const file = values['instructions-file'];
     if (file === undefined) throw new WardError('usage', `ward agents create needs --instructions-file FILE\nusage: ${this.usage}`);
-    let instructions: string;
-    try {
-      if (fs.statSync(file).size > MAX_INSTRUCTIONS_BYTES) throw new WardError('usage', `${file} is larger than ${MAX_INSTRUCTIONS_BYTES} bytes`);
-      instructions = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      if (error instanceof WardError) throw error;
-      throw new WardError('usage', `cannot read instructions file ${file}: ${(error as Error).message}`);
-    }
+    const instructions = readBoundedFile(file, { what: 'the instructions file', maxBytes: MAX_INSTRUCTIONS_BYTES });
     const upstreams: Record<string, StdioUpstream> = {};
     for (const option of values.upstream ?? []) {
       const [upstreamName, upstream] = parseUpstreamOption(option);

@@ -1,0 +1,62 @@
+/** Issue 12 #15: each malformed invocation gets a precise error or the documented behaviour. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { splitCommandLine } from '../../main/cli/main.js';
+import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
+
+describe('ward command line', () => {
+  it('test_global_flags_before_the_command_are_accepted', async () => {
+    expect(splitCommandLine(['--namespace', 'work', 'conversations', '--json'])).toEqual({ name: 'conversations', args: ['--namespace', 'work', '--json'] });
+    expect(splitCommandLine(['--json', '-n', 'work', 'run', '--', '--help'])).toEqual({ name: 'run', args: ['--json', '-n', 'work', '--', '--help'] });
+    const home = tempDir();
+    expect((await ward(['namespace', 'create', 'work'], { env: { WARD_HOME: home } })).code).toBe(0);
+    const listed = await ward(['--namespace', 'work', 'conversations'], { env: { WARD_HOME: home } });
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('test_help_after_the_double_dash_is_a_prompt_not_a_request_for_usage', async () => {
+    const home = tempDir();
+    // No model is needed to see that the prompt went to a run instead of printing usage.
+    const result = await ward(['run', '--new', '--', '--help'], { env: { WARD_HOME: home, WARD_SANDBOX: 'off', WARD_MODEL_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(result.stdout).not.toContain('usage: ward run');
+    expect(result.stderr).toMatch(/^ward: conversation [0-9a-f-]{36}, run /);
+  });
+
+  it('test_an_empty_or_repeated_namespace_is_a_usage_error', async () => {
+    const home = tempDir();
+    const empty = await ward(['conversations', '--namespace', ''], { env: { WARD_HOME: home } });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--namespace needs a value, not an empty one');
+    const twice = await ward(['conversations', '--namespace', 'a', '--namespace', 'b'], { env: { WARD_HOME: home } });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('--namespace is given more than once');
+  });
+
+  it('test_an_instructions_file_that_is_not_a_regular_file_is_refused_without_reading_it', async () => {
+    const home = tempDir();
+    const result = await ward(['agents', 'create', 'helper', '--instructions-file', '/dev/zero'], { env: { WARD_HOME: home }, timeoutMs: 10_000 });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the instructions file /dev/zero is not a regular file');
+  });
+
+  it('test_a_ward_home_that_is_a_file_or_writable_by_others_is_refused_with_what_to_do', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'not-a-folder');
+    fs.writeFileSync(file, 'x');
+    const onFile = await ward(['conversations'], { env: { WARD_HOME: file } });
+    expect(onFile.code).toBe(4);
+    expect(onFile.stderr).toContain(`the data folder ${file} is a file, not a folder`);
+    const below = await ward(['conversations'], { env: { WARD_HOME: path.join(file, 'sub') } });
+    expect(below.code).toBe(4);
+    expect(below.stderr).toContain('a file is in its path');
+    const open = path.join(dir, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    const loose = await ward(['conversations'], { env: { WARD_HOME: open } });
+    expect(loose.code).toBe(4);
+    expect(loose.stderr).toContain(`run "chmod 700 ${open}"`);
+    expect(fs.readdirSync(open)).toEqual([]);
+  });
+});
