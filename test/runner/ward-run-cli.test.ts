@@ -159,6 +159,27 @@ describe('ward run (the built command)', () => {
     expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
   });
 
+  it.each([
+    ['SIGHUP', 'the terminal was closed (SIGHUP)'],
+    ['SIGTERM', 'Ward was asked to end (SIGTERM)'],
+  ] as const)('test_%s_stops_the_turn_as_a_stop_with_its_own_reason_and_no_uncertain_run', async (signal, reason) => {
+    provider = await startModelProvider([{ kind: 'hang' }]);
+    const { env, tmp } = setup();
+    ward = spawn(process.execPath, [WARD, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await until(() => provider!.conversationRequests().length === 1, 'the model call', 30_000);
+    ward.kill(signal);
+    const code = await new Promise((resolve) => ward!.once('exit', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain(`ward: stopped: ${reason}`);
+    expect(processesWith(tmp)).toEqual([]);
+    const listed = JSON.parse((await wardRun(env, ['conversations', '--json'])).stdout.trim()) as { id: string; activeRun: unknown };
+    expect(listed.activeRun).toBeNull();
+    const events = (await wardRun(env, ['replay', listed.id, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { state?: string; reason?: string } });
+    expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason } });
+  });
+
   it('ward run --json | head -1: a closed output pipe stops the turn instead of crashing and orphaning the CLI', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'a b c d e f g h i j k l m n o p' }], deltaDelayMs: 150 }]);
     const { env, tmp } = setup();

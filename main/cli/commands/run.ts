@@ -14,6 +14,13 @@ const FOLLOW_POLL_MS = 200;
 /** How many short polls an attached `ward run` waits for the owner's run_finished (an uncertain run has none). */
 const FINISH_WAIT_ATTEMPTS = 20;
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const STOP_REASON: Readonly<Record<(typeof STOP_SIGNALS)[number], string>> = {
+  SIGINT: 'stopped by the user (Ctrl-C)',
+  SIGTERM: 'Ward was asked to end (SIGTERM)',
+  SIGHUP: 'the terminal was closed (SIGHUP)',
+};
+
 const EXIT_FOR_STATE: Readonly<Record<string, ExitCode>> = {
   succeeded: EXIT.ok,
   failed: EXIT.failed,
@@ -99,11 +106,12 @@ export const runCommand: Command = {
         // not running any more
       }
     };
-    const onSignal = () => {
+    // Ctrl-C, a closed terminal (HUP) and a TERM all stop the turn (R6), each journaled for what it was.
+    const onSignal = (signal: (typeof STOP_SIGNALS)[number]) => {
       if (handle === undefined || handle.attached) return;
       interrupts += 1;
-      if (interrupts === 1) writeLine(io.stderr, 'ward: stopping the turn (Ctrl-C again to kill it now)');
-      stopQuietly(interrupts === 1 ? 'stopped by the user (Ctrl-C)' : 'killed by the user (second Ctrl-C)');
+      if (signal === 'SIGINT' && interrupts === 1) writeLine(io.stderr, 'ward: stopping the turn (Ctrl-C again to kill it now)');
+      stopQuietly(interrupts === 1 ? STOP_REASON[signal] : 'killed by the user (a second signal)');
     };
     // `ward run --json | head -1`: when the reader goes away, stop the turn instead of crashing
     // on EPIPE and leaving the child behind.
@@ -111,8 +119,7 @@ export const runCommand: Command = {
       if (handle !== undefined && !handle.attached) stopQuietly('the output pipe was closed');
     };
     io.stdout.on('error', onOutputError);
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     try {
       handle = service.startTurn({
         namespace: ns,
@@ -133,8 +140,7 @@ export const runCommand: Command = {
     } finally {
       await stopFollowing?.();
       await service.stopAll();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       io.stdout.off('error', onOutputError);
     }
   },
