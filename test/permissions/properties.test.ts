@@ -33,14 +33,22 @@ describe('grant parser properties', () => {
   });
 
   it('test_parsed_rules_round_trip_through_their_canonical_flags', () => {
+    // Valid grants of every kind (every run reaches the assertion; garbage is the test above).
+    const segment = fc.stringMatching(/^[a-zA-Z0-9_-][a-zA-Z0-9._-]{0,11}$/);
+    const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
+    const entries: Record<(typeof GRANT_KINDS)[number], fc.Arbitrary<string>> = {
+      read: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
+      write: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
+      net: fc.tuple(fc.boolean(), fc.array(label, { minLength: 2, maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined })).map(([wild, labels, port]) => `${wild ? '*.' : ''}${labels.join('.')}${port === undefined ? '' : `:${port}`}`),
+      run: fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/),
+      env: fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/),
+      mcp: fc.tuple(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,11}$/), fc.oneof(fc.constant('*'), fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,19}$/))).map(([connection, tool]) => `${connection}/${tool}`),
+    };
+    const grant = fc.tuple(fc.constantFrom('allow', 'deny'), fc.constantFrom(...GRANT_KINDS)).chain(([effect, kind]) => fc.array(entries[kind], { minLength: 1, maxLength: 3 }).map((list) => `--${effect}-${kind}=${list.join(',')}`));
     fc.assert(
-      fc.property(fc.array(flagToken, { maxLength: 4 }), (tokens) => {
-        let rules;
-        try {
-          rules = parsePermissionFlags(tokens, BASE);
-        } catch {
-          return;
-        }
+      fc.property(fc.array(grant, { minLength: 1, maxLength: 4 }), (tokens) => {
+        const rules = parsePermissionFlags(tokens, BASE);
+        expect(rules.length).toBeGreaterThan(0);
         const again = parsePermissionFlags(
           rules.map((rule) => `--${rule.effect}-${rule.kind}=${rule.value}`),
           BASE,
