@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../main/store/journal.js';
 import { seedConversation } from '../support/seed.js';
@@ -99,5 +100,35 @@ describe('journal', () => {
       expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 2 });
       core.close();
     });
+  });
+
+  it('test_a_notified_event_is_already_committed_readable_from_another_connection (J1)', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    const other = new BetterSqlite3(store.file, { readonly: true });
+    const seenElsewhere: Array<string | undefined> = [];
+    store.journal.subscribe(conversation.id, 0, (event) => {
+      const row = other.prepare<[string, number], { type: string }>('SELECT type FROM events WHERE conversation_id = ? AND seq = ?').get(conversation.id, event.seq);
+      seenElsewhere.push(row?.type);
+    });
+    store.journal.appendMany(conversation.id, [
+      { type: 'note', payload: { text: 'a' } },
+      { type: 'other', payload: { text: 'b' } },
+    ]);
+    expect(seenElsewhere).toEqual(['note', 'other']);
+    other.close();
+    core.close();
+  });
+
+  it('test_a_failed_commit_notifies_nobody_and_uses_no_sequence_number (J1)', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    const seen: number[] = [];
+    store.journal.subscribe(conversation.id, 0, (event) => seen.push(event.seq));
+    // The second event cannot be stored (a BigInt is not JSON): the whole batch rolls back.
+    expect(() => store.journal.appendMany(conversation.id, [{ type: 'note', payload: {} }, { type: 'note', payload: { n: 1n } }])).toThrow();
+    expect(seen).toEqual([]);
+    expect(store.journal.lastSeq(conversation.id)).toBe(0);
+    store.journal.append(conversation.id, { type: 'note', payload: {} });
+    expect(seen).toEqual([1]);
+    core.close();
   });
 });
