@@ -15,6 +15,12 @@ export interface PermissionRequest {
    * redirections…). Deny rules on its first word still apply; no allow rule covers it.
    */
   readonly compound?: boolean;
+  /**
+   * For read/write: the call reaches everything below the path too (Grep, Glob, LS search a
+   * folder), so a deny rule anywhere below it denies the call: a deny holds for every tool that
+   * could reveal the path or its contents.
+   */
+  readonly subtree?: boolean;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'prompt';
@@ -132,6 +138,10 @@ export function check(request: PermissionRequest, rules: readonly Rule[], gate?:
     request,
   );
   if (deny !== undefined) return { decision: 'deny', rule: deny, reason: `denied by ${describeRule(deny)}` };
+  if (request.subtree) {
+    const below = rules.find((rule) => rule.effect === 'deny' && rule.kind === request.kind && rule.value !== request.value && isWithin(request.value, rule.value));
+    if (below !== undefined) return { decision: 'deny', rule: below, reason: `the search covers ${below.value}, which ${describeRule(below)} hides; search a folder that does not contain it` };
+  }
   if (request.compound) return { decision: 'prompt', reason: 'not a simple command: no run grant covers pipes, lists, substitutions or redirections' };
   const allow = mostSpecific(
     rules.filter((rule) => rule.effect === 'allow'),

@@ -64,9 +64,10 @@ function globRoot(dir: string, pattern: string): string | { reason: string } {
   return joined === '' ? dir : joinUnresolved(dir, joined);
 }
 
-function pathRequest(kind: 'read' | 'write', raw: string, context: ToolContext): ToolMapping {
+function pathRequest(kind: 'read' | 'write', raw: string, context: ToolContext, subtree = false): ToolMapping {
   try {
-    return { ok: true, request: makeRequest(kind, raw, context.baseDir) };
+    const request = makeRequest(kind, raw, context.baseDir);
+    return { ok: true, request: subtree ? { ...request, subtree } : request };
   } catch (error) {
     return { ok: false, reason: `cannot check ${kind} of ${JSON.stringify(raw.slice(0, 200))}: ${describeError(error)}` };
   }
@@ -84,17 +85,17 @@ export function requestForToolCall(toolName: string, input: Record<string, unkno
       return file === undefined ? { ok: false, reason: `${toolName} without a file_path` } : pathRequest('read', file, context);
     }
     case 'LS':
-      return pathRequest('read', stringField(input, 'path') ?? context.baseDir, context);
+      return pathRequest('read', stringField(input, 'path') ?? context.baseDir, context, true);
     case 'Glob':
     case 'Grep': {
       const dir = stringField(input, 'path') ?? context.baseDir;
       const filter = toolName === 'Glob' ? stringField(input, 'pattern') : stringField(input, 'glob');
-      if (filter === undefined) return pathRequest('read', dir, context);
+      if (filter === undefined) return pathRequest('read', dir, context, true);
       if (toolName === 'Grep' && (path.isAbsolute(filter) || filter.split(/[\\/]+/).includes('..'))) {
         return { ok: false, reason: `Grep glob ${JSON.stringify(filter.slice(0, 100))} must stay inside its path` };
       }
       const root = toolName === 'Glob' ? globRoot(joinUnresolved(context.baseDir, dir), filter) : dir;
-      return typeof root === 'string' ? pathRequest('read', root, context) : { ok: false, reason: root.reason };
+      return typeof root === 'string' ? pathRequest('read', root, context, true) : { ok: false, reason: root.reason };
     }
     case 'Edit':
     case 'Write':

@@ -67,6 +67,22 @@ describe('approvals', () => {
     expect(person.questions).toEqual([]);
   });
 
+  it('test_search_tools_over_a_folder_holding_a_denied_path_are_denied_without_asking', async () => {
+    const person = scriptedPerson();
+    const { make, base } = setup(['--allow-read=./src', '--deny-read=./src/secrets'], { prompter: person });
+    const permissions = make();
+    const search = (toolName: string, input: Record<string, unknown>) => permissions.approve({ toolName, input, toolUseId: null });
+    expect(await search('Grep', { pattern: 'password', path: 'src' })).toMatchObject({ behavior: 'deny', message: expect.stringContaining(`covers ${base}/src/secrets`) });
+    expect(await search('Grep', { pattern: 'password' , path: 'src', glob: '**/*.ts' })).toMatchObject({ behavior: 'deny' });
+    expect(await search('Glob', { pattern: 'src/**/*' })).toMatchObject({ behavior: 'deny' });
+    expect(await search('LS', { path: 'src' })).toMatchObject({ behavior: 'deny' });
+    // Ward judges a glob by the folder it starts from, not by how deep its pattern reaches.
+    expect(await search('Glob', { pattern: 'src/*.ts' })).toMatchObject({ behavior: 'deny' });
+    // A search that does not reach the denied folder is still allowed.
+    expect(await search('Grep', { pattern: 'x', path: 'src/a.ts' })).toMatchObject({ behavior: 'allow' });
+    expect(person.questions).toEqual([]);
+  });
+
   it('test_allow_once_is_asked_again_next_time', async () => {
     const person = scriptedPerson('once', 'once');
     const { make } = setup([], { prompter: person });
