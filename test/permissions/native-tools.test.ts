@@ -23,9 +23,10 @@ describe('native tool mapping', () => {
 
   it('test_read_glob_grep_map_to_read_requests', () => {
     expect(requestForToolCall('Read', { file_path: 'src/a.ts' }, context)).toEqual({ ok: true, request: { kind: 'read', value: path.join(base, 'src', 'a.ts') } });
-    expect(requestForToolCall('Glob', { pattern: 'src/**/*.ts' }, context)).toEqual({ ok: true, request: { kind: 'read', value: path.join(base, 'src') } });
-    expect(requestForToolCall('Glob', { pattern: '*.md', path: '/etc' }, context)).toEqual({ ok: true, request: { kind: 'read', value: '/etc' } });
-    expect(requestForToolCall('Grep', { pattern: 'TODO' }, context)).toEqual({ ok: true, request: { kind: 'read', value: base } });
+    // A search covers its folder and everything below it.
+    expect(requestForToolCall('Glob', { pattern: 'src/**/*.ts' }, context)).toEqual({ ok: true, request: { kind: 'read', value: path.join(base, 'src'), subtree: true } });
+    expect(requestForToolCall('Glob', { pattern: '*.md', path: '/etc' }, context)).toEqual({ ok: true, request: { kind: 'read', value: '/etc', subtree: true } });
+    expect(requestForToolCall('Grep', { pattern: 'TODO' }, context)).toEqual({ ok: true, request: { kind: 'read', value: base, subtree: true } });
   });
 
   it('test_glob_climbing_after_a_wildcard_is_refused', () => {
@@ -34,7 +35,7 @@ describe('native tool mapping', () => {
 
   it('test_glob_with_a_literal_dotdot_prefix_resolves_outside', () => {
     const mapped = requestForToolCall('Glob', { pattern: '../*' }, context);
-    expect(mapped).toEqual({ ok: true, request: { kind: 'read', value: path.dirname(base) } });
+    expect(mapped).toEqual({ ok: true, request: { kind: 'read', value: path.dirname(base), subtree: true } });
   });
 
   it('test_grep_glob_filter_may_not_leave_its_path', () => {
