@@ -1,6 +1,7 @@
 /**
  * Grants a person gives outside a run (P1, P5): to a conversation, to an agent (every
  * conversation with it), or as the namespace's defaults; revoking them; and what was decided.
+ * A grant the admin policy does not allow, or one that would show Ward's data, is refused.
  * The CLI (`ward permissions`) and the desktop (the agent editor) both come here.
  */
 import { WardError } from '../base/errors.js';
@@ -9,6 +10,7 @@ import { GrantStore, type StoredGrant } from '../permissions/grant-store.js';
 import type { Rule } from '../permissions/grants.js';
 import { assertRulesAllowed, type AdminPolicy } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
+import { assertGrantsOutsideWardData } from './ward-data.js';
 
 export type GrantTarget = { readonly conversation: string } | { readonly agent: string } | { readonly defaults: true };
 
@@ -19,11 +21,15 @@ export interface Decision {
 }
 
 export class GrantService {
-  constructor(private readonly policy: AdminPolicy | null) {}
+  constructor(
+    private readonly policy: AdminPolicy | null,
+    private readonly home: string,
+  ) {}
 
   /** Stores each rule for the target; the admin policy is checked first (P5), so nothing is stored if one is refused. */
   grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string): StoredGrant[] {
     assertRulesAllowed(this.policy, rules);
+    assertGrantsOutsideWardData(this.home, rules);
     const scope =
       'conversation' in target
         ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(target.conversation).id }

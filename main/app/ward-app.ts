@@ -100,7 +100,7 @@ export class WardApp {
   }
 
   get grants(): GrantService {
-    this.grantService ??= new GrantService(this.policy);
+    this.grantService ??= new GrantService(this.policy, this.home);
     return this.grantService;
   }
 

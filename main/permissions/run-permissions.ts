@@ -4,6 +4,7 @@ import type { PinnedToolRoute } from '../upstreams/types.js';
 import { describeError } from '../base/errors.js';
 import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
 import { check, makeRequest, type PermissionRequest, type RequestGate } from './engine.js';
+import { isWithin } from './paths.js';
 import type { GrantStore } from './grant-store.js';
 import { describeRule, formatHostPattern, parseHostPattern, type HostPattern, type Rule } from './grants.js';
 import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
@@ -35,6 +36,13 @@ export interface RunPermissionsOptions {
   readonly audit: AuditSink;
   readonly promptTimeoutMs?: number;
   readonly now?: () => Date;
+  /** Paths no grant or answer opens (Ward's own data), but for the run's own folders inside them. */
+  readonly protect?: ProtectedPaths;
+}
+
+export interface ProtectedPaths {
+  readonly hidden: readonly string[];
+  readonly except: readonly string[];
 }
 
 interface Outcome {
@@ -217,7 +225,20 @@ export class RunPermissions {
     return run.catch(failed);
   }
 
+  /** Why a read or write request touches a protected path (or a search would reach one), else null. */
+  private protectedReason(request: PermissionRequest): string | null {
+    const protect = this.options.protect;
+    if (protect === undefined || (request.kind !== 'read' && request.kind !== 'write')) return null;
+    const own = protect.except.some((folder) => isWithin(folder, request.value));
+    for (const hidden of protect.hidden) {
+      if (isWithin(hidden, request.value) && !own) return `${request.value} is in Ward's own data folder, which an agent may never ${request.kind}`;
+      if (request.subtree && isWithin(request.value, hidden) && request.value !== hidden) return `the search covers Ward's own data folder ${hidden}, which an agent may never see; search a folder that does not contain it`;
+    }
+    return null;
+  }
+
   private settledByGrants(request: PermissionRequest): boolean {
+    if (this.protectedReason(request) !== null) return true;
     try {
       return check(request, this.currentRules(), this.gate).decision !== 'prompt';
     } catch {
@@ -226,6 +247,11 @@ export class RunPermissions {
   }
 
   private async decideNow(request: PermissionRequest, tool: string, summary: string, via: AuditRecord['via'], mayAsk: boolean): Promise<Outcome> {
+    const hidden = this.protectedReason(request);
+    if (hidden !== null) {
+      this.record(request, tool, summary, 'deny', { by: 'refused' }, hidden, via);
+      return { allowed: false, reason: hidden };
+    }
     let decision;
     try {
       decision = check(request, this.currentRules(), this.gate);

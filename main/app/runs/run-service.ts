@@ -17,6 +17,7 @@ import type { Conversation } from '../../store/conversations.js';
 import type { DataFolder } from '../../store/data-folder.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
+import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data.js';
 import { Turn, type TurnDeps } from './turn.js';
 import { conversationWorkspace } from './workspace.js';
 
@@ -92,9 +93,11 @@ export class RunService {
     const requestId = input.requestId ?? newRequestId();
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
     const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
+    if (workspace !== undefined) assertOutsideWardData(this.deps.home, 'the workspace', workspace);
     const rules = input.permissions ?? [];
     const { policy } = this.deps;
     assertRulesAllowed(policy, rules);
+    assertGrantsOutsideWardData(this.deps.home, rules);
     // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned.
     assertSandbox(sandboxState(this.deps.env, this.deps.sandbox));
     if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
