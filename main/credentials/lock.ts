@@ -25,12 +25,25 @@ interface LockRecord {
 /** Every hold is bounded by request timeouts far below this; an older record is left over from a reused pid. */
 const MAX_HOLD_MS = 10 * 60_000;
 
-/** Locks this async call chain already holds, so nested use of the same lock does not deadlock. */
-const held = new AsyncLocalStorage<ReadonlySet<string>>();
+/** One hold of a lock by this process; async work started inside it carries it along. */
+interface Hold {
+  released: boolean;
+  /** Re-entrant uses still running: the hold lasts until they are done. */
+  readonly nested: Set<Promise<unknown>>;
+}
+
+/** Locks this async call chain holds, so nested use of the same lock does not deadlock. */
+const held = new AsyncLocalStorage<ReadonlyMap<string, Hold>>();
 /** In-process queue per lock file: the file lock alone cannot order two callers of one process fairly. */
 const local = new Map<string, Promise<void>>();
 
-function readRecord(file: string): { raw: string; record: LockRecord | undefined } | undefined {
+/** A lock file's text, and its record when the text parses. */
+interface Found {
+  raw: string;
+  record: LockRecord | undefined;
+}
+
+function readRecord(file: string): Found | undefined {
   let raw: string;
   try {
     raw = fs.readFileSync(file, 'utf8');
@@ -59,7 +72,7 @@ function alive(pid: number): boolean {
  * can last. A record we cannot parse
  * counts as stale only once it is old enough that its writer cannot still be filling it in.
  */
-function isStale(file: string, found: { raw: string; record: LockRecord | undefined }): boolean {
+function isStale(file: string, found: Found): boolean {
   if (found.record === undefined) {
     try {
       return Date.now() - fs.statSync(file).mtimeMs > 5_000;
@@ -71,10 +84,30 @@ function isStale(file: string, found: { raw: string; record: LockRecord | undefi
   return found.record.host === os.hostname() && typeof found.record.pid === 'number' && !alive(found.record.pid);
 }
 
-/** Removes the lock file only if it still holds exactly what we read (another process may have replaced it). */
-function removeIfUnchanged(file: string, raw: string): void {
-  const now = readRecord(file);
-  if (now !== undefined && now.raw === raw) fs.rmSync(file, { force: true });
+/**
+ * Removes the lock file if `accept` agrees with what it holds. The file is first renamed to a
+ * unique name, so no other process can swap in a fresh lock between the check and the removal.
+ * A renamed file that is not the one expected goes back under its name; by link, so it never
+ * overwrites a lock taken meanwhile (if one was, the displaced record is lost: that needs a third
+ * process to take the lock within the few microseconds the name was free).
+ */
+function removeIf(file: string, accept: (found: Found, at: string) => boolean): void {
+  const aside = `${file}.${randomBytes(8).toString('hex')}.removing`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const found = readRecord(aside);
+  if (found !== undefined && !accept(found, aside)) {
+    try {
+      fs.linkSync(aside, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  fs.rmSync(aside, { force: true });
 }
 
 function tryCreate(file: string, record: LockRecord): boolean {
@@ -101,7 +134,7 @@ async function acquire(file: string, timeoutMs: number): Promise<LockRecord> {
     if (tryCreate(file, record)) return record;
     const found = readRecord(file);
     if (found !== undefined && isStale(file, found)) {
-      removeIfUnchanged(file, found.raw);
+      removeIf(file, (now, at) => now.raw === found.raw && isStale(at, now));
       continue;
     }
     if (Date.now() >= deadline) {
@@ -113,15 +146,27 @@ async function acquire(file: string, timeoutMs: number): Promise<LockRecord> {
   }
 }
 
+/** Runs `fn` inside a hold that is still in force, counting it until it finishes. */
+function reenter<T>(hold: Hold, fn: () => Promise<T>): Promise<T> {
+  const work = (async () => fn())();
+  hold.nested.add(work);
+  const done = () => hold.nested.delete(work);
+  work.then(done, done);
+  return work;
+}
+
 /**
  * Runs `fn` while holding a cross-process lock: a file created with O_EXCL that records pid,
  * host and a random nonce. A lock whose process is gone is broken; waiting is bounded.
- * Re-entrant within one async call chain.
+ * Re-entrant within one async call chain while the hold lasts: work that `fn` started and left
+ * running past its return (a timer, a promise) takes the lock like any other caller, and a
+ * re-entrant use still running when `fn` returns keeps the lock held until it finishes.
  */
 export async function withLock<T>(file: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const resolved = path.resolve(file);
   const mine = held.getStore();
-  if (mine?.has(resolved)) return fn();
+  const current = mine?.get(resolved);
+  if (current !== undefined && !current.released) return reenter(current, fn);
   const timeoutMs = options.timeoutMs ?? LOCK_TIMEOUT_MS;
 
   const previous = local.get(resolved) ?? Promise.resolve();
@@ -138,10 +183,14 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options: L
     clearTimeout(timer);
     if (!waited) throw new WardError('lock_timeout', `${path.basename(file)} is busy in this process for more than ${timeoutMs} ms; try again`);
     const record = await acquire(resolved, timeoutMs);
+    const hold: Hold = { released: false, nested: new Set() };
     try {
-      return await held.run(new Set([...(mine ?? []), resolved]), fn);
+      return await held.run(new Map([...(mine ?? []), [resolved, hold]]), fn);
     } finally {
-      removeIfUnchanged(resolved, JSON.stringify(record));
+      while (hold.nested.size > 0) await Promise.allSettled([...hold.nested]);
+      hold.released = true;
+      const own = JSON.stringify(record);
+      removeIf(resolved, (now) => now.raw === own);
     }
   } finally {
     release();

@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ConnectionOAuthProvider, oauthAccounts } from '../../main/connections/oauth.js';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { holdInChild } from '../support/lock-holder.js';
 import { harness, type Harness } from './support.js';
 
 function provider(h: Harness, url = 'https://mcp.example.com/mcp'): ConnectionOAuthProvider {
@@ -45,6 +47,31 @@ describe('the connection OAuth provider', () => {
 
     await stale.invalidateCredentials('tokens');
     expect(await store.get(account)).toBeUndefined();
+  });
+
+  it('does not delete tokens while another process holds the connection lock: it waits for the release (C4)', async () => {
+    const h = harness();
+    const store = openSecretStore(h.core.home, h.ns, { kind: 'keychain' });
+    const account = oauthAccounts('remote').tokens;
+    const tokens = JSON.stringify({ access_token: 'at-1', token_type: 'Bearer', refresh_token: 'rt-1' });
+    await store.set(account, tokens);
+    const p = provider(h);
+    await p.tokens();
+
+    const other = holdInChild(p.lockFile);
+    try {
+      expect(await other.said).toBe('held');
+      let finished = false;
+      const invalidation = p.invalidateCredentials('tokens').finally(() => (finished = true));
+      await sleep(500);
+      expect(finished).toBe(false);
+      expect(await store.get(account)).toBe(tokens);
+      await other.release();
+      await invalidation; // bounded by the lock's own timeout
+      expect(await store.get(account)).toBeUndefined();
+    } finally {
+      await other.release();
+    }
   });
 
   it('always names a resource: the server URL without metadata, the advertised one when it covers the server', async () => {

@@ -1,38 +1,49 @@
-import { spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { withLock } from '../../main/credentials/lock.js';
-import { REPO_ROOT } from '../support/ward-cli.js';
+import { holdInChild, type LockHolder } from '../support/lock-holder.js';
 import { tempDir } from '../support/temp.js';
 
-function holdInChild(file: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'credentials', 'lock-holder.ts'), file], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH },
-    stdio: ['pipe', 'pipe', 'inherit'],
+/** A record older than any hold can last: stale although its pid (ours) is alive. */
+function staleRecord(): string {
+  return JSON.stringify({ pid: process.pid, host: os.hostname(), nonce: 'stale', since: new Date(Date.now() - 11 * 60_000).toISOString() });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** Whether process `pid` has the file `target` open (Linux /proc). */
+function hasOpen(pid: number, target: fs.Stats): boolean {
+  const fds = `/proc/${pid}/fd`;
+  return fs.readdirSync(fds).some((fd) => {
+    try {
+      const open = fs.statSync(path.join(fds, fd));
+      return open.ino === target.ino && open.dev === target.dev;
+    } catch {
+      return false;
+    }
   });
-  const held = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the child never took the lock')), 30_000);
-    child.stdout.on('data', () => (clearTimeout(timer), resolve()));
-  });
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return { child, held, exited };
 }
 
 describe('cross-process lock', () => {
   it('makes another process wait a bounded time, then fails with lock_timeout naming the holder', async () => {
     const file = path.join(tempDir(), 'locks', 'a.lock');
     const holder = holdInChild(file);
-    await holder.held;
+    expect(await holder.said).toBe('held');
     await expect(withLock(file, async () => 'never', { timeoutMs: 300 })).rejects.toMatchObject({
       code: 'lock_timeout',
       message: expect.stringContaining(`held by pid ${holder.child.pid}`),
     });
-    holder.child.stdin.end();
-    await holder.exited;
+    await holder.release();
     expect(await withLock(file, async () => 'mine', { timeoutMs: 2_000 })).toBe('mine');
     expect(fs.existsSync(file)).toBe(false);
   });
@@ -40,7 +51,7 @@ describe('cross-process lock', () => {
   it('breaks the lock of a process that died holding it', async () => {
     const file = path.join(tempDir(), 'locks', 'b.lock');
     const holder = holdInChild(file);
-    await holder.held;
+    expect(await holder.said).toBe('held');
     holder.child.kill('SIGKILL');
     await holder.exited;
     expect(fs.existsSync(file)).toBe(true);
@@ -49,9 +60,48 @@ describe('cross-process lock', () => {
 
   it('breaks a lock record older than any hold can last, even if its pid is alive (reused pid)', async () => {
     const file = path.join(tempDir(), 'd.lock');
-    const since = new Date(Date.now() - 11 * 60_000).toISOString();
-    fs.writeFileSync(file, JSON.stringify({ pid: process.ppid, host: os.hostname(), nonce: 'x', since }));
+    fs.writeFileSync(file, staleRecord());
     expect(await withLock(file, async () => 'taken', { timeoutMs: 1_000 })).toBe('taken');
+    expect(fs.readdirSync(path.dirname(file))).toEqual([]);
+  });
+
+  // The stale lock is a FIFO, so each read of it by the breaking process blocks until the test
+  // writes: the test replaces the lock with a fresh holder's exactly between that read and what
+  // the breaker does next.
+  it.each(['first', 'second'])('leaves a fresh lock that replaced a stale one while another process was breaking it to its holder (replaced during the %s read)', async (during) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'e.lock');
+    execFileSync('mkfifo', ['-m', '600', file]);
+    // A second name for the FIFO that stays put whatever the breaker renames.
+    const pipe = path.join(dir, 'pipe');
+    fs.linkSync(file, pipe);
+    const fifo = fs.statSync(pipe);
+    const stale = staleRecord();
+    const breaker = holdInChild(file, 1_500);
+    let fresh: LockHolder | undefined;
+    /** Answers the breaker's next read with the stale record, replacing the lock first if asked. */
+    const answerRead = async (replace: boolean) => {
+      const writer = await fs.promises.open(pipe, fs.constants.O_WRONLY); // returns once the breaker opens it to read
+      await until(() => hasOpen(breaker.child.pid!, fifo), 'the breaker to open the lock');
+      if (replace) {
+        fs.rmSync(file, { force: true });
+        fresh = holdInChild(file);
+        expect(await fresh.said).toBe('held');
+      }
+      await writer.write(stale);
+      await writer.close();
+    };
+    try {
+      await answerRead(during === 'first');
+      if (during === 'second') {
+        await until(() => !hasOpen(breaker.child.pid!, fifo), 'the breaker to finish its first read');
+        await answerRead(true);
+      }
+      expect(await breaker.said).toBe('failed lock_timeout');
+      expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ pid: fresh!.child.pid });
+    } finally {
+      await Promise.all([breaker.release(), fresh?.release()]);
+    }
   });
 
   it('serializes callers in one process and lets a holder re-enter its own lock', async () => {
@@ -67,5 +117,35 @@ describe('cross-process lock', () => {
     await Promise.all([withLock(file, body), withLock(file, body), withLock(file, body)]);
     expect(overlap).toBe(false);
     expect(await withLock(file, () => withLock(file, async () => 'nested'))).toBe('nested');
+  });
+
+  it('does not let work started inside a hold re-enter the lock after the hold ended', async () => {
+    const file = path.join(tempDir(), 'f.lock');
+    let resume!: () => void;
+    let late!: Promise<string>;
+    await withLock(file, async () => {
+      late = new Promise<void>((resolve) => (resume = resolve)).then(() => withLock(file, async () => 'ran while another process held the lock', { timeoutMs: 300 }));
+    });
+    const other = holdInChild(file);
+    try {
+      expect(await other.said).toBe('held');
+      resume();
+      await expect(late).rejects.toMatchObject({ code: 'lock_timeout' });
+    } finally {
+      await other.release();
+    }
+  });
+
+  it('keeps the lock until re-entrant work started inside the hold has finished', async () => {
+    const file = path.join(tempDir(), 'g.lock');
+    let nestedDone = false;
+    await withLock(file, async () => {
+      void withLock(file, async () => {
+        await sleep(100);
+        nestedDone = true;
+      });
+    });
+    expect(nestedDone).toBe(true);
+    expect(fs.existsSync(file)).toBe(false);
   });
 });
