@@ -236,7 +236,16 @@ export class McpSession {
   }
 
   /** Lists every tool now (following pages, bounded), validating names and schema sizes; later calls check against it. */
-  listTools(): Promise<ToolListing> {
+  async listTools(): Promise<ToolListing> {
+    return (await this.startListing()).listing;
+  }
+
+  /** The tools as last listed; listed now if never, or if the server said they changed. */
+  async tools(signal: AbortSignal): Promise<ToolListing> {
+    return (await this.current(signal)).listing;
+  }
+
+  private startListing(): Promise<Listed> {
     const listing = this.list();
     this.listing = listing;
     listing.then(
@@ -247,18 +256,12 @@ export class McpSession {
         if (this.listing === listing) this.listing = undefined;
       },
     );
-    return listing.then((listed) => listed.listing);
+    return listing;
   }
 
-  /** The tools as last listed; listed now if never, or if the server said they changed. */
-  async tools(signal: AbortSignal): Promise<ToolListing> {
-    return (await this.current(signal)).listing;
-  }
-
+  /** Synchronous once listed: every call looks its tool up here. */
   private current(signal: AbortSignal): Listed | Promise<Listed> {
-    if (this.listed !== undefined) return this.listed;
-    if (this.listing === undefined) void this.listTools().catch(() => undefined);
-    return abortable(this.listing!, signal);
+    return this.listed ?? abortable(this.listing ?? this.startListing(), signal);
   }
 
   private async list(): Promise<Listed> {
