@@ -8,6 +8,7 @@ import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/
 import type { ConnectionManager } from '../connections/manager.js';
 import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
+import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
 import { toUpstreamDefinitions } from './upstreams.js';
 
@@ -46,7 +47,7 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
     callTool: (route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> => {
       if (inline !== undefined && inlineNames.has(route.upstream)) return inline.callTool(route, args, signal);
       if (connections !== undefined && !inlineNames.has(route.upstream)) return connections.caller.callTool(route, args, signal);
-      return Promise.resolve({ ok: false, errorCode: 'refused', message: `This agent has no upstream named ${route.upstream}.` });
+      return Promise.resolve(failedOutcome(new UpstreamError('refused', `this agent has no upstream named ${route.upstream}`)));
     },
     close: async () => {
       await Promise.allSettled([inline?.close(), connections?.close()]);

@@ -7,10 +7,8 @@ import { WardError, describeError } from '../base/errors.js';
 import type { AgentVersion } from '../store/agents.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';
-import { schemaHash } from '../upstreams/schema-hash.js';
-import { UpstreamFailure } from '../upstreams/failure.js';
+import { UpstreamError, classifyUpstreamError } from '../upstreams/errors.js';
 import type { ConnectionManager } from '../connections/manager.js';
-import { classify } from '../connections/errors.js';
 import { parseAgentSpec, type AgentSpec, type ConnectionTool, type PinnedTool, type StdioUpstream } from './spec.js';
 import { toUpstreamDefinitions } from './upstreams.js';
 
@@ -99,7 +97,7 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
       try {
         await connections.discover(connection);
       } catch (error) {
-        const failure = classify(error);
+        const failure = classifyUpstreamError(error);
         throw new WardError('unavailable', `could not list the tools of connection ${connection} (${failure.code}): ${failure.detail || describeError(error)}`, { cause: error });
       }
       discovered.add(connection);
@@ -143,7 +141,7 @@ async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readon
       try {
         tools = await session.listTools(selector.upstream);
       } catch (error) {
-        const code = error instanceof UpstreamFailure ? error.code : 'upstream_error';
+        const code = error instanceof UpstreamError ? error.code : 'upstream_error';
         throw new WardError('run_failed', `could not list the tools of upstream ${selector.upstream} (${code}): ${describeError(error)}`);
       }
       listed.set(selector.upstream, tools);
@@ -157,9 +155,9 @@ async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readon
         upstream: selector.upstream,
         name: tool.name,
         exposedName: tool.name.replace(EXPOSED, '_').slice(0, 64),
-        description: (tool.description ?? '').slice(0, 8192),
+        description: tool.description.slice(0, 8192),
         inputSchema: tool.inputSchema,
-        schemaHash: schemaHash(tool.inputSchema),
+        schemaHash: tool.schemaHash,
       });
     }
   }

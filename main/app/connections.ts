@@ -7,7 +7,7 @@
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
 import { exposedToolName, parseConnectionSpec } from '../connections/config.js';
-import { UpstreamError } from '../connections/errors.js';
+import { UpstreamError } from '../upstreams/errors.js';
 import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';

@@ -1,3 +1,7 @@
+/**
+ * Ward's one loopback redirect target, for OIDC sign-in (sign-in.ts) and for MCP OAuth (a
+ * connection's login, main/connections/manager.ts) alike.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WardError } from '../base/errors.js';
@@ -87,7 +91,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     const providerError = url.searchParams.get('error');
     if (providerError !== null) {
       const shown = /^[\x20-\x7e]{1,64}$/.test(providerError) ? providerError : 'error';
-      reply(res, 200, `Sign-in failed at the identity provider (${shown}). You can close this tab.`);
+      reply(res, 200, `Sign-in failed at the authorization server (${shown}). You can close this tab.`);
       // openid-client turns the error parameters into its own error, so the exchange step reports it.
       return settle({ url });
     }
@@ -95,7 +99,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
       reply(res, 400, 'Sign-in failed: the callback carries no authorization code.');
       return settle({ error: new WardError('signin_rejected', 'the sign-in callback carried no authorization code') });
     }
-    reply(res, 200, 'Signed in to Ward. You can close this tab.');
+    reply(res, 200, 'Signed in. You can close this tab and return to Ward.');
     settle({ url });
   });
 

@@ -4,13 +4,13 @@
  */
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
+import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 
 /** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
 const CONNECTION_NAME = /^[a-z0-9-]{1,32}$/;
 export const CONNECTION_NAME_RULE = 'lowercase letters, digits and "-", 1 to 32 characters';
 /** POSIX-portable environment variable names. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export const MAX_ARGS = 256;
 export const MAX_ARG_BYTES = 8 * 1024;
@@ -62,31 +62,29 @@ function hasControl(value: string): boolean {
   return /[\u0000-\u001f\u007f]/.test(value);
 }
 
-/** True for http(s) URLs whose host is a loopback name; shared with the OAuth endpoint checks. */
-export function isLoopbackUrl(url: URL): boolean {
-  return LOOPBACK_HOSTS.has(url.hostname);
+function serverUrlProblem(refusal: UrlRefusal, raw: string): string {
+  switch (refusal.reason) {
+    case 'not_a_url':
+      return `${shown(raw)} is not a URL`;
+    case 'scheme':
+      return `${shown(raw)} must use https`;
+    case 'credentials':
+      return 'the URL must not carry a user name or password (sign in with "ward connections login")';
+    case 'insecure_http':
+      return `${shown(raw)} uses plain http to a non-loopback host; use https, or pass --allow-insecure-http if you accept that anyone on the network can read and change the traffic`;
+  }
 }
 
 /**
- * https anywhere; http only to loopback unless explicitly overridden (L1). No credentials,
- * fragments or control characters in the URL: it is public metadata.
+ * A server URL by Ward's one URL policy (L1, main/base/url-policy.ts). No fragments or control
+ * characters either: it is public metadata.
  */
 export function parseServerUrl(raw: unknown, allowInsecureHttp: boolean, field = 'url'): URL {
   if (typeof raw !== 'string' || raw.length === 0) throw invalid(field, 'a URL is required');
   if (raw.length > MAX_URL_LENGTH) throw invalid(field, `the URL is longer than ${MAX_URL_LENGTH} characters`);
   if (hasControl(raw)) throw invalid(field, 'the URL contains control characters');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid(field, `${shown(raw)} is not a URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(field, `${shown(raw)} must use https`);
-  if (url.username !== '' || url.password !== '') throw invalid(field, 'the URL must not carry a user name or password (sign in with "ward connections login")');
+  const url = requireServerUrl(raw, allowInsecureHttp, (refusal) => invalid(field, serverUrlProblem(refusal, raw)));
   if (url.hash !== '') throw invalid(field, 'the URL must not have a fragment');
-  if (url.protocol === 'http:' && !isLoopbackUrl(url) && !allowInsecureHttp) {
-    throw invalid(field, `${shown(raw)} uses plain http to a non-loopback host; use https, or pass --allow-insecure-http if you accept that anyone on the network can read and change the traffic`);
-  }
   return url;
 }
 

@@ -1,7 +1,7 @@
 /**
- * The fetch a Streamable HTTP connection uses. It attaches the connection's access token, and
- * only to the connection's own origin (the token goes to that server and nowhere else); every
- * response is capped per message (main/upstreams/capped-fetch.ts). On a 401 it refreshes once
+ * What a Streamable HTTP connection adds to the MCP client's fetch (main/upstreams/session.ts,
+ * which caps every message): it attaches the connection's access token, and only to the
+ * connection's own origin (the token goes to that server and nowhere else). On a 401 it refreshes once
  * under the connection's cross-process lock, or picks up tokens another process refreshed
  * meanwhile, and retries the request once (C5); a second 401 is the server's answer.
  */
@@ -9,7 +9,6 @@ import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/cl
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { WardError } from '../base/errors.js';
 import { withLock } from '../credentials/lock.js';
-import { cappedFetch } from '../upstreams/capped-fetch.js';
 import type { ConnectionOAuthProvider } from './oauth.js';
 
 export const AUTH_REQUEST_TIMEOUT_MS = 30_000;
@@ -19,24 +18,23 @@ export interface ConnectionFetchOptions {
   readonly provider: ConnectionOAuthProvider;
   /** The connection's lock file: refresh and compare-before-delete take it (C4). */
   readonly lockFile: string;
-  readonly maxMessageBytes: number;
 }
 
 function requestUrl(input: string | URL | Request): URL {
   return new URL(input instanceof Request ? input.url : input);
 }
 
-/** Discovery and token requests during a refresh, each with a bounded wait. */
+/** Discovery and token requests (sign-in and refresh), each with a bounded wait; global fetch, as main/upstreams/http-stack.ts explains. */
 export const boundedFetch: FetchLike = (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS) });
 
-export function connectionFetch(options: ConnectionFetchOptions): FetchLike {
-  const capped = cappedFetch(options.maxMessageBytes, () => undefined);
+/** `base` (the MCP client's capped fetch) with the connection's token attached and refreshed once. */
+export function connectionFetch(options: ConnectionFetchOptions, base: FetchLike): FetchLike {
   const origin = options.serverUrl.origin;
   const send = (url: string | URL, init: RequestInit | undefined, token: string | undefined): Promise<Response> => {
     const headers = new Headers(init?.headers);
     headers.delete('authorization');
     if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-    return capped(url, { ...init, headers });
+    return base(url, { ...init, headers });
   };
 
   return async (url, init) => {

@@ -8,7 +8,7 @@ import { ConnectionRegistry } from './registry.js';
 export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery } from './manager.js';
 export { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
 export { parseConnectionSpec, exposedToolName, type ConnectionSpec } from './config.js';
-export { UpstreamError } from './errors.js';
+export { UpstreamError } from '../upstreams/errors.js';
 
 /** The connections of one namespace, with that namespace's registry and secret store (N1). */
 export function openConnections(

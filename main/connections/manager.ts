@@ -4,21 +4,21 @@
  */
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
+import type { CallErrorCode } from '../upstreams/call-errors.js';
 import { WardError, describeError } from '../base/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
-import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, type ConnectionSpec } from './config.js';
-import { UpstreamError, classify } from './errors.js';
-import { boundedFetch } from './http-fetch.js';
-import { startLoopbackCallback } from './loopback-callback.js';
+import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstreams/errors.js';
+import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
+import { startCallbackServer, SIGNIN_TIMEOUT_MS } from '../auth/loopback-callback.js';
+import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec } from './config.js';
+import { boundedFetch, connectionFetch } from './http-fetch.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
-import { ConnectionRegistry, type ConnectionRecord, type LiveTool, type ToolPin } from './registry.js';
-import { DEFAULT_LIMITS, UpstreamConnection, type ConnectionLimits, type ToolListing, type UpstreamTarget } from './upstream-connection.js';
+import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
 
 /** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
 export type OpenBrowser = (url: URL) => Promise<void>;
 
-export const SIGNIN_TIMEOUT_MS = 5 * 60_000;
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
 const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'unreachable', 'closed', 'protocol_error']);
@@ -32,7 +32,7 @@ export interface ConnectionManagerOptions {
   readonly secrets: SecretStore;
   /** The namespace folder (locks for compare-before-delete). */
   readonly namespaceDir: string;
-  readonly limits?: Partial<ConnectionLimits>;
+  readonly limits?: Partial<SessionLimits>;
   /** Clock for restart back-off. */
   readonly now?: () => number;
 }
@@ -56,8 +56,8 @@ export interface Discovery {
 
 export class ConnectionManager {
   readonly registry: ConnectionRegistry;
-  private readonly limits: ConnectionLimits;
-  private readonly live = new Map<string, Promise<UpstreamConnection>>();
+  private readonly limits: SessionLimits;
+  private readonly live = new Map<string, Promise<McpSession>>();
   private readonly providers = new Map<string, ConnectionOAuthProvider>();
   private readonly crashes = new Map<string, CrashRecord>();
   private readonly streaks = new Map<string, number>();
@@ -155,20 +155,23 @@ export class ConnectionManager {
     return stdioEnvironment(secrets);
   }
 
-  private async target(spec: ConnectionSpec): Promise<UpstreamTarget> {
+  private async target(spec: ConnectionSpec): Promise<SessionTarget> {
     if (spec.transport === 'stdio') {
       const stderr = new BoundedLog(this.limits.maxStderrBytes);
       this.stderrLogs.set(spec.name, stderr);
-      return { transport: 'stdio', name: spec.name, launch: { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) }, stderr };
+      return { transport: 'stdio', command: spec.command, args: spec.args, env: await this.stdioEnv(spec), stderr };
     }
-    return { transport: 'http', name: spec.name, url: new URL(spec.url), auth: this.provider(spec) };
+    const serverUrl = new URL(spec.url);
+    const provider = this.provider(spec);
+    // Ward's fetch handles the token and the one refresh-and-retry (under a lock), not the SDK transport.
+    return { transport: 'http', url: serverUrl, authorize: (fetch) => connectionFetch({ serverUrl, provider, lockFile: provider.lockFile }, fetch) };
   }
 
   /**
    * The live session of a connection, opened on first use. A stdio server that ended on its
    * own is not started again here: that takes an explicit restart() (with back-off).
    */
-  connection(name: string): Promise<UpstreamConnection> {
+  connection(name: string): Promise<McpSession> {
     if (this.closed) return Promise.reject(new UpstreamError('closed', 'Ward is shutting down'));
     const existing = this.live.get(name);
     if (existing !== undefined) return existing;
@@ -184,20 +187,20 @@ export class ConnectionManager {
     return opening;
   }
 
-  private async open(name: string): Promise<UpstreamConnection> {
+  private async open(name: string): Promise<McpSession> {
     const record = this.registry.get(name);
-    let connection: UpstreamConnection;
+    let connection: McpSession;
     try {
-      connection = await UpstreamConnection.open(await this.target(record.spec), this.limits);
+      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool));
     } catch (error) {
-      const failure = classify(error);
-      this.noteFailure(name, failure);
+      const failure = classifyUpstreamError(error);
+      this.noteFailure(name, failure.code);
       throw failure;
     }
     const openedAt = this.now();
     connection.onEnd((failure) => {
       this.live.delete(name);
-      this.noteFailure(name, failure);
+      this.noteFailure(name, failure.code);
       if (record.spec.transport === 'stdio') {
         // Crashes "in a row": a session that ran longer than the longest back-off starts the count afresh.
         const now = this.now();
@@ -209,15 +212,15 @@ export class ConnectionManager {
     return connection;
   }
 
-  private noteFailure(name: string, failure: UpstreamError): void {
+  private noteFailure(name: string, code: string): void {
     this.healthy.delete(name);
     if (!this.registry.has(name)) return;
-    const health = failure.code === 'not_signed_in' || failure.code === 'unauthorized' ? 'not_signed_in' : 'error';
-    this.registry.setHealth(name, health, failure.code);
+    const health = code === 'not_signed_in' || code === 'unauthorized' ? 'not_signed_in' : 'error';
+    this.registry.setHealth(name, health, code);
   }
 
   /** Explicitly starts a stopped server again; refused while its back-off runs (1 s, doubling to 60 s per crash). */
-  async restart(name: string): Promise<UpstreamConnection> {
+  async restart(name: string): Promise<McpSession> {
     const crash = this.crashes.get(name);
     if (crash !== undefined) {
       const retryAt = crash.at + backoff(crash.count);
@@ -234,14 +237,14 @@ export class ConnectionManager {
     return opening;
   }
 
-  private async openAfterRestart(name: string, crash: CrashRecord | undefined): Promise<UpstreamConnection> {
+  private async openAfterRestart(name: string, crash: CrashRecord | undefined): Promise<McpSession> {
     this.crashes.delete(name);
     try {
       return await this.open(name);
     } catch (error) {
       if (crash !== undefined) {
         this.streaks.set(name, crash.count + 1);
-        this.crashes.set(name, { failure: classify(error), at: this.now(), count: crash.count + 1 });
+        this.crashes.set(name, { failure: classifyUpstreamError(error), at: this.now(), count: crash.count + 1 });
       }
       throw error;
     }
@@ -268,8 +271,8 @@ export class ConnectionManager {
     try {
       listing = await connection.listTools();
     } catch (error) {
-      const failure = classify(error);
-      this.noteFailure(name, failure);
+      const failure = classifyUpstreamError(error);
+      this.noteFailure(name, failure.code);
       throw failure;
     }
     const pins = this.registry.sync(name, listing.tools);
@@ -279,10 +282,8 @@ export class ConnectionManager {
 
   async repin(name: string, tool: string): Promise<ToolPin> {
     const connection = await this.connection(name);
-    await connection.listTools().catch((error: unknown) => {
-      throw classify(error);
-    });
-    const live = connection.liveTool(tool);
+    const listing = await connection.listTools();
+    const live = listing.tools.find((candidate) => candidate.name === tool);
     if (live === undefined) throw new WardError('not_found', `connection ${name} does not offer a tool named ${JSON.stringify(tool.slice(0, 64))} now`);
     if (this.registry.tool(name, tool) === undefined) this.registry.sync(name, [...this.registry.tools(name).map(pinAsLive), live]);
     return this.registry.repin(name, live);
@@ -332,8 +333,9 @@ export class ConnectionManager {
   }
 
   /**
-   * Signs in to an HTTP connection: a loopback redirect on 127.0.0.1 at a random port, one
-   * valid callback, a bounded wait (C5). Tokens replace the old ones only on success.
+   * Signs in to an HTTP connection through Ward's one loopback callback (main/auth): 127.0.0.1 at
+   * a random port, loopback peers and Host only, exactly one callback whose `state` must match (a
+   * wrong one fails the sign-in), a bounded wait (C5). Tokens replace the old ones only on success.
    */
   async login(name: string, options: { openBrowser: OpenBrowser; timeoutMs?: number }): Promise<void> {
     const record = this.registry.get(name);
@@ -341,14 +343,14 @@ export class ConnectionManager {
     const serverUrl = new URL(record.spec.url);
     const provider = this.provider(record.spec);
     const state = newState();
-    const callback = await startLoopbackCallback({ state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
+    const callback = await startCallbackServer({ expectedState: state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
     try {
-      provider.setInteractive({ redirectUrl: callback.redirectUrl, state, onAuthorizationUrl: options.openBrowser });
+      provider.setInteractive({ redirectUrl: callback.redirectUri, state, onAuthorizationUrl: options.openBrowser });
       // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.
       provider.forgetTokensInMemory();
       const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn: boundedFetch }));
       if (started === 'REDIRECT') {
-        const code = await callback.code;
+        const code = authorizationCode(await callback.result);
         const finished = await this.signInStep(() => auth(provider, { serverUrl, authorizationCode: code, fetchFn: boundedFetch }));
         if (finished !== 'AUTHORIZED') throw new WardError('signin_rejected', 'the authorization server did not issue tokens');
       }
@@ -366,7 +368,7 @@ export class ConnectionManager {
       return await step();
     } catch (error) {
       if (error instanceof WardError) throw error;
-      const failure = classify(error);
+      const failure = classifyUpstreamError(error);
       if (failure.code === 'unreachable') throw new WardError('provider_unreachable', `the server or its authorization server could not be reached (${failure.detail})`, { cause: error });
       // OAuth error descriptions are the server's words: only the standard error code is shown.
       const oauthCode = (error as { errorCode?: unknown }).errorCode;
@@ -380,8 +382,8 @@ export class ConnectionManager {
     callTool: (route, args, signal) => this.callTool(route, args, signal),
   };
 
-  private refusal(code: string, message: string): ToolOutcome {
-    return { ok: false, errorCode: code, message };
+  private refusal(code: CallErrorCode, message: string): ToolOutcome {
+    return failedOutcome(new UpstreamError(code, message));
   }
 
   async callTool(route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
@@ -392,36 +394,25 @@ export class ConnectionManager {
     if (pin === undefined || pin.status === 'missing') return this.refusal('tool_missing', `connection ${name} has no tool ${route.upstreamName}`);
     if (pin.status === 'schema_changed' || pin.schemaHash !== route.schemaHash) return this.refusal('schema_changed', pin.reason ?? 'the pinned schema differs');
     if (!pin.enabled) return this.refusal('refused', `the tool ${route.upstreamName} is turned off for connection ${name}`);
-    let connection: UpstreamConnection;
+    let connection: McpSession;
     try {
       connection = await this.connection(name);
     } catch (error) {
-      const failure = classify(error, { signal });
-      return this.refusal(failure.code, failure.detail);
+      return failedOutcome(classifyUpstreamError(error, { signal }));
     }
-    try {
-      if (connection.liveTool(route.upstreamName) === undefined) await connection.listTools();
-    } catch (error) {
-      const failure = classify(error, { signal });
-      this.noteFailure(name, failure);
-      return this.refusal(failure.code, failure.detail);
-    }
-    const live = connection.liveTool(route.upstreamName);
-    if (live === undefined || live.schemaHash !== route.schemaHash) {
+    const outcome = await connection.call(route, args, signal);
+    if (outcome.ok) {
+      if (!this.healthy.has(name)) {
+        this.registry.setHealth(name, 'ok', null);
+        this.healthy.add(name);
+      }
+    } else if (outcome.errorCode === 'tool_missing' || outcome.errorCode === 'schema_changed') {
       // The registry learns it too, so the tool shows as disabled until re-pinned.
-      this.registry.sync(name, connectionTools(connection, this.registry.tools(name)));
-      return live === undefined
-        ? this.refusal('tool_missing', `the server no longer offers ${route.upstreamName}`)
-        : this.refusal('schema_changed', `the input schema of ${route.upstreamName} changed upstream since it was pinned`);
-    }
-    if (signal.aborted) return this.refusal('cancelled', '');
-    const outcome = await connection.callTool(route.upstreamName, args, signal);
-    if (!outcome.ok) {
+      const listing = await connection.tools(signal).catch(() => undefined);
+      if (listing !== undefined) this.registry.sync(name, connectionTools(listing, this.registry.tools(name)));
+    } else if (CONNECTION_FAILURES.has(outcome.errorCode)) {
       // Only failures of the connection itself change its health; a tool's own error does not.
-      if (CONNECTION_FAILURES.has(outcome.errorCode)) this.noteFailure(name, new UpstreamError(outcome.errorCode as UpstreamError['code'], ''));
-    } else if (!this.healthy.has(name)) {
-      this.registry.setHealth(name, 'ok', null);
-      this.healthy.add(name);
+      this.noteFailure(name, outcome.errorCode);
     }
     return outcome;
   }
@@ -443,11 +434,14 @@ function pinAsLive(pin: ToolPin): LiveTool {
 }
 
 /** The pinned tools as the server lists them now; a pinned tool it no longer lists is left out, so sync marks it missing. */
-function connectionTools(connection: UpstreamConnection, pins: readonly ToolPin[]): LiveTool[] {
-  const tools: LiveTool[] = [];
-  for (const pin of pins) {
-    const live = connection.liveTool(pin.name);
-    if (live !== undefined) tools.push(live);
-  }
-  return tools;
+function connectionTools(listing: ToolListing, pins: readonly ToolPin[]): LiveTool[] {
+  const live = new Map(listing.tools.map((tool) => [tool.name, tool]));
+  return pins.flatMap((pin) => live.get(pin.name) ?? []);
+}
+
+/** The authorization code of the one accepted callback (it carries a code or an error), or why there is none. */
+function authorizationCode(callback: URL): string {
+  const error = callback.searchParams.get('error');
+  if (error !== null) throw new WardError('signin_rejected', `the authorization server refused the sign-in (${error.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 64)})`);
+  return callback.searchParams.get('code') ?? '';
 }

@@ -10,11 +10,10 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprot
 import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { WardError } from '../base/errors.js';
+import { checkServerUrl } from '../base/url-policy.js';
+import { CALLBACK_PATH } from '../auth/loopback-callback.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { isLoopbackUrl } from './config.js';
-
-export const REDIRECT_PATH = '/callback';
 
 /** Keychain accounts of a connection (the store adds the namespace hash, N1). */
 export function oauthAccounts(connection: string): { tokens: string; client: string } {
@@ -83,7 +82,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   get redirectUrl(): string {
     // Outside a sign-in no redirect happens (redirectToAuthorization refuses), but the SDK
     // needs a value to treat this as the authorization-code flow.
-    return this.interactive?.redirectUrl ?? `http://127.0.0.1${REDIRECT_PATH}`;
+    return this.interactive?.redirectUrl ?? `http://127.0.0.1${CALLBACK_PATH}`;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -187,10 +186,11 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
 
   private checkEndpoint(url: URL | string | undefined, what: string): void {
     if (url === undefined) return;
-    const parsed = new URL(url);
-    if (parsed.protocol === 'https:') return;
-    if (parsed.protocol === 'http:' && (isLoopbackUrl(parsed) || this.options.allowInsecureHttp)) return;
-    throw new WardError('signin_rejected', `the ${what} ${parsed.origin} does not use https; sign-in refused`);
+    const checked = checkServerUrl(String(url), { allowInsecureHttp: this.options.allowInsecureHttp });
+    if (!('reason' in checked)) return;
+    const where = checked.reason === 'not_a_url' ? JSON.stringify(String(url).slice(0, 100)) : checked.url.origin;
+    const problem = checked.reason === 'credentials' ? 'carries a user name or password' : 'does not use https';
+    throw new WardError('signin_rejected', `the ${what} ${where} ${problem}; sign-in refused`);
   }
 
   /** Discovery results are checked before anything is sent to the authorization server. */

@@ -7,6 +7,7 @@ import { WardError } from '../base/errors.js';
 import type { JsonSchema } from '../upstreams/types.js';
 import { parseConnectionName, parseConnectionSpec, type ConnectionSpec } from './config.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
+import type { LiveTool } from '../upstreams/session.js';
 
 export type ConnectionHealth = 'unknown' | 'ok' | 'error' | 'not_signed_in';
 export type ToolStatus = 'pinned' | 'schema_changed' | 'missing';
@@ -31,14 +32,6 @@ export interface ToolPin {
   readonly status: ToolStatus;
   readonly reason: string | null;
   readonly pinnedAt: string;
-}
-
-/** A tool as the upstream lists it now, already bounded and validated by discovery. */
-export interface LiveTool {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  readonly schemaHash: string;
 }
 
 interface ConnectionRow {

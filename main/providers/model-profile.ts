@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { WardError } from '../base/errors.js';
+import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -34,24 +35,22 @@ const ProfileSchema = z
   .strict();
 const ProfilesFileSchema = z.object({ profiles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), ProfileSchema) }).strict();
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+function baseUrlProblem(refusal: UrlRefusal, raw: string): string {
+  switch (refusal.reason) {
+    case 'not_a_url':
+      return `${JSON.stringify(raw.slice(0, 100))} is not a URL`;
+    case 'credentials':
+      return 'the model base URL must not carry credentials';
+    case 'scheme':
+      return `the model base URL must be https:// (got ${refusal.url.protocol})`;
+    case 'insecure_http':
+      return `http:// is allowed only for loopback hosts (got ${refusal.url.hostname}); use https:// or set the explicit insecure-HTTP override`;
+  }
+}
 
-/** L1: https anywhere; http only to loopback unless explicitly allowed; no credentials in the URL. */
+/** L1, by Ward's one URL policy (main/base/url-policy.ts). */
 export function checkBaseUrl(raw: string, allowInsecureHttp: boolean, source: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new WardError('invalid_config', `${source}: ${JSON.stringify(raw.slice(0, 100))} is not a URL`);
-  }
-  if (url.username !== '' || url.password !== '') throw new WardError('invalid_config', `${source}: the model base URL must not carry credentials`);
-  if (url.protocol === 'http:') {
-    if (!LOOPBACK.has(url.hostname) && !allowInsecureHttp) {
-      throw new WardError('invalid_config', `${source}: http:// is allowed only for loopback hosts (got ${url.hostname}); use https:// or set the explicit insecure-HTTP override`);
-    }
-  } else if (url.protocol !== 'https:') {
-    throw new WardError('invalid_config', `${source}: the model base URL must be https:// (got ${url.protocol})`);
-  }
+  const url = requireServerUrl(raw, allowInsecureHttp, (refusal) => new WardError('invalid_config', `${source}: ${baseUrlProblem(refusal, raw)}`));
   return url.href.replace(/\/$/, '');
 }
 

@@ -1,46 +1,78 @@
 /**
- * fetch for upstream MCP servers with a bound on one message: a JSON body, or one SSE event
- * (bytes between blank lines), larger than `limit` errors the stream and reports it, so the SDK
- * never buffers an unbounded response.
+ * fetch for upstream MCP servers with a bound on one message: a JSON body, or one SSE event,
+ * larger than `limit` errors the stream and reports it, so the SDK never buffers an unbounded
+ * response.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { UpstreamFailure } from './failure.js';
-import { nodeFetch } from './node-fetch.js';
+import { UpstreamError } from './errors.js';
+import { upstreamFetch } from './http-stack.js';
 
+const CR = 0x0d;
 const LF = 0x0a;
 
-export function cappedFetch(limit: number, onOversize: () => void): FetchLike {
+/**
+ * Counts the bytes of each SSE event. An event ends at a blank line, and a line ends at CRLF, LF
+ * or CR (the SSE spec allows all three, even mixed in one stream), so CRLF is one line end.
+ */
+export class SseEventMeter {
+  /** Bytes of the event still open, line ends included. */
+  private pending = 0;
+  private atLineStart = true;
+  private afterCR = false;
+
+  /** Feeds a chunk; returns the size of the largest event that ended in it or is still open at its end. */
+  feed(chunk: Uint8Array): number {
+    let largest = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === LF && this.afterCR) {
+        // The LF of a CRLF: the line ended at the CR; after a blank line it belongs to no event.
+        this.afterCR = false;
+        if (this.pending > 0) this.pending++;
+        continue;
+      }
+      this.pending++;
+      this.afterCR = byte === CR;
+      if (byte !== CR && byte !== LF) {
+        this.atLineStart = false;
+        continue;
+      }
+      if (this.atLineStart) {
+        largest = Math.max(largest, this.pending);
+        this.pending = 0;
+      }
+      this.atLineStart = true;
+    }
+    return Math.max(largest, this.pending);
+  }
+}
+
+function tooLarge(limit: number): UpstreamError {
+  return new UpstreamError('too_large', `the server sent a message larger than ${limit} bytes`);
+}
+
+export function cappedFetch(limit: number, onOversize: (failure: UpstreamError) => void, base: FetchLike = upstreamFetch): FetchLike {
   return async (url, init) => {
-    const response = await nodeFetch(url, init);
+    const response = await base(url, init);
     if (response.body === null) return response;
     const length = response.headers.get('content-length');
     const declared = length === null ? Number.NaN : Number(length);
     if (Number.isFinite(declared) && declared > limit) {
       await response.body.cancel().catch(() => undefined);
-      onOversize();
-      throw new UpstreamFailure('too_large');
+      const failure = tooLarge(limit);
+      onOversize(failure);
+      throw failure;
     }
     // A declared length within the bound ends the body there; only open-ended bodies (SSE) need counting.
     if (Number.isFinite(declared)) return response;
-    let pending = 0;
-    let lastByte = -1;
+    const meter = new SseEventMeter();
     const bounded = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          // Bytes since the last event boundary ("\n\n"), which may straddle chunks.
-          let boundary = -1;
-          for (let i = chunk.length - 1; i >= 0; i--) {
-            const previous = i === 0 ? lastByte : chunk[i - 1];
-            if (chunk[i] === LF && previous === LF) {
-              boundary = i;
-              break;
-            }
-          }
-          pending = boundary === -1 ? pending + chunk.length : chunk.length - boundary - 1;
-          if (chunk.length > 0) lastByte = chunk[chunk.length - 1]!;
-          if (pending > limit) {
-            onOversize();
-            controller.error(new UpstreamFailure('too_large'));
+          if (meter.feed(chunk) > limit) {
+            const failure = tooLarge(limit);
+            onOversize(failure);
+            controller.error(failure);
             return;
           }
           controller.enqueue(chunk);

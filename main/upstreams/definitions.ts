@@ -3,6 +3,7 @@
  * Parsed fail-closed (L1): anything unexpected is refused with a message that says what.
  */
 import { WardError } from '../base/errors.js';
+import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 
 export interface StdioUpstreamDefinition {
   readonly type: 'stdio';
@@ -28,10 +29,22 @@ export type UpstreamDefinition = StdioUpstreamDefinition | HttpUpstreamDefinitio
 const UPSTREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function fail(name: string, problem: string): never {
   throw new WardError('invalid_config', `upstream "${name}": ${problem}`);
+}
+
+function urlProblem(refusal: UrlRefusal): string {
+  switch (refusal.reason) {
+    case 'not_a_url':
+      return 'url is not a valid URL';
+    case 'credentials':
+      return 'url must not carry credentials; use headers';
+    case 'scheme':
+      return `url must be https:// (got ${refusal.url.protocol})`;
+    case 'insecure_http':
+      return `http:// is allowed only for loopback hosts (got ${refusal.url.hostname}); use https:// or set allowInsecureHttp`;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -74,19 +87,8 @@ function parseOne(name: string, raw: unknown): UpstreamDefinition {
     const known = new Set(['type', 'url', 'headers', 'allowInsecureHttp']);
     for (const key of Object.keys(raw)) if (!known.has(key)) fail(name, `unknown field "${key.slice(0, 64)}"`);
     if (typeof raw.url !== 'string') fail(name, 'url must be a string');
-    let url: URL;
-    try {
-      url = new URL(raw.url);
-    } catch {
-      fail(name, 'url is not a valid URL');
-    }
-    if (url.username !== '' || url.password !== '') fail(name, 'url must not carry credentials; use headers');
     if (raw.allowInsecureHttp !== undefined && typeof raw.allowInsecureHttp !== 'boolean') fail(name, 'allowInsecureHttp must be a boolean');
-    if (url.protocol === 'http:') {
-      if (!LOOPBACK_HOSTS.has(url.hostname) && raw.allowInsecureHttp !== true) fail(name, `http:// is allowed only for loopback hosts (got ${url.hostname}); use https:// or set allowInsecureHttp`);
-    } else if (url.protocol !== 'https:') {
-      fail(name, `url must be https:// (got ${url.protocol})`);
-    }
+    const url = requireServerUrl(raw.url, raw.allowInsecureHttp === true, (refusal) => new WardError('invalid_config', `upstream "${name}": ${urlProblem(refusal)}`));
     return {
       type: 'http',
       url: url.href,

@@ -3,9 +3,8 @@
  * its hash at publish time — so the broker can refuse the tool if the upstream changes it later.
  */
 import { WardError } from '../base/errors.js';
-import type { JsonSchema, PinnedToolRoute } from './types.js';
-import { UpstreamFailure } from './failure.js';
-import { schemaHash } from './schema-hash.js';
+import type { PinnedToolRoute } from './types.js';
+import { UpstreamError } from './errors.js';
 import type { Upstreams } from './upstreams.js';
 
 export interface ToolSelection {
@@ -28,7 +27,7 @@ export async function pinTools(upstreams: Upstreams, selections: readonly ToolSe
       try {
         tools = await upstreams.listTools(selection.upstream);
       } catch (error) {
-        const code = error instanceof UpstreamFailure ? error.code : 'upstream_error';
+        const code = error instanceof UpstreamError ? error.code : 'upstream_error';
         throw new WardError('invalid_config', `upstream "${selection.upstream}": could not list its tools (${code})`, { cause: error });
       }
       listed.set(selection.upstream, tools);
@@ -39,8 +38,7 @@ export async function pinTools(upstreams: Upstreams, selections: readonly ToolSe
     if (!EXPOSED_NAME.test(exposedName)) {
       throw new WardError('invalid_config', `tool name ${JSON.stringify(exposedName.slice(0, 80))} must be 1–64 of A-Z a-z 0-9 _ -; choose an exposed name`);
     }
-    const inputSchema = tool.inputSchema as JsonSchema;
-    routes.push({ exposedName, upstream: selection.upstream, upstreamName: tool.name, description: tool.description ?? '', inputSchema, schemaHash: schemaHash(inputSchema) });
+    routes.push({ exposedName, upstream: selection.upstream, upstreamName: tool.name, description: tool.description, inputSchema: tool.inputSchema, schemaHash: tool.schemaHash });
   }
   return routes;
 }

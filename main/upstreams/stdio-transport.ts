@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { UpstreamFailure } from './failure.js';
+import { UpstreamError } from './errors.js';
 
 /** What a stdio server inherits from Ward's environment; everything else must be named. */
 export const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'] as const;
@@ -76,6 +76,8 @@ export interface StdioTransportOptions {
   readonly cwd?: string;
   /** One JSON-RPC line above this kills the server and fails its calls as too_large. */
   readonly maxMessageBytes: number;
+  /** Told once why stdout can no longer be trusted (the transport then stops the server). */
+  readonly onFault: (failure: UpstreamError) => void;
   readonly stderr: BoundedLog;
   /** SIGTERM → SIGKILL grace on close. */
   readonly killGraceMs: number;
@@ -160,13 +162,14 @@ export class GroupStdioTransport implements Transport {
   private fail(code: 'too_large' | 'protocol_error'): void {
     this.broken = true;
     this.buffer.clear();
-    this.onerror?.(new UpstreamFailure(code));
+    const detail = code === 'too_large' ? `the server sent a message larger than ${this.options.maxMessageBytes} bytes` : 'the server wrote something other than JSON-RPC on stdout';
+    this.options.onFault(new UpstreamError(code, detail));
     void this.close();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (stdin === undefined || stdin === null || stdin.destroyed) return Promise.reject(new UpstreamFailure('closed'));
+    if (stdin === undefined || stdin === null || stdin.destroyed) return Promise.reject(new UpstreamError('closed', 'the server is not running'));
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', () => resolve());

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackPeer, startCallbackServer } from '../../main/auth/loopback-callback.js';
 import { signIn, signOut } from '../../main/auth/sign-in.js';
@@ -8,29 +7,9 @@ import { sessionAccount } from '../../main/auth/registry.js';
 import { KeychainBackend } from '../../main/credentials/keychain-store.js';
 import { NamespacedSecretStore } from '../../main/credentials/secret-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import { deadPort, followToCallback, startHangingServer } from '../fixtures/oidc/provider.js';
+import { deadPort, followToCallback, startHangingServer, visitCallback } from '../fixtures/oidc/provider.js';
 import { tempDir } from '../support/temp.js';
 import { authContext, provider } from './support.js';
-
-function getFrom(url: URL, headers: Record<string, string> = {}, localAddress?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { headers, localAddress, agent: false }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', reject);
-    request.setTimeout(10_000, () => request.destroy(new Error('no answer')));
-  });
-}
-
-/** The status of a delivered callback, or the connection error code when the server is gone. */
-async function deliver(url: URL): Promise<number | string> {
-  try {
-    return await getFrom(url);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'error';
-  }
-}
 
 describe('sign-in failures are specific errors', () => {
   it('fails with signin_state_mismatch on a callback whose state is not this sign-in', async () => {
@@ -43,8 +22,8 @@ describe('sign-in failures are specific errors', () => {
         const callback = await followToCallback(url);
         const forged = new URL(callback);
         forged.searchParams.set('state', 'not-the-state-of-this-sign-in');
-        statuses.push(await deliver(forged));
-        statuses.push(await deliver(callback));
+        statuses.push(await visitCallback(forged));
+        statuses.push(await visitCallback(callback));
       },
     });
     await expect(attempt).rejects.toMatchObject({ code: 'signin_state_mismatch', message: expect.stringContaining('does not match this sign-in') });
@@ -61,8 +40,8 @@ describe('sign-in failures are specific errors', () => {
       clientId: idp.clientId,
       openBrowser: async (url) => {
         const callback = await followToCallback(url);
-        statuses.push(...(await Promise.all([deliver(callback), deliver(callback)])));
-        statuses.push(await deliver(callback));
+        statuses.push(...(await Promise.all([visitCallback(callback), visitCallback(callback)])));
+        statuses.push(await visitCallback(callback));
       },
     });
     expect(result.session.subject).toBe('alice');
@@ -84,9 +63,9 @@ describe('sign-in failures are specific errors', () => {
     // The real server and the real check; the peer connects from another source address.
     const server = await startCallbackServer({ expectedState: 'S', timeoutMs: 10_000 });
     const url = new URL(`${server.redirectUri}?code=c&state=S`);
-    expect(await getFrom(url, { 'x-forwarded-for': '127.0.0.1', host: url.host }, '127.0.0.2')).toBe(403);
-    expect(await getFrom(url, { host: 'evil.example:80' })).toBe(400);
-    expect(await getFrom(url)).toBe(200);
+    expect(await visitCallback(url, { headers: { 'x-forwarded-for': '127.0.0.1', host: url.host }, localAddress: '127.0.0.2' })).toBe(403);
+    expect(await visitCallback(url, { headers: { host: 'evil.example:80' } })).toBe(400);
+    expect(await visitCallback(url)).toBe(200);
     await expect(server.result).resolves.toEqual(url);
     await server.close();
   });
@@ -100,7 +79,7 @@ describe('sign-in failures are specific errors', () => {
         const stripped = new URL(url);
         stripped.searchParams.delete('code_challenge');
         stripped.searchParams.delete('code_challenge_method');
-        await deliver(await followToCallback(stripped));
+        await visitCallback(await followToCallback(stripped));
       },
     });
     await expect(attempt).rejects.toMatchObject({ code: 'signin_rejected', message: 'sign-in: the identity provider refused (invalid_request)' });
@@ -129,7 +108,7 @@ describe('sign-in failures are specific errors', () => {
     const attempt = signIn(authContext(tempDir()), { issuer: idp.issuer, clientId: idp.clientId, timeoutMs: 300, openBrowser: async (url) => void (authorizationUrl = url) });
     await expect(attempt).rejects.toMatchObject({ code: 'signin_timeout' });
     const callback = await followToCallback(authorizationUrl!);
-    expect(await deliver(callback)).toBe('ECONNREFUSED');
+    expect(await visitCallback(callback)).toBe('ECONNREFUSED');
   });
 
   it('fails with keychain_unavailable before opening the browser when the credential store is unreachable', async () => {
@@ -148,7 +127,7 @@ describe('sign-in failures are specific errors', () => {
 });
 
 describe('re-login and logout', () => {
-  const play = async (url: URL) => void (await deliver(await followToCallback(url)));
+  const play = async (url: URL) => void (await visitCallback(await followToCallback(url)));
 
   it('keeps a re-login that could not revoke the old session: cleanupRequired, old entry kept for logout', async () => {
     const idp = await provider();

@@ -6,7 +6,7 @@ import { Broker } from '../../main/broker/broker.js';
 import type { BrokerEvent } from '../../main/broker/types.js';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import { oauthAccounts } from '../../main/connections/oauth.js';
-import { followToCallback } from '../fixtures/oidc/provider.js';
+import { followToCallback, visitCallback } from '../fixtures/oidc/provider.js';
 import { startPlainPkceServer, startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { databaseBytes, harness, signal, stdioSpec, type Harness } from './support.js';
 
@@ -154,23 +154,45 @@ describe('remote connections with OAuth', () => {
     expect(opened).toBe(0);
   });
 
-  it('ignores a callback with the wrong state and accepts only the valid one', async () => {
+  it('fails the sign-in on a callback with the wrong state, and the valid callback after it is refused', async () => {
     const remote = await server();
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
-    const statuses: number[] = [];
-    await h.manager.login('remote', {
+    const statuses: (number | string)[] = [];
+    const login = h.manager.login('remote', {
       timeoutMs: 20_000,
       openBrowser: async (url) => {
         const callback = await followToCallback(url);
         const forged = new URL(callback);
         forged.searchParams.set('state', 'forged');
-        statuses.push((await fetch(forged)).status);
-        statuses.push((await fetch(callback)).status);
-        statuses.push((await fetch(callback)).status);
+        statuses.push(await visitCallback(forged));
+        statuses.push(await visitCallback(callback));
       },
     });
-    expect(statuses).toEqual([400, 200, 410]);
+    await expect(login).rejects.toMatchObject({ code: 'signin_state_mismatch' });
+    expect(statuses[0]).toBe(400);
+    // Refused: answered 409, or the callback had already closed.
+    expect(['ECONNREFUSED', 'ECONNRESET', 409]).toContain(statuses[1]);
+    expect(remote.counts.codeGrants).toBe(0);
+    expect(await storedTokens(h, 'remote')).toBeUndefined();
+  });
+
+  it('refuses a callback whose Host is not the loopback address it was sent to, then accepts the real one', async () => {
+    const remote = await server();
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
+    const statuses: (number | string)[] = [];
+    await h.manager.login('remote', {
+      timeoutMs: 20_000,
+      openBrowser: async (url) => {
+        const callback = await followToCallback(url);
+        // A page on another site making the browser call 127.0.0.1 (DNS rebinding) carries its own Host.
+        statuses.push(await visitCallback(callback, { headers: { host: `evil.example:${callback.port}` } }));
+        statuses.push(await visitCallback(callback));
+      },
+    });
+    expect(statuses).toEqual([400, 200]);
+    expect(remote.counts.codeGrants).toBe(1);
     expect(await h.manager.caller.callTool((await h.manager.discover('remote'), echoRoute(h, 'remote')), { text: 'x' }, signal())).toMatchObject({ ok: true });
   });
 

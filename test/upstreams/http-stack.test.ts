@@ -1,13 +1,19 @@
-/** The fetch upstream MCP clients use (node:http/https): TLS verification, redirects, aborts and bodies as fetch has them. */
+/**
+ * The HTTP stacks upstream MCP clients use: node:http for plain http to a loopback name, global
+ * fetch for everything else (main/upstreams/http-stack.ts). TLS verification, redirects, aborts
+ * and bodies as fetch has them.
+ */
 import { spawnSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyUpstreamError } from '../../main/upstreams/failure.js';
-import { createNodeFetch, nodeFetch } from '../../main/upstreams/node-fetch.js';
+import { classifyUpstreamError } from '../../main/upstreams/errors.js';
+import { upstreamFetch, usesNodeHttp } from '../../main/upstreams/http-stack.js';
+import { nodeFetch } from '../../main/upstreams/node-fetch.js';
 import { openUpstreams } from '../../main/upstreams/upstreams.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 
@@ -15,28 +21,74 @@ const dir = mkdtempSync(join(tmpdir(), 'ward-node-fetch-'));
 const keyFile = join(dir, 'key.pem');
 const certFile = join(dir, 'cert.pem');
 
-/** A plain server whose answers each test picks by path. */
+/** A plain server whose answers each test picks by path, on 127.0.0.1 and on 127.0.0.2 (this machine, but not a loopback name to Ward). */
 let plain: Server;
 let plainUrl: string;
+let other: Server;
+let otherUrl: string;
 
 beforeAll(async () => {
   // A throwaway self-signed certificate for 127.0.0.1, made fresh for this run.
   const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`openssl could not make a test certificate: ${made.stderr}`);
-  plain = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.url === '/redirect') res.writeHead(302, { location: 'http://elsewhere.invalid/mcp' }).end();
     else if (req.url === '/empty') res.writeHead(204).end();
     else if (req.url === '/stall') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('event: message\n');
+    else if (req.url === '/stack') res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${req.headers['sec-fetch-mode'] === undefined ? 'node:http' : 'fetch'}\n\n`);
     // Anything else is never answered: the caller's signal is the only way out.
-  });
+  };
+  plain = createServer(handler);
+  other = createServer(handler);
   await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
   plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  otherUrl = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  plain.closeAllConnections();
-  await new Promise((resolve) => plain.close(resolve));
+  for (const server of [plain, other]) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
   rmSync(dir, { recursive: true, force: true });
+});
+
+describe('which stack carries a request', () => {
+  it('takes node:http for plain http to a loopback name only; https and any other host go through fetch', async () => {
+    expect(['http://127.0.0.1:9/mcp', 'http://localhost:9/mcp', 'http://[::1]:9/mcp'].map((url) => usesNodeHttp(new URL(url)))).toEqual([true, true, true]);
+    expect(['https://127.0.0.1:9/mcp', 'https://mcp.example.com/mcp', 'http://mcp.example.com/mcp', 'http://127.0.0.2:9/mcp'].map((url) => usesNodeHttp(new URL(url)))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    // What the servers saw: fetch (undici) marks every request with Sec-Fetch-Mode, node:http does not.
+    expect(await (await upstreamFetch(`${plainUrl}/stack`)).text()).toBe('data: node:http\n\n');
+    expect(await (await upstreamFetch(`${otherUrl}/stack`)).text()).toBe('data: fetch\n\n');
+  });
+
+  it("sends a loopback http upstream's MCP traffic over node:http", async () => {
+    const fixture = await startHttpFixture({ sse: true });
+    const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } });
+    expect((await upstreams.listTools('fx')).map((tool) => tool.name)).toContain('echo');
+    await upstreams.close();
+    await fixture.close();
+    expect(fixture.stacks.length).toBeGreaterThan(0);
+    expect(new Set(fixture.stacks)).toEqual(new Set(['node:http']));
+  });
+
+  it("lets go of the caller's signal on the fetch path once a body is read, yet still aborts an in-flight request with it", async () => {
+    // undici would otherwise hold one listener on the transport's lifetime signal per request until GC.
+    const lifetime = new AbortController();
+    for (let i = 0; i < 20; i++) expect(await (await upstreamFetch(`${otherUrl}/stack`, { signal: lifetime.signal })).text()).toBe('data: fetch\n\n');
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+    const stalled = await upstreamFetch(`${otherUrl}/stall`, { signal: lifetime.signal });
+    const reading = stalled.text();
+    setTimeout(() => lifetime.abort(new Error('connection closed')), 50);
+    await expect(reading).rejects.toThrow('connection closed');
+    expect(getEventListeners(lifetime.signal, 'abort')).toHaveLength(0);
+  });
 });
 
 describe('upstream fetch', () => {
@@ -56,8 +108,11 @@ describe('upstream fetch', () => {
       timeout: 30_000,
     });
     expect(run.stderr).toBe('');
-    const { url, outcome } = JSON.parse(run.stdout) as { url: string; outcome: unknown };
+    const { url, outcome, stacks } = JSON.parse(run.stdout) as { url: string; outcome: unknown; stacks: string[] };
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    // https goes through fetch, the stack sign-in and OAuth use, even to this machine.
+    expect(stacks.length).toBeGreaterThan(0);
+    expect(new Set(stacks)).toEqual(new Set(['fetch']));
     expect(outcome).toEqual({ ok: true, content: [{ type: 'text', text: 'over tls' }], isError: false, bytes: 8 });
   });
 
@@ -94,15 +149,15 @@ describe('upstream fetch', () => {
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
   });
 
-  it('gives up on a connection whose TLS handshake never completes, as unreachable', async () => {
+  it("gives up on a connection whose TLS handshake never completes, as unreachable (fetch's 10 s connect bound)", { timeout: 30_000 }, async () => {
     // Accepts TCP, then never speaks: a half-dead host or a port that is not TLS.
     const held: Socket[] = [];
     const silent = createTcpServer((socket) => held.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const failure = await createNodeFetch(200)(`https://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ETIMEDOUT' } });
-    expect(classifyUpstreamError(failure)).toBe('unreachable');
+    const failure = await upstreamFetch(`https://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'UND_ERR_CONNECT_TIMEOUT' } });
+    expect(classifyUpstreamError(failure).code).toBe('unreachable');
     for (const socket of held) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));
   });

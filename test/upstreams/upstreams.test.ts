@@ -1,18 +1,22 @@
-/** The upstream side: stdio children Ward owns, HTTP limits, definitions, pinning hash. */
+/** Ward's one MCP client stack (main/upstreams): stdio children Ward owns, HTTP limits, failure codes, definitions, pinning hash. */
 import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WardError } from '../../main/base/errors.js';
 import type { PinnedToolRoute } from '../../main/upstreams/types.js';
-import { cappedFetch } from '../../main/upstreams/capped-fetch.js';
+import { cappedFetch, SseEventMeter } from '../../main/upstreams/capped-fetch.js';
 import { parseUpstreamDefinitions } from '../../main/upstreams/definitions.js';
+import { UpstreamError, classifyUpstreamError } from '../../main/upstreams/errors.js';
 import { pinTools } from '../../main/upstreams/pin.js';
 import { schemaHash } from '../../main/upstreams/schema-hash.js';
 import { INHERITED_ENV } from '../../main/upstreams/stdio-transport.js';
 import { openUpstreams } from '../../main/upstreams/upstreams.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
-import { pin, STDIO_FIXTURE } from './helpers.js';
+import { pin, STDIO_FIXTURE } from '../broker/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ward-upstreams-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,6 +127,21 @@ describe('http upstreams', () => {
   });
 
   it.each([
+    ['LF', false],
+    ['CRLF', true],
+  ])('bounds each SSE event of a %s-framed stream on its own, not the stream as one growing event', async (_framing, crlf) => {
+    // One response stream: seven 16 KiB log messages, then a 16 KiB result; 128 KiB in all, every event under the 64 KiB bound.
+    const fixture = await startHttpFixture({ sse: true, crlf });
+    const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } }, { maxMessageBytes: 64 * 1024 });
+    const [huge] = await pin(upstreams, 'fx', ['huge']);
+    expect(await upstreams.callTool(...call(huge, { bytes: 16 * 1024, parts: 8 }))).toMatchObject({ ok: true, bytes: 16 * 1024 });
+    // One event over the bound still fails, whatever the line ends.
+    expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
+    await upstreams.close();
+    await fixture.close();
+  });
+
+  it.each([
     ['JSON bodies', false],
     ['SSE streams', true],
   ])("lets go of the connection's lifetime signal once %s are read, yet still aborts an in-flight request with it", async (_kind, sse) => {
@@ -161,6 +180,24 @@ describe('http upstreams', () => {
   });
 });
 
+describe('SseEventMeter', () => {
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+  it('ends an event at a blank line whether lines end in LF, CRLF or CR, even mixed and split across chunks', () => {
+    const meter = new SseEventMeter();
+    expect(meter.feed(bytes('data: 12345\r'))).toBe(12);
+    // The LF of that CRLF arrives in the next chunk, then the blank line that ends the event.
+    expect(meter.feed(bytes('\n\r\n'))).toBe(14);
+    expect(meter.feed(bytes('data: ab\n\n'))).toBe(10);
+    expect(meter.feed(bytes('data: abc\r\rdata: x'))).toBe(11);
+    expect(meter.feed(bytes('\n'))).toBe(8);
+  });
+
+  it('reports an event over the bound even when it ends within the same chunk', () => {
+    expect(new SseEventMeter().feed(bytes(`data: ${'x'.repeat(100)}\r\n\r\ndata: y\r\n`))).toBe(109);
+  });
+});
+
 describe('upstream access failures (B6)', () => {
   it('reports HTTP 403 as forbidden, distinct from 401 and from an unreachable server', async () => {
     const forbidden = await startHttpFixture({ forbidden: true });
@@ -171,6 +208,30 @@ describe('upstream access failures (B6)', () => {
     expect(JSON.stringify(outcome)).not.toContain('must not be forwarded');
     await upstreams.close();
     await forbidden.close();
+  });
+});
+
+describe('classifyUpstreamError (B5, B6)', () => {
+  it("reads types, status and errno codes only: the upstream's words stay in cause, never in the message", () => {
+    const said = new StreamableHTTPError(403, 'Error POSTing to endpoint: 403 body that must not be forwarded');
+    const failure = classifyUpstreamError(said);
+    expect(failure).toMatchObject({ code: 'forbidden', detail: 'HTTP 403' });
+    expect(failure.message).not.toContain('must not be forwarded');
+    expect(failure.cause).toBe(said);
+    expect(classifyUpstreamError(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) }))).toMatchObject({ code: 'unreachable', detail: 'ECONNREFUSED' });
+    expect(classifyUpstreamError(new WardError('signin_timeout', 'no sign-in came back')).code).toBe('not_signed_in');
+  });
+
+  it('says why an attempt really stopped: its own signal, or why the session ended', () => {
+    const timedOut = new AbortController();
+    timedOut.abort(new DOMException('tool timeout', 'TimeoutError'));
+    expect(classifyUpstreamError(new Error('This operation was aborted'), { signal: timedOut.signal }).code).toBe('timed_out');
+    const cancelled = new AbortController();
+    cancelled.abort(new DOMException('cancelled by the child', 'AbortError'));
+    expect(classifyUpstreamError(new Error('This operation was aborted'), { signal: cancelled.signal }).code).toBe('cancelled');
+    const garbage = new UpstreamError('protocol_error', 'the server wrote something other than JSON-RPC on stdout');
+    expect(classifyUpstreamError(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), { ended: garbage })).toBe(garbage);
+    expect(classifyUpstreamError(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')).code).toBe('closed');
   });
 });
 

@@ -1,0 +1,100 @@
+/**
+ * Upstream failures as the broker's stable call error codes (B5, B6), for inline upstreams and
+ * connections alike. The classification reads error types, status codes and errno codes only:
+ * whatever an upstream said (error bodies, exception text) stays in `cause`; the code and Ward's
+ * own one-line detail are all that leaves.
+ */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { WardError } from '../base/errors.js';
+import { callErrorMessage, type CallErrorCode } from './call-errors.js';
+import type { ToolOutcome } from './types.js';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly code: CallErrorCode,
+    /** Ward's own words about what happened, safe to show and to journal. */
+    readonly detail = '',
+    options?: { cause?: unknown },
+  ) {
+    super(`${callErrorMessage(code)}${detail === '' ? '' : ` (${detail})`}`, options);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** A failed call as the broker takes it. */
+export function failedOutcome(error: UpstreamError): ToolOutcome {
+  return { ok: false, errorCode: error.code, message: error.message };
+}
+
+export interface ClassifyContext {
+  /** Why the session ended, when it did (exit, garbage on stdout, oversize): what a "connection closed" really was. */
+  readonly ended?: UpstreamError | undefined;
+  /** The signal of the attempt: when it fired, its reason says why the attempt stopped. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Sign-in trouble during a call means one thing to the caller: sign in again. */
+const NOT_SIGNED_IN: ReadonlySet<string> = new Set(['not_signed_in', 'signin_rejected', 'signin_timeout', 'signin_state_mismatch', 'credential_missing', 'keychain_unavailable']);
+const UNREACHABLE: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT', 'EACCES', 'UND_ERR_CONNECT_TIMEOUT']);
+const DROPPED: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let item = error; item !== null && typeof item === 'object' && chain.length < 6; item = (item as { cause?: unknown }).cause) chain.push(item);
+  return chain;
+}
+
+function fromAbortReason(reason: unknown, error: unknown): UpstreamError {
+  if (reason instanceof UpstreamError) return reason;
+  if ((reason as { name?: unknown } | undefined)?.name === 'TimeoutError') return new UpstreamError('timed_out', 'no answer in time', { cause: error });
+  return new UpstreamError('cancelled', '', { cause: error });
+}
+
+function fromHttpStatus(error: StreamableHTTPError): UpstreamError {
+  const status = error.code ?? 0;
+  // -1: the answer was not MCP at all (a web page, say).
+  if (status === -1) return new UpstreamError('protocol_error', 'the server did not answer with MCP', { cause: error });
+  const detail = status > 0 ? `HTTP ${status}` : '';
+  if (status === 401) return new UpstreamError('unauthorized', detail, { cause: error });
+  if (status === 403) return new UpstreamError('forbidden', detail, { cause: error });
+  return new UpstreamError('upstream_error', detail, { cause: error });
+}
+
+/** Maps whatever the SDK, fetch, spawn or a sign-in step threw to one specific code. */
+export function classifyUpstreamError(error: unknown, context: ClassifyContext = {}): UpstreamError {
+  // Our own signal says why we stopped: the SDK rewraps abort reasons.
+  if (context.signal?.aborted) return fromAbortReason(context.signal.reason, error);
+  const chain = causes(error);
+  for (const item of chain) {
+    if (item instanceof UpstreamError) return item;
+    if (item instanceof WardError && NOT_SIGNED_IN.has(item.code)) return new UpstreamError('not_signed_in', item.message, { cause: error });
+  }
+  const closed = (): UpstreamError => context.ended ?? new UpstreamError('closed', '', { cause: error });
+  if (error instanceof UnauthorizedError) return new UpstreamError('not_signed_in', 'sign in again with "ward connections login"', { cause: error });
+  // The authorization server refused a refresh or the client (revoked grant, deleted registration): only a new sign-in helps.
+  if (error instanceof OAuthError) {
+    const oauthCode = /^[a-z_]{1,64}$/.test(error.errorCode) ? error.errorCode : 'oauth_error';
+    return new UpstreamError('not_signed_in', `the authorization server answered ${oauthCode}; sign in again with "ward connections login"`, { cause: error });
+  }
+  if (error instanceof StreamableHTTPError) return fromHttpStatus(error);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return new UpstreamError('timed_out', 'no answer in time', { cause: error });
+    if (error.code === ErrorCode.ConnectionClosed) return closed();
+    return new UpstreamError('upstream_error', `JSON-RPC error ${error.code}`, { cause: error });
+  }
+  if (error instanceof DOMException && error.name === 'TimeoutError') return new UpstreamError('timed_out', 'no answer in time', { cause: error });
+  if (error instanceof DOMException && error.name === 'AbortError') return new UpstreamError('cancelled', '', { cause: error });
+  for (const item of chain) {
+    const errno = (item as { code?: unknown }).code;
+    if (typeof errno !== 'string') continue;
+    if (UNREACHABLE.has(errno)) return new UpstreamError('unreachable', errno, { cause: error });
+    if (DROPPED.has(errno)) return context.ended ?? new UpstreamError('closed', errno, { cause: error });
+    break;
+  }
+  if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) return new UpstreamError('protocol_error', 'the server sent a malformed MCP message', { cause: error });
+  if (error instanceof TypeError && error.message === 'fetch failed') return new UpstreamError('unreachable', '', { cause: error });
+  return new UpstreamError('upstream_error', '', { cause: error });
+}
