@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
@@ -78,7 +79,12 @@ describe('the other screens in real Chromium', () => {
 
     // Permissions for every conversation with this agent, Deno-style; revocable.
     const permissions = page.getByRole('region', { name: 'Permissions' });
+    // Ward's own data folder is refused (issue 12 #2); a project folder outside it is granted.
     await permissions.getByRole('textbox', { name: 'Entries' }).fill(harness.home);
+    await permissions.getByRole('button', { name: 'Grant' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain("Ward's data folder");
+    const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-project-')));
+    await permissions.getByRole('textbox', { name: 'Entries' }).fill(project);
     await permissions.getByRole('button', { name: 'Grant' }).click();
     await page.getByText('Granted allow read').waitFor();
     await permissions.getByRole('combobox', { name: 'Allow or deny' }).selectOption('deny');
@@ -86,7 +92,7 @@ describe('the other screens in real Chromium', () => {
     await permissions.getByRole('textbox', { name: 'Entries' }).fill('evil.example.com');
     await permissions.getByRole('button', { name: 'Grant' }).click();
     await page.getByText('Granted deny net').waitFor();
-    await expect(page.getByTestId('agent-permission').allTextContents()).resolves.toEqual([`allow read ${harness.home} Revoke`, 'deny net evil.example.com Revoke']);
+    await expect(page.getByTestId('agent-permission').allTextContents()).resolves.toEqual([`allow read ${project} Revoke`, 'deny net evil.example.com Revoke']);
     // A malformed entry is refused with the parser's own message.
     await permissions.getByRole('combobox', { name: 'Kind' }).selectOption('net');
     await permissions.getByRole('textbox', { name: 'Entries' }).fill('http://bad host/');
@@ -98,7 +104,7 @@ describe('the other screens in real Chromium', () => {
     await expect(page.getByTestId('agent-permission').count()).resolves.toBe(1);
     const store = harness.core.store(harness.ns);
     const active = new GrantStore(store.db).activeRules('no-conversation', store.agents.get('tooly').agentId);
-    expect(active).toEqual([expect.objectContaining({ effect: 'allow', kind: 'read', value: harness.home })]);
+    expect(active).toEqual([expect.objectContaining({ effect: 'allow', kind: 'read', value: project })]);
     const latest = harness.core.store(harness.ns).agents.get('tooly');
     expect(latest.version).toBe(2);
     expect(latest.spec).toMatchObject({ instructions: 'Use only the echo tool.', tools: [{ exposedName: 'echo' }] });
