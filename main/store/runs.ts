@@ -2,6 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
+import { isProcessAlive, processIdentity, type ProcessAlive } from '../base/process.js';
+
+export { isProcessAlive, processIdentity, type ProcessAlive };
 
 export type RunState = 'admitted' | 'running' | 'stopping' | 'stopped' | 'succeeded' | 'failed' | 'uncertain';
 
@@ -86,32 +89,6 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
-}
-
-/** Whether the process that owns a run still runs: same pid and, where known, same start time. */
-export type ProcessAlive = (pid: number, identity: string | null) => boolean;
-
-/** A process's start time in clock ticks since boot (Linux /proc), or null where the OS does not say. */
-export function processIdentity(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which may itself hold spaces and parentheses; starttime is field 22.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-export function isProcessAlive(pid: number, identity: string | null = null): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (identity === null) return true;
-  const now = processIdentity(pid);
-  return now === null || now === identity;
 }
 
 export class RunRepository {
