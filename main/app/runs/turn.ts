@@ -255,7 +255,16 @@ export class Turn {
       runId: input.runId,
       prompter: deps.prompter,
       promptTimeoutMs: deps.promptTimeoutMs,
-      audit: (record) => this.journal.emit(PERMISSION_DECISION_EVENT, record),
+      // The value, reason and summary quote what the model asked for, which may hold a secret of this turn.
+      audit: (record) => {
+        const redact = (text: string) => this.journal.redact(text);
+        this.journal.emit(PERMISSION_DECISION_EVENT, {
+          ...record,
+          value: record.value === null ? null : redact(record.value),
+          argumentsSummary: redact(record.argumentsSummary),
+          reason: redact(record.reason),
+        });
+      },
     });
     const permissions = this.permissions;
     this.upstreams = await openRunTools(plan.spec, {
@@ -434,7 +443,8 @@ export class Turn {
           reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation with --new",
         };
       }
-      const detail = result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail');
+      // The CLI's errors and text can quote the provider, which may echo the key.
+      const detail = this.journal.redact(result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail'));
       const what = result.subtype === 'success' ? 'the CLI ended the turn with an error' : `the CLI reported ${result.subtype}`;
       return { state: 'failed', reason: `${what}: ${detail}`.slice(0, 1000) };
     }
