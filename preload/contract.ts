@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 import type { WardErrorCode } from '../main/base/errors.js';
+import { PERMISSION_KINDS, RUN_STATES, type JournalEventBody, type PermissionKind, type RunState, type UnreadableEvent } from './events.js';
+
+export { PERMISSION_KINDS, RUN_STATES, type PermissionKind, type RunState };
 
 /** Every channel carries this prefix on the wire, so a stray or foreign channel is obvious. */
 export const CHANNEL_PREFIX = 'ward:';
@@ -23,11 +26,7 @@ const modelName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}$/, '
 const connectionName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a connection name is lowercase letters, digits and "-", 1 to 32 characters');
 const inNamespace = { namespace: namespaceName };
 
-export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
-export type RunState = (typeof RUN_STATES)[number];
 export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
-export const PERMISSION_KINDS = ['read', 'write', 'net', 'run', 'env', 'mcp'] as const;
-export type PermissionKind = (typeof PERMISSION_KINDS)[number];
 export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'deny'] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
@@ -55,14 +54,15 @@ export interface ConversationView {
   readonly activeRun: RunView | null;
 }
 
-/** One journal event as the renderer sees it; payloads are redacted of credential-like fields. */
-export interface JournalEventView {
+/**
+ * One journal event as the renderer sees it: parsed by main against its schema (preload/events.ts),
+ * or `unreadable` with its stored type and no payload when it does not match.
+ */
+export type JournalEventView = {
   readonly seq: number;
   readonly runId: string | null;
-  readonly type: string;
-  readonly payload: unknown;
   readonly createdAt: string;
-}
+} & (JournalEventBody | UnreadableEvent);
 
 export interface AgentView {
   readonly name: string;

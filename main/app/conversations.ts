@@ -1,9 +1,12 @@
 /**
  * Conversations and their journal: list, create, reconcile an uncertain run (R8), and the feed a
  * window or terminal follows (J1: replay from a cursor, then live appends). Everything returned
- * here may reach the renderer, so journal payloads leave through redactPayload (C3, U3).
+ * here may reach the renderer, so each journal event leaves parsed by its schema (C3, U3): only
+ * the fields the schema names, redacted per field (preload/events.ts); an event that does not
+ * parse leaves as `unreadable`, without its payload.
  */
 import type { ConversationView, JournalEventView, RunView } from '../../preload/contract.js';
+import { journalEvent, readJournalEvent } from '../../preload/events.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC } from '../agents/spec.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
@@ -13,22 +16,8 @@ import type { Run, RunState } from '../store/runs.js';
 const PAGE = 1_000;
 /** The first replay page is small: it is all a window needs to paint. */
 const FIRST_PAGE = 100;
-const REDACTED = '[redacted]';
-/** Field names that could carry a credential; redacted from journal payloads before they leave main. */
-const SECRET_KEY = /^(authorization|capability|cap|token|access_?token|refresh_?token|id_?token|api_?key|secret|password|client_?secret|bearer)$/i;
-
-export function redactPayload(value: unknown, depth = 0): unknown {
-  if (depth > 32 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => redactPayload(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = SECRET_KEY.test(key) ? REDACTED : redactPayload(item, depth + 1);
-  }
-  return out;
-}
-
 export function toEventView(event: JournalEvent): JournalEventView {
-  return { seq: event.seq, runId: event.runId, type: event.type, payload: redactPayload(event.payload), createdAt: event.createdAt };
+  return { seq: event.seq, runId: event.runId, createdAt: event.createdAt, ...readJournalEvent(event.type, event.payload) };
 }
 
 export function toRunView(run: Run): RunView {
@@ -81,7 +70,7 @@ export class ConversationService {
   /** R8: a person settles an uncertain run after checking what its tool calls did; this frees the conversation. */
   reconcile(store: NamespaceStore, runId: string, outcome: RunState, note: string): Run {
     const run = store.runs.reconcile(runId, outcome, note);
-    store.journal.append(run.conversationId, { type: 'run_reconciled', runId: run.id, payload: { state: run.state, note: note.slice(0, 500) } });
+    store.journal.append(run.conversationId, { ...journalEvent('run_reconciled', { state: run.state, note: note.slice(0, 500) }), runId: run.id });
     return run;
   }
 

@@ -11,7 +11,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } fr
 import { WardError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
-import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
+import { APPROVAL_TOOL, RunState, toolUseIdOf, type CallLimits } from './run-state.js';
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
 
@@ -243,7 +243,9 @@ export class Broker {
     const state = entry.state;
     const server = new Server({ name: 'ward', version: '1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => state.callTool(request.params.name, request.params.arguments, extra.signal));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      state.callTool(request.params.name, request.params.arguments, extra.signal, toolUseIdOf(request.params._meta)),
+    );
     const sessionId = randomUUID();
     const transport = new SessionTransport(sessionId, this.streaming);
     const session: Session = { server, transport };

@@ -11,6 +11,15 @@ import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.j
 /** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
 export const APPROVAL_TOOL = 'approve';
 
+/**
+ * Where the pinned CLI names the tool_use block a tools/call answers: the request's
+ * `params._meta` holds `{"claudecode/toolUseId": "toolu_…"}` (captured from 2.1.328 on the
+ * broker: test/broker/data/cli-2.1.328-tools-call.json). The host joins the call's outcome to
+ * the CLI's tool_result by it.
+ */
+export const CLI_TOOL_USE_ID_META = 'claudecode/toolUseId';
+const TOOL_USE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 export interface CallLimits {
   /** Upstream calls are aborted after this long (B6: 15 min). */
   readonly toolTimeoutMs: number;
@@ -41,6 +50,13 @@ function quoteName(name: string): string {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The CLI's tool_use id from a tools/call request's `_meta`, or null when absent or malformed. */
+export function toolUseIdOf(meta: unknown): string | null {
+  if (!isPlainObject(meta)) return null;
+  const id = meta[CLI_TOOL_USE_ID_META];
+  return typeof id === 'string' && TOOL_USE_ID.test(id) ? id : null;
 }
 
 function errorResult(code: CallErrorCode | string, detail?: string): CallToolResult {
@@ -140,7 +156,7 @@ export class RunState {
     return errorResult('refused', reason);
   }
 
-  async callTool(name: string, rawArgs: unknown, childSignal: AbortSignal): Promise<CallToolResult> {
+  async callTool(name: string, rawArgs: unknown, childSignal: AbortSignal, toolUseId: string | null): Promise<CallToolResult> {
     if (name === APPROVAL_TOOL) return this.approve(rawArgs);
     const tool = name.slice(0, 128);
     if (!this.accepting()) return this.refuse(tool, 'The run is not accepting tool calls.');
@@ -165,15 +181,15 @@ export class RunState {
     if (this.calls.size >= this.limits.maxConcurrentCalls) {
       return this.refuse(tool, `${this.limits.maxConcurrentCalls} tool calls are already in flight; wait for one to finish.`);
     }
-    return this.dispatch(route, args, childSignal);
+    return this.dispatch(route, args, childSignal, toolUseId);
   }
 
-  private async dispatch(route: PinnedToolRoute, args: Record<string, unknown>, childSignal: AbortSignal): Promise<CallToolResult> {
+  private async dispatch(route: PinnedToolRoute, args: Record<string, unknown>, childSignal: AbortSignal, toolUseId: string | null): Promise<CallToolResult> {
     const callId = randomUUID();
     const tool = route.exposedName;
     const startedAt = performance.now();
     try {
-      this.binding.onEvent({ kind: 'tool_call_started', callId, tool, arguments: args });
+      this.binding.onEvent({ kind: 'tool_call_started', callId, toolUseId, tool, arguments: args });
     } catch {
       // A call that could not be recorded is not made.
       return errorResult('internal');
@@ -213,7 +229,7 @@ export class RunState {
 
     const durationMs = performance.now() - startedAt;
     const fail = (code: string, bytes = 0): CallToolResult => {
-      this.report({ kind: 'tool_call_finished', callId, tool, ok: false, errorCode: code, message: callErrorMessage(code), bytes, durationMs });
+      this.report({ kind: 'tool_call_finished', callId, toolUseId, tool, ok: false, errorCode: code, message: callErrorMessage(code), bytes, durationMs });
       return errorResult(code);
     };
     if (!outcome.ok) {
@@ -228,6 +244,7 @@ export class RunState {
     this.report({
       kind: 'tool_call_finished',
       callId,
+      toolUseId,
       tool,
       ok: !outcome.isError,
       ...(outcome.isError ? { errorCode: 'upstream_error', message: callErrorMessage('upstream_error') } : {}),

@@ -17,12 +17,17 @@ export type ApprovalDecision =
   | { readonly behavior: 'allow'; readonly updatedInput: Record<string, unknown> }
   | { readonly behavior: 'deny'; readonly message: string };
 
-/** Events the broker reports for the journal; never carries credentials. */
+/**
+ * Events the broker reports for the journal; never carries credentials. `toolUseId` is the CLI's
+ * id of the tool_use block the call answers (see CLI_TOOL_USE_ID_META), null when the call came
+ * without one.
+ */
 export type BrokerEvent =
-  | { readonly kind: 'tool_call_started'; readonly callId: string; readonly tool: string; readonly arguments: unknown }
+  | { readonly kind: 'tool_call_started'; readonly callId: string; readonly toolUseId: string | null; readonly tool: string; readonly arguments: unknown }
   | {
       readonly kind: 'tool_call_finished';
       readonly callId: string;
+      readonly toolUseId: string | null;
       readonly tool: string;
       readonly ok: boolean;
       /** Stable error code when !ok: a CallErrorCode (main/broker/messages.ts); `upstream_error` also marks a tool's own isError result. */

@@ -1,55 +1,78 @@
+/**
+ * How `ward` prints journal events: one line per event for `ward replay`, the live view for
+ * `ward run`. Each event is parsed with its schema (preload/events.ts); one that does not parse
+ * is printed as unreadable with its stored type, never guessed at.
+ */
 import { escapeForDisplay } from '../../preload/display.js';
+import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../preload/events.js';
 import type { JournalEvent } from '../store/journal.js';
 
 const MAX_SUMMARY = 200;
 
-
-type Payload = Record<string, unknown>;
+type Readable = JournalEventBody | UnreadableEvent;
 
 function oneLine(text: string, max = MAX_SUMMARY): string {
   return escapeForDisplay(text, max).replace(/\n/g, '\\n');
 }
 
-function formatBytes(bytes: unknown): string {
-  const n = typeof bytes === 'number' ? bytes : 0;
+function formatBytes(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** A compact summary of the run-loop events; null for events summarized by their text. */
-function summarize(type: string, payload: Payload): string | null {
-  switch (type) {
+function outcome(call: { ok: boolean; errorCode: string | null }): string {
+  return call.ok ? 'ok' : `error${call.errorCode === null ? '' : ` (${oneLine(call.errorCode, 40)})`}`;
+}
+
+function decisionLine({ payload }: EventOf<'permission_decision'>): string {
+  return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${oneLine(payload.value ?? '', 160)}: ${oneLine(payload.reason)}`;
+}
+
+/** One compact summary per event. */
+function summarize(event: Readable): string {
+  switch (event.type) {
+    case 'user_prompt':
+    case 'assistant_text':
+    case 'assistant_delta':
+      return oneLine(event.payload.text);
     case 'tool_call':
-      return `→ ${oneLine(String(payload.tool))} ${oneLine(JSON.stringify(payload.arguments ?? null), 120)}`;
-    case 'tool_result':
-      return `← ${oneLine(String(payload.tool))} ${payload.ok === true ? 'ok' : `error${typeof payload.errorCode === 'string' ? ` (${oneLine(payload.errorCode, 40)})` : ''}`} ${formatBytes(payload.bytes)} ${Math.round(Number(payload.durationMs ?? 0))} ms`;
+      return `→ ${oneLine(event.payload.tool)} ${oneLine(JSON.stringify(event.payload.arguments) ?? 'null', 120)}`;
+    case 'tool_result': {
+      const result = event.payload;
+      return `← ${oneLine(result.tool ?? '(unknown tool)')} ${outcome(result)} ${formatBytes(result.bytes)} ${Math.round(result.durationMs)} ms${'delivered' in result ? ' (never reached the model)' : ''}`;
+    }
     case 'tool_refused':
-      return `✗ ${oneLine(String(payload.tool))} refused: ${oneLine(String(payload.reason ?? ''))}`;
+      return `✗ ${oneLine(event.payload.tool)} refused: ${oneLine(event.payload.reason)}`;
     case 'tool_drained':
-      return `⋯ ${oneLine(String(payload.tool))} finished after the stop: ${payload.ok === true ? 'ok' : `error (${oneLine(String(payload.errorCode ?? 'error'), 40)})`} ${Math.round(Number(payload.durationMs ?? 0))} ms`;
-    case 'usage':
-      return `${Number(payload.inputTokens ?? 0)} in / ${Number(payload.outputTokens ?? 0)} out tokens${typeof payload.costUsd === 'number' ? `, $${payload.costUsd.toFixed(4)}` : ''}`;
-    case 'run_started':
-      return `${oneLine(String(payload.agent))}@${String(payload.agentVersion)} ${oneLine(String(payload.model))} (${String(payload.session)} session)`;
+      return `⋯ ${oneLine(event.payload.tool)} finished after the stop: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
+    case 'usage': {
+      const { inputTokens, outputTokens, costUsd } = event.payload;
+      return `${inputTokens} in / ${outputTokens} out tokens${costUsd === null ? '' : `, $${costUsd.toFixed(4)}`}`;
+    }
+    case 'run_started': {
+      const { agent, agentVersion, model, session } = event.payload;
+      return `${oneLine(agent)}@${agentVersion} ${oneLine(model)} (${session} session)`;
+    }
     case 'run_stopping':
-      return `stopping: ${oneLine(String(payload.reason ?? ''))}`;
+      return `stopping: ${oneLine(event.payload.reason)}`;
     case 'run_finished':
-      return `${String(payload.state)}${typeof payload.reason === 'string' ? `: ${oneLine(payload.reason, 400)}` : ''}`;
+      return `${event.payload.state}${event.payload.reason === null ? '' : `: ${oneLine(event.payload.reason, 400)}`}`;
+    case 'run_reconciled':
+      return `reconciled as ${event.payload.state}: ${oneLine(event.payload.note)}`;
     case 'diagnostic':
-      return `${oneLine(String(payload.reason ?? ''))}: ${oneLine(String(payload.detail ?? ''))}`;
+      return `${event.payload.reason}: ${oneLine(event.payload.detail)}`;
     case 'permission_decision':
-      return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(String(payload.tool))} ${oneLine(String(payload.value ?? ''), 160)}: ${oneLine(String(payload.reason ?? ''))}`;
+      return decisionLine(event);
+    case 'unreadable':
+      return `unreadable event: ${oneLine(event.payload.problem)}`;
     default:
-      return null;
+      return event satisfies never;
   }
 }
 
-/** One human line per journal event: `#seq time type summary`. */
-export function formatEvent(event: JournalEvent): string {
-  const time = event.createdAt.slice(11, 23);
-  const payload = (event.payload ?? {}) as Payload;
-  const summary = typeof payload === 'object' ? summarize(event.type, payload) : null;
-  const text = summary ?? (typeof payload.text === 'string' ? oneLine(payload.text) : oneLine(JSON.stringify(event.payload) ?? 'null'));
-  return `#${event.seq} ${time} ${event.type}  ${text}`;
+/** One human line per journal event: `#seq time type summary` (an unreadable event keeps its stored type). */
+export function formatEvent(event: JournalEvent, parsed: Readable = readJournalEvent(event.type, event.payload)): string {
+  const type = parsed.type === 'unreadable' ? oneLine(parsed.payload.storedType, 64) : parsed.type;
+  return `#${event.seq} ${event.createdAt.slice(11, 23)} ${type}  ${summarize(parsed)}`;
 }
 
 /** What the live view already printed of the text block being streamed. */
@@ -69,15 +92,15 @@ const unbounded = (text: string) => escapeForDisplay(text, Number.MAX_SAFE_INTEG
  * problems as short lines. Null for events the live view does not show.
  */
 export function formatLive(event: JournalEvent, streamed: StreamedText = newStreamedText()): { stream: 'stdout' | 'stderr'; text: string } | null {
-  const payload = (event.payload ?? {}) as Payload;
-  switch (event.type) {
+  const parsed = readJournalEvent(event.type, event.payload);
+  switch (parsed.type) {
     case 'assistant_delta': {
-      const text = String(payload.text ?? '');
+      const { text } = parsed.payload;
       streamed.text += text;
       return { stream: 'stdout', text: unbounded(text) };
     }
     case 'assistant_text': {
-      const text = String(payload.text ?? '');
+      const { text } = parsed.payload;
       const printed = streamed.text;
       streamed.text = '';
       // The final text is authoritative: it normally just completes what streamed.
@@ -88,7 +111,7 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     case 'tool_result':
     case 'tool_refused':
     case 'tool_drained':
-      return { stream: 'stdout', text: `  ${summarize(event.type, payload)!}\n` };
+      return { stream: 'stdout', text: `  ${summarize(parsed)}\n` };
     case 'run_finished': {
       // A stop cut a streamed block short: end its line before the outcome is printed.
       const open = streamed.text !== '';
@@ -97,10 +120,12 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     }
     case 'diagnostic':
     case 'run_stopping':
-      return { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` };
+      return { stream: 'stderr', text: `ward: ${summarize(parsed)}\n` };
+    case 'unreadable':
+      return { stream: 'stderr', text: `ward: ${oneLine(parsed.payload.storedType, 64)}: ${summarize(parsed)}\n` };
     case 'permission_decision':
       // Denials are news to the person at the terminal; allows are in `ward permissions`.
-      return payload.decision === 'deny' ? { stream: 'stderr', text: `ward: ${summarize(event.type, payload)!}\n` } : null;
+      return parsed.payload.decision === 'deny' ? { stream: 'stderr', text: `ward: ${decisionLine(parsed)}\n` } : null;
     default:
       return null;
   }

@@ -1,31 +1,12 @@
-import type { GrantKind } from './grants.js';
+import { journalEvent, type JournalEventType, type PayloadOf } from '../../preload/events.js';
 
 /** The journal event type that carries one AuditRecord as its payload (P4). */
-export const PERMISSION_DECISION_EVENT = 'permission_decision';
+export const PERMISSION_DECISION_EVENT = 'permission_decision' satisfies JournalEventType;
 
+/** One per check, allowed or denied (P4): its schema is the permission_decision event's (preload/events.ts). */
+export type AuditRecord = PayloadOf<typeof PERMISSION_DECISION_EVENT>;
 /** Who or what settled a check. */
-export type Answerer =
-  | { readonly by: 'rule'; readonly rule: string; readonly grantId?: string }
-  | { readonly by: 'policy' }
-  | { readonly by: 'person'; readonly answer: 'once' | 'conversation' | 'always' | 'deny' }
-  | { readonly by: 'timeout'; readonly afterMs: number }
-  | { readonly by: 'no_one' }
-  | { readonly by: 'refused' };
-
-/** One per check, allowed or denied (P4): what was asked, what was decided, by whom, when, why. */
-export interface AuditRecord {
-  readonly kind: GrantKind | null;
-  readonly value: string | null;
-  readonly tool: string;
-  readonly argumentsSummary: string;
-  readonly decision: 'allow' | 'deny';
-  readonly answerer: Answerer;
-  readonly reason: string;
-  /** 'approval' for the CLI's permission prompt tool, 'broker' for an MCP call check. */
-  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host. */
-  readonly via: 'approval' | 'broker' | 'sandbox';
-  readonly at: string;
-}
+export type Answerer = AuditRecord['answerer'];
 
 /** Receives every audit record; the run service maps each to a journal event. A throw fails the check closed. */
 export type AuditSink = (record: AuditRecord) => void;
@@ -88,6 +69,6 @@ export interface JournalAppender {
 /** An AuditSink that appends each record as a `permission_decision` event of a conversation. */
 export function journalAuditSink(journal: JournalAppender, conversationId: string, runId: string | null = null): AuditSink {
   return (record) => {
-    journal.append(conversationId, { type: PERMISSION_DECISION_EVENT, payload: record, runId });
+    journal.append(conversationId, { ...journalEvent(PERMISSION_DECISION_EVENT, record), runId });
   };
 }

@@ -7,12 +7,10 @@
  * Redaction: a secret could be split across two deltas, so each flush redacts the whole block
  * and holds back a tail that could be the start of a secret until the next flush shows it is not.
  */
+import type { PayloadOf } from '../../preload/events.js';
 
-export interface AssistantDelta {
-  readonly text: string;
-  /** Which assistant_text of the run this delta belongs to (0 for the first). */
-  readonly messageIndex: number;
-}
+/** `messageIndex`: which assistant_text of the run the delta belongs to (0 for the first). */
+export type AssistantDelta = PayloadOf<'assistant_delta'>;
 
 export interface TextDeltaOptions {
   /** Records one delta (the journal commits it before anyone is told). */

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive, processIdentity, type ProcessAlive } from '../base/process.js';

@@ -1,4 +1,5 @@
 /** B3–B7: what happens to a call once it is through the door. */
+import fs from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Broker } from '../../main/broker/broker.js';
@@ -286,6 +287,26 @@ describe('broker calls (B3–B7)', () => {
     } finally {
       await slowBroker.close();
     }
+  });
+
+  it("reports each call with the CLI's tool_use id from its _meta, also when two calls of one tool finish in reverse order", async () => {
+    // A tools/call request as the pinned CLI sent it to the broker (captured from 2.1.328).
+    const captured = JSON.parse(fs.readFileSync('test/broker/data/cli-2.1.328-tools-call.json', 'utf8')) as { params: { _meta: Record<string, unknown> } };
+    expect(captured.params._meta['claudecode/toolUseId']).toBe('toolu_00000000000000000001');
+    const run = registerRun(broker, 'tool-use-ids', await pin(upstreams, 'fx', ['slow']), upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const call = (toolUseId: string, ms: number) => client.callTool({ name: 'fx_slow', arguments: { ms }, _meta: { ...captured.params._meta, 'claudecode/toolUseId': toolUseId } });
+    await Promise.all([call('toolu_slow', 600), call('toolu_fast', 10)]);
+    await client.callTool({ name: 'fx_slow', arguments: { ms: 1 } });
+    expect(finished(run.events).map((event) => [event.toolUseId, event.durationMs >= 600])).toEqual([
+      ['toolu_fast', false],
+      ['toolu_slow', true],
+      [null, false],
+    ]);
+    const started = run.events.filter((event) => event.kind === 'tool_call_started');
+    expect(started.map((event) => event.toolUseId).sort()).toEqual([null, 'toolu_fast', 'toolu_slow'].sort());
+    await client.close();
+    await run.registration.close();
   });
 
   it('keeps the capability and upstream credentials out of every event (C3)', async () => {

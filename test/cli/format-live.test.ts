@@ -24,4 +24,8 @@ describe('ward run live output', () => {
   it('ends a line a stop cut short, and escapes control and bidi characters in deltas', () => {
     expect(printed([event('assistant_delta', { text: 'evil\u202e\u001b[2J', messageIndex: 0 }), event('run_finished', { state: 'stopped', reason: 'stopped by the user' })])).toBe('evil\\u{202e}\\u{1b}[2J\n');
   });
+
+  it('names an event that does not parse on stderr instead of guessing at it', () => {
+    expect(formatLive(event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true }), newStreamedText())).toEqual({ stream: 'stderr', text: 'ward: tool_result: unreadable event: payload: Invalid input\n' });
+  });
 });

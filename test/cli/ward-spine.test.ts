@@ -164,3 +164,26 @@ describe('replaying streamed text', () => {
     expect(json.stdout.trim().split('\n')).toHaveLength(6);
   });
 });
+
+describe('replaying events that do not parse', () => {
+  it('prints each as an unreadable event with its stored type and why, and goes on', async () => {
+    const home = tempDir();
+    const { core, store, conversation } = seedConversation(home);
+    store.journal.appendMany(conversation.id, [
+      { type: 'run_finished', payload: { outcome: 'cancelled' } },
+      { type: 'stop_requested', payload: {} },
+      { type: 'tool_result', payload: { toolUseId: 't1', tool: 'echo', ok: 'yes', bytes: 1, durationMs: 1, errorCode: null, preview: '', previewTruncated: false } },
+      { type: 'assistant_text', payload: { text: 'after' } },
+    ]);
+    core.close();
+    const human = await ward(['replay', conversation.id], { env: { WARD_HOME: home } });
+    expect(human.code).toBe(0);
+    const lines = human.stdout.trim().split('\n').map((line) => line.replace(/^(#\d+) \S+ /, '$1 '));
+    expect(lines).toEqual([
+      expect.stringMatching(/^#1 run_finished {2}unreadable event: payload\.state: Invalid option: expected one of /),
+      '#2 stop_requested  unreadable event: no event of this type is written by Ward',
+      '#3 tool_result  unreadable event: payload: Invalid input',
+      '#4 assistant_text  after',
+    ]);
+  });
+});

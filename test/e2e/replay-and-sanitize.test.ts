@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { journalEvent } from '../../preload/events.js';
+import { RUN_STARTED } from '../support/events.js';
 import { screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
@@ -20,15 +22,18 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     const conversation = seedConversation(harness, 'Trip planning');
     const { journal } = harness.core.store(harness.ns);
     const runId = '00000000-0000-4000-8000-000000000001';
-    journal.appendMany(conversation.id, [
-      { type: 'run_started', runId, payload: { requestId: 'r1', agent: 'helper' } },
-      { type: 'user_prompt', runId, payload: { text: 'What is the weather in Lisbon?' } },
-      { type: 'assistant_text', runId, payload: { text: 'Let me check the **forecast**.' } },
-      { type: 'tool_call', runId, payload: { toolUseId: 'toolu_1', tool: 'weather_lookup', arguments: { city: 'Lisbon' } } },
-      { type: 'tool_result', runId, payload: { toolUseId: 'toolu_1', tool: 'weather_lookup', ok: true, bytes: 42, durationMs: 1234, errorCode: null } },
-      { type: 'assistant_text', runId, payload: { text: 'Sunny, 24 °C.' } },
-      { type: 'run_finished', runId, payload: { state: 'stopped', reason: 'stopped by the user' } },
-    ]);
+    journal.appendMany(
+      conversation.id,
+      [
+        journalEvent('run_started', RUN_STARTED),
+        journalEvent('user_prompt', { text: 'What is the weather in Lisbon?' }),
+        journalEvent('assistant_text', { text: 'Let me check the **forecast**.' }),
+        journalEvent('tool_call', { toolUseId: 'toolu_1', tool: 'weather_lookup', arguments: { city: 'Lisbon' } }),
+        journalEvent('tool_result', { toolUseId: 'toolu_1', tool: 'weather_lookup', ok: true, bytes: 42, durationMs: 1234, errorCode: null, preview: '', previewTruncated: false }),
+        journalEvent('assistant_text', { text: 'Sunny, 24 °C.' }),
+        journalEvent('run_finished', { state: 'stopped', reason: 'stopped by the user' }),
+      ].map((event) => ({ ...event, runId })),
+    );
 
     const page = await harness.open();
     await page.getByRole('button', { name: /Trip planning/ }).click();
@@ -55,12 +60,15 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     harness = await suite.start();
     const conversation = seedConversation(harness, 'Hostile output');
     const runId = '00000000-0000-4000-8000-000000000002';
-    harness.core.store(harness.ns).journal.appendMany(conversation.id, [
-      { type: 'run_started', runId, payload: {} },
-      { type: 'user_prompt', runId, payload: { text: 'Show me <img src=x onerror="window.__pwned = 5">' } },
-      { type: 'assistant_text', runId, payload: { text: HOSTILE } },
-      { type: 'run_finished', runId, payload: { state: 'succeeded', reason: null } },
-    ]);
+    harness.core.store(harness.ns).journal.appendMany(
+      conversation.id,
+      [
+        journalEvent('run_started', RUN_STARTED),
+        journalEvent('user_prompt', { text: 'Show me <img src=x onerror="window.__pwned = 5">' }),
+        journalEvent('assistant_text', { text: HOSTILE }),
+        journalEvent('run_finished', { state: 'succeeded', reason: null }),
+      ].map((event) => ({ ...event, runId })),
+    );
     const page = await harness.open();
     await page.getByRole('button', { name: /Hostile output/ }).click();
     await page.getByText('Plain').waitFor();
@@ -92,11 +100,14 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     const store = harness.core.store(harness.ns);
     const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
     store.runs.transition(run.id, 'running');
-    store.journal.appendMany(conversation.id, [
-      { type: 'run_started', runId: run.id, payload: {} },
-      { type: 'user_prompt', runId: run.id, payload: { text: 'rename every file in the project' } },
-      { type: 'tool_call', runId: run.id, payload: { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } } },
-    ]);
+    store.journal.appendMany(
+      conversation.id,
+      [
+        journalEvent('run_started', RUN_STARTED),
+        journalEvent('user_prompt', { text: 'rename every file in the project' }),
+        journalEvent('tool_call', { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } }),
+      ].map((event) => ({ ...event, runId: run.id })),
+    );
     store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
 
     const page = await harness.open();

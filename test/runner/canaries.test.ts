@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeConfigDir, conversationWorkspace } from '../../main/app/runs/workspace.js';
+import { GrantStore } from '../../main/permissions/grant-store.js';
 import { ALLOWED_CHILD_ENV } from '../../main/runner/env.js';
-import { CANARY_KEY, startHarness, until, type Harness } from './harness.js';
+import { publishToolAgent } from './agents.js';
+import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -69,5 +71,31 @@ describe('secrets stay out of argv, the environment, the database and the journa
     expect(journal).not.toContain(CANARY_KEY);
     expect(journal).not.toContain(capability);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+});
+
+describe("text the model, the CLI or the provider chose is journaled without the turn's secrets (C3)", () => {
+  it('a provider error that echoes the model key leaves no key in the run state or the journal', async () => {
+    const echoed = { kind: 'http_error' as const, status: 400, errorType: 'invalid_request_error', message: `key ${CANARY_KEY} is not allowed this model` };
+    harness = await startHarness([echoed, echoed, echoed]);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ state: 'failed', reason: expect.stringContaining('[redacted] is not allowed this model') });
+    expect(harness.core.store(harness.ns).runs.get(handle.runId).reason).not.toContain(CANARY_KEY);
+    expect(JSON.stringify(harness.events(handle.conversationId))).not.toContain(CANARY_KEY);
+  });
+
+  it('a permission check on a path the model chose leaves no key in the journal', async () => {
+    const asked = `/tmp/ward-canary-read/${CANARY_KEY}.txt`;
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: asked } }] }, { blocks: [{ type: 'text', text: 'denied' }] }]);
+    await publishToolAgent(harness);
+    // Read is offered (granted in another folder), so this read is asked about, and nobody answers.
+    const store = harness.core.store(harness.ns);
+    new GrantStore(store.db).add({ scope: 'agent', agentId: store.agents.get('tooly').agentId, effect: 'allow', kind: 'read', value: harness.home, grantedBy: 'test' });
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'read it' });
+    expect((await handle.done).state).toBe('succeeded');
+    const events = harness.events(handle.conversationId);
+    expect(payloads(events, 'permission_decision')).toEqual([expect.objectContaining({ tool: 'Read', decision: 'deny', value: '/tmp/ward-canary-read/[redacted].txt' })]);
+    expect(JSON.stringify(events)).not.toContain(CANARY_KEY);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
-import { redactPayload } from '../../main/app/conversations.js';
+import { journalEvent } from '../../preload/events.js';
 import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../main/ipc/handlers.js';
 import { desktopIpcFor } from '../support/desktop.js';
 import { DataFolder } from '../../main/store/data-folder.js';
@@ -71,13 +71,34 @@ describe('journal subscription from a cursor (J1)', () => {
 });
 
 describe('what leaves main', () => {
-  it('redacts credential-like fields from journal payloads, at any depth', () => {
-    expect(redactPayload({ text: 'hi', headers: { Authorization: 'Bearer x', accept: 'json' }, list: [{ api_key: 'k', token: 't' }], capability: 'c' })).toEqual({
-      text: 'hi',
-      headers: { Authorization: '[redacted]', accept: 'json' },
-      list: [{ api_key: '[redacted]', token: '[redacted]' }],
-      capability: '[redacted]',
-    });
+  it('sends each journal event parsed by its schema: credential-like tool arguments redacted at any depth, an event that does not parse without its payload', async () => {
+    const { core, store, conversation, service, pushes, client } = setup();
+    const args = { text: 'hi', headers: { Authorization: 'Bearer x', accept: 'json' }, list: [{ api_key: 'k', token: 't' }], capability: 'c' };
+    store.journal.appendMany(conversation.id, [
+      journalEvent('tool_call', { toolUseId: 'toolu_1', tool: 'fetch', arguments: args }),
+      // Old or foreign data: a field no producer writes, and a type nothing emits.
+      { type: 'tool_refused', payload: { tool: 'fetch', reason: 'no', authorization: 'Bearer leaked' } },
+      { type: 'stop_requested', payload: { token: 'leaked' } },
+    ]);
+    await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 });
+    for (let i = 0; i < 3; i++) await tick();
+    const events = pushes.flatMap((push) => (push.kind === 'journal' ? push.events : []));
+    expect(events.map(({ seq, runId, type, payload }) => ({ seq, runId, type, payload }))).toEqual([
+      {
+        seq: 1,
+        runId: null,
+        type: 'tool_call',
+        payload: {
+          toolUseId: 'toolu_1',
+          tool: 'fetch',
+          arguments: { text: 'hi', headers: { Authorization: '[redacted]', accept: 'json' }, list: [{ api_key: '[redacted]', token: '[redacted]' }], capability: '[redacted]' },
+        },
+      },
+      { seq: 2, runId: null, type: 'unreadable', payload: { storedType: 'tool_refused', problem: expect.stringContaining('authorization') } },
+      { seq: 3, runId: null, type: 'unreadable', payload: { storedType: 'stop_requested', problem: 'no event of this type is written by Ward' } },
+    ]);
+    expect(JSON.stringify(events)).not.toContain('leaked');
+    core.close();
   });
 
   it('names the conversation’s unknown namespace and malformed input precisely', async () => {

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
+import { journalEvent } from '../../preload/events.js';
 import type { DesktopIpc } from '../../main/ipc/handlers.js';
 import { desktopIpcFor } from '../support/desktop.js';
 import { DataFolder } from '../../main/store/data-folder.js';
@@ -8,6 +9,7 @@ import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { ChatView } from '../../renderer/src/components/ChatView.js';
 import { PushRouter } from '../../renderer/src/state/follow.js';
+import { RUN_STARTED } from '../support/events.js';
 import { tempDir } from '../support/temp.js';
 import { button, click, render, settle } from './render.js';
 
@@ -62,8 +64,8 @@ describe('the chat view on the real core', () => {
     const { run } = store.runs.admit(conversation.id, 'req-1', 'fp');
     store.runs.transition(run.id, 'running');
     store.journal.appendMany(conversation.id, [
-      { type: 'run_started', runId: run.id, payload: {} },
-      { type: 'user_prompt', runId: run.id, payload: { text: 'delete the old files' } },
+      { ...journalEvent('run_started', RUN_STARTED), runId: run.id },
+      { ...journalEvent('user_prompt', { text: 'delete the old files' }), runId: run.id },
     ]);
     store.runs.transition(run.id, 'uncertain', 'the Ward process ended while the run was running; its outcome is unknown');
 

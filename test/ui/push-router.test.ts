@@ -13,7 +13,7 @@ function transport() {
   );
   return { api, push: (event: PushedEvent) => listeners.forEach((listener) => listener(event)) };
 }
-const journal = (subscriptionId: string, seq: number): PushedEvent => ({ kind: 'journal', subscriptionId, events: [{ seq, runId: null, type: 'assistant_text', payload: {}, createdAt: '' }] });
+const journal = (subscriptionId: string, seq: number): PushedEvent => ({ kind: 'journal', subscriptionId, events: [{ seq, runId: null, type: 'assistant_text', payload: { text: '' }, createdAt: '' }] });
 
 describe('routing pushed events to subscriptions', () => {
   it('hands over pushes that arrived before the subscription id was known, in order, then live ones', () => {

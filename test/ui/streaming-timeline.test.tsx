@@ -1,21 +1,17 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import type { JournalEventView } from '../../preload/contract.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
 
-let seq = 0;
-function event(type: string, payload: unknown, runId = 'run-1'): JournalEventView {
-  seq += 1;
-  return { seq, runId, type, payload, createdAt: '2026-03-01T12:00:00.000Z' };
-}
+const AT = '2026-03-01T12:00:00.000Z';
 const texts = (items: readonly TimelineItem[]) => items.map((item) => (item.kind === 'tool' ? `[${item.tool}]` : item.text));
 
 describe('the chat text grows as deltas arrive', () => {
   it('appends each delta to the answer, then the final text replaces what they built up', () => {
-    seq = 0;
-    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', {}), event('user_prompt', { text: 'hi' }), event('assistant_delta', { text: 'Hel', messageIndex: 0 })]);
+    const event = viewFeed();
+    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', RUN_STARTED), event('user_prompt', { text: 'hi' }), event('assistant_delta', { text: 'Hel', messageIndex: 0 })]);
     expect(texts(state.items)).toEqual(['hi', 'Hel']);
     state = applyEvents(state, [event('assistant_delta', { text: 'lo, wor', messageIndex: 0 })]);
     expect(texts(state.items)).toEqual(['hi', 'Hello, wor']);
@@ -26,9 +22,9 @@ describe('the chat text grows as deltas arrive', () => {
   });
 
   it('a second block of the same run streams after the first, and one after a tool call starts a new message', () => {
-    seq = 0;
+    const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
-      event('run_started', {}),
+      event('run_started', RUN_STARTED),
       event('assistant_delta', { text: 'One', messageIndex: 0 }),
       event('assistant_text', { text: 'One.' }),
       event('assistant_delta', { text: 'Tw', messageIndex: 1 }),
@@ -40,9 +36,9 @@ describe('the chat text grows as deltas arrive', () => {
   });
 
   it('replaying from any cursor gives the same text as following live (J1)', () => {
-    seq = 0;
+    const event = viewFeed();
     const events = [
-      event('run_started', {}),
+      event('run_started', RUN_STARTED),
       event('assistant_delta', { text: 'a', messageIndex: 0 }),
       event('assistant_delta', { text: 'b', messageIndex: 0 }),
       event('assistant_text', { text: 'ab' }),
@@ -58,15 +54,15 @@ describe('the chat text grows as deltas arrive', () => {
   });
 
   it("keeps another run's deltas out of this run's answer", () => {
-    seq = 0;
-    const state = applyEvents(EMPTY_CONVERSATION, [event('assistant_text', { text: 'earlier answer' }, 'run-0'), event('assistant_delta', { text: 'new', messageIndex: 0 }, 'run-1')]);
+    const event = viewFeed();
+    const state = applyEvents(EMPTY_CONVERSATION, [event('assistant_text', { text: 'earlier answer' }, AT, 'run-0'), event('assistant_delta', { text: 'new', messageIndex: 0 }, AT, 'run-1')]);
     expect(texts(state.items)).toEqual(['earlier answer', 'new']);
   });
 });
 
 describe('a tool entry shows the result or error preview', () => {
   it('shows the preview main journaled, the error code before an error, and a cut preview as cut', () => {
-    seq = 0;
+    const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: { text: 'hi' } }),
       event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true, bytes: 2, durationMs: 3, errorCode: null, preview: 'hi', previewTruncated: false }),
@@ -84,7 +80,7 @@ describe('a tool entry shows the result or error preview', () => {
   });
 
   it('renders the preview as inert text: markup stays text, bidi and control characters show as escapes', async () => {
-    seq = 0;
+    const event = viewFeed();
     const hostile = '<img src=x onerror="globalThis.pwned=1"> \u202eevil\u200b\u0007\nnext line';
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: {} }),

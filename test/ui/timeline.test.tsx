@@ -4,24 +4,19 @@ import type { JournalEventView } from '../../preload/contract.js';
 import { Markdown } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
-
-let seq = 0;
-function event(type: string, payload: unknown, at = '2026-03-01T12:00:00.000Z'): JournalEventView {
-  seq += 1;
-  return { seq, runId: 'run-1', type, payload, createdAt: at };
-}
 
 describe('the timeline follows the journal (J1)', () => {
   it('pairs a tool call with its result, with the duration main measured', () => {
-    seq = 0;
+    const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
-      event('run_started', { requestId: 'r' }),
+      event('run_started', RUN_STARTED),
       event('user_prompt', { text: 'look it up' }),
       event('tool_call', { toolUseId: 't1', tool: 'lookup', arguments: { q: 'ward' } }, '2026-03-01T12:00:01.000Z'),
       event('tool_call', { toolUseId: 't2', tool: 'fetch', arguments: { url: 'https://example.com' } }, '2026-03-01T12:00:01.000Z'),
-      event('tool_result', { toolUseId: 't2', tool: 'fetch', ok: false, bytes: 0, durationMs: 15, errorCode: 'unreachable' }, '2026-03-01T12:00:02.000Z'),
-      event('tool_result', { toolUseId: 't1', tool: 'lookup', ok: true, bytes: 120, durationMs: 2_400, errorCode: null }, '2026-03-01T12:00:04.000Z'),
+      event('tool_result', { toolUseId: 't2', tool: 'fetch', ok: false, bytes: 0, durationMs: 15, errorCode: 'unreachable', preview: '', previewTruncated: false }, '2026-03-01T12:00:02.000Z'),
+      event('tool_result', { toolUseId: 't1', tool: 'lookup', ok: true, bytes: 120, durationMs: 2_400, errorCode: null, preview: '', previewTruncated: false }, '2026-03-01T12:00:04.000Z'),
     ]);
     const tools = state.items.filter((item): item is Extract<TimelineItem, { kind: 'tool' }> => item.kind === 'tool');
     expect(tools.map((tool) => [tool.tool, tool.status, tool.durationMs, tool.output])).toEqual([
@@ -33,9 +28,9 @@ describe('the timeline follows the journal (J1)', () => {
   });
 
   it('replaying overlapping batches gives the same state as one pass (idempotent from a cursor)', () => {
-    seq = 0;
+    const event = viewFeed();
     const events = [
-      event('run_started', {}),
+      event('run_started', RUN_STARTED),
       event('user_prompt', { text: 'hi' }),
       event('assistant_text', { text: 'Hello' }),
       event('assistant_text', { text: 'again' }),
@@ -49,8 +44,8 @@ describe('the timeline follows the journal (J1)', () => {
   });
 
   it('a stop reads stopping, then Stopped as a plain notice, never as an error', () => {
-    seq = 0;
-    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', {}), event('run_stopping', { reason: 'stopped by the user' })]);
+    const event = viewFeed();
+    let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', RUN_STARTED), event('run_stopping', { reason: 'stopped by the user' })]);
     expect(state.run?.state).toBe('stopping');
     state = applyEvents(state, [event('run_finished', { state: 'stopped', reason: 'stopped by the user' })]);
     expect(state.run?.state).toBe('stopped');
@@ -58,7 +53,7 @@ describe('the timeline follows the journal (J1)', () => {
   });
 
   it('an uncertain run and a failed run are told apart from a stop', () => {
-    seq = 0;
+    const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [event('run_finished', { state: 'uncertain', reason: 'the CLI was killed; 1 tool call(s) were in flight' })]);
     expect(state.items).toEqual([{ kind: 'notice', key: 'e1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
     const failed = applyEvents(EMPTY_CONVERSATION, [{ ...event('run_finished', { state: 'failed', reason: 'no model key' }), seq: 1 }]);
@@ -66,8 +61,32 @@ describe('the timeline follows the journal (J1)', () => {
   });
 });
 
+describe('events that do not parse (old or foreign data)', () => {
+  it('shows each as an unreadable notice with its type, guesses nothing from it, and goes on', () => {
+    const feed = viewFeed();
+    const raw = (type: string, payload: unknown): JournalEventView => ({ ...feed('user_prompt', { text: '' }), type, payload }) as JournalEventView;
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      raw('prompt', { text: 'an old prompt event' }),
+      raw('run_finished', { outcome: 'cancelled', errors: ['boom'] }),
+      raw('tool_call', { name: 'lookup', input: { q: 1 } }),
+      raw('unreadable', { storedType: 'bidi\u202eevil\nline', problem: 'type: Invalid input' }),
+      feed('assistant_text', { text: 'still here' }),
+    ]);
+    expect(state.items).toEqual([
+      { kind: 'notice', key: 'e1', tone: 'warning', text: 'Unreadable event: prompt' },
+      { kind: 'notice', key: 'e2', tone: 'warning', text: 'Unreadable event: run_finished' },
+      { kind: 'notice', key: 'e3', tone: 'warning', text: 'Unreadable event: tool_call' },
+      { kind: 'notice', key: 'e4', tone: 'warning', text: 'Unreadable event: bidi\\u{202e}evil\\u{a}line' },
+      { kind: 'assistant', key: 'e5', runId: 'run-1', text: 'still here' },
+    ]);
+    // A run_finished that does not parse says nothing about the run.
+    expect(state.run).toBeNull();
+    expect(state.lastSeq).toBe(5);
+  });
+});
+
 describe('a tool call entry', () => {
-  const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}', startedAt: '2026-03-01T12:00:00.000Z' } as const;
+  const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}' } as const;
 
   it('shows the tool, its state and duration, and opens to its arguments and result', async () => {
     const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);

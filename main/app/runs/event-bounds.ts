@@ -1,4 +1,5 @@
 /** Size bounds for what a turn journals: the model got everything, the journal keeps a bounded view. */
+import type { PayloadOf } from '../../../preload/events.js';
 
 /** Longest assistant text (and streamed block) one event holds. */
 export const MAX_TEXT_EVENT_CHARS = 256 * 1024;
@@ -18,10 +19,10 @@ export function resultPreview(text: string): { preview: string; previewTruncated
   return { preview: cut.endsWith('\ufffd') ? cut.slice(0, -1) : cut, previewTruncated: true };
 }
 
-export function boundedArguments(input: unknown, redact: (text: string) => string): unknown {
+export function boundedArguments(input: unknown, redact: (text: string) => string): PayloadOf<'tool_call'>['arguments'] {
   const json = redact(JSON.stringify(input ?? null));
   if (Buffer.byteLength(json) > MAX_ARGUMENT_EVENT_BYTES) return { truncated: true, bytes: Buffer.byteLength(json) };
-  return JSON.parse(json) as unknown;
+  return JSON.parse(json) as PayloadOf<'tool_call'>['arguments'];
 }
 
 export function firstLine(text: string): string | null {

@@ -3,6 +3,7 @@
  * a secret Ward handed out for this turn is redacted first (C3), and the events of one stdout
  * chunk are committed in one transaction before any subscriber hears of them (J1).
  */
+import { journalEvent, type JournalEventType, type PayloadOf } from '../../../preload/events.js';
 import type { EventInput } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 
@@ -34,9 +35,11 @@ export class TurnJournal {
     return this.secrets.reduce((out, secret) => (secret.length >= MIN_SECRET_LENGTH ? out.split(secret).join(REDACTED) : out), text);
   }
 
-  emit(type: string, payload: unknown): void {
-    if (this.pending !== null) this.pending.push({ type, payload });
-    else this.commit([{ type, payload }]);
+  /** Typed by preload/events.ts at compile time; not parsed here (the append path stays fast). */
+  emit<T extends JournalEventType>(type: T, payload: PayloadOf<T>): void {
+    const event = journalEvent(type, payload);
+    if (this.pending !== null) this.pending.push(event);
+    else this.commit([event]);
   }
 
   /** Runs `handle` and commits what it emitted in one transaction; nothing is committed if it throws. */

@@ -93,6 +93,9 @@ interface Plan {
 
 /** A broker call's outcome, kept until the CLI's tool_result for it arrives (or the turn ends). */
 interface FinishedCall {
+  /** The CLI's tool_use id the call answers; null when the call came without one. */
+  readonly toolUseId: string | null;
+  readonly tool: string;
   readonly ok: boolean;
   readonly errorCode?: string;
   readonly bytes: number;
@@ -122,9 +125,11 @@ export class Turn {
   private expectedTools: readonly string[] = [];
   private result: ResultMessage | null = null;
   private lastDiagnostic: string | null = null;
-  // Broker bookkeeping: calls dispatched upstream and not finished; finished outcomes per tool.
+  // Broker bookkeeping: calls dispatched upstream and not finished; finished outcomes no tool_result took yet, in finish order.
   private readonly brokerInFlight = new Set<string>();
-  private readonly finishedByTool = new Map<string, FinishedCall[]>();
+  private readonly finished: FinishedCall[] = [];
+  /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
+  private cliNamesToolUses = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
 
   constructor(
@@ -250,7 +255,16 @@ export class Turn {
       runId: input.runId,
       prompter: deps.prompter,
       promptTimeoutMs: deps.promptTimeoutMs,
-      audit: (record) => this.journal.emit(PERMISSION_DECISION_EVENT, record),
+      // The value, reason and summary quote what the model asked for, which may hold a secret of this turn.
+      audit: (record) => {
+        const redact = (text: string) => this.journal.redact(text);
+        this.journal.emit(PERMISSION_DECISION_EVENT, {
+          ...record,
+          value: record.value === null ? null : redact(record.value),
+          argumentsSummary: redact(record.argumentsSummary),
+          reason: redact(record.reason),
+        });
+      },
     });
     const permissions = this.permissions;
     this.upstreams = await openRunTools(plan.spec, {
@@ -267,12 +281,12 @@ export class Turn {
       authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
       approve: (request) => permissions.approve(request),
       onEvent: (event) => {
-        if (event.kind === 'tool_call_started') this.brokerInFlight.add(event.callId);
-        else if (event.kind === 'tool_call_finished') {
+        if (event.kind === 'tool_call_started') {
+          this.brokerInFlight.add(event.callId);
+          if (event.toolUseId !== null) this.cliNamesToolUses = true;
+        } else if (event.kind === 'tool_call_finished') {
           this.brokerInFlight.delete(event.callId);
-          const list = this.finishedByTool.get(event.tool) ?? [];
-          list.push({ ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
-          this.finishedByTool.set(event.tool, list);
+          this.finished.push({ toolUseId: event.toolUseId, tool: event.tool, ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
         } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
       },
     });
@@ -366,7 +380,7 @@ export class Turn {
         const use = this.toolUses.get(message.toolUseId);
         this.toolUses.delete(message.toolUseId);
         const tool = use?.tool ?? null;
-        const broker = tool === null ? undefined : this.finishedByTool.get(tool)?.shift();
+        const broker = this.takeFinished(message.toolUseId, tool);
         journal.emit('tool_result', {
           toolUseId: message.toolUseId,
           tool,
@@ -397,6 +411,17 @@ export class Turn {
     }
   }
 
+  /**
+   * The broker outcome of the call a tool_result answers, joined by the CLI's tool_use id (the
+   * pinned CLI sends it with every tools/call). Fallback, only for a CLI that sends none: the
+   * oldest unclaimed outcome of the same tool, right while calls of one tool finish in order.
+   */
+  private takeFinished(toolUseId: string, tool: string | null): FinishedCall | undefined {
+    let index = this.finished.findIndex((call) => call.toolUseId === toolUseId);
+    if (index === -1 && !this.cliNamesToolUses) index = this.finished.findIndex((call) => call.tool === tool);
+    return index === -1 ? undefined : this.finished.splice(index, 1)[0];
+  }
+
   /** R5: success only from a terminal result with subtype "success" and is_error false; R8 for calls in flight. */
   private decide(exit: CliExit): Outcome {
     const inFlight = this.brokerInFlight.size;
@@ -418,7 +443,8 @@ export class Turn {
           reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation with --new",
         };
       }
-      const detail = result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail');
+      // The CLI's errors and text can quote the provider, which may echo the key.
+      const detail = this.journal.redact(result.errors.length > 0 ? result.errors.join('; ') : (result.text ?? 'no detail'));
       const what = result.subtype === 'success' ? 'the CLI ended the turn with an error' : `the CLI reported ${result.subtype}`;
       return { state: 'failed', reason: `${what}: ${detail}`.slice(0, 1000) };
     }
@@ -459,7 +485,7 @@ export class Turn {
       // Every tool_call gets a tool_result, even when the CLI died before printing one; the
       // model never saw it (delivered: false), but the upstream call may have had its effect.
       for (const [toolUseId, use] of this.toolUses) {
-        const broker = this.finishedByTool.get(use.tool)?.shift();
+        const broker = this.takeFinished(toolUseId, use.tool);
         this.journal.emit('tool_result', {
           toolUseId,
           tool: use.tool,
@@ -471,10 +497,8 @@ export class Turn {
         });
       }
       // Calls that finished upstream after the CLI stopped waiting (a Stop): seen only after the drain.
-      for (const [tool, finished] of this.finishedByTool) {
-        for (const call of finished) {
-          this.journal.emit('tool_drained', { tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
-        }
+      for (const call of this.finished) {
+        this.journal.emit('tool_drained', { tool: call.tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
       }
     } catch {
       // the journal is failing; settle still records the run state

@@ -1,3 +1,4 @@
+import { readJournalEvent, type EventOf } from '../../../preload/events.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import type { JournalEvent } from '../../store/journal.js';
@@ -22,21 +23,28 @@ export const replayCommand: Command = {
     const from = parseSeq(values.from, '--from');
     // People read streamed text once: deltas are shown only when no assistant_text completes them
     // (a turn stopped mid-answer), joined into one line.
-    let partial: JournalEvent[] = [];
+    let partial: { first: JournalEvent; deltas: EventOf<'assistant_delta'>[] } | null = null;
     const flushPartial = (): void => {
-      if (partial.length === 0) return;
-      const text = partial.map((delta) => String((delta.payload as { text?: unknown }).text ?? '')).join('');
-      writeLine(io.stdout, formatEvent({ ...partial[0]!, payload: { text } }));
-      partial = [];
+      if (partial === null) return;
+      const text = partial.deltas.map((delta) => delta.payload.text).join('');
+      writeLine(io.stdout, formatEvent(partial.first, { type: 'assistant_delta', payload: { text, messageIndex: partial.deltas[0]!.payload.messageIndex } }));
+      partial = null;
     };
     for (const event of store.journal.read(conversation.id, Math.max(0, from - 1))) {
-      if (values.json) writeJson(io.stdout, event);
-      else if (event.type === 'assistant_delta') partial.push(event);
-      else {
-        if (event.type === 'assistant_text') partial = [];
-        flushPartial();
-        writeLine(io.stdout, formatEvent(event));
+      // --json is the journal as stored (with its hashes), for machines; the text form is read by schema.
+      if (values.json) {
+        writeJson(io.stdout, event);
+        continue;
       }
+      const parsed = readJournalEvent(event.type, event.payload);
+      if (parsed.type === 'assistant_delta') {
+        partial ??= { first: event, deltas: [] };
+        partial.deltas.push(parsed);
+        continue;
+      }
+      if (parsed.type === 'assistant_text') partial = null;
+      flushPartial();
+      writeLine(io.stdout, formatEvent(event, parsed));
     }
     flushPartial();
     return EXIT.ok;

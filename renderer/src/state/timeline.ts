@@ -1,10 +1,12 @@
 /**
  * Folds journal events into what the chat shows. Pure and incremental: the view state is a
  * function of the events up to `lastSeq`, so a reload replays from 0 and a resubscribe continues
- * from `lastSeq` (J1). Payloads are read defensively: the journal is data, not trusted code.
+ * from `lastSeq` (J1). Each event is parsed with its schema (preload/events.ts): the journal is
+ * data, not trusted code, and one that does not parse is shown as unreadable, never guessed at.
  */
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
-import { escapeInvisible } from '../../../preload/display.js';
+import { escapeInvisible, escapeOneLine } from '../../../preload/display.js';
+import { readJournalEvent, type EventOf } from '../../../preload/events.js';
 
 export type ToolStatus = 'running' | 'ok' | 'error';
 
@@ -27,7 +29,6 @@ export type TimelineItem =
       readonly status: ToolStatus;
       readonly output: string | null;
       readonly durationMs: number | null;
-      readonly startedAt: string;
     }
   | { readonly kind: 'notice'; readonly key: string; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string };
 
@@ -48,25 +49,11 @@ export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, ru
 
 const MAX_SHOWN_CHARS = 4_000;
 
-type Json = Record<string, unknown>;
-const asObject = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
-const firstString = (payload: Json, ...keys: string[]): string | null => {
-  for (const key of keys) if (typeof payload[key] === 'string') return payload[key] as string;
-  return null;
-};
-const firstNumber = (payload: Json, ...keys: string[]): number | null => {
-  for (const key of keys) if (typeof payload[key] === 'number' && Number.isFinite(payload[key])) return payload[key] as number;
-  return null;
-};
-
 function bounded(text: string): string {
   return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}… (${text.length - MAX_SHOWN_CHARS} more characters)` : text;
 }
 
-
 function stringify(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
   try {
     return JSON.stringify(value, null, 2) ?? '';
   } catch {
@@ -76,22 +63,12 @@ function stringify(value: unknown): string {
 
 const FINAL_STATES: readonly RunState[] = ['succeeded', 'failed', 'stopped', 'uncertain'];
 
-function runState(value: string | null): RunState | null {
-  switch (value) {
-    case 'admitted':
-    case 'running':
-    case 'stopping':
-    case 'stopped':
-    case 'succeeded':
-    case 'failed':
-    case 'uncertain':
-      return value;
-    case 'cancelled':
-    case 'canceled':
-      return 'stopped';
-    default:
-      return null;
-  }
+/** What a tool entry shows of its result: the preview main journaled, else what is known of it. */
+function toolOutput(result: EventOf<'tool_result'>['payload']): string {
+  const code = result.errorCode === null ? '' : `${result.errorCode}: `;
+  if ('delivered' in result) return `${code}the run ended before the result reached the model (${result.bytes} bytes)`;
+  if (result.preview !== '') return `${code}${escapeInvisible(result.preview)}${result.previewTruncated ? `… (${result.bytes} bytes in all)` : ''}`;
+  return result.errorCode ?? `${result.bytes} bytes returned to the model`;
 }
 
 /** Applies a batch of events in order; events at or before `lastSeq` are ignored (idempotent replay). */
@@ -114,121 +91,93 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
   let run = state.run;
   let lastSeq = state.lastSeq;
 
-  for (const event of fresh) {
-    lastSeq = event.seq;
-    const payload = asObject(event.payload);
-    const key = `e${event.seq}`;
+  for (const view of fresh) {
+    lastSeq = view.seq;
+    const key = `e${view.seq}`;
+    const event = readJournalEvent(view.type, view.payload);
     switch (event.type) {
-      case 'run_started': {
-        const prompt = firstString(payload, 'prompt', 'text');
-        if (prompt !== null) items.push({ kind: 'user', key, text: bounded(prompt) });
-        if (event.runId !== null) run = { id: event.runId, state: 'running', reason: null };
+      case 'run_started':
+        if (view.runId !== null) run = { id: view.runId, state: 'running', reason: null };
         break;
-      }
       case 'user_prompt':
-      case 'prompt': {
-        const text = firstString(payload, 'text', 'prompt');
-        if (text !== null) items.push({ kind: 'user', key, text: bounded(text) });
+        items.push({ kind: 'user', key, text: bounded(event.payload.text) });
         break;
-      }
       case 'assistant_delta': {
-        const text = firstString(payload, 'text') ?? '';
-        const messageIndex = firstNumber(payload, 'messageIndex') ?? 0;
+        const { text, messageIndex } = event.payload;
         const last = items[items.length - 1];
-        if (last?.kind === 'assistant' && last.runId === event.runId && last.streaming?.messageIndex === messageIndex) {
+        if (last?.kind === 'assistant' && last.runId === view.runId && last.streaming?.messageIndex === messageIndex) {
           // Past the display bound the rest is not shown anyway; the final text settles it.
           if (last.text.length < MAX_SHOWN_CHARS) items[items.length - 1] = { ...last, text: bounded(`${last.text}${text}`) };
-        } else if (last?.kind === 'assistant' && last.runId === event.runId) {
+        } else if (last?.kind === 'assistant' && last.runId === view.runId) {
           const before = `${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}`;
           items[items.length - 1] = { ...last, text: bounded(`${before}${text}`), streaming: { messageIndex, before } };
         } else {
-          items.push({ kind: 'assistant', key, runId: event.runId, text: bounded(text), streaming: { messageIndex, before: '' } });
+          items.push({ kind: 'assistant', key, runId: view.runId, text: bounded(text), streaming: { messageIndex, before: '' } });
         }
         break;
       }
       case 'assistant_text': {
-        const text = firstString(payload, 'text') ?? '';
+        const { text } = event.payload;
         const last = items[items.length - 1];
-        if (last?.kind === 'assistant' && last.runId === event.runId && last.streaming != null) {
+        if (last?.kind === 'assistant' && last.runId === view.runId && last.streaming != null) {
           // The final text is authoritative: it replaces what the deltas built up.
           items[items.length - 1] = { ...last, text: bounded(`${last.streaming.before}${text}`), streaming: null };
-        } else if (last?.kind === 'assistant' && last.runId === event.runId) {
+        } else if (last?.kind === 'assistant' && last.runId === view.runId) {
           items[items.length - 1] = { ...last, text: bounded(`${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}${text}`) };
         } else {
-          items.push({ kind: 'assistant', key, runId: event.runId, text: bounded(text) });
+          items.push({ kind: 'assistant', key, runId: view.runId, text: bounded(text) });
         }
         break;
       }
       case 'tool_call': {
-        const callId = firstString(payload, 'toolUseId', 'callId', 'id') ?? key;
-        const tool = firstString(payload, 'name', 'tool') ?? 'tool';
-        items.push({
-          kind: 'tool',
-          key,
-          callId,
-          tool,
-          args: bounded(stringify(payload.input ?? payload.arguments)),
-          status: 'running',
-          output: null,
-          durationMs: null,
-          startedAt: event.createdAt,
-        });
-        toolIndex.map?.set(callId, items.length - 1);
+        const { toolUseId, tool } = event.payload;
+        items.push({ kind: 'tool', key, callId: toolUseId, tool, args: bounded(stringify(event.payload.arguments)), status: 'running', output: null, durationMs: null });
+        toolIndex.map?.set(toolUseId, items.length - 1);
         break;
       }
       case 'tool_result': {
-        const callId = firstString(payload, 'toolUseId', 'callId', 'id') ?? '';
-        const index = findTool(callId);
-        const isError = payload.isError === true || payload.ok === false || typeof payload.error === 'string' || typeof payload.errorCode === 'string';
-        const errorCode = firstString(payload, 'errorCode');
-        const bytes = firstNumber(payload, 'bytes');
-        const preview = firstString(payload, 'preview');
-        const output =
-          preview !== null && preview !== ''
-            ? `${errorCode !== null ? `${errorCode}: ` : ''}${escapeInvisible(preview)}${payload.previewTruncated === true ? `… (${bytes ?? 'more'} bytes in all)` : ''}`
-            : (firstString(payload, 'text', 'result', 'message', 'error') ??
-              (errorCode !== null ? errorCode : bytes !== null ? `${bytes} bytes returned to the model` : stringify(payload.content)));
-        const measured = firstNumber(payload, 'durationMs');
-        if (index === undefined) {
-          items.push({ kind: 'tool', key, callId, tool: firstString(payload, 'name', 'tool') ?? 'tool', args: '', status: isError ? 'error' : 'ok', output: bounded(output), durationMs: measured, startedAt: event.createdAt });
-          break;
-        }
-        const entry = items[index] as Extract<TimelineItem, { kind: 'tool' }>;
-        const elapsed = Date.parse(event.createdAt) - Date.parse(entry.startedAt);
-        items[index] = { ...entry, status: isError ? 'error' : 'ok', output: bounded(output), durationMs: measured ?? (Number.isFinite(elapsed) ? Math.max(0, elapsed) : null) };
+        const result = event.payload;
+        const done = { status: result.ok ? ('ok' as const) : ('error' as const), output: bounded(toolOutput(result)), durationMs: result.durationMs };
+        const index = findTool(result.toolUseId);
+        if (index === undefined) items.push({ kind: 'tool', key, callId: result.toolUseId, tool: result.tool ?? 'tool', args: '', ...done });
+        else items[index] = { ...(items[index] as Extract<TimelineItem, { kind: 'tool' }>), ...done };
         break;
       }
       case 'run_stopping':
-      case 'stop_requested': {
-        if (run !== null && (event.runId === null || event.runId === run.id)) run = { ...run, state: 'stopping' };
+        if (run !== null && (view.runId === null || view.runId === run.id)) run = { ...run, state: 'stopping' };
         break;
-      }
-      case 'run_finished':
-      case 'run_reconciled': {
-        const state = runState(firstString(payload, 'state', 'outcome', 'status')) ?? 'failed';
-        const reason = firstString(payload, 'reason', 'message', 'note') ?? (Array.isArray(payload.errors) ? payload.errors.map(String).join('; ') : null);
-        run = { id: event.runId ?? run?.id ?? '', state, reason };
-        if (event.type === 'run_reconciled') items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Reconciled as ${state}${reason ? `: ${reason}` : ''}`) });
-        else if (state === 'stopped') items.push({ kind: 'notice', key, tone: 'stopped', text: 'Stopped' });
+      case 'run_finished': {
+        const { state, reason } = event.payload;
+        run = { id: view.runId ?? run?.id ?? '', state, reason };
+        if (state === 'stopped') items.push({ kind: 'notice', key, tone: 'stopped', text: 'Stopped' });
         else if (state === 'failed') items.push({ kind: 'notice', key, tone: 'error', text: `The run failed${reason ? `: ${bounded(reason)}` : ''}` });
         else if (state === 'uncertain') items.push({ kind: 'notice', key, tone: 'warning', text: `The outcome of this run is unknown${reason ? `: ${bounded(reason)}` : ''}` });
         break;
       }
+      case 'run_reconciled': {
+        const { state, note } = event.payload;
+        run = { id: view.runId ?? run?.id ?? '', state, reason: note };
+        items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Reconciled as ${state}: ${note}`) });
+        break;
+      }
       case 'permission_decision': {
-        const tool = firstString(payload, 'tool', 'toolName', 'value') ?? 'a tool';
-        const decision = firstString(payload, 'decision', 'behavior', 'outcome') ?? 'decided';
-        const why = firstString(payload, 'reason', 'why');
-        items.push({ kind: 'notice', key, tone: decision.startsWith('allow') ? 'info' : 'warning', text: bounded(`Permission ${decision} for ${tool}${why ? ` (${why})` : ''}`) });
+        const { decision, tool, reason } = event.payload;
+        items.push({ kind: 'notice', key, tone: decision === 'allow' ? 'info' : 'warning', text: bounded(`Permission ${decision} for ${tool} (${reason})`) });
         break;
       }
-      case 'diagnostic': {
-        const detail = firstString(payload, 'detail', 'message', 'reason') ?? 'diagnostic';
-        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(detail) });
+      case 'diagnostic':
+        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(event.payload.detail) });
         break;
-      }
+      case 'unreadable':
+        items.push({ kind: 'notice', key, tone: 'warning', text: `Unreadable event: ${escapeOneLine(event.payload.storedType, 64)}` });
+        break;
+      case 'usage':
+      case 'tool_refused':
+      case 'tool_drained':
+        // Not shown in the chat.
+        break;
       default:
-        // usage and event types this view does not show.
-        break;
+        event satisfies never;
     }
   }
   return { items, lastSeq, run };

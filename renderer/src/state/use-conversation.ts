@@ -6,10 +6,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ConversationView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
+import type { JournalEventType } from '../../../preload/events.js';
 import type { PushRouter } from './follow.js';
 import { applyEvents, EMPTY_CONVERSATION, type ConversationState } from './timeline.js';
 
-const RUN_EVENTS = new Set(['run_started', 'run_stopping', 'stop_requested', 'run_finished', 'run_reconciled']);
+const RUN_EVENTS = new Set<string>(['run_started', 'run_stopping', 'run_finished', 'run_reconciled'] satisfies JournalEventType[]);
 
 export interface FollowedConversation {
   readonly state: ConversationState;

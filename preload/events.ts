@@ -1,0 +1,177 @@
+/**
+ * Every event Ward writes to a conversation's journal: one schema per event type with exactly
+ * the fields its producer writes, joined in one discriminated union on `type`.
+ *
+ * Producers build events with `journalEvent` (or a typed `emit`), so a wrong field is a compile
+ * error; nothing is parsed on the append path. Readers (the IPC feed, the desktop timeline,
+ * `ward replay`, `ward run`) parse with `readJournalEvent`: an event that does not match its
+ * type's schema (old or foreign data) comes back as `unreadable` with its stored type, and is
+ * shown as such, never guessed at.
+ *
+ * Redaction is per field: every text field that can carry model, tool or provider text is
+ * redacted of the secrets the turn handed out before it is written (main/app/runs/turn.ts). The one
+ * field whose keys the model chooses, a tool call's arguments, also gets a key-name safety net
+ * when it is read (`redactSecretKeys`), because tool arguments are where credentials are passed
+ * by name. Parsing strips nothing silently: a field no schema names makes the event unreadable.
+ * Shared by main and the renderer: imports zod only.
+ */
+import { z } from 'zod';
+
+export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const PERMISSION_KINDS = ['read', 'write', 'net', 'run', 'env', 'mcp'] as const;
+export type PermissionKind = (typeof PERMISSION_KINDS)[number];
+
+const REDACTED = '[redacted]';
+/** Argument names that could carry a credential. */
+const SECRET_KEY = /^(authorization|capability|cap|token|access_?token|refresh_?token|id_?token|api_?key|secret|password|client_?secret|bearer)$/i;
+
+/** Replaces the value of every credential-like key, at any depth. */
+export function redactSecretKeys(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecretKeys(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = SECRET_KEY.test(key) ? REDACTED : redactSecretKeys(item, depth + 1);
+  }
+  return out;
+}
+
+const count = z.number().int().min(0);
+const milliseconds = z.number().min(0);
+const runState = z.enum(RUN_STATES);
+const errorCode = z.string().nullable();
+
+function event<T extends string, S extends z.ZodType>(type: T, payload: S) {
+  return z.strictObject({ type: z.literal(type), payload });
+}
+
+/** Who or what settled a permission check. */
+const answerer = z.discriminatedUnion('by', [
+  z.strictObject({ by: z.literal('rule'), rule: z.string(), grantId: z.string().optional() }),
+  z.strictObject({ by: z.literal('policy') }),
+  z.strictObject({ by: z.literal('person'), answer: z.enum(['once', 'conversation', 'always', 'deny']) }),
+  z.strictObject({ by: z.literal('timeout'), afterMs: milliseconds }),
+  z.strictObject({ by: z.literal('no_one') }),
+  z.strictObject({ by: z.literal('refused') }),
+]);
+
+/** One per check, allowed or denied (P4): what was asked, what was decided, by whom, when, why. */
+const permissionDecision = z.strictObject({
+  kind: z.enum(PERMISSION_KINDS).nullable(),
+  value: z.string().nullable(),
+  tool: z.string(),
+  /** Summarized and redacted by main/permissions/audit.ts. */
+  argumentsSummary: z.string(),
+  decision: z.enum(['allow', 'deny']),
+  answerer,
+  reason: z.string(),
+  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host. */
+  via: z.enum(['approval', 'broker', 'sandbox']),
+  at: z.string(),
+});
+
+/** A tool call's outcome as the broker measured it (or as the CLI reported it, for tools the broker does not serve). */
+const toolOutcome = {
+  toolUseId: z.string(),
+  ok: z.boolean(),
+  bytes: count,
+  durationMs: milliseconds,
+  errorCode,
+};
+
+export const JOURNAL_EVENT = z.discriminatedUnion('type', [
+  event(
+    'run_started',
+    z.strictObject({
+      requestId: z.string(),
+      agent: z.string(),
+      agentVersion: count,
+      model: z.string(),
+      session: z.enum(['new', 'resume']),
+      workspace: z.string(),
+      /** Whether the OS sandbox confined this turn. */
+      sandboxed: z.boolean(),
+    }),
+  ),
+  event('user_prompt', z.strictObject({ text: z.string() })),
+  /** Streamed text of the assistant block `messageIndex` of the run; its assistant_text is authoritative. */
+  event('assistant_delta', z.strictObject({ text: z.string(), messageIndex: count })),
+  event('assistant_text', z.strictObject({ text: z.string() })),
+  event(
+    'tool_call',
+    z.strictObject({
+      toolUseId: z.string(),
+      tool: z.string(),
+      /** The model's arguments, or `{truncated, bytes}` when too big to journal. */
+      arguments: z.json().transform((value) => redactSecretKeys(value)),
+    }),
+  ),
+  event(
+    'tool_result',
+    z.union([
+      /** The CLI handed this result to the model; `tool` is null for a tool_use Ward never saw. */
+      z.strictObject({ ...toolOutcome, tool: z.string().nullable(), preview: z.string(), previewTruncated: z.boolean() }),
+      /** The turn ended before the CLI reported a result: the model never saw it, the call may have had its effect. */
+      z.strictObject({ ...toolOutcome, tool: z.string(), delivered: z.literal(false) }),
+    ]),
+  ),
+  event('tool_refused', z.strictObject({ tool: z.string(), reason: z.string() })),
+  /** A broker call no tool_result accounts for (it finished after the CLI stopped waiting). */
+  event('tool_drained', z.strictObject({ tool: z.string(), ok: z.boolean(), errorCode, bytes: count, durationMs: milliseconds })),
+  event(
+    'usage',
+    z.strictObject({
+      inputTokens: count,
+      outputTokens: count,
+      cacheReadTokens: count,
+      cacheCreationTokens: count,
+      costUsd: z.number().min(0).nullable(),
+    }),
+  ),
+  event(
+    'diagnostic',
+    z.strictObject({ source: z.literal('cli_stdout'), reason: z.enum(['unparseable', 'oversized', 'unexpected_shape']), detail: z.string(), bytes: count }),
+  ),
+  event('permission_decision', permissionDecision),
+  event('run_stopping', z.strictObject({ reason: z.string() })),
+  event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable() })),
+  /** A person settled an uncertain run (R8). */
+  event('run_reconciled', z.strictObject({ state: runState, note: z.string() })),
+]);
+
+/** A journal event as readers see it, parsed. */
+export type JournalEventBody = z.output<typeof JOURNAL_EVENT>;
+export type JournalEventType = JournalEventBody['type'];
+/** One parsed event type. */
+export type EventOf<T extends JournalEventType> = Extract<JournalEventBody, { type: T }>;
+/** What a producer writes for an event type (before the read-side transforms). */
+export type PayloadOf<T extends JournalEventType> = Extract<z.input<typeof JOURNAL_EVENT>, { type: T }>['payload'];
+
+/** An event whose payload does not match its type's schema; its payload is withheld. */
+export interface UnreadableEvent {
+  readonly type: 'unreadable';
+  readonly payload: { readonly storedType: string; readonly problem: string };
+}
+
+const KNOWN_TYPES = new Set<string>(JOURNAL_EVENT.options.map((option) => option.shape.type.value));
+
+const UNREADABLE = event('unreadable', z.strictObject({ storedType: z.string().max(64), problem: z.string().max(200) }));
+/** What readers parse: an event as stored, or one main already found unreadable (the renderer's feed). */
+const READABLE = z.discriminatedUnion('type', [...JOURNAL_EVENT.options, UNREADABLE]);
+
+/** A typed event for the journal, checked at compile time (producers never parse on the append path). */
+export function journalEvent<T extends JournalEventType>(type: T, payload: PayloadOf<T>): { readonly type: T; readonly payload: PayloadOf<T> } {
+  return { type, payload };
+}
+
+/** Parses a stored event; one that does not match its schema comes back as `unreadable`, never half-read. */
+export function readJournalEvent(type: string, payload: unknown): JournalEventBody | UnreadableEvent {
+  const unreadable = (problem: string): UnreadableEvent => ({ type: 'unreadable', payload: { storedType: type.slice(0, 64), problem: problem.slice(0, 200) } });
+  if (!KNOWN_TYPES.has(type) && type !== 'unreadable') return unreadable('no event of this type is written by Ward');
+  const parsed = READABLE.safeParse({ type, payload });
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
+  return unreadable(`${where}${issue?.message ?? 'malformed'}`);
+}

@@ -1,0 +1,135 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Broker } from '../../main/broker/broker.js';
+import type { RunBinding, RunRegistration } from '../../main/broker/types.js';
+import type { PayloadOf } from '../../preload/events.js';
+import { publishToolAgent } from './agents.js';
+import { payloads, startHarness, types, type Harness } from './harness.js';
+
+interface CliHop {
+  /** Registers runs with the real broker, handing the CLI this hop's URL instead of the broker's. */
+  register(binding: RunBinding): RunRegistration;
+  /** The CLI's tool_use id of each tools/call, in the order the broker answered them. */
+  readonly answered: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback hop between the pinned CLI and the real broker (test infrastructure, like the
+ * scripted model provider), doing two things:
+ *  - it marks the tools read-only in tools/list, as an upstream's readOnlyHint would: the pinned
+ *    CLI runs the MCP calls of one assistant message concurrently only for such tools (otherwise
+ *    one after another);
+ *  - it hands the CLI the answers to tools/call in the order the CLI asked, however the broker
+ *    finished them. The broker reports a call finished before its answer reaches the CLI, so the
+ *    two orders can always differ; here they differ every time.
+ */
+async function startCliHop(broker: Broker): Promise<CliHop> {
+  const answered: string[] = [];
+  let delivered = Promise.resolve();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const message = (body.length > 0 ? JSON.parse(body.toString('utf8')) : {}) as { method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
+      const isCall = message.method === 'tools/call' && message.params?.name !== 'approve';
+      // Answers are delivered in the order the calls arrived.
+      let release!: () => void;
+      const previous = delivered;
+      if (isCall) delivered = new Promise((resolve) => (release = resolve));
+      const upstream = http.request(
+        { host: '127.0.0.1', port: broker.port, path: req.url, method: req.method, headers: { ...req.headers, host: `127.0.0.1:${broker.port}` } },
+        (answer) => {
+          if (!isCall && message.method !== 'tools/list') {
+            res.writeHead(answer.statusCode!, answer.headers);
+            answer.pipe(res);
+            return;
+          }
+          const parts: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => parts.push(chunk));
+          answer.on('end', () => {
+            let text = Buffer.concat(parts).toString('utf8');
+            const headers = { ...answer.headers };
+            if (message.method === 'tools/list') {
+              const list = JSON.parse(text) as { result: { tools: { annotations?: object }[] } };
+              for (const tool of list.result.tools) tool.annotations = { readOnlyHint: true };
+              text = JSON.stringify(list);
+              headers['content-length'] = String(Buffer.byteLength(text));
+              res.writeHead(answer.statusCode!, headers).end(text);
+              return;
+            }
+            answered.push(String(message.params?._meta?.['claudecode/toolUseId']));
+            void previous.then(() => {
+              res.writeHead(answer.statusCode!, headers).end(text);
+              // A moment for the CLI to take this answer in before the next one arrives.
+              setTimeout(release, 200);
+            });
+          });
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    answered,
+    register(binding) {
+      const registration = broker.register(binding);
+      const { pathname } = new URL(registration.url);
+      return { capability: registration.capability, url: `http://127.0.0.1:${port}${pathname}`, close: () => registration.close(), inFlight: () => registration.inFlight() };
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let harness: Harness | undefined;
+let broker: Broker | undefined;
+let hop: CliHop | undefined;
+afterEach(async () => {
+  await harness?.close();
+  await hop?.close();
+  await broker?.close();
+  harness = hop = broker = undefined;
+});
+
+describe("tool results are joined to the broker's outcome by the CLI's tool_use id", () => {
+  it('two calls of one tool in one assistant message, answered by the upstream in reverse order: each tool_result carries its own outcome', async () => {
+    broker = await Broker.start();
+    hop = await startCliHop(broker);
+    harness = await startHarness(
+      [
+        {
+          blocks: [
+            { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_000 } },
+            { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 50 } },
+          ],
+        },
+        { blocks: [{ type: 'text', text: 'Both slept.' }] },
+      ],
+      { broker: hop },
+    );
+    await publishToolAgent(harness);
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'Sleep twice' });
+    expect((await handle.done).state).toBe('succeeded');
+
+    const events = harness.events(handle.conversationId);
+    const [long, short] = payloads<PayloadOf<'tool_call'>>(events, 'tool_call').map((call) => call.toolUseId);
+    // The CLI named each call's tool_use in its tools/call, and the upstream finished the short one first.
+    expect(hop.answered).toEqual([short, long]);
+    const results = new Map(payloads<PayloadOf<'tool_result'>>(events, 'tool_result').map((result) => [result.toolUseId, result]));
+    expect(results.get(long!)).toMatchObject({ tool: 'slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
+    expect(results.get(short!)).toMatchObject({ tool: 'slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
+    // The durations are the broker's: the long call slept 2 s, the short one far less.
+    expect(results.get(long!)!.durationMs).toBeGreaterThanOrEqual(2_000);
+    expect(results.get(short!)!.durationMs).toBeLessThan(results.get(long!)!.durationMs);
+    // Every broker outcome was claimed by its own tool_result.
+    expect(types(events)).not.toContain('tool_drained');
+  });
+});
