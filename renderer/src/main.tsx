@@ -1,3 +1,4 @@
+import './no-eval.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { wardApi } from './api.js';

@@ -39,7 +39,7 @@ function installProbe(): void {
     return { total: all.length, detached: all.filter((element) => !element.isConnected).length };
   };
   probe.__cspViolations = [];
-  document.addEventListener('securitypolicyviolation', (event) => probe.__cspViolations.push(`${event.violatedDirective}: ${event.sample}`));
+  document.addEventListener('securitypolicyviolation', (event) => probe.__cspViolations.push(`${event.violatedDirective}: ${event.sample} ${event.sourceFile}:${event.lineNumber}`));
 }
 
 /** Where the timeline stands: scroll position, size, and the rows mounted now (in page pixels). */
