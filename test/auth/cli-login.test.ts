@@ -5,7 +5,7 @@ import { tempDir } from '../support/temp.js';
 import { authContext, expectNoCanary, expectNoCanaryInFiles, provider, runWard, spawnWard, wardEnv } from './support.js';
 
 describe('ward login, whoami, logout', () => {
-  it('signs in through the browser, shows who is signed in, revokes on logout; no token in output or files', async () => {
+  it('test_signs_in_through_the_browser_shows_who_is_signed_in_revokes_on_logout_no_token_in_output_or_files', async () => {
     const idp = await provider();
     const home = tempDir();
     const env = wardEnv(home);
@@ -37,14 +37,14 @@ describe('ward login, whoami, logout', () => {
     expectNoCanaryInFiles(home, canaries);
   });
 
-  it('refuses a non-loopback http issuer without the explicit override', async () => {
+  it('test_refuses_a_non_loopback_http_issuer_without_the_explicit_override', async () => {
     const home = tempDir();
     const result = await runWard(['login', '--issuer', 'http://login.example.com', '--client-id', 'x', '--no-browser'], wardEnv(home));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('uses http on a non-loopback host; use https (an operator may override with --allow-insecure-http)');
   });
 
-  it('refuses a namespace that does not exist, an invalid name, and conflicting namespace sources', async () => {
+  it('test_refuses_a_namespace_that_does_not_exist_an_invalid_name_and_conflicting_namespace_sources', async () => {
     const home = tempDir();
     const missing = await runWard(['whoami', '--namespace', 'work'], wardEnv(home));
     expect(missing.code).toBe(5);

@@ -25,7 +25,7 @@ async function revokeAtProvider(idp: OidcFixture, token: string, hint: 'refresh_
 const hash = (value: string) => createHash('sha256').update(value).digest('hex');
 
 describe('refresh and the access-token wrapper', () => {
-  it('rotates the refresh token on refresh and stores the new pair', async () => {
+  it('test_rotates_the_refresh_token_on_refresh_and_stores_the_new_pair', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     await signedIn(idp, context);
@@ -42,7 +42,7 @@ describe('refresh and the access-token wrapper', () => {
     expect(idp.counts.refreshGrants).toBe(1);
   });
 
-  it('answers a 401 with one refresh and one retry with the new token', async () => {
+  it('test_answers_a_401_with_one_refresh_and_one_retry_with_the_new_token', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     await signedIn(idp, context);
@@ -61,7 +61,7 @@ describe('refresh and the access-token wrapper', () => {
     expect(idp.counts.refreshGrants).toBe(1);
   });
 
-  it('stops after one retry when the resource keeps answering 401 (unauthorized, no third call)', async () => {
+  it('test_stops_after_one_retry_when_the_resource_keeps_answering_401_unauthorized_no_third_call', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     await signedIn(idp, context);
@@ -71,7 +71,7 @@ describe('refresh and the access-token wrapper', () => {
     expect(idp.counts.refreshGrants).toBe(1);
   });
 
-  it('ends the session when the provider rejects the refresh token: tokens deleted after the compare, registry entry gone', async () => {
+  it('test_ends_the_session_when_the_provider_rejects_the_refresh_token_tokens_deleted_after_the_compare_registry_entry_gone', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     await signedIn(idp, context);
@@ -83,7 +83,7 @@ describe('refresh and the access-token wrapper', () => {
     expect(registryOf(context).list()).toEqual([]);
   });
 
-  it('two processes refreshing the same session at once rotate it once and agree on the result', async () => {
+  it('test_two_processes_refreshing_the_same_session_at_once_rotate_it_once_and_agree_on_the_result', async () => {
     const idp = await provider();
     const home = tempDir();
     const context = authContext(home);

@@ -12,7 +12,7 @@ import { tempDir } from '../support/temp.js';
 import { authContext, provider } from './support.js';
 
 describe('sign-in failures are specific errors', () => {
-  it('fails with signin_state_mismatch on a callback whose state is not this sign-in', async () => {
+  it('test_fails_with_signin_state_mismatch_on_a_callback_whose_state_is_not_this_sign_in', async () => {
     const idp = await provider();
     const statuses: (number | string)[] = [];
     const attempt = signIn(authContext(tempDir()), {
@@ -32,7 +32,7 @@ describe('sign-in failures are specific errors', () => {
     expect(idp.counts.codeGrants).toBe(0);
   });
 
-  it('accepts exactly one callback: a replayed one is refused and the code is exchanged once', async () => {
+  it('test_accepts_exactly_one_callback_a_replayed_one_is_refused_and_the_code_is_exchanged_once', async () => {
     const idp = await provider();
     const statuses: (number | string)[] = [];
     const result = await signIn(authContext(tempDir()), {
@@ -51,7 +51,7 @@ describe('sign-in failures are specific errors', () => {
     expect(idp.counts.codeGrants).toBe(1);
   });
 
-  it('refuses callbacks from a peer that is not 127.0.0.1 or ::1, whatever X-Forwarded-For says', async () => {
+  it('test_refuses_callbacks_from_a_peer_that_is_not_127_0_0_1_or_1_whatever_x_forwarded_for_says', async () => {
     expect(isLoopbackPeer('127.0.0.1')).toBe(true);
     expect(isLoopbackPeer('::1')).toBe(true);
     expect(isLoopbackPeer('::ffff:127.0.0.1')).toBe(true);
@@ -70,7 +70,7 @@ describe('sign-in failures are specific errors', () => {
     await server.close();
   });
 
-  it('reports the provider refusing an authorization request without a PKCE challenge', async () => {
+  it('test_reports_the_provider_refusing_an_authorization_request_without_a_pkce_challenge', async () => {
     const idp = await provider();
     const attempt = signIn(authContext(tempDir()), {
       issuer: idp.issuer,
@@ -86,13 +86,13 @@ describe('sign-in failures are specific errors', () => {
     expect(idp.counts.codeGrants).toBe(0);
   });
 
-  it('reports a provider that refuses connections as provider_unreachable', async () => {
+  it('test_reports_a_provider_that_refuses_connections_as_provider_unreachable', async () => {
     const issuer = `http://127.0.0.1:${await deadPort()}`;
     const attempt = signIn(authContext(tempDir()), { issuer, clientId: 'x', openBrowser: async () => undefined });
     await expect(attempt).rejects.toMatchObject({ code: 'provider_unreachable', message: `discovery at ${issuer}: cannot reach the identity provider (ECONNREFUSED)` });
   });
 
-  it('gives up on a provider that never answers after the request bound (provider_timeout)', async () => {
+  it('test_gives_up_on_a_provider_that_never_answers_after_the_request_bound_provider_timeout', async () => {
     const hanging = await startHangingServer();
     try {
       const attempt = signIn(authContext(tempDir(), 'default', { requestTimeoutMs: 300 }), { issuer: hanging.url, clientId: 'x', openBrowser: async () => undefined });
@@ -102,7 +102,7 @@ describe('sign-in failures are specific errors', () => {
     }
   });
 
-  it('stops waiting for the browser after the sign-in bound (signin_timeout) and closes the callback', async () => {
+  it('test_stops_waiting_for_the_browser_after_the_sign_in_bound_signin_timeout_and_closes_the_callback', async () => {
     const idp = await provider();
     let authorizationUrl: URL | undefined;
     const attempt = signIn(authContext(tempDir()), { issuer: idp.issuer, clientId: idp.clientId, timeoutMs: 300, openBrowser: async (url) => void (authorizationUrl = url) });
@@ -111,7 +111,7 @@ describe('sign-in failures are specific errors', () => {
     expect(await visitCallback(callback)).toBe('ECONNREFUSED');
   });
 
-  it('fails with keychain_unavailable before opening the browser when the credential store is unreachable', async () => {
+  it('test_fails_with_keychain_unavailable_before_opening_the_browser_when_the_credential_store_is_unreachable', async () => {
     const idp = await provider();
     const broken = { getPassword: async () => Promise.reject(new Error('Cannot autolaunch D-Bus without X11 $DISPLAY')), setPassword: async () => undefined, deletePassword: async () => false };
     const context = { ...authContext(tempDir()), store: new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: broken })) };
@@ -121,7 +121,7 @@ describe('sign-in failures are specific errors', () => {
     expect(opened).toBe(false);
   });
 
-  it('refuses a non-loopback http issuer unless allowInsecureHttp is set', async () => {
+  it('test_refuses_a_non_loopback_http_issuer_unless_allowinsecurehttp_is_set', async () => {
     await expect(signIn(authContext(tempDir()), { issuer: 'http://idp.example.com', clientId: 'x', openBrowser: async () => undefined })).rejects.toMatchObject({ code: 'invalid_config' });
   });
 });
@@ -129,7 +129,7 @@ describe('sign-in failures are specific errors', () => {
 describe('re-login and logout', () => {
   const play = async (url: URL) => void (await visitCallback(await followToCallback(url)));
 
-  it('keeps a re-login that could not revoke the old session: cleanupRequired, old entry kept for logout', async () => {
+  it('test_keeps_a_re_login_that_could_not_revoke_the_old_session_cleanuprequired_old_entry_kept_for_logout', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     const first = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });
@@ -155,7 +155,7 @@ describe('re-login and logout', () => {
     expect(await context.store.get(sessionAccount(first.session))).toBeUndefined();
   });
 
-  it('replaces the same identity on re-login (revoking the old tokens) and keeps a different identity', async () => {
+  it('test_replaces_the_same_identity_on_re_login_revoking_the_old_tokens_and_keeps_a_different_identity', async () => {
     const idp = await provider();
     const context = authContext(tempDir());
     const first = await signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: play });

@@ -21,7 +21,7 @@ function browser(): { openBrowser: (url: URL) => Promise<void>; delivered: Promi
 }
 
 describe('sign-in against a real OpenID provider', () => {
-  it('signs in end to end: tokens in the keychain, public metadata in the registry, none of the tokens on disk', async () => {
+  it('test_signs_in_end_to_end_tokens_in_the_keychain_public_metadata_in_the_registry_none_of_the_tokens_on_disk', async () => {
     const idp = await provider();
     const home = tempDir();
     const context = authContext(home);
@@ -56,7 +56,7 @@ describe('sign-in against a real OpenID provider', () => {
 });
 
 describe('sign-in and namespaces', () => {
-  it('keeps sign-ins per namespace: "personal" does not see the tokens or the session of "work"', async () => {
+  it('test_keeps_sign_ins_per_namespace_personal_does_not_see_the_tokens_or_the_session_of_work', async () => {
     const idp = await provider();
     const home = tempDir();
     const work = authContext(home, 'work');

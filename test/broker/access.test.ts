@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('broker access (B1)', () => {
-  it('serves a pinned tool to a client holding the run capability', async () => {
+  it('test_serves_a_pinned_tool_to_a_client_holding_the_run_capability', async () => {
     const client = await connectClient(runA.registration.url, runA.registration.capability);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo']);
@@ -56,7 +56,7 @@ describe('broker access (B1)', () => {
     await client.close();
   });
 
-  it('mints a 32-byte base64url capability and keeps it out of the URL', () => {
+  it('test_mints_a_32_byte_base64url_capability_and_keeps_it_out_of_the_url', () => {
     expect(runA.registration.capability).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(Buffer.from(runA.registration.capability, 'base64url')).toHaveLength(32);
     expect(runA.registration.url).toBe(`http://127.0.0.1:${broker.port}/runs/run-a/mcp`);
@@ -64,24 +64,24 @@ describe('broker access (B1)', () => {
     expect(runA.registration.capability).not.toBe(runB.registration.capability);
   });
 
-  it('answers 401 without an Authorization header', async () => {
+  it('test_answers_401_without_an_authorization_header', async () => {
     expect((await raw(runA.registration.url, {})).status).toBe(401);
     await expect(connectClient(runA.registration.url)).rejects.toThrow(/401|capability|Unauthorized/i);
   });
 
-  it('answers 401 to a wrong capability', async () => {
+  it('test_answers_401_to_a_wrong_capability', async () => {
     const wrong = Buffer.alloc(32, 7).toString('base64url');
     expect((await raw(runA.registration.url, { authorization: `Bearer ${wrong}` })).status).toBe(401);
     expect((await raw(runA.registration.url, { authorization: `Bearer ${runA.registration.capability}x` })).status).toBe(401);
     expect((await raw(runA.registration.url, { authorization: runA.registration.capability })).status).toBe(401);
   });
 
-  it("refuses run A's capability on run B's URL", async () => {
+  it("test_refuses_run_as_capability_on_run_bs_url", async () => {
     expect((await raw(runB.registration.url, { authorization: `Bearer ${runA.registration.capability}` })).status).toBe(401);
     expect((await raw(runB.registration.url, { authorization: `Bearer ${runB.registration.capability}` })).status).toBe(200);
   });
 
-  it('answers 403 to a non-loopback Host header even with the right capability', async () => {
+  it('test_answers_403_to_a_non_loopback_host_header_even_with_the_right_capability', async () => {
     const reply = await raw(runA.registration.url, { host: 'evil.example', authorization: `Bearer ${runA.registration.capability}` });
     expect(reply.status).toBe(403);
     expect(reply.body).toContain('Host');
@@ -91,25 +91,25 @@ describe('broker access (B1)', () => {
     expect(localhost.status).toBe(200);
   });
 
-  it('answers 403 to any Origin header, so no browser page can call it', async () => {
+  it('test_answers_403_to_any_origin_header_so_no_browser_page_can_call_it', async () => {
     for (const origin of ['https://evil.example', `http://127.0.0.1:${broker.port}`, 'null']) {
       const reply = await raw(runA.registration.url, { origin, authorization: `Bearer ${runA.registration.capability}` });
       expect(reply.status).toBe(403);
     }
   });
 
-  it('answers 413 to a body over the bound before parsing it', async () => {
+  it('test_answers_413_to_a_body_over_the_bound_before_parsing_it', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(70 * 1024) } });
     const reply = await raw(runA.registration.url, { authorization: `Bearer ${runA.registration.capability}` }, body);
     expect(reply.status).toBe(413);
   });
 
-  it('answers 404 to paths that name no run', async () => {
+  it('test_answers_404_to_paths_that_name_no_run', async () => {
     expect((await raw(`http://127.0.0.1:${broker.port}/runs/nope/mcp`, { authorization: `Bearer ${runA.registration.capability}` })).status).toBe(404);
     expect((await raw(`http://127.0.0.1:${broker.port}/mcp`, { authorization: `Bearer ${runA.registration.capability}` })).status).toBe(404);
   });
 
-  it('refuses a call after the run ended, on an open session and on a new one', async () => {
+  it('test_refuses_a_call_after_the_run_ended_on_an_open_session_and_on_a_new_one', async () => {
     const run = registerRun(broker, 'run-ended', await pin(upstreams, 'fx', ['echo']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     await run.registration.close();
@@ -119,7 +119,7 @@ describe('broker access (B1)', () => {
     await client.close().catch(() => undefined);
   });
 
-  it('bounds the MCP sessions one run may open', async () => {
+  it('test_bounds_the_mcp_sessions_one_run_may_open', async () => {
     const narrow = await Broker.start({ maxSessionsPerRun: 1 });
     try {
       const run = registerRun(narrow, 'one-session', await pin(upstreams, 'fx', ['echo']), upstreams);
@@ -132,7 +132,7 @@ describe('broker access (B1)', () => {
     }
   });
 
-  it('gives a run registered again after it ended a fresh capability, and the old one stops working', async () => {
+  it('test_gives_a_run_registered_again_after_it_ended_a_fresh_capability_and_the_old_one_stops_working', async () => {
     const tools = await pin(upstreams, 'fx', ['echo']);
     const first = registerRun(broker, 'run-again', tools, upstreams);
     await first.registration.close();
@@ -143,7 +143,7 @@ describe('broker access (B1)', () => {
     await second.registration.close();
   });
 
-  it('refuses to register a binding with a reserved, duplicate or tampered tool', async () => {
+  it('test_refuses_to_register_a_binding_with_a_reserved_duplicate_or_tampered_tool', async () => {
     const [echo] = await pin(upstreams, 'fx', ['echo']);
     expect(() => registerRun(broker, 'bad-1', [{ ...echo!, exposedName: 'approve' }], upstreams)).toThrow(/reserved/);
     expect(() => registerRun(broker, 'bad-2', [echo!, echo!], upstreams)).toThrow(/pinned twice/);

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('broker calls (B3–B7)', () => {
-  it('refuses a tool name that is not pinned, without reaching the upstream', async () => {
+  it('test_refuses_a_tool_name_that_is_not_pinned_without_reaching_the_upstream', async () => {
     const run = registerRun(broker, 'unknown-tool', await pin(upstreams, 'fx', ['echo']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     const before = fixture.calls.get('slow') ?? 0;
@@ -59,7 +59,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('re-checks the run on every call: a run that stopped accepting refuses the next call (B4)', async () => {
+  it('test_re_checks_the_run_on_every_call_a_run_that_stopped_accepting_refuses_the_next_call_b4', async () => {
     const run = registerRun(broker, 'stopping', await pin(upstreams, 'fx', ['echo']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'one' } }))).toBe('one');
@@ -71,7 +71,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('applies the permission check and reports its reason (B4)', async () => {
+  it('test_applies_the_permission_check_and_reports_its_reason_b4', async () => {
     const run = registerRun(broker, 'authz', await pin(upstreams, 'fx', ['echo']), upstreams, {
       authorizeToolCall: async (_tool, args) => (args.text === 'allowed' ? true : 'the grant for fx/echo was revoked'),
     });
@@ -84,7 +84,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('discards an upstream result over 1 MiB as too_large instead of forwarding it (B5)', async () => {
+  it('test_discards_an_upstream_result_over_1_mib_as_too_large_instead_of_forwarding_it_b5', async () => {
     const run = registerRun(broker, 'huge', await pin(upstreams, 'fx', ['huge']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     const result = await client.callTool({ name: 'fx_huge', arguments: { bytes: 1024 * 1024 + 1 } });
@@ -98,7 +98,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('never forwards a JSON-RPC error body from the upstream (B5)', async () => {
+  it('test_never_forwards_a_json_rpc_error_body_from_the_upstream_b5', async () => {
     const run = registerRun(broker, 'crash', await pin(upstreams, 'fx', ['crash', 'fail']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     const crashed = await client.callTool({ name: 'fx_crash', arguments: {} });
@@ -115,7 +115,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('times out a hanging upstream call after exactly one attempt (B6)', async () => {
+  it('test_times_out_a_hanging_upstream_call_after_exactly_one_attempt_b6', async () => {
     // Long enough for the call to reach the upstream on a loaded machine; the upstream sleeps far longer.
     const broker = await Broker.start({ toolTimeoutMs: 1_000, hardLimitMs: 5_000 });
     onTestFinished(() => broker.close());
@@ -133,7 +133,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('answers timed_out at the hard limit even when the upstream caller ignores the abort, and does not wait for it on close (B6, B7)', async () => {
+  it('test_answers_timed_out_at_the_hard_limit_even_when_the_upstream_caller_ignores_the_abort_and_does_not_wait_for_it_on_close_b6_b7', async () => {
     const hardBroker = await Broker.start({ toolTimeoutMs: 50, hardLimitMs: 100 });
     try {
       let aborted = false;
@@ -158,7 +158,7 @@ describe('broker calls (B3–B7)', () => {
     }
   });
 
-  it('refuses arguments over the size bound without reaching the upstream', async () => {
+  it('test_refuses_arguments_over_the_size_bound_without_reaching_the_upstream', async () => {
     const smallBroker = await Broker.start({ maxArgumentBytes: 1024 });
     try {
       const run = registerRun(smallBroker, 'big-args', await pin(upstreams, 'fx', ['echo']), upstreams);
@@ -175,7 +175,7 @@ describe('broker calls (B3–B7)', () => {
     }
   });
 
-  it('does not make a call whose start could not be recorded', async () => {
+  it('test_does_not_make_a_call_whose_start_could_not_be_recorded', async () => {
     const run = registerRun(broker, 'journal-down', await pin(upstreams, 'fx', ['echo']), upstreams, {
       onEvent: () => {
         throw new Error('disk full');
@@ -192,7 +192,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('refuses a call beyond the concurrent-call bound instead of queueing it', async () => {
+  it('test_refuses_a_call_beyond_the_concurrent_call_bound_instead_of_queueing_it', async () => {
     const narrow = await Broker.start({ maxConcurrentCalls: 1 });
     try {
       let started!: () => void;
@@ -216,7 +216,7 @@ describe('broker calls (B3–B7)', () => {
     }
   });
 
-  it('tells upstream 401 apart from a refused connection (B6)', async () => {
+  it('test_tells_upstream_401_apart_from_a_refused_connection_b6', async () => {
     const port = await freePort();
     const wrongCreds = await openUpstreams({
       authed: { type: 'http', url: authFixture.url, headers: { Authorization: 'Bearer wrong-token' } },
@@ -237,7 +237,7 @@ describe('broker calls (B3–B7)', () => {
     await wrongCreds.close();
   });
 
-  it('refuses a tool whose upstream schema changed since pinning, until re-pinned (B3)', async () => {
+  it('test_refuses_a_tool_whose_upstream_schema_changed_since_pinning_until_re_pinned_b3', async () => {
     const changed = await startHttpFixture({ schemaVariant: 2 });
     const live = await openUpstreams({ fx: { type: 'http', url: changed.url } });
     const pinnedEarlier = await pin(upstreams, 'fx', ['echo']);
@@ -258,7 +258,7 @@ describe('broker calls (B3–B7)', () => {
     await changed.close();
   });
 
-  it('close() removes the capability at once and resolves only after the in-flight call drained (B7)', async () => {
+  it('test_close_removes_the_capability_at_once_and_resolves_only_after_the_in_flight_call_drained_b7', async () => {
     const slowBroker = await Broker.start();
     try {
       let started!: () => void;
@@ -289,7 +289,7 @@ describe('broker calls (B3–B7)', () => {
     }
   });
 
-  it("reports each call with the CLI's tool_use id from its _meta, also when two calls of one tool finish in reverse order", async () => {
+  it("test_reports_each_call_with_the_clis_tool_use_id_from_its_meta_also_when_two_calls_of_one_tool_finish_in_reverse_order", async () => {
     // A tools/call request as the pinned CLI sent it to the broker (captured from 2.1.328).
     const captured = JSON.parse(fs.readFileSync('test/broker/data/cli-2.1.328-tools-call.json', 'utf8')) as { params: { _meta: Record<string, unknown> } };
     expect(captured.params._meta['claudecode/toolUseId']).toBe('toolu_00000000000000000001');
@@ -309,7 +309,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('keeps the capability and upstream credentials out of every event (C3)', async () => {
+  it('test_keeps_the_capability_and_upstream_credentials_out_of_every_event_c3', async () => {
     const run = registerRun(broker, 'canary', await pin(upstreams, 'authed', ['echo', 'fail']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);
     expect(textOf(await client.callTool({ name: 'authed_echo', arguments: { text: 'hi' } }))).toBe('hi');
@@ -323,7 +323,7 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('answers the approval tool from the binding, and denies when the run has no approver', async () => {
+  it('test_answers_the_approval_tool_from_the_binding_and_denies_when_the_run_has_no_approver', async () => {
     const asked: unknown[] = [];
     const withApprover = registerRun(broker, 'approve-yes', [], upstreams, {
       approve: async (request) => {
@@ -351,7 +351,7 @@ describe('broker calls (B3–B7)', () => {
     await without.registration.close();
   });
 
-  it('answers a pending approval with deny when the run ends', async () => {
+  it('test_answers_a_pending_approval_with_deny_when_the_run_ends', async () => {
     let asked!: () => void;
     const pending = new Promise<void>((resolve) => (asked = resolve));
     const run = registerRun(broker, 'approve-pending', [], upstreams, {

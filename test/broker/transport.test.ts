@@ -68,7 +68,7 @@ afterAll(async () => {
 });
 
 describe('broker HTTP framing', () => {
-  it('answers a quick call with one JSON body', async () => {
+  it('test_answers_a_quick_call_with_one_json_body', async () => {
     const session = await openSession();
     const answer = await session.post(call(1, 'fx_echo', { text: 'quick' }));
     expect(answer.status).toBe(200);
@@ -77,7 +77,7 @@ describe('broker HTTP framing', () => {
     expect(JSON.parse(answer.body)).toEqual({ jsonrpc: '2.0', id: 1, result: { isError: false, content: [{ type: 'text', text: 'quick' }] } });
   });
 
-  it('turns a call slower than the JSON window into an SSE stream that keeps the connection alive until the answer', async () => {
+  it('test_turns_a_call_slower_than_the_json_window_into_an_sse_stream_that_keeps_the_connection_alive_until_the_answer', async () => {
     const session = await openSession();
     const answer = await session.post(call(2, 'fx_slow', { ms: SSE_AFTER_MS + 6 * KEEP_ALIVE_MS }));
     expect(answer.status).toBe(200);
@@ -87,7 +87,7 @@ describe('broker HTTP framing', () => {
     expect(JSON.parse(message!.replace(/^data: /, '').trim())).toEqual({ jsonrpc: '2.0', id: 2, result: { isError: false, content: [{ type: 'text', text: 'slept' }] } });
   });
 
-  it('gives an SDK client (what the CLI uses) both kinds of answer', async () => {
+  it('test_gives_an_sdk_client_what_the_cli_uses_both_kinds_of_answer', async () => {
     const client = await connectClient(run.registration.url, run.registration.capability);
     try {
       expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'json' } }))).toBe('json');
@@ -97,7 +97,7 @@ describe('broker HTTP framing', () => {
     }
   });
 
-  it('refuses a second request with an id that is still in flight', async () => {
+  it('test_refuses_a_second_request_with_an_id_that_is_still_in_flight', async () => {
     const session = await openSession();
     const first = session.post(call(7, 'fx_slow', { ms: 300 }));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,7 +107,7 @@ describe('broker HTTP framing', () => {
     expect((await first).body).toContain('slept');
   });
 
-  it('answers what it does not serve with the status the protocol names', async () => {
+  it('test_answers_what_it_does_not_serve_with_the_status_the_protocol_names', async () => {
     const session = await openSession();
     const get = await send(run.registration.url, 'GET', { ...session.auth, accept: 'text/event-stream', 'mcp-session-id': session.sessionId });
     expect([get.status, get.headers.allow]).toEqual([405, 'POST, DELETE']);
@@ -125,7 +125,7 @@ describe('broker HTTP framing', () => {
     expect(JSON.parse((await session.post(call(8, 'fx_echo', { text: 'still here' }))).body).result.content[0].text).toBe('still here');
   });
 
-  it('ends a session on DELETE, after which its id is unknown', async () => {
+  it('test_ends_a_session_on_delete_after_which_its_id_is_unknown', async () => {
     const session = await openSession();
     const deleted = await send(run.registration.url, 'DELETE', { ...session.auth, 'mcp-session-id': session.sessionId });
     expect(deleted.status).toBe(200);

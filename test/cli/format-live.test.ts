@@ -11,21 +11,21 @@ function printed(events: JournalEvent[]): string {
 }
 
 describe('ward run live output', () => {
-  it('prints deltas as they come and then only the rest of the final text, not the text twice', () => {
+  it('test_prints_deltas_as_they_come_and_then_only_the_rest_of_the_final_text_not_the_text_twice', () => {
     expect(printed([event('assistant_delta', { text: 'Hel', messageIndex: 0 }), event('assistant_delta', { text: 'lo ', messageIndex: 0 }), event('assistant_text', { text: 'Hello world' }), event('assistant_text', { text: 'Second block' })])).toBe(
       'Hello world\nSecond block\n',
     );
   });
 
-  it('prints a final text that differs from what streamed whole, on its own line', () => {
+  it('test_prints_a_final_text_that_differs_from_what_streamed_whole_on_its_own_line', () => {
     expect(printed([event('assistant_delta', { text: 'draft', messageIndex: 0 }), event('assistant_text', { text: 'final' })])).toBe('draft\nfinal\n');
   });
 
-  it('ends a line a stop cut short, and escapes control and bidi characters in deltas', () => {
+  it('test_ends_a_line_a_stop_cut_short_and_escapes_control_and_bidi_characters_in_deltas', () => {
     expect(printed([event('assistant_delta', { text: 'evil\u202e\u001b[2J', messageIndex: 0 }), event('run_finished', { state: 'stopped', reason: 'stopped by the user' })])).toBe('evil\\u{202e}\\u{1b}[2J\n');
   });
 
-  it('names an event that does not parse on stderr instead of guessing at it', () => {
+  it('test_names_an_event_that_does_not_parse_on_stderr_instead_of_guessing_at_it', () => {
     expect(formatLive(event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true }), newStreamedText())).toEqual({ stream: 'stderr', text: 'ward: tool_result: unreadable event: payload: Invalid input\n' });
   });
 });

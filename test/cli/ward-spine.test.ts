@@ -14,21 +14,21 @@ function conversationWithEvents(count: number) {
 }
 
 describe('ward (headless)', () => {
-  it('prints usage and exits 2 without a command; names an unknown command', async () => {
+  it('test_prints_usage_and_exits_2_without_a_command_names_an_unknown_command', async () => {
     expect((await ward([])).code).toBe(2);
     const unknown = await ward(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('ward: unknown command "frobnicate"; run "ward help"\n');
   });
 
-  it('refuses an unknown flag with the command usage', async () => {
+  it('test_refuses_an_unknown_flag_with_the_command_usage', async () => {
     const result = await ward(['conversations', '--colour'], { env: { WARD_HOME: tempDir() } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/Unknown option '--colour'/);
     expect(result.stderr).toMatch(/usage: ward conversations/);
   });
 
-  it('creates and lists namespaces, refusing an invalid name with the rule', async () => {
+  it('test_creates_and_lists_namespaces_refusing_an_invalid_name_with_the_rule', async () => {
     const env = { WARD_HOME: tempDir() };
     expect((await ward(['namespace', 'create', 'work'], { env })).stdout).toBe('created namespace work\n');
     const bad = await ward(['namespace', 'create', 'Work!'], { env });
@@ -38,13 +38,13 @@ describe('ward (headless)', () => {
     expect(listed.stdout.trim().split('\n').map((line) => JSON.parse(line).name)).toEqual(['work']);
   });
 
-  it('fails closed when --namespace and WARD_NAMESPACE disagree', async () => {
+  it('test_fails_closed_when_namespace_and_ward_namespace_disagree', async () => {
     const result = await ward(['conversations', '--namespace', 'work'], { env: { WARD_HOME: tempDir(), WARD_NAMESPACE: 'personal' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/conflicting namespace settings/);
   });
 
-  it('lists conversations and replays a journal from a cursor, as text and as NDJSON', async () => {
+  it('test_lists_conversations_and_replays_a_journal_from_a_cursor_as_text_and_as_ndjson', async () => {
     const { home, conversation } = conversationWithEvents(5);
     const env = { WARD_HOME: home };
     const listed = await ward(['conversations', '--json'], { env });
@@ -61,7 +61,7 @@ describe('ward (headless)', () => {
     expect(events[0]).toMatchObject({ type: 'assistant_text', payload: { text: 'line 1' } });
   });
 
-  it('verify passes an intact journal and names the first tampered event, exiting 3', async () => {
+  it('test_verify_passes_an_intact_journal_and_names_the_first_tampered_event_exiting_3', async () => {
     const { home, conversation, file } = conversationWithEvents(6);
     const env = { WARD_HOME: home };
     expect(await ward(['verify', conversation.id], { env })).toMatchObject({ code: 0, stdout: 'ok: 6 events, hash chain intact\n' });
@@ -75,7 +75,7 @@ describe('ward (headless)', () => {
     expect(tampered.stdout).toBe('TAMPERED: first bad event is #4: event 4 was altered\n');
   });
 
-  it('reports a corrupt namespace database in doctor, exits non-zero and leaves the file as it was', async () => {
+  it('test_reports_a_corrupt_namespace_database_in_doctor_exits_non_zero_and_leaves_the_file_as_it_was', async () => {
     const { home, file } = conversationWithEvents(1);
     const garbage = Buffer.from('not sqlite at all '.repeat(50));
     fs.rmSync(`${file}-wal`, { force: true });
@@ -92,7 +92,7 @@ describe('ward (headless)', () => {
     expect(replay.stderr).toContain(file);
   });
 
-  it('doctor reports each part honestly: data folder, namespaces, keychain, pinned CLI', async () => {
+  it('test_doctor_reports_each_part_honestly_data_folder_namespaces_keychain_pinned_cli', async () => {
     const { home } = conversationWithEvents(1);
     const result = await ward(['doctor', '--json'], { env: { WARD_HOME: home } });
     const checks = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
@@ -104,7 +104,7 @@ describe('ward (headless)', () => {
 });
 
 describe('ward doctor with the real keychain', () => {
-  it('reports the keychain reachable on the test session bus', async () => {
+  it('test_reports_the_keychain_reachable_on_the_test_session_bus', async () => {
     const bus = process.env.DBUS_SESSION_BUS_ADDRESS;
     expect(bus, 'run the tests through `npm test` (scripts/with-test-services.mjs starts gnome-keyring)').toBeTruthy();
     const result = await ward(['doctor', '--json'], { env: { WARD_HOME: tempDir(), DBUS_SESSION_BUS_ADDRESS: bus } });
@@ -114,7 +114,7 @@ describe('ward doctor with the real keychain', () => {
 });
 
 describe('a namespace fixed by admin policy', () => {
-  it('is the default, and a different --namespace fails closed', async () => {
+  it('test_is_the_default_and_a_different_namespace_fails_closed', async () => {
     const home = tempDir();
     const policy = `${tempDir()}/policy.json`;
     fs.writeFileSync(policy, JSON.stringify({ version: 1, namespace: 'work' }), { mode: 0o644 });
@@ -128,7 +128,7 @@ describe('a namespace fixed by admin policy', () => {
 });
 
 describe('a reader that goes away', () => {
-  it('ends `ward replay` quietly with exit 0 when the pipe closes after the first line', async () => {
+  it('test_ends_ward_replay_quietly_with_exit_0_when_the_pipe_closes_after_the_first_line', async () => {
     const { home, conversation } = conversationWithEvents(3_000);
     const { spawn } = await import('node:child_process');
     const { WARD_BIN } = await import('../support/ward-cli.js');
@@ -143,7 +143,7 @@ describe('a reader that goes away', () => {
 });
 
 describe('replaying streamed text', () => {
-  it('shows a completed answer once, and the deltas of an answer cut short as one line', async () => {
+  it('test_shows_a_completed_answer_once_and_the_deltas_of_an_answer_cut_short_as_one_line', async () => {
     const home = tempDir();
     const { core, store, conversation } = seedConversation(home);
     store.journal.appendMany(conversation.id, [
@@ -166,7 +166,7 @@ describe('replaying streamed text', () => {
 });
 
 describe('replaying events that do not parse', () => {
-  it('prints each as an unreadable event with its stored type and why, and goes on', async () => {
+  it('test_prints_each_as_an_unreadable_event_with_its_stored_type_and_why_and_goes_on', async () => {
     const home = tempDir();
     const { core, store, conversation } = seedConversation(home);
     store.journal.appendMany(conversation.id, [

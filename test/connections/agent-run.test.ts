@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
-import { FIXTURE_STDIO } from '../runner/agents.js';
-import { CANARY_KEY } from '../runner/harness.js';
+import { FIXTURE_STDIO } from '../app/runs/agents.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { ward, type WardResult } from '../support/ward-cli.js';
 import { STDIO_SERVER, loginPlayingBrowser, pids } from './support.js';
@@ -68,7 +68,7 @@ function events(stdout: string): Array<{ conversationId: string; type: string; p
 const ECHO = { name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
 
 describe('agents with connection tools (ward agents create --tool CONNECTION/TOOL, ward run)', () => {
-  it('pins conn/echo with its schema hash and ward run calls it through the broker and the connection', async () => {
+  it('test_pins_conn_echo_with_its_schema_hash_and_ward_run_calls_it_through_the_broker_and_the_connection', async () => {
     const s = await setup();
     await addLocal(s);
     const created = await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo']);
@@ -90,7 +90,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect(second.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__echo');
   });
 
-  it('refuses a tool that is unknown or turned off when creating the agent, naming why', async () => {
+  it('test_refuses_a_tool_that_is_unknown_or_turned_off_when_creating_the_agent_naming_why', async () => {
     const s = await setup();
     await addLocal(s);
     expect(await s.ward(['agents', 'create', 'a', '--instructions-file', s.instructions, '--tool', 'nowhere/echo'])).toMatchObject({
@@ -109,7 +109,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect((await s.ward(['agents', 'list'])).stdout).toBe('');
   });
 
-  it('a tool turned off or a connection removed after publishing: the run is refused before anything starts, with the reason', async () => {
+  it('test_a_tool_turned_off_or_a_connection_removed_after_publishing_the_run_is_refused_before_anything_starts_with_the_reason', async () => {
     const s = await setup();
     const pidFile = path.join(s.home, 'server.pids');
     await addLocal(s, undefined, pidFile);
@@ -132,7 +132,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect(s.provider.requests).toEqual([]);
   });
 
-  it('a schema changed upstream after publishing: the run is refused with "re-pin"; after re-pinning and republishing it runs', async () => {
+  it('test_a_schema_changed_upstream_after_publishing_the_run_is_refused_with_re_pin_after_re_pinning_and_republishing_it_runs', async () => {
     const s = await setup();
     const toolsFile = path.join(s.home, 'tools.json');
     fs.writeFileSync(toolsFile, JSON.stringify([ECHO]));
@@ -158,7 +158,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect(JSON.stringify(toolResultsIn(s.provider.conversationRequests()[1]!))).toContain('after-repin');
   });
 
-  it('a conversation keeps its pinned agent version when the agent is republished', async () => {
+  it('test_a_conversation_keeps_its_pinned_agent_version_when_the_agent_is_republished', async () => {
     const s = await setup();
     await addLocal(s);
     expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'local/echo'])).code).toBe(0);
@@ -187,7 +187,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect(s.provider.conversationRequests().at(-1)!.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__big');
   });
 
-  it('a mixed agent (inline upstream and two connections, one OAuth-protected) calls all three in one run; the token reaches only its server', async () => {
+  it('test_a_mixed_agent_inline_upstream_and_two_connections_one_oauth_protected_calls_all_three_in_one_run_the_token_reaches_only_its_server', async () => {
     const s = await setup();
     const remote: ProtectedServer = await startProtectedServer();
     closers.push(() => remote.close());

@@ -11,7 +11,7 @@ const fails = (input: unknown): string => {
 };
 
 describe('connection configuration', () => {
-  it('accepts an https URL and a loopback http URL', () => {
+  it('test_accepts_an_https_url_and_a_loopback_http_url', () => {
     expect(parseConnectionSpec({ transport: 'http', name: 'remote', url: 'https://mcp.example.com/mcp' })).toEqual({
       transport: 'http',
       name: 'remote',
@@ -21,12 +21,12 @@ describe('connection configuration', () => {
     expect(parseConnectionSpec({ transport: 'http', name: 'local', url: 'http://127.0.0.1:8080/mcp' }).transport).toBe('http');
   });
 
-  it('refuses plain http to another host unless the override is given', () => {
+  it('test_refuses_plain_http_to_another_host_unless_the_override_is_given', () => {
     expect(fails({ transport: 'http', name: 'x', url: 'http://mcp.example.com/mcp' })).toMatch(/^connection url: .*plain http to a non-loopback host.*--allow-insecure-http/);
     expect(parseConnectionSpec({ transport: 'http', name: 'x', url: 'http://mcp.example.com/mcp', allowInsecureHttp: true }).transport).toBe('http');
   });
 
-  it('names the field of each malformed entry', () => {
+  it('test_names_the_field_of_each_malformed_entry', () => {
     expect(fails({ transport: 'http', name: 'x', url: 'ftp://example.com' })).toMatch(/^connection url: .*must use https/);
     expect(fails({ transport: 'http', name: 'x', url: 'https://user:pw@example.com/' })).toMatch(/^connection url: .*user name or password/);
     expect(fails({ transport: 'http', name: 'x', url: 'not a url' })).toMatch(/^connection url: .*is not a URL/);
@@ -41,7 +41,7 @@ describe('connection configuration', () => {
     expect(fails(null)).toMatch(/^connection spec: must be an object/);
   });
 
-  it('namespaces tool names per connection so the split is unambiguous', () => {
+  it('test_namespaces_tool_names_per_connection_so_the_split_is_unambiguous', () => {
     expect(exposedToolName('files', 'read')).toBe('files__read');
     // A server naming its tool after another connection's still lives under its own prefix.
     expect(exposedToolName('beta', 'alpha__read')).toBe('beta__alpha__read');

@@ -28,7 +28,7 @@ async function htmlServer(): Promise<string> {
 }
 
 describe('remote connections with sessions', () => {
-  it('uses one session for discovery and calls, and ends it with DELETE when the connection closes', async () => {
+  it('test_uses_one_session_for_discovery_and_calls_and_ends_it_with_delete_when_the_connection_closes', async () => {
     const fixture = await startSessionServer();
     closers.push(() => fixture.close());
     const h = harness();
@@ -43,14 +43,14 @@ describe('remote connections with sessions', () => {
 });
 
 describe('remote connections that fail', () => {
-  it('a server nobody listens on is unreachable', async () => {
+  it('test_a_server_nobody_listens_on_is_unreachable', async () => {
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'gone', url: `http://127.0.0.1:${await deadPort()}/mcp` });
     await expect(h.manager.discover('gone')).rejects.toMatchObject({ code: 'unreachable' });
     expect(h.manager.get('gone')).toMatchObject({ health: 'error', lastErrorCode: 'unreachable' });
   });
 
-  it('a server that accepts and never answers times out within the connect bound', async () => {
+  it('test_a_server_that_accepts_and_never_answers_times_out_within_the_connect_bound', async () => {
     const hanging = await startHangingServer();
     closers.push(() => hanging.close());
     const h = harness({ limits: { connectTimeoutMs: 500 } });
@@ -58,7 +58,7 @@ describe('remote connections that fail', () => {
     await expect(h.manager.discover('stuck')).rejects.toMatchObject({ code: 'timed_out' });
   });
 
-  it('a web page instead of MCP is a protocol error, and its body is not passed on', async () => {
+  it('test_a_web_page_instead_of_mcp_is_a_protocol_error_and_its_body_is_not_passed_on', async () => {
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'page', url: await htmlServer() });
     const failure = await failureOf(h.manager.discover('page'));
@@ -66,7 +66,7 @@ describe('remote connections that fail', () => {
     expect(failure.message).not.toContain('login page');
   });
 
-  it('a server that rejects requests without asking for sign-in asks to sign in (never passing its body on)', async () => {
+  it('test_a_server_that_rejects_requests_without_asking_for_sign_in_asks_to_sign_in_never_passing_its_body_on', async () => {
     const fixture = await startHttpFixture({ token: 'static-token-the-connection-does-not-have' });
     closers.push(() => fixture.close());
     const h = harness();
@@ -76,7 +76,7 @@ describe('remote connections that fail', () => {
     expect(failure.message).not.toContain('must not be forwarded');
   });
 
-  it('a result over 1 MiB from an HTTP server is too_large, and the connection keeps working', async () => {
+  it('test_a_result_over_1_mib_from_an_http_server_is_too_large_and_the_connection_keeps_working', async () => {
     const fixture = await startHttpFixture();
     closers.push(() => fixture.close());
     const h = harness();

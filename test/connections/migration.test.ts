@@ -4,7 +4,7 @@ import { openDatabase, readSchemaVersion } from '../../main/store/database.js';
 import { tempDir } from '../support/temp.js';
 
 describe('migration 3 (connections)', () => {
-  it('upgrades a version-2 database in place, keeping its rows, and adds the connection tables', () => {
+  it('test_upgrades_a_version_2_database_in_place_keeping_its_rows_and_adds_the_connection_tables', () => {
     const file = path.join(tempDir(), 'ward.db');
     const old = openDatabase(file, { targetVersion: 2 });
     old.prepare("INSERT INTO meta (key, value) VALUES ('namespace', 'default')").run();
@@ -21,7 +21,7 @@ describe('migration 3 (connections)', () => {
     db.close();
   });
 
-  it('refuses rows that mix transports or name an unknown one (fails closed)', () => {
+  it('test_refuses_rows_that_mix_transports_or_name_an_unknown_one_fails_closed', () => {
     const db = openDatabase(path.join(tempDir(), 'ward.db'));
     const insert = db.prepare('INSERT INTO connections (name, transport, command, url, created_at) VALUES (?, ?, ?, ?, ?)');
     expect(() => insert.run('a', 'stdio', '/bin/x', 'https://x', 'now')).toThrow(/CHECK constraint/);

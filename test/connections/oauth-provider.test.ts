@@ -29,7 +29,7 @@ const metadata = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('the connection OAuth provider', () => {
-  it('deletes stale tokens only when the store still holds what it read (compare-before-delete, C4)', async () => {
+  it('test_deletes_stale_tokens_only_when_the_store_still_holds_what_it_read_compare_before_delete_c4', async () => {
     const h = harness();
     const store = openSecretStore(h.core.home, h.ns, { kind: 'keychain' });
     const account = oauthAccounts('remote').tokens;
@@ -49,7 +49,7 @@ describe('the connection OAuth provider', () => {
     expect(await store.get(account)).toBeUndefined();
   });
 
-  it('does not delete tokens while another process holds the connection lock: it waits for the release (C4)', async () => {
+  it('test_does_not_delete_tokens_while_another_process_holds_the_connection_lock_it_waits_for_the_release_c4', async () => {
     const h = harness();
     const store = openSecretStore(h.core.home, h.ns, { kind: 'keychain' });
     const account = oauthAccounts('remote').tokens;
@@ -74,7 +74,7 @@ describe('the connection OAuth provider', () => {
     }
   });
 
-  it('always names a resource: the server URL without metadata, the advertised one when it covers the server', async () => {
+  it('test_always_names_a_resource_the_server_url_without_metadata_the_advertised_one_when_it_covers_the_server', async () => {
     const h = harness();
     const p = provider(h);
     expect((await p.validateResourceURL('https://mcp.example.com/mcp')).href).toBe('https://mcp.example.com/mcp');
@@ -82,7 +82,7 @@ describe('the connection OAuth provider', () => {
     await expect(p.validateResourceURL('https://mcp.example.com/mcp', 'https://other.example.com/mcp')).rejects.toThrow(/does not cover https:\/\/mcp\.example\.com\/mcp; sign-in refused/);
   });
 
-  it('refuses authorization servers without S256, without metadata, or with plain-http endpoints', () => {
+  it('test_refuses_authorization_servers_without_s256_without_metadata_or_with_plain_http_endpoints', () => {
     const h = harness();
     const p = provider(h);
     expect(() => p.saveDiscoveryState(metadata({ code_challenge_methods_supported: undefined }))).toThrow(/does not advertise PKCE S256/);
@@ -91,7 +91,7 @@ describe('the connection OAuth provider', () => {
     expect(() => p.saveDiscoveryState(metadata())).not.toThrow();
   });
 
-  it('outside a sign-in it never registers a client or opens a browser: it says "not signed in"', async () => {
+  it('test_outside_a_sign_in_it_never_registers_a_client_or_opens_a_browser_it_says_not_signed_in', async () => {
     const h = harness();
     const p = provider(h);
     await expect(p.clientInformation()).rejects.toMatchObject({ code: 'not_signed_in', message: expect.stringMatching(/ward connections login remote/) });
@@ -99,7 +99,7 @@ describe('the connection OAuth provider', () => {
     expect(() => p.state()).toThrow(/not signed in/);
   });
 
-  it('refuses an authorization URL without S256 or without the resource, even inside a sign-in', async () => {
+  it('test_refuses_an_authorization_url_without_s256_or_without_the_resource_even_inside_a_sign_in', async () => {
     const h = harness();
     const p = provider(h);
     let opened = 0;

@@ -44,7 +44,7 @@ function echoRoute(h: Harness, name: string) {
 }
 
 describe('remote connections with OAuth', () => {
-  it('signs in (discovery, registration, PKCE S256, the resource parameter) and calls a tool with the token', async () => {
+  it('test_signs_in_discovery_registration_pkce_s256_the_resource_parameter_and_calls_a_tool_with_the_token', async () => {
     const remote = await server();
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
@@ -64,7 +64,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.authorizations.at(-1)).toBe(`Bearer ${tokens!.access_token}`);
   });
 
-  it('a rejected access token is refreshed once (rotating the refresh token) and the call goes through', async () => {
+  it('test_a_rejected_access_token_is_refreshed_once_rotating_the_refresh_token_and_the_call_goes_through', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -79,7 +79,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.seen.tokenResources.at(-1)).toBe(remote.url);
   });
 
-  it('a long-running process picks up tokens another process refreshed instead of reusing its stale refresh token (no forced sign-out)', async () => {
+  it('test_a_long_running_process_picks_up_tokens_another_process_refreshed_instead_of_reusing_its_stale_refresh_token_no_forced_sign_out', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -94,7 +94,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.counts.refreshGrants).toBe(1);
   });
 
-  it('two processes hitting an expired token at once refresh once, under the connection lock, and both calls go through', async () => {
+  it('test_two_processes_hitting_an_expired_token_at_once_refresh_once_under_the_connection_lock_and_both_calls_go_through', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -106,7 +106,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.counts.refreshGrants).toBe(1);
   });
 
-  it('a new Ward process uses the stored tokens without signing in again', async () => {
+  it('test_a_new_ward_process_uses_the_stored_tokens_without_signing_in_again', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -115,7 +115,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.counts.codeGrants).toBe(1);
   });
 
-  it('after revocation a call fails as not_signed_in ("sign in again"), the dead tokens are deleted, and signing in again works', async () => {
+  it('test_after_revocation_a_call_fails_as_not_signed_in_sign_in_again_the_dead_tokens_are_deleted_and_signing_in_again_works', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -130,7 +130,7 @@ describe('remote connections with OAuth', () => {
     expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'back' }, signal())).toMatchObject({ ok: true });
   });
 
-  it('a server that rejects even a freshly refreshed token gives unauthorized after exactly one retry', async () => {
+  it('test_a_server_that_rejects_even_a_freshly_refreshed_token_gives_unauthorized_after_exactly_one_retry', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -141,7 +141,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.authorizations.length - seen).toBe(2);
   });
 
-  it('refuses an authorization server that does not advertise PKCE S256, before opening the browser', async () => {
+  it('test_refuses_an_authorization_server_that_does_not_advertise_pkce_s256_before_opening_the_browser', async () => {
     const plain = await startPlainPkceServer();
     servers.push(plain);
     const h = harness();
@@ -154,7 +154,7 @@ describe('remote connections with OAuth', () => {
     expect(opened).toBe(0);
   });
 
-  it('fails the sign-in on a callback with the wrong state, and the valid callback after it is refused', async () => {
+  it('test_fails_the_sign_in_on_a_callback_with_the_wrong_state_and_the_valid_callback_after_it_is_refused', async () => {
     const remote = await server();
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
@@ -177,7 +177,7 @@ describe('remote connections with OAuth', () => {
     expect(await storedTokens(h, 'remote')).toBeUndefined();
   });
 
-  it('refuses a callback whose Host is not the loopback address it was sent to, then accepts the real one', async () => {
+  it('test_refuses_a_callback_whose_host_is_not_the_loopback_address_it_was_sent_to_then_accepts_the_real_one', async () => {
     const remote = await server();
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
@@ -196,7 +196,7 @@ describe('remote connections with OAuth', () => {
     expect(await h.manager.caller.callTool((await h.manager.discover('remote'), echoRoute(h, 'remote')), { text: 'x' }, signal())).toMatchObject({ ok: true });
   });
 
-  it('gives up waiting for the browser after the bounded wait', async () => {
+  it('test_gives_up_waiting_for_the_browser_after_the_bounded_wait', async () => {
     const remote = await server();
     const h = harness();
     await h.manager.add({ transport: 'http', name: 'remote', url: remote.url });
@@ -204,7 +204,7 @@ describe('remote connections with OAuth', () => {
     expect(await storedTokens(h, 'remote')).toBeUndefined();
   });
 
-  it('a sign-in that fails keeps the earlier tokens in use', async () => {
+  it('test_a_sign_in_that_fails_keeps_the_earlier_tokens_in_use', async () => {
     const remote = await server();
     const h = harness();
     await signedIn(h, 'remote', remote);
@@ -213,7 +213,7 @@ describe('remote connections with OAuth', () => {
     expect(remote.counts.codeGrants).toBe(1);
   });
 
-  it('canary: a connection token reaches only its own server, never another server, a child, the journal or the database', async () => {
+  it('test_canary_a_connection_token_reaches_only_its_own_server_never_another_server_a_child_the_journal_or_the_database', async () => {
     const first = await server();
     const second = await server();
     const h = harness();

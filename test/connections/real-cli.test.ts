@@ -37,7 +37,7 @@ function runCli(args: string[], env: Record<string, string>, prompt: string): Pr
 }
 
 describe('the real CLI and two connections', () => {
-  it('calls tools of a stdio and an OAuth-protected HTTP connection in one run, through the broker; the token never reaches the model', async () => {
+  it('test_calls_tools_of_a_stdio_and_an_oauth_protected_http_connection_in_one_run_through_the_broker_the_token_never_reaches_the_model', async () => {
     const remote: ProtectedServer = await startProtectedServer();
     closers.push(() => remote.close());
     const h = harness();

@@ -12,7 +12,7 @@ function route(routes: PinnedToolRoute[], exposed: string): PinnedToolRoute {
 }
 
 describe('stdio connections', () => {
-  it('discovers, pins with schema hashes, and calls a tool through the broker caller', async () => {
+  it('test_discovers_pins_with_schema_hashes_and_calls_a_tool_through_the_broker_caller', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('files'));
     const { pins } = await h.manager.discover('files');
@@ -24,7 +24,7 @@ describe('stdio connections', () => {
     expect(h.manager.get('files')).toMatchObject({ health: 'ok', lastErrorCode: null });
   });
 
-  it('gives the server only allowlisted variables plus its named secrets, read from the keychain at spawn', async () => {
+  it('test_gives_the_server_only_allowlisted_variables_plus_its_named_secrets_read_from_the_keychain_at_spawn', async () => {
     const h = harness();
     const canary = `secret-env-canary-${Date.now()}`;
     await h.manager.add({ ...stdioSpec('keyed'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: canary });
@@ -39,20 +39,20 @@ describe('stdio connections', () => {
     expect(databaseBytes(h).includes(canary)).toBe(false);
   });
 
-  it('refuses to add a connection whose named secret has no value, and adds nothing', async () => {
+  it('test_refuses_to_add_a_connection_whose_named_secret_has_no_value_and_adds_nothing', async () => {
     const h = harness();
     await expect(h.manager.add({ ...stdioSpec('keyed'), secretEnv: ['API_TOKEN'] })).rejects.toThrow(/no value given for API_TOKEN/);
     expect(h.manager.list()).toEqual([]);
   });
 
-  it('reports a command that does not exist as unreachable', async () => {
+  it('test_reports_a_command_that_does_not_exist_as_unreachable', async () => {
     const h = harness();
     await h.manager.add({ transport: 'stdio', name: 'ghost', command: '/nonexistent/mcp-server', args: [] });
     await expect(h.manager.discover('ghost')).rejects.toMatchObject({ code: 'unreachable' });
     expect(h.manager.get('ghost')).toMatchObject({ health: 'error', lastErrorCode: 'unreachable' });
   });
 
-  it('a crashed server stays down (closed, then unreachable) until an explicit restart, which backs off', async () => {
+  it('test_a_crashed_server_stays_down_closed_then_unreachable_until_an_explicit_restart_which_backs_off', async () => {
     let now = 1_000_000;
     const h = harness({ now: () => now });
     const pidFile = path.join(h.dir, 'pids');
@@ -81,7 +81,7 @@ describe('stdio connections', () => {
     expect(pids(pidFile)).toHaveLength(3);
   });
 
-  it('garbage on stdout ends the session as a protocol error and stops the server', async () => {
+  it('test_garbage_on_stdout_ends_the_session_as_a_protocol_error_and_stops_the_server', async () => {
     const h = harness();
     const pidFile = path.join(h.dir, 'pids');
     await h.manager.add(stdioSpec('noisy', '--pid-file', pidFile));
@@ -92,20 +92,20 @@ describe('stdio connections', () => {
     expect(h.manager.get('noisy')).toMatchObject({ health: 'error', lastErrorCode: 'protocol_error' });
   });
 
-  it('a server that prints garbage before speaking MCP fails discovery as a protocol error', async () => {
+  it('test_a_server_that_prints_garbage_before_speaking_mcp_fails_discovery_as_a_protocol_error', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('chatty', '--garbage-first'));
     await expect(h.manager.discover('chatty')).rejects.toMatchObject({ code: 'protocol_error' });
   });
 
-  it('a huge tool list is refused as too_large', async () => {
+  it('test_a_huge_tool_list_is_refused_as_too_large', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('many', '--tool-count', '600'));
     await expect(h.manager.discover('many')).rejects.toMatchObject({ code: 'too_large', message: expect.stringMatching(/more than 512 tools/) });
     expect(h.manager.get('many').tools).toEqual([]);
   });
 
-  it('a result over 1 MiB is discarded as too_large and the session stays usable', async () => {
+  it('test_a_result_over_1_mib_is_discarded_as_too_large_and_the_session_stays_usable', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('bulky'));
     await h.manager.discover('bulky');
@@ -114,14 +114,14 @@ describe('stdio connections', () => {
     expect(await h.manager.caller.callTool(route(routes, 'bulky__echo'), { text: 'still here' }, signal())).toMatchObject({ ok: true });
   });
 
-  it('a message larger than the transport cap ends the session as too_large', async () => {
+  it('test_a_message_larger_than_the_transport_cap_ends_the_session_as_too_large', async () => {
     const h = harness({ limits: { maxMessageBytes: 64 * 1024 } });
     await h.manager.add(stdioSpec('flood'));
     await h.manager.discover('flood');
     expect(await h.manager.caller.callTool(route(h.manager.routes(), 'flood__big'), { bytes: 200 * 1024 }, signal())).toMatchObject({ ok: false, errorCode: 'too_large' });
   });
 
-  it('a hanging call times out, and an aborted one is cancelled; neither is retried', async () => {
+  it('test_a_hanging_call_times_out_and_an_aborted_one_is_cancelled_neither_is_retried', async () => {
     const h = harness({ limits: { callTimeoutMs: 300 } });
     await h.manager.add(stdioSpec('stuck'));
     await h.manager.discover('stuck');
@@ -133,7 +133,7 @@ describe('stdio connections', () => {
     expect(await pending).toMatchObject({ ok: false, errorCode: 'cancelled' });
   });
 
-  it('a server that never answers initialize times out and is stopped', async () => {
+  it('test_a_server_that_never_answers_initialize_times_out_and_is_stopped', async () => {
     const h = harness({ limits: { connectTimeoutMs: 500 } });
     const pidFile = path.join(h.dir, 'pids');
     await h.manager.add(stdioSpec('mute', '--hang-init', '--pid-file', pidFile));
@@ -141,7 +141,7 @@ describe('stdio connections', () => {
     await eventually(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
   });
 
-  it('a changed schema disables the tool with a reason until it is re-pinned (B3)', async () => {
+  it('test_a_changed_schema_disables_the_tool_with_a_reason_until_it_is_re_pinned_b3', async () => {
     const h = harness();
     const toolsFile = path.join(h.dir, 'tools.json');
     const v1 = [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }];
@@ -165,7 +165,7 @@ describe('stdio connections', () => {
     expect(await h.manager.caller.callTool(route(h.manager.routes(), 'shifty__echo'), { text: 'x' }, signal())).toMatchObject({ ok: true });
   });
 
-  it('a schema that changes between discovery and a call is caught at call time', async () => {
+  it('test_a_schema_that_changes_between_discovery_and_a_call_is_caught_at_call_time', async () => {
     const h = harness();
     const toolsFile = path.join(h.dir, 'tools.json');
     const tool = (properties: object) => [{ name: 'echo', description: 'Echoes', inputSchema: { type: 'object', properties } }];
@@ -179,7 +179,7 @@ describe('stdio connections', () => {
     expect(h.manager.get('late').tools[0]).toMatchObject({ status: 'schema_changed' });
   });
 
-  it('a tool named like another connection stays under its own connection and reaches only its own server', async () => {
+  it('test_a_tool_named_like_another_connection_stays_under_its_own_connection_and_reaches_only_its_own_server', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('alpha'));
     await h.manager.add(stdioSpec('beta', '--extra-tool', 'alpha__echo'));
@@ -195,7 +195,7 @@ describe('stdio connections', () => {
     expect(await h.manager.caller.callTool({ ...impostor, upstream: 'alpha', upstreamName: 'echo' }, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'refused' });
   });
 
-  it('a tool turned off is refused and not offered; turned on again it works', async () => {
+  it('test_a_tool_turned_off_is_refused_and_not_offered_turned_on_again_it_works', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('toggle'));
     await h.manager.discover('toggle');
@@ -208,7 +208,7 @@ describe('stdio connections', () => {
     expect(() => h.manager.setToolEnabled('toggle', 'nope', true)).toThrow(/has no tool named "nope"/);
   });
 
-  it('closing the connection stops the server and the helpers it started', async () => {
+  it('test_closing_the_connection_stops_the_server_and_the_helpers_it_started', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('parent'));
     await h.manager.discover('parent');
@@ -220,7 +220,7 @@ describe('stdio connections', () => {
     await eventually(() => !alive(server) && !alive(helper), 'server and helper are gone');
   });
 
-  it('removing a connection stops its server and deletes its secrets', async () => {
+  it('test_removing_a_connection_stops_its_server_and_deletes_its_secrets', async () => {
     const h = harness();
     await h.manager.add({ ...stdioSpec('gone'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: 'v' });
     await h.manager.discover('gone');
@@ -234,7 +234,7 @@ describe('stdio connections', () => {
 });
 
 describe('stdio servers are Ward\'s children', () => {
-  it('a server that ignores SIGTERM and stdin EOF is gone once the Ward process exits', async () => {
+  it('test_a_server_that_ignores_sigterm_and_stdin_eof_is_gone_once_the_ward_process_exits', async () => {
     const h = harness();
     const result = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('test/connections/exit-child.ts'), path.join(h.dir, 'home'), h.ns.name, STDIO_SERVER], {
       encoding: 'utf8',
@@ -249,7 +249,7 @@ describe('stdio servers are Ward\'s children', () => {
 });
 
 describe('connections and namespaces', () => {
-  it('keeps same-named connections of two namespaces apart: own registry, own secret, own removal (N1)', async () => {
+  it('test_keeps_same_named_connections_of_two_namespaces_apart_own_registry_own_secret_own_removal_n1', async () => {
     const a = harness();
     const b = harness();
     await a.manager.add({ ...stdioSpec('files'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: 'value-for-a' });
@@ -266,7 +266,7 @@ describe('connections and namespaces', () => {
     expect(await environ(b)).toContain('API_TOKEN=value-for-b\0');
   });
 
-  it('resolves the tools picked for an agent, refusing unknown, turned-off and changed ones by name', async () => {
+  it('test_resolves_the_tools_picked_for_an_agent_refusing_unknown_turned_off_and_changed_ones_by_name', async () => {
     const h = harness();
     await h.manager.add(stdioSpec('files'));
     await h.manager.discover('files');

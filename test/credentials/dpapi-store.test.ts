@@ -41,7 +41,7 @@ function stubHelper(answer: { code: number; stdout?: string } | { error: NodeJS.
 const ns = parseNamespace('work');
 
 describe('Windows DPAPI helper contract (stub: Windows is absent here, so powershell.exe is replaced by a recorder)', () => {
-  it('sends the secret on stdin only: argv holds the action and two hashes, env only allowlisted names', async () => {
+  it('test_sends_the_secret_on_stdin_only_argv_holds_the_action_and_two_hashes_env_only_allowlisted_names', async () => {
     const stub = stubHelper({ code: 0 });
     const store = new NamespacedSecretStore(ns, new DpapiBackend({ spawn: stub.spawn, env: { LOCALAPPDATA: 'C:\\Users\\a\\AppData\\Local', ANTHROPIC_API_KEY: CANARY, SECRET_THING: CANARY }, helperPath: 'C:\\Ward\\ward-dpapi.ps1' }));
     await store.set('model-key', CANARY);
@@ -57,14 +57,14 @@ describe('Windows DPAPI helper contract (stub: Windows is absent here, so powers
     expect(Object.keys(call!.env)).toEqual(['LOCALAPPDATA']);
   });
 
-  it('reads the secret back from stdout; exit code 3 means no entry', async () => {
+  it('test_reads_the_secret_back_from_stdout_exit_code_3_means_no_entry', async () => {
     const found = new NamespacedSecretStore(ns, new DpapiBackend({ spawn: stubHelper({ code: 0, stdout: CANARY }).spawn }));
     expect(await found.get('model-key')).toBe(CANARY);
     const missing = new NamespacedSecretStore(ns, new DpapiBackend({ spawn: stubHelper({ code: 3 }).spawn }));
     expect(await missing.get('model-key')).toBeUndefined();
   });
 
-  it('turns a helper or DPAPI failure into keychain_unavailable and writes no plaintext anywhere', async () => {
+  it('test_turns_a_helper_or_dpapi_failure_into_keychain_unavailable_and_writes_no_plaintext_anywhere', async () => {
     const home = tempDir();
     const failing = new NamespacedSecretStore(ns, new DpapiBackend({ spawn: stubHelper({ code: 1 }).spawn }));
     await expect(failing.set('model-key', CANARY)).rejects.toMatchObject({ code: 'keychain_unavailable', message: expect.stringContaining('Ward does not fall back to plaintext') });
@@ -74,7 +74,7 @@ describe('Windows DPAPI helper contract (stub: Windows is absent here, so powers
     expect(fs.readdirSync(home)).toEqual([]);
   });
 
-  it('ships the fixed helper beside the app, reading stdin and writing CurrentUser DPAPI ciphertext under LocalAppData', () => {
+  it('test_ships_the_fixed_helper_beside_the_app_reading_stdin_and_writing_currentuser_dpapi_ciphertext_under_localappdata', () => {
     const helper = defaultDpapiHelperPath();
     expect(helper).toBe(path.join(REPO_ROOT, 'native-helpers', 'windows', 'ward-dpapi.ps1'));
     const source = fs.readFileSync(helper, 'utf8');

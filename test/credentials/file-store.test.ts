@@ -18,7 +18,7 @@ function fileStore() {
 }
 
 describe('opt-in file store (C2)', () => {
-  it('is used only when settings.json enables it; otherwise the OS keychain', () => {
+  it('test_is_used_only_when_settings_json_enables_it_otherwise_the_os_keychain', () => {
     const home = tempDir();
     expect(configuredStoreKind(home)).toBe('keychain');
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ theme: 'dark' }));
@@ -28,7 +28,7 @@ describe('opt-in file store (C2)', () => {
     expect(openSecretStore(home, parseNamespace('default'))).toMatchObject({ backend: { kind: 'file' } });
   });
 
-  it('fails closed on a malformed setting', () => {
+  it('test_fails_closed_on_a_malformed_setting', () => {
     const home = tempDir();
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'plaintext' }));
     expect(() => configuredStoreKind(home)).toThrow('"credentialStore" must be one of "keychain", "file", "dpapi"');
@@ -36,7 +36,7 @@ describe('opt-in file store (C2)', () => {
     expect(() => configuredStoreKind(home)).toThrow('is not valid JSON');
   });
 
-  it('writes one 0600 file in a 0700 folder, named by a hash, and reads it back', async () => {
+  it('test_writes_one_0600_file_in_a_0700_folder_named_by_a_hash_and_reads_it_back', async () => {
     const { store, dir, onlyFile } = fileStore();
     await store.set('model-key', CANARY);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
@@ -48,7 +48,7 @@ describe('opt-in file store (C2)', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
-  it('refuses a secret file with a looser mode (0644) for reading and writing', async () => {
+  it('test_refuses_a_secret_file_with_a_looser_mode_0644_for_reading_and_writing', async () => {
     const { store, onlyFile } = fileStore();
     await store.set('model-key', CANARY);
     fs.chmodSync(onlyFile(), 0o644);
@@ -57,14 +57,14 @@ describe('opt-in file store (C2)', () => {
     expect(fs.readFileSync(onlyFile(), 'utf8')).toBe(CANARY);
   });
 
-  it('refuses a folder with a looser mode (0755)', async () => {
+  it('test_refuses_a_folder_with_a_looser_mode_0755', async () => {
     const { store, dir } = fileStore();
     await store.set('model-key', CANARY);
     fs.chmodSync(dir, 0o755);
     await expect(store.get('model-key')).rejects.toMatchObject({ code: 'credential_store_insecure', message: expect.stringContaining('has mode 0755, not 0700') });
   });
 
-  it('refuses a file or a folder owned by another user (this test runs as root to chown)', async () => {
+  it('test_refuses_a_file_or_a_folder_owned_by_another_user_this_test_runs_as_root_to_chown', async () => {
     expect(process.getuid?.()).toBe(0);
     const { store, dir, onlyFile } = fileStore();
     await store.set('model-key', CANARY);
@@ -75,7 +75,7 @@ describe('opt-in file store (C2)', () => {
     await expect(store.get('model-key')).rejects.toMatchObject({ code: 'credential_store_insecure', message: expect.stringContaining('owned by uid 4242') });
   });
 
-  it('refuses a symbolic link in place of a secret file', async () => {
+  it('test_refuses_a_symbolic_link_in_place_of_a_secret_file', async () => {
     const { store, dir, onlyFile } = fileStore();
     await store.set('model-key', CANARY);
     const target = onlyFile();
@@ -85,7 +85,7 @@ describe('opt-in file store (C2)', () => {
     await expect(store.get('model-key')).rejects.toMatchObject({ code: 'credential_store_insecure', message: expect.stringContaining('is a symbolic link') });
   });
 
-  it('keeps namespaces apart: another namespace neither reads nor deletes the entry', async () => {
+  it('test_keeps_namespaces_apart_another_namespace_neither_reads_nor_deletes_the_entry', async () => {
     const { home, store } = fileStore();
     await store.set('model-key', CANARY);
     const personal = openSecretStore(home, parseNamespace('personal'));

@@ -5,7 +5,7 @@ import { probeKeychain } from '../../main/credentials/keychain-probe.js';
 import { tempDir } from '../support/temp.js';
 
 describe('doctor credential-store probe', () => {
-  it('reports ok when the OS keychain answers, and which store a data folder is configured for', async () => {
+  it('test_reports_ok_when_the_os_keychain_answers_and_which_store_a_data_folder_is_configured_for', async () => {
     const home = tempDir();
     expect(await probeKeychain({ home })).toMatchObject({ check: 'keychain', status: 'ok', data: { store: 'keychain' } });
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));

@@ -26,7 +26,7 @@ function snapshot(dir: string): string[] {
 }
 
 describe('OS keychain store (real gnome-keyring on a private D-Bus session)', () => {
-  it('stores under a service for the data folder with an account named by the namespace hash, never the name', async () => {
+  it('test_stores_under_a_service_for_the_data_folder_with_an_account_named_by_the_namespace_hash_never_the_name', async () => {
     const home = tempDir();
     const ns = parseNamespace('keychain-naming');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
@@ -46,7 +46,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     expect(fs.readdirSync(home)).toEqual([]);
   });
 
-  it('keeps two namespaces apart: neither reads, overwrites nor deletes the other one\'s entry', async () => {
+  it('test_keeps_two_namespaces_apart_neither_reads_overwrites_nor_deletes_the_other_one's entry', async () => {
     const home = tempDir();
     const work = openSecretStore(home, parseNamespace('work'), { kind: 'keychain' });
     const personal = openSecretStore(home, parseNamespace('personal'), { kind: 'keychain' });
@@ -58,13 +58,13 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     await work.delete('model-key');
   });
 
-  it('bounds a keychain call that never answers and reports keychain_unavailable with the fix', async () => {
+  it('test_bounds_a_keychain_call_that_never_answers_and_reports_keychain_unavailable_with_the_fix', async () => {
     const hanging = { getPassword: () => new Promise<null>(() => undefined), setPassword: () => new Promise<void>(() => undefined), deletePassword: () => new Promise<boolean>(() => undefined) };
     const store = new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: hanging, timeoutMs: 200 }));
     await expect(store.get('model-key')).rejects.toMatchObject({ code: 'keychain_unavailable', message: expect.stringContaining('no answer within 200 ms') });
   });
 
-  it('fails with keychain_unavailable and writes no file anywhere when the D-Bus session is dead', () => {
+  it('test_fails_with_keychain_unavailable_and_writes_no_file_anywhere_when_the_d_bus_session_is_dead', () => {
     // Outside /tmp: the child gets its own /tmp below, which would hide these folders.
     fs.mkdirSync(path.join(REPO_ROOT, 'test-artifacts'), { recursive: true });
     const root = fs.mkdtempSync(path.join(REPO_ROOT, 'test-artifacts', 'keychain-dead-bus-'));

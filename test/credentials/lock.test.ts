@@ -35,7 +35,7 @@ function hasOpen(pid: number, target: fs.Stats): boolean {
 }
 
 describe('cross-process lock', () => {
-  it('makes another process wait a bounded time, then fails with lock_timeout naming the holder', async () => {
+  it('test_makes_another_process_wait_a_bounded_time_then_fails_with_lock_timeout_naming_the_holder', async () => {
     const file = path.join(tempDir(), 'locks', 'a.lock');
     const holder = holdInChild(file);
     expect(await holder.said).toBe('held');
@@ -48,7 +48,7 @@ describe('cross-process lock', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  it('breaks the lock of a process that died holding it', async () => {
+  it('test_breaks_the_lock_of_a_process_that_died_holding_it', async () => {
     const file = path.join(tempDir(), 'locks', 'b.lock');
     const holder = holdInChild(file);
     expect(await holder.said).toBe('held');
@@ -58,7 +58,7 @@ describe('cross-process lock', () => {
     expect(await withLock(file, async () => 'recovered', { timeoutMs: 2_000 })).toBe('recovered');
   });
 
-  it('breaks a lock record older than any hold can last, even if its pid is alive (reused pid)', async () => {
+  it('test_breaks_a_lock_record_older_than_any_hold_can_last_even_if_its_pid_is_alive_reused_pid', async () => {
     const file = path.join(tempDir(), 'd.lock');
     fs.writeFileSync(file, staleRecord());
     expect(await withLock(file, async () => 'taken', { timeoutMs: 1_000 })).toBe('taken');
@@ -68,7 +68,7 @@ describe('cross-process lock', () => {
   // The stale lock is a FIFO, so each read of it by the breaking process blocks until the test
   // writes: the test replaces the lock with a fresh holder's exactly between that read and what
   // the breaker does next.
-  it.each(['first', 'second'])('leaves a fresh lock that replaced a stale one while another process was breaking it to its holder (replaced during the %s read)', async (during) => {
+  it.each(['first', 'second'])('test_leaves_a_fresh_lock_that_replaced_a_stale_one_while_another_process_was_breaking_it_to_its_holder_replaced_during_the_%s_read', async (during) => {
     const dir = tempDir();
     const file = path.join(dir, 'e.lock');
     execFileSync('mkfifo', ['-m', '600', file]);
@@ -104,7 +104,7 @@ describe('cross-process lock', () => {
     }
   });
 
-  it('serializes callers in one process and lets a holder re-enter its own lock', async () => {
+  it('test_serializes_callers_in_one_process_and_lets_a_holder_re_enter_its_own_lock', async () => {
     const file = path.join(tempDir(), 'c.lock');
     let inside = 0;
     let overlap = false;
@@ -119,7 +119,7 @@ describe('cross-process lock', () => {
     expect(await withLock(file, () => withLock(file, async () => 'nested'))).toBe('nested');
   });
 
-  it('does not let work started inside a hold re-enter the lock after the hold ended', async () => {
+  it('test_does_not_let_work_started_inside_a_hold_re_enter_the_lock_after_the_hold_ended', async () => {
     const file = path.join(tempDir(), 'f.lock');
     let resume!: () => void;
     let late!: Promise<string>;
@@ -136,7 +136,7 @@ describe('cross-process lock', () => {
     }
   });
 
-  it('keeps the lock until re-entrant work started inside the hold has finished', async () => {
+  it('test_keeps_the_lock_until_re_entrant_work_started_inside_the_hold_has_finished', async () => {
     const file = path.join(tempDir(), 'g.lock');
     let nestedDone = false;
     await withLock(file, async () => {

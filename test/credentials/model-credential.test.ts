@@ -9,7 +9,7 @@ const API_KEY = 'sk-ant-api03-CANARY-model-key-0123456789abcdef';
 const OAUTH_TOKEN = 'sk-ant-oat01-CANARY-subscription-token-0123456789';
 
 describe('ward provider set-key / show and resolveModelCredential', () => {
-  it('stores the key read from stdin, shows only that one is set and its kind, and the runner gets it from the keychain', async () => {
+  it('test_stores_the_key_read_from_stdin_shows_only_that_one_is_set_and_its_kind_and_the_runner_gets_it_from_the_keychain', async () => {
     const home = tempDir();
     const env = wardEnv(home);
     const set = await runWard(['provider', 'set-key'], env, `${API_KEY}\n`);
@@ -32,7 +32,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expect((await runWard(['provider', 'show'], env)).stdout).toBe('no model credential is stored for namespace default\n');
   });
 
-  it('refuses a key given as an argument, without echoing it', async () => {
+  it('test_refuses_a_key_given_as_an_argument_without_echoing_it', async () => {
     const home = tempDir();
     const result = await runWard(['provider', 'set-key', API_KEY], wardEnv(home));
     expect(result.code).toBe(2);
@@ -45,7 +45,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expectNoCanary([misplaced.stderr, misplaced.stdout, kind.stderr, kind.stdout], [API_KEY]);
   });
 
-  it('passes a subscription token as CLAUDE_CODE_OAUTH_TOKEN (kind inferred from the token, or given)', async () => {
+  it('test_passes_a_subscription_token_as_claude_code_oauth_token_kind_inferred_from_the_token_or_given', async () => {
     const home = tempDir();
     const env = wardEnv(home);
     expect((await runWard(['provider', 'set-key'], env, OAUTH_TOKEN)).stdout).toContain('stored the oauth-token');
@@ -57,7 +57,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     await store.delete('model-key');
   });
 
-  it('rejects empty or multi-word input on stdin', async () => {
+  it('test_rejects_empty_or_multi_word_input_on_stdin', async () => {
     const home = tempDir();
     const empty = await runWard(['provider', 'set-key'], wardEnv(home), '');
     expect(empty.code).toBe(2);
@@ -68,7 +68,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expectNoCanary([two.stderr, two.stdout], [API_KEY]);
   });
 
-  it('uses the environment only when nothing is stored, and says how to set a key when neither has one', async () => {
+  it('test_uses_the_environment_only_when_nothing_is_stored_and_says_how_to_set_a_key_when_neither_has_one', async () => {
     const home = tempDir();
     const ns = parseNamespace('env-only');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
@@ -80,7 +80,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     });
   });
 
-  it('keeps namespaces apart through the command: a key set in "work" is not visible in "personal"', async () => {
+  it('test_keeps_namespaces_apart_through_the_command_a_key_set_in_work_is_not_visible_in_personal', async () => {
     const home = tempDir();
     const env = wardEnv(home);
     for (const name of ['work', 'personal']) expect((await runWard(['namespace', 'create', name], env)).code).toBe(0);

@@ -49,7 +49,7 @@ async function answerApproval(page: Page, button: 'Allow once' | 'Allow in this 
 }
 
 describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixture', () => {
-  it('sends a prompt, shows the answer as it arrives and the tool call in the timeline with its duration', async () => {
+  it('test_sends_a_prompt_shows_the_answer_as_it_arrives_and_the_tool_call_in_the_timeline_with_its_duration', async () => {
     harness = await suite.start({
       script: [
         { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hello tools' } }] },
@@ -81,7 +81,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await screenshot(page, 'chat-live-tool-call');
   });
 
-  it('Stop during a slow tool shows Stopping… while the tool drains (also after a reload), then Stopped, not an error', async () => {
+  it('test_stop_during_a_slow_tool_shows_stopping_while_the_tool_drains_also_after_a_reload_then_stopped_not_an_error', async () => {
     harness = await suite.start({
       script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
       stopGraceMs: 0,
@@ -117,7 +117,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await screenshot(page, 'chat-stopped');
   });
 
-  it('asks before a read outside the granted folder; Allow once lets that one read through', async () => {
+  it('test_asks_before_a_read_outside_the_granted_folder_allow_once_lets_that_one_read_through', async () => {
     const files = readFixture();
     harness = await suite.start({
       script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'I read the file.' }] }],
@@ -136,7 +136,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     expect(decisions(harness)).toEqual([expect.objectContaining({ tool: 'Read', decision: 'allow', answerer: expect.objectContaining({ by: 'person', answer: 'once' }) })]);
   });
 
-  it('an approval pending across a reload is shown again; Deny refuses the read, shown as an error in the timeline', async () => {
+  it('test_an_approval_pending_across_a_reload_is_shown_again_deny_refuses_the_read_shown_as_an_error_in_the_timeline', async () => {
     const files = readFixture();
     harness = await suite.start({
       script: [{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: files.secret } }] }, { blocks: [{ type: 'text', text: 'The read was not allowed.' }] }],
@@ -158,7 +158,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await screenshot(page, 'chat-approval-denied');
   });
 
-  it('a reload mid-run replays the conversation and follows the same run without starting a second CLI', async () => {
+  it('test_a_reload_mid_run_replays_the_conversation_and_follows_the_same_run_without_starting_a_second_cli', async () => {
     harness = await suite.start({
       script: [
         { blocks: [{ type: 'text', text: 'Starting the long task.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_500 } }] },

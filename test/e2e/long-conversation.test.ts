@@ -86,7 +86,7 @@ async function openLong(harness: UiHarness, messages: number): Promise<{ page: P
 }
 
 describe('the chat timeline of a long conversation in real Chromium', () => {
-  it('renders a 10,000-message conversation as a window of rows, opened at the newest, rows of different heights not overlapping', async () => {
+  it('test_renders_a_10_000_message_conversation_as_a_window_of_rows_opened_at_the_newest_rows_of_different_heights_not_overlapping', async () => {
     const harness = await suite.start();
     const { page } = await openLong(harness, 10_000);
     const view = await timeline(page);
@@ -100,7 +100,7 @@ describe('the chat timeline of a long conversation in real Chromium', () => {
     await expect(page.evaluate(() => (window as unknown as Probe).__cspViolations)).resolves.toEqual([]);
   });
 
-  it('observes only the rows on screen after scrolling through hundreds of them (no ResizeObserver leak)', async () => {
+  it('test_observes_only_the_rows_on_screen_after_scrolling_through_hundreds_of_them_no_resizeobserver_leak', async () => {
     const harness = await suite.start();
     const { page } = await openLong(harness, 2_000);
     const start = await page.evaluate(() => (window as unknown as Probe).__observed());
@@ -121,7 +121,7 @@ describe('the chat timeline of a long conversation in real Chromium', () => {
     expect(observed.total).toBeLessThan(start.total + 20);
   });
 
-  it('follows a new message while at the bottom, and leaves the person where they are after scrolling up', async () => {
+  it('test_follows_a_new_message_while_at_the_bottom_and_leaves_the_person_where_they_are_after_scrolling_up', async () => {
     const harness = await suite.start();
     const { page, conversationId } = await openLong(harness, 300);
     const { journal } = harness.core.store(harness.ns);

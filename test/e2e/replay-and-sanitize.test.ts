@@ -17,7 +17,7 @@ const HOSTILE = [
 ].join('\n');
 
 describe('the chat in real Chromium, bridged to the real core', () => {
-  it('replays a conversation journaled through the store: messages, a tool call with its duration, Stopped', async () => {
+  it('test_replays_a_conversation_journaled_through_the_store_messages_a_tool_call_with_its_duration_stopped', async () => {
     harness = await suite.start();
     const conversation = seedConversation(harness, 'Trip planning');
     const { journal } = harness.core.store(harness.ns);
@@ -56,7 +56,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     await expect(page.getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
   });
 
-  it('renders hostile model output inert: no img, no script, no javascript: or data: link, onerror never fires', async () => {
+  it('test_renders_hostile_model_output_inert_no_img_no_script_no_javascript_or_data_link_onerror_never_fires', async () => {
     harness = await suite.start();
     const conversation = seedConversation(harness, 'Hostile output');
     const runId = '00000000-0000-4000-8000-000000000002';
@@ -94,7 +94,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     await screenshot(page, 'chat-hostile-output-inert');
   });
 
-  it('shows an uncertain run with a banner; reconciling it frees the conversation for a new prompt', async () => {
+  it('test_shows_an_uncertain_run_with_a_banner_reconciling_it_frees_the_conversation_for_a_new_prompt', async () => {
     harness = await suite.start();
     const conversation = seedConversation(harness, 'Lost run');
     const store = harness.core.store(harness.ns);
@@ -128,7 +128,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     await expect(page.getByRole('button', { name: 'Send' }).isEnabled()).resolves.toBe(true);
   });
 
-  it('answers an unknown channel and a malformed payload with clear typed errors, and keeps working', async () => {
+  it('test_answers_an_unknown_channel_and_a_malformed_payload_with_clear_typed_errors_and_keeps_working', async () => {
     harness = await suite.start();
     const page = await harness.open();
     const call = (channel: string, payload: unknown) =>

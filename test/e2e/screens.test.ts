@@ -14,7 +14,7 @@ let harness: UiHarness | undefined;
 const TYPED_KEY = 'sk-ant-typed-in-settings-3b9e27c1d04f';
 
 describe('the other screens in real Chromium', () => {
-  it('settings: the provider and a key typed in the window drive the next run; the key never comes back', async () => {
+  it('test_settings_the_provider_and_a_key_typed_in_the_window_drive_the_next_run_the_key_never_comes_back', async () => {
     harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: 'Hello with the stored key.' }] }] });
     const page = await harness.open();
     await page.getByRole('button', { name: 'Settings' }).click();
@@ -65,7 +65,7 @@ describe('the other screens in real Chromium', () => {
     await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
   });
 
-  it('agents: edit instructions, keep a subset of the pinned tools, publish a new version, grant and revoke permissions', async () => {
+  it('test_agents_edit_instructions_keep_a_subset_of_the_pinned_tools_publish_a_new_version_grant_and_revoke_permissions', async () => {
     harness = await suite.start();
     await publishToolAgent(harness);
     const page = await harness.open();
@@ -111,7 +111,7 @@ describe('the other screens in real Chromium', () => {
     expect((latest.spec as { tools: unknown[] }).tools).toHaveLength(1);
   });
 
-  it('agents: tools of a remote connection are offered as checkboxes; the checked one is pinned in the published version', async () => {
+  it('test_agents_tools_of_a_remote_connection_are_offered_as_checkboxes_the_checked_one_is_pinned_in_the_published_version', async () => {
     harness = await suite.start();
     const server = await startHttpFixture();
     try {
@@ -150,7 +150,7 @@ describe('the other screens in real Chromium', () => {
     }
   });
 
-  it('connections: add a remote MCP server, check it (health and pinned tools), remove it', async () => {
+  it('test_connections_add_a_remote_mcp_server_check_it_health_and_pinned_tools_remove_it', async () => {
     harness = await suite.start();
     const server = await startHttpFixture();
     try {
@@ -185,7 +185,7 @@ describe('the other screens in real Chromium', () => {
     }
   });
 
-  it('connections: a protected server shows Signed out until the person signs in through the browser', async () => {
+  it('test_connections_a_protected_server_shows_signed_out_until_the_person_signs_in_through_the_browser', async () => {
     harness = await suite.start();
     const remote = await startProtectedServer();
     try {
@@ -216,7 +216,7 @@ describe('the other screens in real Chromium', () => {
     }
   });
 
-  it('sessions: search narrows the list; the namespace switcher shows only that namespace', async () => {
+  it('test_sessions_search_narrows_the_list_the_namespace_switcher_shows_only_that_namespace', async () => {
     harness = await suite.start();
     seedConversation(harness, 'Quarterly report draft');
     seedConversation(harness, 'Holiday plans');
@@ -235,7 +235,7 @@ describe('the other screens in real Chromium', () => {
     await sessions.getByText('No sessions yet').waitFor();
   });
 
-  it('a namespace fixed for this Ward is the only one offered; any other fails closed', async () => {
+  it('test_a_namespace_fixed_for_this_ward_is_the_only_one_offered_any_other_fails_closed', async () => {
     harness = await suite.start({ env: { WARD_NAMESPACE: 'team' } });
     const page = await harness.open();
     const select = page.getByRole('combobox', { name: 'Namespace' });
@@ -255,7 +255,7 @@ describe('the other screens in real Chromium', () => {
     expect(harness.core.listNamespaces().map((ns) => ns.name)).toEqual(['default', 'team']);
   });
 
-  it('is readable in the dark theme and usable from the keyboard', async () => {
+  it('test_is_readable_in_the_dark_theme_and_usable_from_the_keyboard', async () => {
     harness = await suite.start();
     const conversation = seedConversation(harness, 'Dark mode chat');
     harness.core.store(harness.ns).journal.appendMany(conversation.id, [

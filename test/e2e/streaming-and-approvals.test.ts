@@ -8,7 +8,7 @@ const suite = useUiSuite();
 let harness: UiHarness | undefined;
 
 describe('the chat streams the answer and places each approval in its own chat (real Chromium, real CLI)', () => {
-  it('shows partial answer text while the turn is still running, then the whole answer once', async () => {
+  it('test_shows_partial_answer_text_while_the_turn_is_still_running_then_the_whole_answer_once', async () => {
     const words = ['Streaming', 'arrives', 'piece', 'by', 'piece', 'while', 'the', 'model', 'is', 'still', 'writing', 'FINALWORD.'];
     // 400 ms between word-sized deltas: the answer takes seconds to finish.
     harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
@@ -30,7 +30,7 @@ describe('the chat streams the answer and places each approval in its own chat (
     expect([...store.journal.read(conversation.id)].filter((event) => event.type === 'assistant_delta').length).toBeGreaterThan(1);
   });
 
-  it('two chats with the same agent, each with a question pending: each prompt shows in its own chat', async () => {
+  it('test_two_chats_with_the_same_agent_each_with_a_question_pending_each_prompt_shows_in_its_own_chat', async () => {
     const root = suite.tempDir('ward-e2e-files-');
     fs.mkdirSync(path.join(root, 'granted'));
     for (const name of ['alpha.txt', 'beta.txt']) fs.writeFileSync(path.join(root, name), `${name}\n`);

@@ -51,13 +51,13 @@ describe.skipIf(!hasElectronBinary)('the Electron app', () => {
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
 
-  it('loads the renderer from the app protocol, with no Node in the page', async () => {
+  it('test_loads_the_renderer_from_the_app_protocol_with_no_node_in_the_page', async () => {
     expect(page.url()).toBe('app://ward/index.html');
     // No Node in the page (nodeIntegration off, contextIsolation on: the preload's world is separate).
     await expect(page.evaluate(() => [typeof (window as unknown as { require?: unknown }).require, typeof (window as unknown as { process?: unknown }).process])).resolves.toEqual(['undefined', 'undefined']);
   });
 
-  it('exposes only the contract: purpose-named functions, no ipcRenderer', async () => {
+  it('test_exposes_only_the_contract_purpose_named_functions_no_ipcrenderer', async () => {
     const surface = await page.evaluate(() => {
       const ward = (window as unknown as { ward: Record<string, unknown> }).ward;
       return { groups: Object.keys(ward).sort(), ipc: typeof (window as unknown as { ipcRenderer?: unknown }).ipcRenderer };
@@ -72,7 +72,7 @@ describe.skipIf(!hasElectronBinary)('the Electron app', () => {
     expect(calls[1]).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
   });
 
-  it('enforces the CSP (no eval), refuses navigation, window.open and web permissions', async () => {
+  it('test_enforces_the_csp_no_eval_refuses_navigation_window_open_and_web_permissions', async () => {
     await expect(page.evaluate(() => {
       try {
         return String(eval('1 + 1'));
@@ -90,7 +90,7 @@ describe.skipIf(!hasElectronBinary)('the Electron app', () => {
     expect(app.windows()).toHaveLength(1);
   });
 
-  it('refuses IPC from a window Ward did not create, even with the same preload', async () => {
+  it('test_refuses_ipc_from_a_window_ward_did_not_create_even_with_the_same_preload', async () => {
     const preload = path.join(ROOT, 'dist', 'preload', 'bridge.cjs');
     const result = await app.evaluate(async ({ BrowserWindow }, preloadPath) => {
       const foreign = new BrowserWindow({ show: false, webPreferences: { preload: preloadPath, sandbox: true, contextIsolation: true } });

@@ -8,11 +8,11 @@ import { APP_ENTRY, senderRefusal } from '../../main/ipc/sender.js';
 const ROOT = path.resolve('/opt/ward/dist/renderer');
 
 describe('window settings and CSP (U1)', () => {
-  it('creates windows sandboxed, isolated, without Node, with web security', () => {
+  it('test_creates_windows_sandboxed_isolated_without_node_with_web_security', () => {
     expect(WINDOW_WEB_PREFERENCES).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
   });
 
-  it('allows only our own scripts: no remote code, no eval, no inline script, nothing framed or fetched', () => {
+  it('test_allows_only_our_own_scripts_no_remote_code_no_eval_no_inline_script_nothing_framed_or_fetched', () => {
     const directives = new Map(CONTENT_SECURITY_POLICY.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]));
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
@@ -26,11 +26,11 @@ describe('window settings and CSP (U1)', () => {
 describe('IPC sender check (U2)', () => {
   const ours = { windowKnown: true, isTopFrame: true, frameUrl: APP_ENTRY };
 
-  it("accepts our window's top frame on the app origin", () => {
+  it("test_accepts_our_windows_top_frame_on_the_app_origin", () => {
     expect(senderRefusal(ours)).toBeNull();
   });
 
-  it('refuses a window we did not create, a subframe, another origin and a frame without a URL', () => {
+  it('test_refuses_a_window_we_did_not_create_a_subframe_another_origin_and_a_frame_without_a_url', () => {
     expect(senderRefusal({ ...ours, windowKnown: false })).toBe('the sender is not a Ward window');
     expect(senderRefusal({ ...ours, isTopFrame: false })).toBe('the sender is not the top frame');
     expect(senderRefusal({ ...ours, frameUrl: 'https://evil.example/index.html' })).toBe("the sender's origin https://evil.example is not app://ward");
@@ -41,13 +41,13 @@ describe('IPC sender check (U2)', () => {
 });
 
 describe('the app protocol serves only the renderer folder', () => {
-  it('maps app://ward paths into the renderer folder', () => {
+  it('test_maps_app_ward_paths_into_the_renderer_folder', () => {
     expect(resolveAppFile('app://ward/index.html', ROOT)).toBe(path.join(ROOT, 'index.html'));
     expect(resolveAppFile('app://ward/', ROOT)).toBe(path.join(ROOT, 'index.html'));
     expect(resolveAppFile('app://ward/assets/index-abc.js', ROOT)).toBe(path.join(ROOT, 'assets', 'index-abc.js'));
   });
 
-  it('never resolves outside the renderer folder, however the path is encoded', () => {
+  it('test_never_resolves_outside_the_renderer_folder_however_the_path_is_encoded', () => {
     for (const url of ['app://ward/../../etc/passwd', 'app://ward/%2e%2e/%2e%2e/etc/passwd', 'app://ward/assets%2f..%2f..%2f..%2fsecret', 'app://ward/assets/%2e%2e%2f%2e%2e%2fsecret']) {
       const file = resolveAppFile(url, ROOT);
       expect([url, file === null || file.startsWith(ROOT + path.sep)]).toEqual([url, true]);
@@ -56,7 +56,7 @@ describe('the app protocol serves only the renderer folder', () => {
     expect(resolveAppFile('app://ward/assets%2f..%2f..%2f..%2fsecret', ROOT)).toBeNull();
   });
 
-  it('refuses backslashes, NUL, other hosts and other schemes', () => {
+  it('test_refuses_backslashes_nul_other_hosts_and_other_schemes', () => {
     for (const url of ['app://ward/a%5c..%5c..%5csecret', 'app://ward/x%00.js', 'app://other/index.html', 'https://ward/index.html', 'not a url']) {
       expect([url, resolveAppFile(url, ROOT)]).toEqual([url, null]);
     }
@@ -64,7 +64,7 @@ describe('the app protocol serves only the renderer folder', () => {
 });
 
 describe('external links', () => {
-  it('opens only parsed http and https URLs', () => {
+  it('test_opens_only_parsed_http_and_https_urls', () => {
     expect(parseExternalUrl('https://example.com/a?b=c').href).toBe('https://example.com/a?b=c');
     expect(parseExternalUrl('http://example.com').protocol).toBe('http:');
     for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'app://ward/index.html', '/relative', 'example.com']) {

@@ -12,8 +12,8 @@ import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import type { Prompter } from '../../main/permissions/prompter.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
-import { publishToolAgent } from '../runner/agents.js';
-import { payloads, startHarness, type Harness } from '../runner/harness.js';
+import { publishToolAgent } from '../app/runs/agents.js';
+import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { scriptedPerson, silentPerson } from '../support/people.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CliProcess } from '../../main/runner/child.js';
 import type { CliMessage } from '../../main/runner/stream-parser.js';
-import { processGroupAlive, until } from './harness.js';
+import { processGroupAlive, until } from '../app/runs/harness.js';
 
 /** Live (non-zombie) members of a process group, from /proc. */
 function liveMembers(pgid: number): number[] {
@@ -33,7 +33,7 @@ function run(script: string, maxLineBytes?: number): Promise<{ messages: CliMess
 }
 
 describe('the child path: a process, a pipe, the parser', () => {
-  it('garbage and oversized stdout lines become diagnostics between real CLI lines; the prompt arrives on stdin', async () => {
+  it('test_garbage_and_oversized_stdout_lines_become_diagnostics_between_real_cli_lines_the_prompt_arrives_on_stdin', async () => {
     const script = `
       let input = '';
       process.stdin.on('data', (d) => (input += d)).on('end', () => {
@@ -57,14 +57,14 @@ describe('the child path: a process, a pipe, the parser', () => {
     expect(processGroupAlive(pid)).toBe(false);
   });
 
-  it('an executable that cannot start is reported as a spawn error, not a crash', async () => {
+  it('test_an_executable_that_cannot_start_is_reported_as_a_spawn_error_not_a_crash', async () => {
     const child = new CliProcess({ binary: '/nonexistent/claude', args: [], env: {}, cwd: process.cwd(), prompt: 'x' }, () => undefined);
     const exit = await child.exited;
     expect(exit.spawnError).toMatch(/ENOENT/);
     expect(child.pid).toBeUndefined();
   });
 
-  it('killGroup ends the child and what it started', async () => {
+  it('test_killgroup_ends_the_child_and_what_it_started', async () => {
     const messages: CliMessage[] = [];
     const child = new CliProcess(
       {

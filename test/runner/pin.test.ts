@@ -15,7 +15,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe('pinned CLI verification (R1)', () => {
-  it('accepts the installed binary: version from package.json, hash from cli-pin.json', async () => {
+  it('test_accepts_the_installed_binary_version_from_package_json_hash_from_cli_pin_json', async () => {
     const pinned = await verifyPinnedCli();
     expect(pinned.version).toBe(expectedCliVersion().version);
     expect(pinned.version).toBe(COMMITTED_PIN.version);
@@ -23,7 +23,7 @@ describe('pinned CLI verification (R1)', () => {
     expect(pinned.sha256).toBe(COMMITTED_PIN.sha256[platformKey()]);
   });
 
-  it('refuses a binary whose bytes differ from the pin, and notices a file changed in place', async () => {
+  it('test_refuses_a_binary_whose_bytes_differ_from_the_pin_and_notices_a_file_changed_in_place', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-pin-'));
     const fake = path.join(dir, 'claude');
     fs.writeFileSync(fake, 'not the pinned CLI');
@@ -40,14 +40,14 @@ describe('pinned CLI verification (R1)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses a pin for another version and a platform without a pinned hash', async () => {
+  it('test_refuses_a_pin_for_another_version_and_a_platform_without_a_pinned_hash', async () => {
     const otherVersion = await rejection(verifyPinnedCli({ pin: { ...COMMITTED_PIN, version: '9.9.9' } }));
     expect(otherVersion.message).toMatch(/cli-pin.json pins @anthropic-ai\/claude-code 9.9.9 but package.json depends on/);
     const noHash = await rejection(verifyPinnedCli({ platformKey: 'plan9-mips' }));
     expect(noHash.message).toBe('no pinned SHA-256 for platform plan9-mips in cli-pin.json; Ward does not run an unverified CLI');
   });
 
-  it('remembers a verified hash across processes only while the binary is unchanged', async () => {
+  it('test_remembers_a_verified_hash_across_processes_only_while_the_binary_is_unchanged', async () => {
     const { createHash } = await import('node:crypto');
     const { execFileSync } = await import('node:child_process');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-pin-cache-'));

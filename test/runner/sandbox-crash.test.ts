@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
-import { processesWith } from './agents.js';
-import { CANARY_KEY, until } from './harness.js';
+import { processesWith } from '../app/runs/agents.js';
+import { CANARY_KEY, until } from '../app/runs/harness.js';
 
 const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;

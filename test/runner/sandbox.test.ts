@@ -17,7 +17,7 @@ import { findInnerProcess, sandboxArgs, sandboxState } from '../../main/runner/s
 import type { RunState } from '../../main/store/runs.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
-import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
+import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

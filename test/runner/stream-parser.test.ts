@@ -14,7 +14,7 @@ function feed(chunks: readonly Buffer[], maxLineBytes?: number): CliMessage[] {
 }
 
 describe('stream-json parser', () => {
-  it('reads init, assistant text and the success result from real CLI bytes', () => {
+  it('test_reads_init_assistant_text_and_the_success_result_from_real_cli_bytes', () => {
     const kinds = feed([RECORDED]).map((message) => message.kind);
     expect(kinds).toEqual(['init', 'assistant_text', 'result']);
     const [init, text, result] = feed([RECORDED]);
@@ -23,7 +23,7 @@ describe('stream-json parser', () => {
     expect(result).toMatchObject({ kind: 'result', subtype: 'success', isError: false, usage: { inputTokens: 12, outputTokens: 5 } });
   });
 
-  it('gives the same messages however the bytes are chunked, even inside a multi-byte character', () => {
+  it('test_gives_the_same_messages_however_the_bytes_are_chunked_even_inside_a_multi_byte_character', () => {
     const withUtf8 = Buffer.concat([RECORDED, Buffer.from('{"type":"assistant","message":{"content":[{"type":"text","text":"grüße 🌍"}]}}\n')]);
     const whole = feed([withUtf8]);
     const bytewise = feed([...withUtf8].map((byte) => Buffer.from([byte])));
@@ -31,7 +31,7 @@ describe('stream-json parser', () => {
     expect(whole.at(-1)).toMatchObject({ kind: 'assistant_text', text: 'grüße 🌍' });
   });
 
-  it('turns garbage lines into diagnostics and keeps parsing', () => {
+  it('test_turns_garbage_lines_into_diagnostics_and_keeps_parsing', () => {
     const lines = RECORDED.toString('utf8').split('\n');
     const mixed = Buffer.from([lines[0], 'Error: Session ID 1 is already in use.', '\u0000\u0001binary', '{"type":', '[1,2]', lines[1], lines[2]].join('\n'));
     const messages = feed([mixed]);
@@ -48,7 +48,7 @@ describe('stream-json parser', () => {
     expect(messages[2]).toMatchObject({ detail: 'not JSON: ??binary' });
   });
 
-  it('skips an oversized line with one diagnostic, without buffering it, and reads the next line', () => {
+  it('test_skips_an_oversized_line_with_one_diagnostic_without_buffering_it_and_reads_the_next_line', () => {
     const limit = 64 * 1024;
     const huge = Buffer.alloc(5 * limit, 'x');
     const lines = RECORDED.toString('utf8').split('\n');
@@ -59,7 +59,7 @@ describe('stream-json parser', () => {
     expect((messages[1] as { bytes: number }).bytes).toBeGreaterThan(5 * limit);
   });
 
-  it('reads tool_use, tool_result and the "No conversation found" error result', () => {
+  it('test_reads_tool_use_tool_result_and_the_no_conversation_found_error_result', () => {
     expect(parseStreamLine('{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"mcp__ward__echo","input":{"text":"hi"}}]}}')).toEqual([
       { kind: 'tool_use', toolUseId: 'toolu_1', name: 'mcp__ward__echo', input: { text: 'hi' } },
     ]);

@@ -12,7 +12,7 @@ function coalescer(secrets: string[] = []) {
 }
 
 describe('coalescing text deltas for the journal', () => {
-  it('a block that arrives whole within one interval needs no deltas at all', () => {
+  it('test_a_block_that_arrives_whole_within_one_interval_needs_no_deltas_at_all', () => {
     const { c, emitted } = coalescer();
     c.push('Hello ');
     c.push('world');
@@ -22,7 +22,7 @@ describe('coalescing text deltas for the journal', () => {
     expect(emitted).toEqual([]);
   });
 
-  it('flushes at most once per interval, sooner at 1 KiB, and the rest when the final text comes', () => {
+  it('test_flushes_at_most_once_per_interval_sooner_at_1_kib_and_the_rest_when_the_final_text_comes', () => {
     const { c, emitted, advance } = coalescer();
     c.push('a');
     c.afterChunk();
@@ -48,7 +48,7 @@ describe('coalescing text deltas for the journal', () => {
     expect(emitted[3]).toEqual({ text: 'next', messageIndex: 1 });
   });
 
-  it('never lets a secret split across deltas through: a possible start is held back until it is settled', () => {
+  it('test_never_lets_a_secret_split_across_deltas_through_a_possible_start_is_held_back_until_it_is_settled', () => {
     const { c, emitted, advance } = coalescer([SECRET]);
     c.push('the key is ');
     advance(50);
@@ -66,7 +66,7 @@ describe('coalescing text deltas for the journal', () => {
     for (const delta of emitted) expect(delta.text).not.toContain(SECRET.slice(0, 10));
   });
 
-  it('a stopped turn keeps what streamed, including text still waiting', () => {
+  it('test_a_stopped_turn_keeps_what_streamed_including_text_still_waiting', () => {
     const { c, emitted, advance } = coalescer();
     c.push('partial ');
     advance(50);

@@ -6,7 +6,7 @@ import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 
 describe('run admission (R7)', () => {
-  it('admits one producer per conversation and refuses a second', () => {
+  it('test_admits_one_producer_per_conversation_and_refuses_a_second', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const first = store.runs.admit(conversation.id, 'req-1', fingerprintInput({ prompt: 'hi' }));
     expect(first).toMatchObject({ attached: false, run: { state: 'admitted' } });
@@ -16,7 +16,7 @@ describe('run admission (R7)', () => {
     core.close();
   });
 
-  it('attaches the same request id with the same input to the existing run', () => {
+  it('test_attaches_the_same_request_id_with_the_same_input_to_the_existing_run', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const first = store.runs.admit(conversation.id, 'req-1', fingerprintInput({ prompt: 'hi', tools: ['a'] }));
     const again = store.runs.admit(conversation.id, 'req-1', fingerprintInput({ tools: ['a'], prompt: 'hi' }));
@@ -24,7 +24,7 @@ describe('run admission (R7)', () => {
     core.close();
   });
 
-  it('refuses the same request id with a different input, even after the run ended', () => {
+  it('test_refuses_the_same_request_id_with_a_different_input_even_after_the_run_ended', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const { run } = store.runs.admit(conversation.id, 'req-1', fingerprintInput({ prompt: 'hi' }));
     store.runs.transition(run.id, 'running');
@@ -35,7 +35,7 @@ describe('run admission (R7)', () => {
     core.close();
   });
 
-  it('releases the conversation once the run reaches a final state', () => {
+  it('test_releases_the_conversation_once_the_run_reaches_a_final_state', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const { run } = store.runs.admit(conversation.id, 'req-1', 'f1');
     store.runs.transition(run.id, 'running');
@@ -45,7 +45,7 @@ describe('run admission (R7)', () => {
     core.close();
   });
 
-  it('refuses illegal state moves', () => {
+  it('test_refuses_illegal_state_moves', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const { run } = store.runs.admit(conversation.id, 'req-1', 'f1');
     store.runs.transition(run.id, 'running');
@@ -56,7 +56,7 @@ describe('run admission (R7)', () => {
 });
 
 describe('uncertain runs (R8)', () => {
-  it('marks runs of a dead process uncertain at start-up and keeps their reservation until reconciled', () => {
+  it('test_marks_runs_of_a_dead_process_uncertain_at_start_up_and_keeps_their_reservation_until_reconciled', () => {
     const home = tempDir();
     const { core, store, conversation } = seedConversation(home);
     const deadOwner = new RunRepository(store.db, 999_999);
@@ -76,7 +76,7 @@ describe('uncertain runs (R8)', () => {
     restarted.close();
   });
 
-  it('leaves runs of a live process alone', () => {
+  it('test_leaves_runs_of_a_live_process_alone', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const liveOwner = new RunRepository(store.db, process.ppid);
     const { run } = liveOwner.admit(conversation.id, 'req-1', 'f1');
@@ -85,7 +85,7 @@ describe('uncertain runs (R8)', () => {
     core.close();
   });
 
-  it('marks a run uncertain when its owner pid now belongs to another process (pid reused, e.g. after a reboot)', () => {
+  it('test_marks_a_run_uncertain_when_its_owner_pid_now_belongs_to_another_process_pid_reused_e_g_after_a_reboot', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     expect(processIdentity(process.pid)).toMatch(/^\d+$/);
     // A live pid, but not the process that admitted the run: its recorded start time differs.

@@ -19,7 +19,7 @@ function runWorker(args: string[]): Promise<number> {
 }
 
 describe('two processes appending to one conversation', () => {
-  it('lose, duplicate and reorder nothing', async () => {
+  it('test_lose_duplicate_and_reorder_nothing', async () => {
     const home = tempDir();
     const { core, conversation } = seedConversation(home);
     core.close();

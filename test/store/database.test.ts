@@ -21,7 +21,7 @@ function sealedDatabase(): string {
 }
 
 describe('opening a namespace database', () => {
-  it('creates, migrates to the latest schema and uses WAL', () => {
+  it('test_creates_migrates_to_the_latest_schema_and_uses_wal', () => {
     const file = path.join(tempDir(), 'ns', 'ward.db');
     const db = openDatabase(file);
     expect(db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
@@ -29,7 +29,7 @@ describe('opening a namespace database', () => {
     db.close();
   });
 
-  it('refuses a file that is not SQLite, names it, and leaves its bytes untouched', () => {
+  it('test_refuses_a_file_that_is_not_sqlite_names_it_and_leaves_its_bytes_untouched', () => {
     const file = path.join(tempDir(), 'ward.db');
     const garbage = Buffer.from('this is not a database, it is a shopping list\n'.repeat(100));
     fs.writeFileSync(file, garbage);
@@ -38,7 +38,7 @@ describe('opening a namespace database', () => {
     expect(fs.existsSync(`${file}-wal`)).toBe(false);
   });
 
-  it('refuses a truncated database, names it, and leaves its bytes untouched', () => {
+  it('test_refuses_a_truncated_database_names_it_and_leaves_its_bytes_untouched', () => {
     const file = sealedDatabase();
     const whole = fs.readFileSync(file);
     const truncated = whole.subarray(0, Math.floor(whole.length / 2));
@@ -47,7 +47,7 @@ describe('opening a namespace database', () => {
     expect(fs.readFileSync(file).equals(truncated)).toBe(true);
   });
 
-  it('refuses a database from a newer schema and says to upgrade Ward', () => {
+  it('test_refuses_a_database_from_a_newer_schema_and_says_to_upgrade_ward', () => {
     const file = sealedDatabase();
     const raw = new BetterSqlite3(file);
     raw.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
@@ -55,7 +55,7 @@ describe('opening a namespace database', () => {
     expect(() => openDatabase(file)).toThrow(expect.objectContaining({ code: 'store_too_new', message: expect.stringMatching(/upgrade Ward/) }));
   });
 
-  it('refuses a namespace database copied under another namespace folder (N1)', () => {
+  it('test_refuses_a_namespace_database_copied_under_another_namespace_folder_n1', () => {
     const home = tempDir();
     const core = new DataFolder(home);
     core.createNamespace('work');
@@ -70,7 +70,7 @@ describe('opening a namespace database', () => {
 });
 
 describe('agents', () => {
-  it('publishes numbered versions that can never be changed afterwards', () => {
+  it('test_publishes_numbered_versions_that_can_never_be_changed_afterwards', () => {
     const { core, store } = seedConversation(tempDir());
     const v2 = store.agents.publish('helper', { instructions: 'be thorough' });
     expect(v2.version).toBe(2);
@@ -80,7 +80,7 @@ describe('agents', () => {
     core.close();
   });
 
-  it('keeps a conversation on its pinned version when the agent gets a new one', () => {
+  it('test_keeps_a_conversation_on_its_pinned_version_when_the_agent_gets_a_new_one', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     store.agents.publish('helper', { instructions: 'new' });
     expect(store.conversations.get(conversation.id).agentVersion).toBe(1);
@@ -89,7 +89,7 @@ describe('agents', () => {
 });
 
 describe('migration 4: run owner identity', () => {
-  it('keeps runs written at version 3, which then match their owner by pid alone', () => {
+  it('test_keeps_runs_written_at_version_3_which_then_match_their_owner_by_pid_alone', () => {
     const file = path.join(tempDir(), 'ward.db');
     const v3 = openDatabase(file, { targetVersion: 3 });
     v3.prepare("INSERT INTO agents (id, name, created_at) VALUES ('a', 'helper', 'now')").run();

@@ -5,7 +5,7 @@ import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 
 describe('journal', () => {
-  it('numbers events per conversation from 1 without gaps, in append order', () => {
+  it('test_numbers_events_per_conversation_from_1_without_gaps_in_append_order', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const other = store.conversations.create({ agentId: conversation.agentId, agentVersion: 1, title: 'second' });
     store.journal.append(conversation.id, { type: 'note', payload: { text: 'a' } });
@@ -24,7 +24,7 @@ describe('journal', () => {
     core.close();
   });
 
-  it('replays from a cursor then follows live appends, in order and without duplicates', () => {
+  it('test_replays_from_a_cursor_then_follows_live_appends_in_order_and_without_duplicates', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     for (let i = 1; i <= 5; i++) store.journal.append(conversation.id, { type: 'note', payload: { i } });
     const seen: number[] = [];
@@ -38,7 +38,7 @@ describe('journal', () => {
     core.close();
   });
 
-  it('a throwing subscriber neither loses the event for others nor fails the append', () => {
+  it('test_a_throwing_subscriber_neither_loses_the_event_for_others_nor_fails_the_append', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     const seen: number[] = [];
     store.journal.subscribe(conversation.id, 0, () => {
@@ -50,7 +50,7 @@ describe('journal', () => {
     core.close();
   });
 
-  it('refuses an event for a conversation that does not exist', () => {
+  it('test_refuses_an_event_for_a_conversation_that_does_not_exist', () => {
     const { core, store } = seedConversation(tempDir());
     expect(() => store.journal.append('00000000-0000-0000-0000-000000000000', { type: 'note', payload: {} })).toThrow(/no conversation/);
     core.close();
@@ -63,34 +63,34 @@ describe('journal', () => {
       return seeded;
     }
 
-    it('accepts an untouched chain', () => {
+    it('test_accepts_an_untouched_chain', () => {
       const { core, store, conversation } = fiveEvents();
       expect(store.journal.verify(conversation.id)).toEqual({ ok: true, count: 5 });
       core.close();
     });
 
-    it('names an altered payload', () => {
+    it('test_names_an_altered_payload', () => {
       const { core, store, conversation } = fiveEvents();
       store.db.prepare("UPDATE events SET payload = '{\"i\":99}' WHERE seq = 3").run();
       expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 3, reason: 'event 3 was altered' });
       core.close();
     });
 
-    it('names a deleted event in the middle', () => {
+    it('test_names_a_deleted_event_in_the_middle', () => {
       const { core, store, conversation } = fiveEvents();
       store.db.prepare('DELETE FROM events WHERE seq = 2').run();
       expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 2 });
       core.close();
     });
 
-    it('names a deleted last event', () => {
+    it('test_names_a_deleted_last_event', () => {
       const { core, store, conversation } = fiveEvents();
       store.db.prepare('DELETE FROM events WHERE seq = 5').run();
       expect(store.journal.verify(conversation.id)).toMatchObject({ ok: false, firstBadSeq: 5 });
       core.close();
     });
 
-    it('names the first of two reordered events', () => {
+    it('test_names_the_first_of_two_reordered_events', () => {
       const { core, store, conversation } = fiveEvents();
       store.db.transaction(() => {
         store.db.prepare('UPDATE events SET seq = 100 WHERE seq = 2').run();

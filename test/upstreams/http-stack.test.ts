@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('which stack carries a request', () => {
-  it('takes node:http for plain http to a loopback name only; https and any other host go through fetch', async () => {
+  it('test_takes_node_http_for_plain_http_to_a_loopback_name_only_https_and_any_other_host_go_through_fetch', async () => {
     expect(['http://127.0.0.1:9/mcp', 'http://localhost:9/mcp', 'http://[::1]:9/mcp'].map((url) => usesNodeHttp(new URL(url)))).toEqual([true, true, true]);
     expect(['https://127.0.0.1:9/mcp', 'https://mcp.example.com/mcp', 'http://mcp.example.com/mcp', 'http://127.0.0.2:9/mcp'].map((url) => usesNodeHttp(new URL(url)))).toEqual([
       false,
@@ -68,7 +68,7 @@ describe('which stack carries a request', () => {
     expect(await (await upstreamFetch(`${otherUrl}/stack`)).text()).toBe('data: fetch\n\n');
   });
 
-  it("sends a loopback http upstream's MCP traffic over node:http", async () => {
+  it("test_sends_a_loopback_http_upstreams_mcp_traffic_over_node_http", async () => {
     const fixture = await startHttpFixture({ sse: true });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } });
     expect((await upstreams.listTools('fx')).map((tool) => tool.name)).toContain('echo');
@@ -78,7 +78,7 @@ describe('which stack carries a request', () => {
     expect(new Set(fixture.stacks)).toEqual(new Set(['node:http']));
   });
 
-  it("lets go of the caller's signal on the fetch path once a body is read, yet still aborts an in-flight request with it", async () => {
+  it("test_lets_go_of_the_callers_signal_on_the_fetch_path_once_a_body_is_read_yet_still_aborts_an_in_flight_request_with_it", async () => {
     // undici would otherwise hold one listener on the transport's lifetime signal per request until GC.
     const lifetime = new AbortController();
     for (let i = 0; i < 20; i++) expect(await (await upstreamFetch(`${otherUrl}/stack`, { signal: lifetime.signal })).text()).toBe('data: fetch\n\n');
@@ -92,7 +92,7 @@ describe('which stack carries a request', () => {
 });
 
 describe('upstream fetch', () => {
-  it('refuses an https upstream whose certificate is not trusted: unreachable, and no request reaches it', async () => {
+  it('test_refuses_an_https_upstream_whose_certificate_is_not_trusted_unreachable_and_no_request_reaches_it', async () => {
     const fixture = await startHttpFixture({ tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') } });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } });
     await expect(upstreams.listTools('fx')).rejects.toMatchObject({ code: 'unreachable' });
@@ -101,7 +101,7 @@ describe('upstream fetch', () => {
     await fixture.close();
   });
 
-  it('calls an https upstream whose certificate the system trusts', () => {
+  it('test_calls_an_https_upstream_whose_certificate_the_system_trusts', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/https-upstream-call.ts', keyFile, certFile], {
       encoding: 'utf8',
       env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
@@ -116,17 +116,17 @@ describe('upstream fetch', () => {
     expect(outcome).toEqual({ ok: true, content: [{ type: 'text', text: 'over tls' }], isError: false, bytes: 8 });
   });
 
-  it('hands a redirect back instead of following it (the SDK follows within the origin itself)', async () => {
+  it('test_hands_a_redirect_back_instead_of_following_it_the_sdk_follows_within_the_origin_itself', async () => {
     const response = await nodeFetch(`${plainUrl}/redirect`, { method: 'POST', body: '{}', redirect: 'manual' });
     expect([response.status, response.headers.get('location')]).toEqual([302, 'http://elsewhere.invalid/mcp']);
   });
 
-  it('gives a 204 no body, and refuses a request body that is neither text nor bytes', async () => {
+  it('test_gives_a_204_no_body_and_refuses_a_request_body_that_is_neither_text_nor_bytes', async () => {
     expect((await nodeFetch(`${plainUrl}/empty`)).body).toBeNull();
     await expect(nodeFetch(`${plainUrl}/empty`, { method: 'POST', body: new FormData() })).rejects.toThrow('an upstream request body must be a string or bytes');
   });
 
-  it("rejects with the signal's reason, before the answer and while reading its body", async () => {
+  it("test_rejects_with_the_signals_reason_before_the_answer_and_while_reading_its_body", async () => {
     const early = new AbortController();
     const waiting = nodeFetch(`${plainUrl}/silent`, { signal: early.signal });
     setTimeout(() => early.abort(new Error('gave up waiting')), 20);
@@ -139,7 +139,7 @@ describe('upstream fetch', () => {
     await expect(reading).rejects.toThrow('gave up reading');
   });
 
-  it('reports a refused connection the way fetch does', async () => {
+  it('test_reports_a_refused_connection_the_way_fetch_does', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
@@ -149,7 +149,7 @@ describe('upstream fetch', () => {
     expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
   });
 
-  it("gives up on a connection whose TLS handshake never completes, as unreachable (fetch's 10 s connect bound)", { timeout: 30_000 }, async () => {
+  it("test_gives_up_on_a_connection_whose_tls_handshake_never_completes_as_unreachable_fetchs_10_s_connect_bound", { timeout: 30_000 }, async () => {
     // Accepts TCP, then never speaks: a half-dead host or a port that is not TLS.
     const held: Socket[] = [];
     const silent = createTcpServer((socket) => held.push(socket));

@@ -35,7 +35,7 @@ function call(route: PinnedToolRoute | undefined, args: Record<string, unknown>)
 }
 
 describe('stdio upstreams', () => {
-  it('calls a tool on a stdio server and kills the server on close', async () => {
+  it('test_calls_a_tool_on_a_stdio_server_and_kills_the_server_on_close', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
     const [echo] = await pin(upstreams, 'fx', ['echo']);
     expect(await upstreams.callTool(...call(echo, { text: 'via stdio' }))).toEqual({
@@ -51,7 +51,7 @@ describe('stdio upstreams', () => {
     expect(await upstreams.callTool(...call(echo, { text: 'after close' }))).toMatchObject({ ok: false, errorCode: 'closed' });
   });
 
-  it('gives the server only the allowlisted environment plus named values, and keeps its stderr in memory', async () => {
+  it('test_gives_the_server_only_the_allowlisted_environment_plus_named_values_and_keeps_its_stderr_in_memory', async () => {
     const dump = join(dir, 'env.json');
     process.env.WARD_TEST_PARENT_SECRET = 'parent-secret-canary-77a1';
     try {
@@ -72,7 +72,7 @@ describe('stdio upstreams', () => {
     }
   });
 
-  it('fails a stdio message over the size bound as too_large and stops that server', async () => {
+  it('test_fails_a_stdio_message_over_the_size_bound_as_too_large_and_stops_that_server', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } }, { maxMessageBytes: 64 * 1024 });
     const [huge] = await pin(upstreams, 'fx', ['huge']);
     const pid = upstreams.pid('fx')!;
@@ -81,7 +81,7 @@ describe('stdio upstreams', () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it('ends a stdio server that writes something other than JSON-RPC on stdout, failing the call as protocol_error', async () => {
+  it('test_ends_a_stdio_server_that_writes_something_other_than_json_rpc_on_stdout_failing_the_call_as_protocol_error', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE, env: { FIXTURE_GARBAGE_ON_CALL: '1' } } });
     const [echo] = await pin(upstreams, 'fx', ['echo']);
     const pid = upstreams.pid('fx')!;
@@ -90,7 +90,7 @@ describe('stdio upstreams', () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it('reports a command that does not exist as unreachable', async () => {
+  it('test_reports_a_command_that_does_not_exist_as_unreachable', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: join(dir, 'no-such-server') } });
     const route: PinnedToolRoute = { exposedName: 'fx_echo', upstream: 'fx', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
     expect(await upstreams.callTool(...call(route, {}))).toMatchObject({ ok: false, errorCode: 'unreachable' });
@@ -98,7 +98,7 @@ describe('stdio upstreams', () => {
     await upstreams.close();
   });
 
-  it('refuses a stdio tool whose schema changed since pinning', async () => {
+  it('test_refuses_a_stdio_tool_whose_schema_changed_since_pinning', async () => {
     const pinnedFrom = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
     const [echo] = await pin(pinnedFrom, 'fx', ['echo']);
     await pinnedFrom.close();
@@ -116,7 +116,7 @@ describe('http upstreams', () => {
   it.each([
     ['JSON body', false],
     ['SSE event', true],
-  ])('fails an HTTP %s over the message bound as too_large', async (_kind, sse) => {
+  ])('test_fails_an_http_%s_over_the_message_bound_as_too_large', async (_kind, sse) => {
     const fixture = await startHttpFixture({ sse });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } }, { maxMessageBytes: 64 * 1024 });
     const [huge, echo] = await pin(upstreams, 'fx', ['huge', 'echo']);
@@ -129,7 +129,7 @@ describe('http upstreams', () => {
   it.each([
     ['LF', false],
     ['CRLF', true],
-  ])('bounds each SSE event of a %s-framed stream on its own, not the stream as one growing event', async (_framing, crlf) => {
+  ])('test_bounds_each_sse_event_of_a_%s_framed_stream_on_its_own_not_the_stream_as_one_growing_event', async (_framing, crlf) => {
     // One response stream: seven 16 KiB log messages, then a 16 KiB result; 128 KiB in all, every event under the 64 KiB bound.
     const fixture = await startHttpFixture({ sse: true, crlf });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } }, { maxMessageBytes: 64 * 1024 });
@@ -144,7 +144,7 @@ describe('http upstreams', () => {
   it.each([
     ['JSON bodies', false],
     ['SSE streams', true],
-  ])("lets go of the connection's lifetime signal once %s are read, yet still aborts an in-flight request with it", async (_kind, sse) => {
+  ])("test_lets_go_of_the_connections_lifetime_signal_once_%s_are_read_yet_still_aborts_an_in_flight_request_with_it", async (_kind, sse) => {
     // undici would otherwise hold one listener per request until GC and warn of a leak after 1,500 calls.
     const fixture = await startHttpFixture({ sse });
     const lifetime = new AbortController();
@@ -164,7 +164,7 @@ describe('http upstreams', () => {
     await fixture.close();
   });
 
-  it('reports a call cancelled by the caller as cancelled and an HTTP 401 as unauthorized', async () => {
+  it('test_reports_a_call_cancelled_by_the_caller_as_cancelled_and_an_http_401_as_unauthorized', async () => {
     const fixture = await startHttpFixture({ token: 'right' });
     const good = await openUpstreams({ fx: { type: 'http', url: fixture.url, headers: { Authorization: 'Bearer right' } } });
     const [slow] = await pin(good, 'fx', ['slow']);
@@ -183,7 +183,7 @@ describe('http upstreams', () => {
 describe('SseEventMeter', () => {
   const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
-  it('ends an event at a blank line whether lines end in LF, CRLF or CR, even mixed and split across chunks', () => {
+  it('test_ends_an_event_at_a_blank_line_whether_lines_end_in_lf_crlf_or_cr_even_mixed_and_split_across_chunks', () => {
     const meter = new SseEventMeter();
     expect(meter.feed(bytes('data: 12345\r'))).toBe(12);
     // The LF of that CRLF arrives in the next chunk, then the blank line that ends the event.
@@ -193,13 +193,13 @@ describe('SseEventMeter', () => {
     expect(meter.feed(bytes('\n'))).toBe(8);
   });
 
-  it('reports an event over the bound even when it ends within the same chunk', () => {
+  it('test_reports_an_event_over_the_bound_even_when_it_ends_within_the_same_chunk', () => {
     expect(new SseEventMeter().feed(bytes(`data: ${'x'.repeat(100)}\r\n\r\ndata: y\r\n`))).toBe(109);
   });
 });
 
 describe('upstream access failures (B6)', () => {
-  it('reports HTTP 403 as forbidden, distinct from 401 and from an unreachable server', async () => {
+  it('test_reports_http_403_as_forbidden_distinct_from_401_and_from_an_unreachable_server', async () => {
     const forbidden = await startHttpFixture({ forbidden: true });
     const upstreams = await openUpstreams({ fx: { type: 'http', url: forbidden.url } });
     const route: PinnedToolRoute = { exposedName: 'fx_echo', upstream: 'fx', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
@@ -212,7 +212,7 @@ describe('upstream access failures (B6)', () => {
 });
 
 describe('classifyUpstreamError (B5, B6)', () => {
-  it("reads types, status and errno codes only: the upstream's words stay in cause, never in the message", () => {
+  it("test_reads_types_status_and_errno_codes_only_the_upstreams_words_stay_in_cause_never_in_the_message", () => {
     const said = new StreamableHTTPError(403, 'Error POSTing to endpoint: 403 body that must not be forwarded');
     const failure = classifyUpstreamError(said);
     expect(failure).toMatchObject({ code: 'forbidden', detail: 'HTTP 403' });
@@ -222,7 +222,7 @@ describe('classifyUpstreamError (B5, B6)', () => {
     expect(classifyUpstreamError(new WardError('signin_timeout', 'no sign-in came back')).code).toBe('not_signed_in');
   });
 
-  it('says why an attempt really stopped: its own signal, or why the session ended', () => {
+  it('test_says_why_an_attempt_really_stopped_its_own_signal_or_why_the_session_ended', () => {
     const timedOut = new AbortController();
     timedOut.abort(new DOMException('tool timeout', 'TimeoutError'));
     expect(classifyUpstreamError(new Error('This operation was aborted'), { signal: timedOut.signal }).code).toBe('timed_out');
@@ -236,14 +236,14 @@ describe('classifyUpstreamError (B5, B6)', () => {
 });
 
 describe('upstream definitions (L1)', () => {
-  it('refuses http:// to a non-loopback host unless explicitly allowed', () => {
+  it('test_refuses_http_to_a_non_loopback_host_unless_explicitly_allowed', () => {
     expect(() => parseUpstreamDefinitions({ a: { type: 'http', url: 'http://mcp.example.com/mcp' } })).toThrow(/http:\/\/ is allowed only for loopback/);
     expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'http://mcp.example.com/mcp', allowInsecureHttp: true } }).a).toMatchObject({ type: 'http' });
     expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }).a).toMatchObject({ type: 'http' });
     expect(parseUpstreamDefinitions({ a: { type: 'http', url: 'https://mcp.example.com/mcp' } }).a).toMatchObject({ type: 'http' });
   });
 
-  it('refuses malformed definitions with a message naming the problem, never a secret value', () => {
+  it('test_refuses_malformed_definitions_with_a_message_naming_the_problem_never_a_secret_value', () => {
     expect(() => parseUpstreamDefinitions({ a: { type: 'ftp' } })).toThrow('upstream "a": type must be "stdio" or "http"');
     expect(() => parseUpstreamDefinitions({ a: JSON.parse('{"type":"stdio","command":"x","shell":true}') })).toThrow('upstream "a": unknown field "shell"');
     expect(() => parseUpstreamDefinitions({ a: { type: 'stdio', command: 'x', args: 'a b' } })).toThrow('args must be an array of strings');
@@ -257,7 +257,7 @@ describe('upstream definitions (L1)', () => {
 });
 
 describe('pinTools (B3)', () => {
-  it('pins the live schema with its hash, and names a tool the upstream lacks', async () => {
+  it('test_pins_the_live_schema_with_its_hash_and_names_a_tool_the_upstream_lacks', async () => {
     const fixture = await startHttpFixture();
     const upstreams = await openUpstreams({ fx: { type: 'http', url: fixture.url } });
     const [echo] = await pinTools(upstreams, [{ upstream: 'fx', name: 'echo', exposedName: 'say' }]);
@@ -271,7 +271,7 @@ describe('pinTools (B3)', () => {
 });
 
 describe('schemaHash (B3)', () => {
-  it('ignores key order and changes with any schema change', () => {
+  it('test_ignores_key_order_and_changes_with_any_schema_change', () => {
     const a = { type: 'object', properties: { x: { type: 'string' }, y: { type: 'number' } }, required: ['x'] };
     const b = { required: ['x'], properties: { y: { type: 'number' }, x: { type: 'string' } }, type: 'object' };
     expect(schemaHash(a)).toBe(schemaHash(b));

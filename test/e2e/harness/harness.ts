@@ -20,7 +20,7 @@ import { DataFolder } from '../../../main/store/data-folder.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
 import { dispatch } from '../../../main/ipc/dispatch.js';
 import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
-import { FIXTURE_STDIO } from '../../runner/agents.js';
+import { FIXTURE_STDIO } from '../../app/runs/agents.js';
 import { startModelProvider, type ModelProvider, type ScriptStep } from '../../fixtures/model-provider/provider.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');

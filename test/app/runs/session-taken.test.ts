@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { userTextIn } from '../fixtures/model-provider/provider.js';
+import { userTextIn } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -9,7 +9,7 @@ afterEach(async () => {
 });
 
 describe('when Ward and the CLI disagree about the native session (R4)', () => {
-  it('resumes a session the CLI persisted although Ward never noted it, instead of reusing --session-id', async () => {
+  it('test_resumes_a_session_the_cli_persisted_although_ward_never_noted_it_instead_of_reusing_session_id', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, { blocks: [{ type: 'text', text: 'Second.' }] }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'first question gamma' });
     expect((await first.done).state).toBe('succeeded');

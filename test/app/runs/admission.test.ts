@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/base/errors.js';
+import { isWardError } from '../../../main/base/errors.js';
 import { startHarness, until, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -18,7 +18,7 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('admission (R7)', () => {
-  it('refuses a concurrent prompt on a running conversation', async () => {
+  it('test_refuses_a_concurrent_prompt_on_a_running_conversation', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, { blocks: [{ type: 'text', text: 'slowly now and then' }], deltaDelayMs: 200 }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'one' });
     await first.done;
@@ -30,7 +30,7 @@ describe('admission (R7)', () => {
     expect(harness.provider.conversationRequests()).toHaveLength(2);
   });
 
-  it('the same request id attaches to the admitted run without a second child', async () => {
+  it('test_the_same_request_id_attaches_to_the_admitted_run_without_a_second_child', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'only once, slowly' }], deltaDelayMs: 150 }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello', requestId: 'req-1' });
     await until(() => first.childPid() !== undefined, 'the child');

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApprovalQueue } from '../../main/permissions/approval-queue.js';
-import { GrantStore } from '../../main/permissions/grant-store.js';
+import { ApprovalQueue } from '../../../main/permissions/approval-queue.js';
+import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { publishToolAgent } from './agents.js';
 import { startHarness, until, type Harness } from './harness.js';
 
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('a permission question names the conversation and run that ask (P3)', () => {
-  it('two runs of the same agent at once: each pending question carries its own conversation and run', async () => {
+  it('test_two_runs_of_the_same_agent_at_once_each_pending_question_carries_its_own_conversation_and_run', async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-attribution-')));
     fs.mkdirSync(path.join(root, 'granted'));
     const read = (name: string) => ({ blocks: [{ type: 'tool_use' as const, name: 'Read', input: { file_path: path.join(root!, name) } }] });

@@ -58,7 +58,7 @@ function seed(core: DataFolder, title: string) {
 }
 
 describe('the chat view on the real core', () => {
-  it('shows an uncertain run with a reconcile action that frees the conversation', async () => {
+  it('test_shows_an_uncertain_run_with_a_reconcile_action_that_frees_the_conversation', async () => {
     const { api, core } = realApi();
     const { store, conversation } = seed(core, 'Crashed run');
     const { run } = store.runs.admit(conversation.id, 'req-1', 'fp');
@@ -86,7 +86,7 @@ describe('the chat view on the real core', () => {
     router.close();
   });
 
-  it('follows events appended after it subscribed, in order, from its cursor', async () => {
+  it('test_follows_events_appended_after_it_subscribed_in_order_from_its_cursor', async () => {
     const { api, core, service } = realApi();
     const { store, conversation } = seed(core, 'Live');
     store.journal.append(conversation.id, { type: 'user_prompt', payload: { text: 'first question' } });

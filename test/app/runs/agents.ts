@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createAgentVersion } from '../../main/agents/service.js';
-import type { AgentVersion } from '../../main/store/agents.js';
+import { createAgentVersion } from '../../../main/agents/service.js';
+import type { AgentVersion } from '../../../main/store/agents.js';
 import type { Harness } from './harness.js';
 
 export const FIXTURE_STDIO = path.resolve('test/fixtures/mcp-servers/stdio.ts');

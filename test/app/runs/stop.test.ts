@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isWardError } from '../../main/base/errors.js';
-import type { RunState } from '../../main/store/runs.js';
+import { isWardError } from '../../../main/base/errors.js';
+import type { RunState } from '../../../main/store/runs.js';
 import { processesWith, publishToolAgent } from './agents.js';
 import { payloads, processGroupAlive, startHarness, types, until, type Harness } from './harness.js';
 
@@ -18,7 +18,7 @@ function callLog(harness: Harness): string {
 }
 
 describe('Stop (R6)', () => {
-  it('stops during a slow tool call: running → stopping → stopped, refusing a new prompt until drained, leaving no process behind', async () => {
+  it('test_stops_during_a_slow_tool_call_running_stopping_stopped_refusing_a_new_prompt_until_drained_leaving_no_process_behind', async () => {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
     harness = await startHarness(
       [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
@@ -86,7 +86,7 @@ describe('Stop (R6)', () => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('a second stop escalates to killing the process group at once', async () => {
+  it('test_a_second_stop_escalates_to_killing_the_process_group_at_once', async () => {
     harness = await startHarness([{ kind: 'hang' }], { stopGraceMs: 60_000 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
     await until(() => harness!.provider.conversationRequests().length === 1, 'the model call');
@@ -100,7 +100,7 @@ describe('Stop (R6)', () => {
 });
 
 describe('bounded waits', () => {
-  it('a turn that exceeds its time limit is interrupted and fails with the reason', async () => {
+  it('test_a_turn_that_exceeds_its_time_limit_is_interrupted_and_fails_with_the_reason', async () => {
     harness = await startHarness([{ kind: 'hang' }], { turnTimeoutMs: 2_000 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
     const outcome = await handle.done;
@@ -111,7 +111,7 @@ describe('bounded waits', () => {
 });
 
 describe('a child that dies mid-turn', () => {
-  it('SIGKILLed while streaming text: failed, never succeeded, run folder gone', async () => {
+  it('test_sigkilled_while_streaming_text_failed_never_succeeded_run_folder_gone', async () => {
     harness = await startHarness([{ kind: 'hang' }]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
     await until(() => harness!.provider.conversationRequests().length === 1, 'the model call');
@@ -126,7 +126,7 @@ describe('a child that dies mid-turn', () => {
     expect(harness.core.store(harness.ns).runs.activeFor(handle.conversationId)).toBeUndefined();
   });
 
-  it('SIGKILLed while a tool call is in flight: uncertain, and the reservation is kept', async () => {
+  it('test_sigkilled_while_a_tool_call_is_in_flight_uncertain_and_the_reservation_is_kept', async () => {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
     harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 1_500 } }] }], {
       env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') },

@@ -8,7 +8,7 @@ import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
 
 describe('the timeline follows the journal (J1)', () => {
-  it('pairs a tool call with its result, with the duration main measured', () => {
+  it('test_pairs_a_tool_call_with_its_result_with_the_duration_main_measured', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('run_started', RUN_STARTED),
@@ -27,7 +27,7 @@ describe('the timeline follows the journal (J1)', () => {
     expect(state.lastSeq).toBe(6);
   });
 
-  it('replaying overlapping batches gives the same state as one pass (idempotent from a cursor)', () => {
+  it('test_replaying_overlapping_batches_gives_the_same_state_as_one_pass_idempotent_from_a_cursor', () => {
     const event = viewFeed();
     const events = [
       event('run_started', RUN_STARTED),
@@ -43,7 +43,7 @@ describe('the timeline follows the journal (J1)', () => {
     expect(once.items[1]).toMatchObject({ text: 'Hello\n\nagain' });
   });
 
-  it('a stop reads stopping, then Stopped as a plain notice, never as an error', () => {
+  it('test_a_stop_reads_stopping_then_stopped_as_a_plain_notice_never_as_an_error', () => {
     const event = viewFeed();
     let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', RUN_STARTED), event('run_stopping', { reason: 'stopped by the user' })]);
     expect(state.run?.state).toBe('stopping');
@@ -52,7 +52,7 @@ describe('the timeline follows the journal (J1)', () => {
     expect(state.items).toEqual([{ kind: 'notice', key: 'e3', tone: 'stopped', text: 'Stopped' }]);
   });
 
-  it('an uncertain run and a failed run are told apart from a stop', () => {
+  it('test_an_uncertain_run_and_a_failed_run_are_told_apart_from_a_stop', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [event('run_finished', { state: 'uncertain', reason: 'the CLI was killed; 1 tool call(s) were in flight' })]);
     expect(state.items).toEqual([{ kind: 'notice', key: 'e1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
@@ -62,7 +62,7 @@ describe('the timeline follows the journal (J1)', () => {
 });
 
 describe('events that do not parse (old or foreign data)', () => {
-  it('shows each as an unreadable notice with its type, guesses nothing from it, and goes on', () => {
+  it('test_shows_each_as_an_unreadable_notice_with_its_type_guesses_nothing_from_it_and_goes_on', () => {
     const feed = viewFeed();
     const raw = (type: string, payload: unknown): JournalEventView => ({ ...feed('user_prompt', { text: '' }), type, payload }) as JournalEventView;
     const state = applyEvents(EMPTY_CONVERSATION, [
@@ -88,7 +88,7 @@ describe('events that do not parse (old or foreign data)', () => {
 describe('a tool call entry', () => {
   const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}' } as const;
 
-  it('shows the tool, its state and duration, and opens to its arguments and result', async () => {
+  it('test_shows_the_tool_its_state_and_duration_and_opens_to_its_arguments_and_result', async () => {
     const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);
     const summary = view.container.querySelector('.tool-summary') as HTMLButtonElement;
     expect(summary.textContent).toBe('lookupdone2.4 s');
@@ -99,7 +99,7 @@ describe('a tool call entry', () => {
     await view.unmount();
   });
 
-  it('shows a running call without a duration, and an error open with its message', async () => {
+  it('test_shows_a_running_call_without_a_duration_and_an_error_open_with_its_message', async () => {
     const running = await render(<ToolCallEntry item={{ ...base, status: 'running', output: null, durationMs: null }} />);
     expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookuprunning…');
     await running.unmount();
@@ -111,7 +111,7 @@ describe('a tool call entry', () => {
 });
 
 describe('markdown from the model (U3)', () => {
-  it('keeps raw HTML as text and makes only http(s) links actions, through main', async () => {
+  it('test_keeps_raw_html_as_text_and_makes_only_http_s_links_actions_through_main', async () => {
     const opened: string[] = [];
     const view = await render(
       <Markdown source={'<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](data:text/html,x) [c](/relative) [d](https://example.com/x)'} onOpenLink={(url) => opened.push(url)} />,
@@ -126,7 +126,7 @@ describe('markdown from the model (U3)', () => {
     await view.unmount();
   });
 
-  it('renders code, headings, lists and emphasis as elements', async () => {
+  it('test_renders_code_headings_lists_and_emphasis_as_elements', async () => {
     const view = await render(<Markdown source={'# Title\n\n- one **bold**\n- two `code`\n\n```\n<b>not bold</b>\n```'} onOpenLink={() => undefined} />);
     expect(view.container.querySelector('h3')!.textContent).toBe('Title');
     expect([...view.container.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['one bold', 'two code']);

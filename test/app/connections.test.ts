@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WardApp } from '../../main/app/ward-app.js';
-import { harness, stdioSpec } from './support.js';
+import { harness, stdioSpec } from '../connections/support.js';
 
 describe('connections in the desktop window', () => {
-  it('shows health, enabled tools and re-pin reasons, and no secret value', async () => {
+  it('test_shows_health_enabled_tools_and_re_pin_reasons_and_no_secret_value', async () => {
     const h = harness();
     const canary = `window-canary-${Date.now()}`;
     const toolsFile = path.join(h.dir, 'tools.json');

@@ -20,7 +20,7 @@ const question = (overrides: Partial<PromptQuestion> = {}): PromptQuestion => ({
 const ns = parseNamespace('default');
 
 describe('the desktop approval queue (P3)', () => {
-  it('shows the question with the choices the window offers and the deadline, and settles with the answer', async () => {
+  it('test_shows_the_question_with_the_choices_the_window_offers_and_the_deadline_and_settles_with_the_answer', async () => {
     const queue = new ApprovalQueue(120_000, () => NOW);
     const changes: string[] = [];
     queue.onChange((name) => changes.push(name));
@@ -41,7 +41,7 @@ describe('the desktop approval queue (P3)', () => {
     expect(changes).toEqual(['default', 'default']);
   });
 
-  it('places each question in the conversation and run that asked, even for the same agent twice; an unplaced one is window-wide', () => {
+  it('test_places_each_question_in_the_conversation_and_run_that_asked_even_for_the_same_agent_twice_an_unplaced_one_is_window_wide', () => {
     const queue = new ApprovalQueue(120_000, () => NOW);
     void queue.ask(question({ conversationId: 'conv-a', runId: 'run-a' }), new AbortController().signal);
     void queue.ask(question({ conversationId: 'conv-b', runId: 'run-b' }), new AbortController().signal);
@@ -53,7 +53,7 @@ describe('the desktop approval queue (P3)', () => {
     ]);
   });
 
-  it('a withdrawn question (the run timed out or ended) is a deny and leaves the list', async () => {
+  it('test_a_withdrawn_question_the_run_timed_out_or_ended_is_a_deny_and_leaves_the_list', async () => {
     const queue = new ApprovalQueue(120_000);
     const controller = new AbortController();
     const answer = queue.ask(question(), controller.signal);
@@ -63,7 +63,7 @@ describe('the desktop approval queue (P3)', () => {
     expect(queue.pending(ns)).toEqual([]);
   });
 
-  it('refuses an answer the question does not offer, one for another namespace, and a second answer', async () => {
+  it('test_refuses_an_answer_the_question_does_not_offer_one_for_another_namespace_and_a_second_answer', async () => {
     const queue = new ApprovalQueue(120_000);
     const answer = queue.ask(question({ choices: ['once', 'deny'] }), new AbortController().signal);
     const [pending] = queue.pending(ns);
@@ -83,7 +83,7 @@ describe('the desktop approval queue (P3)', () => {
     expect(attempt(() => queue.answer(ns, pending!.id, 'allow_once'))).toMatch(/^not_found: .*timed out, which denied it/);
   });
 
-  it('escapes control, bidi and zero-width characters from the model and bounds the length (P1)', () => {
+  it('test_escapes_control_bidi_and_zero_width_characters_from_the_model_and_bounds_the_length_p1', () => {
     expect(escapeOneLine('evil\u202Etxt.exe\u200B\nnext', 100)).toBe('evil\\u{202e}txt.exe\\u{200b}\\u{a}next');
     expect(escapeOneLine('x'.repeat(500), 50)).toHaveLength(50);
   });

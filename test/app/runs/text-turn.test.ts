@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { WardApp } from '../../main/app/ward-app.js';
+import { WardApp } from '../../../main/app/ward-app.js';
 import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('a text turn with the real CLI', () => {
-  it('streams the answer into the journal and succeeds', async () => {
+  it('test_streams_the_answer_into_the_journal_and_succeeds', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'Hello from the scripted model.' }], usage: { input_tokens: 21, output_tokens: 7 } }]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'Say hello' });
     const outcome = await handle.done;
@@ -31,7 +31,7 @@ describe('a text turn with the real CLI', () => {
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 
-  it("aborts the turn when the child's system/init shows the broker did not connect (R3)", async () => {
+  it("test_aborts_the_turn_when_the_childs_system_init_shows_the_broker_did_not_connect_r3", async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'must not be asked' }] }]);
     const real = harness.broker;
     // The real broker, but the child is handed a wrong capability: its MCP connection fails.

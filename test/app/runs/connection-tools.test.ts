@@ -1,11 +1,11 @@
 /** RunService with an agent whose tools come from a connection: the run opens the namespace's connections and closes them with the run. */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentVersion } from '../../main/agents/service.js';
-import { openConnections } from '../../main/connections/index.js';
-import { payloads, startHarness, types, type Harness } from '../runner/harness.js';
-import { tempDir } from '../support/temp.js';
-import { alive, eventually, pids, stdioSpec } from './support.js';
+import { createAgentVersion } from '../../../main/agents/service.js';
+import { openConnections } from '../../../main/connections/index.js';
+import { payloads, startHarness, types, type Harness } from './harness.js';
+import { tempDir } from '../../support/temp.js';
+import { alive, eventually, pids, stdioSpec } from '../../connections/support.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -20,7 +20,7 @@ async function start(): Promise<Harness> {
 }
 
 describe('RunService and connection tools', () => {
-  it('calls the pinned connection tool through the broker, and the connection server it started is gone when the run settles', async () => {
+  it('test_calls_the_pinned_connection_tool_through_the_broker_and_the_connection_server_it_started_is_gone_when_the_run_settles', async () => {
     const h = await start();
     h.core.store(h.ns);
     const pidFile = path.join(tempDir(), 'server.pids');
@@ -41,7 +41,7 @@ describe('RunService and connection tools', () => {
     await eventually(() => started.every((pid) => !alive(pid)), 'the connection server started for the run to exit');
   });
 
-  it('a pin that no longer holds fails the run with the reason before the CLI is spawned', async () => {
+  it('test_a_pin_that_no_longer_holds_fails_the_run_with_the_reason_before_the_cli_is_spawned', async () => {
     const h = await start();
     h.core.store(h.ns);
     const manager = openConnections(h.core, h.ns, { store: { kind: 'file' } });

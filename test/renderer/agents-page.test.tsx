@@ -54,7 +54,7 @@ async function type(field: HTMLInputElement, value: string): Promise<void> {
 const nameField = (container: HTMLElement) => container.querySelector<HTMLInputElement>('input[placeholder=research-helper]')!;
 
 describe('the agent editor adds tools from the namespace connections', () => {
-  it('lists each connection with its pinned tools as labelled checkboxes; the checked one is pinned in the new version', async () => {
+  it('test_lists_each_connection_with_its_pinned_tools_as_labelled_checkboxes_the_checked_one_is_pinned_in_the_new_version', async () => {
     const { api, core } = realApi();
     await serverWithConnection(api);
     const view = await render(<AgentsPage api={api} namespace="default" />);
@@ -80,7 +80,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     expect(() => checkbox(view.container, /^echo from tracker$/)).toThrow();
   });
 
-  it('checks every tool of a connection at once (and unchecks them again), then pins them all', async () => {
+  it('test_checks_every_tool_of_a_connection_at_once_and_unchecks_them_again_then_pins_them_all', async () => {
     const { api, core } = realApi();
     await serverWithConnection(api);
     const view = await render(<AgentsPage api={api} namespace="default" />);
@@ -107,7 +107,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     expect(view.container.textContent).toContain('No connection offers tools this agent lacks.');
   });
 
-  it('shows the typed refusal when the connection cannot be reached at publish time, and publishes nothing', async () => {
+  it('test_shows_the_typed_refusal_when_the_connection_cannot_be_reached_at_publish_time_and_publishes_nothing', async () => {
     const { api, core } = realApi();
     const server = await serverWithConnection(api);
     const view = await render(<AgentsPage api={api} namespace="default" />);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TOOL_RESULT_PREVIEW_BYTES } from '../../main/app/runs/event-bounds.js';
-import type { JournalEvent } from '../../main/store/journal.js';
+import { TOOL_RESULT_PREVIEW_BYTES } from '../../../main/app/runs/event-bounds.js';
+import type { JournalEvent } from '../../../main/store/journal.js';
 import { publishToolAgent } from './agents.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 
@@ -13,7 +13,7 @@ afterEach(async () => {
 const ANSWER = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ') + ' — grüße 🌍 done.';
 
 describe('the answer streams from the real CLI (--include-partial-messages)', () => {
-  it('journals several coalesced deltas before the final text, committed while the turn still runs; they add up to exactly that text', async () => {
+  it('test_journals_several_coalesced_deltas_before_the_final_text_committed_while_the_turn_still_runs_they_add_up_to_exactly_that_text', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: ANSWER }], deltaDelayMs: 40 }]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'Stream a long answer' });
     // A subscriber hears of deltas while the run is still going (the final text is not there yet).
@@ -44,7 +44,7 @@ describe('the answer streams from the real CLI (--include-partial-messages)', ()
     expect(kinds.filter((kind) => kind !== 'assistant_delta')).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
   });
 
-  it('numbers the deltas of each text block after the one before, across a tool call', async () => {
+  it('test_numbers_the_deltas_of_each_text_block_after_the_one_before_across_a_tool_call', async () => {
     harness = await startHarness([
       { blocks: [{ type: 'text', text: 'First I will call the echo tool with your words.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hi' } }], deltaDelayMs: 30 },
       { blocks: [{ type: 'text', text: 'The echo tool answered hi, and that is the whole story.' }], deltaDelayMs: 30 },
@@ -69,7 +69,7 @@ describe('the answer streams from the real CLI (--include-partial-messages)', ()
 });
 
 describe('tool results carry a bounded preview for the timeline', () => {
-  it('journals the start of the result the model got, cut at 2 KiB, and the error text of a failed tool', async () => {
+  it('test_journals_the_start_of_the_result_the_model_got_cut_at_2_kib_and_the_error_text_of_a_failed_tool', async () => {
     harness = await startHarness([
       {
         blocks: [

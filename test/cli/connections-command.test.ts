@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
-import { STDIO_SERVER, loginPlayingBrowser } from './support.js';
+import { STDIO_SERVER, loginPlayingBrowser } from '../connections/support.js';
 
 const servers: ProtectedServer[] = [];
 afterEach(async () => {
@@ -15,7 +15,7 @@ function env(home: string): NodeJS.ProcessEnv {
 }
 
 describe('ward connections', () => {
-  it('adds a stdio server with a secret from stdin, lists and toggles its tools, and removes it', async () => {
+  it('test_adds_a_stdio_server_with_a_secret_from_stdin_lists_and_toggles_its_tools_and_removes_it', async () => {
     const home = path.join(tempDir(), 'home');
     const canary = `cli-secret-canary-${Date.now()}`;
     const added = await ward(['connections', 'add', 'files', '--command', process.execPath, '--arg', STDIO_SERVER, '--secret-env', 'API_TOKEN'], { env: env(home), input: `${canary}\n` });
@@ -37,7 +37,7 @@ describe('ward connections', () => {
     expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('shows the last lines of a failing stdio server\'s stderr, escaped, with the unavailable exit code', async () => {
+  it('test_shows_the_last_lines_of_a_failing_stdio_server's stderr, escaped, with the unavailable exit code', async () => {
     const home = path.join(tempDir(), 'home');
     expect(await ward(['connections', 'add', 'broken', '--command', process.execPath, '--arg', STDIO_SERVER, '--arg=--fail-start'], { env: env(home) })).toMatchObject({ code: 0 });
     const result = await ward(['connections', 'tools', 'broken'], { env: env(home) });
@@ -47,7 +47,7 @@ describe('ward connections', () => {
     expect((await ward(['connections', 'list'], { env: env(home) })).stdout).toMatch(/^broken {2}stdio {2}.* {2}error \(closed\) {2}tools 0\/0 on$/m);
   });
 
-  it('fails closed on bad configuration, naming the field, with the usage exit code', async () => {
+  it('test_fails_closed_on_bad_configuration_naming_the_field_with_the_usage_exit_code', async () => {
     const home = path.join(tempDir(), 'home');
     expect(await ward(['connections', 'add', 'remote', '--url', 'http://mcp.example.com/mcp'], { env: env(home) })).toMatchObject({
       code: 2,
@@ -59,7 +59,7 @@ describe('ward connections', () => {
     expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('signs in to a remote server, lists its tools, and after revocation says to sign in again; tokens never reach stdout', async () => {
+  it('test_signs_in_to_a_remote_server_lists_its_tools_and_after_revocation_says_to_sign_in_again_tokens_never_reach_stdout', async () => {
     const remote = await startProtectedServer();
     servers.push(remote);
     const home = path.join(tempDir(), 'home');

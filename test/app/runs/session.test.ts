@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeConfigDir } from '../../main/app/runs/workspace.js';
-import { userTextIn } from '../fixtures/model-provider/provider.js';
+import { claudeConfigDir } from '../../../main/app/runs/workspace.js';
+import { userTextIn } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
@@ -17,7 +17,7 @@ function transcripts(dir: string): string[] {
 }
 
 describe('native sessions across turns (R4)', () => {
-  it('resumes the same native session on the second turn, with the earlier messages', async () => {
+  it('test_resumes_the_same_native_session_on_the_second_turn_with_the_earlier_messages', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'Second answer.' }] }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'first question alpha' });
     expect((await first.done).state).toBe('succeeded');
@@ -37,7 +37,7 @@ describe('native sessions across turns (R4)', () => {
     expect(userTextIn(two!)).toContain('second question beta');
   });
 
-  it('a named workspace is the working folder of every turn of its conversation, and cannot change', async () => {
+  it('test_a_named_workspace_is_the_working_folder_of_every_turn_of_its_conversation_and_cannot_change', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'One.' }] }, { blocks: [{ type: 'text', text: 'Two.' }] }]);
     const workspace = fs.mkdtempSync(path.join(harness.tmpRoot, '..', 'ward-named-workspace-'));
     try {
@@ -55,7 +55,7 @@ describe('native sessions across turns (R4)', () => {
     }
   });
 
-  it('fails the turn visibly when the native transcript was deleted, and starts nothing new', async () => {
+  it('test_fails_the_turn_visibly_when_the_native_transcript_was_deleted_and_starts_nothing_new', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'must not be used' }] }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
     expect((await first.done).state).toBe('succeeded');

@@ -7,7 +7,7 @@ import { openConnections } from '../../main/connections/index.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { tempDir } from '../support/temp.js';
-import { stdioSpec } from './support.js';
+import { stdioSpec } from '../connections/support.js';
 
 const cores: DataFolder[] = [];
 afterEach(() => {
@@ -33,7 +33,7 @@ async function setup() {
 }
 
 describe('desktop agent editor with connection tools', () => {
-  it('pins CONNECTION/TOOL with addTools, keeps it on republish, and refuses a tool that is off or unknown', async () => {
+  it('test_pins_connection_tool_with_addtools_keeps_it_on_republish_and_refuses_a_tool_that_is_off_or_unknown', async () => {
     const { core, ns, publish } = await setup();
     expect(await publish({ addTools: ['local/echo'] })).toMatchObject({ ok: true, value: { version: 1, tools: [{ name: 'local__echo', upstream: 'local', description: 'Echoes text' }] } });
     expect(await publish({ instructions: 'Still echo.', keepTools: ['local__echo'] })).toMatchObject({ ok: true, value: { version: 2, tools: [{ name: 'local__echo', upstream: 'local' }] } });

@@ -22,7 +22,7 @@ const seqs = (pushes: PushedEvent[]) => pushes.flatMap((push) => (push.kind === 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('journal subscription from a cursor (J1)', () => {
-  it('replays in pages, then follows, with no gap or duplicate even when events land mid-replay', async () => {
+  it('test_replays_in_pages_then_follows_with_no_gap_or_duplicate_even_when_events_land_mid_replay', async () => {
     const { core, store, conversation, service, pushes, client } = setup();
     store.journal.appendMany(conversation.id, Array.from({ length: 2_500 }, (_, i) => ({ type: 'assistant_text', payload: { text: `m${i}` } })));
     const result = await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 200 });
@@ -41,7 +41,7 @@ describe('journal subscription from a cursor (J1)', () => {
     core.close();
   });
 
-  it('ends a window’s subscriptions when it goes away, and bounds how many it may hold', async () => {
+  it('test_ends_a_windows_subscriptions_when_it_goes_away_and_bounds_how_many_it_may_hold', async () => {
     const { core, conversation, service, pushes, client } = setup();
     for (let i = 0; i < MAX_SUBSCRIPTIONS_PER_CLIENT; i++) {
       await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 });
@@ -59,7 +59,7 @@ describe('journal subscription from a cursor (J1)', () => {
     core.close();
   });
 
-  it('never lets another window end a subscription it does not hold', async () => {
+  it('test_never_lets_another_window_end_a_subscription_it_does_not_hold', async () => {
     const { core, conversation, service, client } = setup();
     const result = await dispatch(service.handlers, client, 'journal.subscribe', { namespace: 'default', conversationId: conversation.id, afterSeq: 0 });
     const id = (result as { value: { subscriptionId: string } }).value.subscriptionId;
@@ -71,7 +71,7 @@ describe('journal subscription from a cursor (J1)', () => {
 });
 
 describe('what leaves main', () => {
-  it('sends each journal event parsed by its schema: credential-like tool arguments redacted at any depth, an event that does not parse without its payload', async () => {
+  it('test_sends_each_journal_event_parsed_by_its_schema_credential_like_tool_arguments_redacted_at_any_depth_an_event_that_does_not_parse_without_its_payload', async () => {
     const { core, store, conversation, service, pushes, client } = setup();
     const args = { text: 'hi', headers: { Authorization: 'Bearer x', accept: 'json' }, list: [{ api_key: 'k', token: 't' }], capability: 'c' };
     store.journal.appendMany(conversation.id, [
@@ -101,7 +101,7 @@ describe('what leaves main', () => {
     core.close();
   });
 
-  it('names the conversation’s unknown namespace and malformed input precisely', async () => {
+  it('test_names_the_conversations_unknown_namespace_and_malformed_input_precisely', async () => {
     const { core, service, client } = setup();
     await expect(dispatch(service.handlers, client, 'conversations.list', { namespace: 'nope' })).resolves.toEqual({
       ok: false,

@@ -2,13 +2,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Broker } from '../../main/broker/broker.js';
-import type { RunService } from '../../main/app/runs/run-service.js';
-import { WardApp, type RunOptions, type WardAppOptions } from '../../main/app/ward-app.js';
-import { DataFolder } from '../../main/store/data-folder.js';
-import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
-import type { JournalEvent } from '../../main/store/journal.js';
-import { startModelProvider, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { Broker } from '../../../main/broker/broker.js';
+import type { RunService } from '../../../main/app/runs/run-service.js';
+import { WardApp, type RunOptions, type WardAppOptions } from '../../../main/app/ward-app.js';
+import { DataFolder } from '../../../main/store/data-folder.js';
+import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
+import type { JournalEvent } from '../../../main/store/journal.js';
+import { startModelProvider, type ModelProvider, type ScriptStep } from '../../fixtures/model-provider/provider.js';
 
 export const CANARY_KEY = 'sk-ant-canary-7f3e9b1c2d4a5e6f';
 

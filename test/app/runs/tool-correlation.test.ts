@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Broker } from '../../main/broker/broker.js';
-import type { RunBinding, RunRegistration } from '../../main/broker/types.js';
-import type { PayloadOf } from '../../preload/events.js';
+import { Broker } from '../../../main/broker/broker.js';
+import type { RunBinding, RunRegistration } from '../../../main/broker/types.js';
+import type { PayloadOf } from '../../../preload/events.js';
 import { publishToolAgent } from './agents.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 
@@ -100,7 +100,7 @@ afterEach(async () => {
 });
 
 describe("tool results are joined to the broker's outcome by the CLI's tool_use id", () => {
-  it('two calls of one tool in one assistant message, answered by the upstream in reverse order: each tool_result carries its own outcome', async () => {
+  it('test_two_calls_of_one_tool_in_one_assistant_message_answered_by_the_upstream_in_reverse_order_each_tool_result_carries_its_own_outcome', async () => {
     broker = await Broker.start();
     hop = await startCliHop(broker);
     harness = await startHarness(

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeConfigDir, conversationWorkspace } from '../../main/app/runs/workspace.js';
-import { GrantStore } from '../../main/permissions/grant-store.js';
-import { ALLOWED_CHILD_ENV } from '../../main/runner/env.js';
+import { claudeConfigDir, conversationWorkspace } from '../../../main/app/runs/workspace.js';
+import { GrantStore } from '../../../main/permissions/grant-store.js';
+import { ALLOWED_CHILD_ENV } from '../../../main/runner/env.js';
 import { publishToolAgent } from './agents.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
 
@@ -18,7 +18,7 @@ function procFile(pid: number, name: string): string[] {
 }
 
 describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
-  it('the canary model key and the capability never reach argv, the database or the journal; the child env is the allowlist', async () => {
+  it('test_the_canary_model_key_and_the_capability_never_reach_argv_the_database_or_the_journal_the_child_env_is_the_allowlist', async () => {
     const slow = { blocks: [{ type: 'text' as const, text: 'one two three four five six seven eight nine ten' }], deltaDelayMs: 150 };
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, slow]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
@@ -75,7 +75,7 @@ describe('secrets stay out of argv, the environment, the database and the journa
 });
 
 describe("text the model, the CLI or the provider chose is journaled without the turn's secrets (C3)", () => {
-  it('a provider error that echoes the model key leaves no key in the run state or the journal', async () => {
+  it('test_a_provider_error_that_echoes_the_model_key_leaves_no_key_in_the_run_state_or_the_journal', async () => {
     const echoed = { kind: 'http_error' as const, status: 400, errorType: 'invalid_request_error', message: `key ${CANARY_KEY} is not allowed this model` };
     harness = await startHarness([echoed, echoed, echoed]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
@@ -85,7 +85,7 @@ describe("text the model, the CLI or the provider chose is journaled without the
     expect(JSON.stringify(harness.events(handle.conversationId))).not.toContain(CANARY_KEY);
   });
 
-  it('a permission check on a path the model chose leaves no key in the journal', async () => {
+  it('test_a_permission_check_on_a_path_the_model_chose_leaves_no_key_in_the_journal', async () => {
     const asked = `/tmp/ward-canary-read/${CANARY_KEY}.txt`;
     harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: asked } }] }, { blocks: [{ type: 'text', text: 'denied' }] }]);
     await publishToolAgent(harness);

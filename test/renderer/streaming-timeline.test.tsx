@@ -9,7 +9,7 @@ const AT = '2026-03-01T12:00:00.000Z';
 const texts = (items: readonly TimelineItem[]) => items.map((item) => (item.kind === 'tool' ? `[${item.tool}]` : item.text));
 
 describe('the chat text grows as deltas arrive', () => {
-  it('appends each delta to the answer, then the final text replaces what they built up', () => {
+  it('test_appends_each_delta_to_the_answer_then_the_final_text_replaces_what_they_built_up', () => {
     const event = viewFeed();
     let state = applyEvents(EMPTY_CONVERSATION, [event('run_started', RUN_STARTED), event('user_prompt', { text: 'hi' }), event('assistant_delta', { text: 'Hel', messageIndex: 0 })]);
     expect(texts(state.items)).toEqual(['hi', 'Hel']);
@@ -21,7 +21,7 @@ describe('the chat text grows as deltas arrive', () => {
     expect(state.items[1]).toMatchObject({ kind: 'assistant', streaming: null });
   });
 
-  it('a second block of the same run streams after the first, and one after a tool call starts a new message', () => {
+  it('test_a_second_block_of_the_same_run_streams_after_the_first_and_one_after_a_tool_call_starts_a_new_message', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('run_started', RUN_STARTED),
@@ -35,7 +35,7 @@ describe('the chat text grows as deltas arrive', () => {
     expect(texts(state.items)).toEqual(['One.\n\nTwo.', '[echo]', 'Thr']);
   });
 
-  it('replaying from any cursor gives the same text as following live (J1)', () => {
+  it('test_replaying_from_any_cursor_gives_the_same_text_as_following_live_j1', () => {
     const event = viewFeed();
     const events = [
       event('run_started', RUN_STARTED),
@@ -53,7 +53,7 @@ describe('the chat text grows as deltas arrive', () => {
     expect(texts(once.items)).toEqual(['ab\n\nc', 'Stopped']);
   });
 
-  it("keeps another run's deltas out of this run's answer", () => {
+  it("test_keeps_another_runs_deltas_out_of_this_runs_answer", () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [event('assistant_text', { text: 'earlier answer' }, AT, 'run-0'), event('assistant_delta', { text: 'new', messageIndex: 0 }, AT, 'run-1')]);
     expect(texts(state.items)).toEqual(['earlier answer', 'new']);
@@ -61,7 +61,7 @@ describe('the chat text grows as deltas arrive', () => {
 });
 
 describe('a tool entry shows the result or error preview', () => {
-  it('shows the preview main journaled, the error code before an error, and a cut preview as cut', () => {
+  it('test_shows_the_preview_main_journaled_the_error_code_before_an_error_and_a_cut_preview_as_cut', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: { text: 'hi' } }),
@@ -79,7 +79,7 @@ describe('a tool entry shows the result or error preview', () => {
     ]);
   });
 
-  it('renders the preview as inert text: markup stays text, bidi and control characters show as escapes', async () => {
+  it('test_renders_the_preview_as_inert_text_markup_stays_text_bidi_and_control_characters_show_as_escapes', async () => {
     const event = viewFeed();
     const hostile = '<img src=x onerror="globalThis.pwned=1"> \u202eevil\u200b\u0007\nnext line';
     const state = applyEvents(EMPTY_CONVERSATION, [

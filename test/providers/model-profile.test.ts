@@ -12,7 +12,7 @@ const ns = parseNamespace('work');
 describe('model provider profile (L1)', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-profile-'));
 
-  it('takes the default profile from the environment, https or loopback http', () => {
+  it('test_takes_the_default_profile_from_the_environment_https_or_loopback_http', () => {
     expect(resolveModelProfile(home, ns, 'default', {})).toEqual({ name: 'default', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' });
     expect(resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://127.0.0.1:8080/', WARD_MODEL: 'claude-opus-4-1' })).toEqual({
       name: 'default',
@@ -21,7 +21,7 @@ describe('model provider profile (L1)', () => {
     });
   });
 
-  it('refuses a non-loopback http:// URL unless the override is set explicitly', () => {
+  it('test_refuses_a_non_loopback_http_url_unless_the_override_is_set_explicitly', () => {
     const refused = wardErrorOf(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://models.example.com' }));
     expect(refused.code).toBe('invalid_config');
     expect(refused.message).toBe('WARD_MODEL_BASE_URL: http:// is allowed only for loopback hosts (got models.example.com); use https:// or set the explicit insecure-HTTP override');
@@ -30,7 +30,7 @@ describe('model provider profile (L1)', () => {
     expect(wardErrorOf(() => resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'ftp://example.com' })).message).toContain('must be https://');
   });
 
-  it("reads named profiles from the namespace's file and fails closed on a malformed one", () => {
+  it("test_reads_named_profiles_from_the_namespaces_file_and_fails_closed_on_a_malformed_one", () => {
     const dir = namespaceDir(home, ns);
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'model-profiles.json');
@@ -43,7 +43,7 @@ describe('model provider profile (L1)', () => {
     expect(wardErrorOf(() => resolveModelProfile(home, ns, 'fast', {})).message).toBe(`${file} is not valid JSON`);
   });
 
-  it('takes the model credential from the environment when none is stored, and says how to set one when absent', async () => {
+  it('test_takes_the_model_credential_from_the_environment_when_none_is_stored_and_says_how_to_set_one_when_absent', async () => {
     const credential = storedModelCredential(home);
     await expect(credential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'api_key', value: 'k1' });
     await expect(credential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'oauth_token', value: 't1' });

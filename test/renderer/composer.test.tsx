@@ -9,7 +9,7 @@ const status = (container: HTMLElement) => container.querySelector('[data-testid
 const labels = (container: HTMLElement) => buttons(container).map((b) => `${b.textContent}${b.disabled ? ' (disabled)' : ''}`);
 
 describe('the Stop control (R6)', () => {
-  it('offers Stop while running, and clicking it asks to stop once', async () => {
+  it('test_offers_stop_while_running_and_clicking_it_asks_to_stop_once', async () => {
     const stops: string[] = [];
     const view = await render(<Composer run={run('running')} onSend={async () => true} onStop={() => stops.push('stop')} />);
     expect(labels(view.container)).toEqual(['Stop']);
@@ -19,7 +19,7 @@ describe('the Stop control (R6)', () => {
     await view.unmount();
   });
 
-  it('shows Stopping… (disabled, no Send) while tools drain', async () => {
+  it('test_shows_stopping_disabled_no_send_while_tools_drain', async () => {
     const view = await render(<Composer run={run('stopping')} onSend={async () => true} onStop={() => undefined} />);
     expect(labels(view.container)).toEqual(['Stopping… (disabled)']);
     expect(status(view.container)).toBe('Stopping…');
@@ -27,7 +27,7 @@ describe('the Stop control (R6)', () => {
     await view.unmount();
   });
 
-  it('shows Stopped as a plain state, not an error, and accepts the next prompt', async () => {
+  it('test_shows_stopped_as_a_plain_state_not_an_error_and_accepts_the_next_prompt', async () => {
     const sent: string[] = [];
     const view = await render(<Composer run={run('stopped')} onSend={async (prompt) => (sent.push(prompt), true)} onStop={() => undefined} />);
     expect(status(view.container)).toBe('Stopped');
@@ -37,7 +37,7 @@ describe('the Stop control (R6)', () => {
     await view.unmount();
   });
 
-  it('refuses a new prompt while a run is uncertain', async () => {
+  it('test_refuses_a_new_prompt_while_a_run_is_uncertain', async () => {
     const view = await render(<Composer run={run('uncertain')} onSend={async () => true} onStop={() => undefined} />);
     expect(status(view.container)).toBe('Outcome unknown');
     expect(labels(view.container)).toEqual(['Send (disabled)']);

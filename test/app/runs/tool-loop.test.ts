@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolResultsIn } from '../fixtures/model-provider/provider.js';
+import { toolResultsIn } from '../../fixtures/model-provider/provider.js';
 import { processesWith, publishToolAgent } from './agents.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 
@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('a tool loop through the broker', () => {
-  it('calls the pinned upstream tool and hands its result back to the model', async () => {
+  it('test_calls_the_pinned_upstream_tool_and_hands_its_result_back_to_the_model', async () => {
     harness = await startHarness([
       { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'ping-42' } }] },
       { blocks: [{ type: 'text', text: 'The tool said ping-42.' }] },
@@ -38,7 +38,7 @@ describe('a tool loop through the broker', () => {
     expect(processesWith(agent.marker)).toEqual([]);
   });
 
-  it("hands back a call slower than the broker's JSON window, which the CLI receives as an SSE stream", async () => {
+  it("test_hands_back_a_call_slower_than_the_brokers_json_window_which_the_cli_receives_as_an_sse_stream", async () => {
     harness = await startHarness([
       { blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 1_500 } }] },
       { blocks: [{ type: 'text', text: 'Done sleeping.' }] },

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
-import { FIXTURE_STDIO, processesWith } from './agents.js';
-import { CANARY_KEY, until } from './harness.js';
+import { FIXTURE_STDIO, processesWith } from '../app/runs/agents.js';
+import { CANARY_KEY, until } from '../app/runs/harness.js';
 
 // The built command (npm test builds first; test/global-setup.ts builds when dist/ is missing).
 const WARD = path.resolve('bin/ward.js');
@@ -51,7 +51,7 @@ function wardRun(env: NodeJS.ProcessEnv, args: string[], input = ''): Promise<{ 
 }
 
 describe('ward run (the built command)', () => {
-  it('streams the answer, prints NDJSON journal events with --json, and exits 0 on success', async () => {
+  it('test_streams_the_answer_prints_ndjson_journal_events_with_json_and_exits_0_on_success', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello from the model.' }] }, { blocks: [{ type: 'text', text: 'Piped answer.' }] }]);
     const { env } = setup();
     const human = await wardRun(env, ['run', '--', 'say', 'hello']);
@@ -73,7 +73,7 @@ describe('ward run (the built command)', () => {
     expect(events[2]!.payload).toEqual({ text: 'Piped answer.' });
   });
 
-  it('a second ward run with the same request id attaches to the first one instead of starting a child (R7)', async () => {
+  it('test_a_second_ward_run_with_the_same_request_id_attaches_to_the_first_one_instead_of_starting_a_child_r7', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'one two three four five six' }], deltaDelayMs: 150 }]);
     const { env } = setup();
     const first = wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'same input']);
@@ -99,7 +99,7 @@ describe('ward run (the built command)', () => {
     expect(conflict.stderr).toContain('request req-cli-1 was already used with a different input');
   });
 
-  it('ward agents create pins tools from a stdio server, and ward run shows the tool timeline', async () => {
+  it('test_ward_agents_create_pins_tools_from_a_stdio_server_and_ward_run_shows_the_tool_timeline', async () => {
     provider = await startModelProvider([
       { blocks: [{ type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'pong' } }] },
       { blocks: [{ type: 'text', text: 'The echo said pong.' }] },
@@ -115,7 +115,7 @@ describe('ward run (the built command)', () => {
     expect(run.stdout).toMatch(/^ {2}→ echo \{"text":"pong"\}\n {2}← echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
   });
 
-  it('ward doctor reports the pin and --self-test runs the pinned CLI offline', async () => {
+  it('test_ward_doctor_reports_the_pin_and_self_test_runs_the_pinned_cli_offline', async () => {
     provider = await startModelProvider();
     const { env } = setup();
     const doctor = await wardRun(env, ['doctor', '--self-test', '--json']);
@@ -132,7 +132,7 @@ describe('ward run (the built command)', () => {
     expect(selfTest).toMatchObject({ status: 'ok', detail: expect.stringContaining('; runs are NOT sandboxed: WARD_SANDBOX=off'), data: { sandboxed: false } });
   });
 
-  it('exit codes: 2 for usage errors, 1 for a failed turn', async () => {
+  it('test_exit_codes_2_for_usage_errors_1_for_a_failed_turn', async () => {
     provider = await startModelProvider([{ kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'scripted refusal' }]);
     const { env } = setup();
     const both = await wardRun(env, ['run', '--new', '--conversation', 'abc', '--', 'x']);
@@ -143,7 +143,7 @@ describe('ward run (the built command)', () => {
     expect(failed.stderr).toMatch(/ward: failed: /);
   });
 
-  it('Ctrl-C stops the turn gracefully and exits 130, leaving no CLI process behind', async () => {
+  it('test_ctrl_c_stops_the_turn_gracefully_and_exits_130_leaving_no_cli_process_behind', async () => {
     provider = await startModelProvider([{ kind: 'hang' }]);
     const { env, tmp } = setup();
     ward = spawn(process.execPath, [WARD, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -180,7 +180,7 @@ describe('ward run (the built command)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason } });
   });
 
-  it('ward run --json | head -1: a closed output pipe stops the turn instead of crashing and orphaning the CLI', async () => {
+  it('test_ward_run_json_head_1_a_closed_output_pipe_stops_the_turn_instead_of_crashing_and_orphaning_the_cli', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'a b c d e f g h i j k l m n o p' }], deltaDelayMs: 150 }]);
     const { env, tmp } = setup();
     ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'talk slowly'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -197,7 +197,7 @@ describe('ward run (the built command)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason: 'the output pipe was closed' } });
   });
 
-  it('after `ward run` is SIGKILLed mid-turn, the next start shows the run uncertain with every shown event on disk (R8)', async () => {
+  it('test_after_ward_run_is_sigkilled_mid_turn_the_next_start_shows_the_run_uncertain_with_every_shown_event_on_disk_r8', async () => {
     provider = await startModelProvider([{ kind: 'hang', blocks: [{ type: 'text', text: 'Shown before the crash.' }] }]);
     const { env, tmp } = setup();
     ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

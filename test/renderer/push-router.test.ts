@@ -16,7 +16,7 @@ function transport() {
 const journal = (subscriptionId: string, seq: number): PushedEvent => ({ kind: 'journal', subscriptionId, events: [{ seq, runId: null, type: 'assistant_text', payload: { text: '' }, createdAt: '' }] });
 
 describe('routing pushed events to subscriptions', () => {
-  it('hands over pushes that arrived before the subscription id was known, in order, then live ones', () => {
+  it('test_hands_over_pushes_that_arrived_before_the_subscription_id_was_known_in_order_then_live_ones', () => {
     const { api, push } = transport();
     const router = new PushRouter(api);
     push(journal('s1', 1));
@@ -28,7 +28,7 @@ describe('routing pushed events to subscriptions', () => {
     router.close();
   });
 
-  it('drops late pushes for an ended subscription instead of holding them, so a new one is not crowded out', () => {
+  it('test_drops_late_pushes_for_an_ended_subscription_instead_of_holding_them_so_a_new_one_is_not_crowded_out', () => {
     const { api, push } = transport();
     const router = new PushRouter(api);
     const stop = router.route('old', () => undefined);

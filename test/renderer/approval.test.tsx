@@ -23,7 +23,7 @@ function approval(overrides: Partial<PendingApprovalView> = {}): PendingApproval
 }
 
 describe('the approval prompt (P3)', () => {
-  it('shows who asks for what, the time left, and answers allow once', async () => {
+  it('test_shows_who_asks_for_what_the_time_left_and_answers_allow_once', async () => {
     const answers: ApprovalAnswer[] = [];
     const view = await render(<ApprovalPrompt approval={approval()} now={NOW} onAnswer={(answer) => answers.push(answer)} />);
     expect(view.container.querySelector('h3')!.textContent).toBe('Agent tooly wants to call the tool fixture/echo');
@@ -36,7 +36,7 @@ describe('the approval prompt (P3)', () => {
     await view.unmount();
   });
 
-  it('answers allow for this conversation and deny with their own values', async () => {
+  it('test_answers_allow_for_this_conversation_and_deny_with_their_own_values', async () => {
     for (const [name, expected] of [
       ['Allow in this conversation', 'allow_conversation'],
       ['Deny', 'deny'],
@@ -49,13 +49,13 @@ describe('the approval prompt (P3)', () => {
     }
   });
 
-  it('offers only allow once and deny when main offers only those (a compound command)', async () => {
+  it('test_offers_only_allow_once_and_deny_when_main_offers_only_those_a_compound_command', async () => {
     const view = await render(<ApprovalPrompt approval={approval({ choices: ['allow_once', 'deny'] })} now={NOW} onAnswer={() => undefined} />);
     expect(buttons(view.container).map((b) => b.textContent)).toEqual(['Allow once', 'Deny']);
     await view.unmount();
   });
 
-  it('once the time is up it says denied and takes no answer', async () => {
+  it('test_once_the_time_is_up_it_says_denied_and_takes_no_answer', async () => {
     const view = await render(<ApprovalPrompt approval={approval({ expiresAt: new Date(NOW - 1).toISOString() })} now={NOW} onAnswer={() => undefined} />);
     expect(view.container.querySelector('.approval-time')!.textContent).toBe('Timed out: denied');
     expect(buttons(view.container).every((b) => b.disabled)).toBe(true);
