@@ -37,7 +37,7 @@ describe('ward connections', () => {
     expect(await ward(['connections', 'list'], { env: env(home) })).toMatchObject({ code: 0, stdout: '' });
   });
 
-  it('test_shows_the_last_lines_of_a_failing_stdio_server's stderr, escaped, with the unavailable exit code', async () => {
+  it('test_shows_the_last_lines_of_a_failing_stdio_servers_stderr_escaped_with_the_unavailable_exit_code', async () => {
     const home = path.join(tempDir(), 'home');
     expect(await ward(['connections', 'add', 'broken', '--command', process.execPath, '--arg', STDIO_SERVER, '--arg=--fail-start'], { env: env(home) })).toMatchObject({ code: 0 });
     const result = await ward(['connections', 'tools', 'broken'], { env: env(home) });

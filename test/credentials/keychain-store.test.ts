@@ -46,7 +46,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     expect(fs.readdirSync(home)).toEqual([]);
   });
 
-  it('test_keeps_two_namespaces_apart_neither_reads_overwrites_nor_deletes_the_other_one's entry', async () => {
+  it('test_keeps_two_namespaces_apart_neither_reads_overwrites_nor_deletes_the_other_ones_entry', async () => {
     const home = tempDir();
     const work = openSecretStore(home, parseNamespace('work'), { kind: 'keychain' });
     const personal = openSecretStore(home, parseNamespace('personal'), { kind: 'keychain' });
