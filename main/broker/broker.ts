@@ -3,13 +3,13 @@
  * `http://127.0.0.1:PORT/runs/RUN/mcp` with `Authorization: Bearer CAP` (B1). Every request is
  * checked here, before the MCP SDK sees it: peer address, Host, Origin, path, capability, size.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
+import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { schemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, toolUseIdOf, type CallLimits } from './run-state.js';
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
@@ -39,7 +39,6 @@ const DEFAULTS = {
   keepAliveMs: 15_000,
 } as const;
 
-const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const PATH = /^\/runs\/([A-Za-z0-9_-]{1,128})\/mcp$/;
@@ -66,10 +65,6 @@ function responsesFinished(responses: ReadonlySet<ServerResponse>): Promise<void
   });
   const all = Promise.all([...responses].map((res) => (res.closed ? undefined : new Promise((resolve) => res.once('close', resolve)))));
   return Promise.race([all.then(() => undefined), limit]).finally(() => clearTimeout(timer));
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }
 
 function validateBinding(binding: RunBinding): void {
@@ -100,14 +95,10 @@ export class Broker {
   private readonly maxBodyBytes: number;
   private readonly maxSessionsPerRun: number;
   private readonly streaming: SessionTransportOptions;
-  private allowedHosts = new Set<string>();
-  private listeningPort = 0;
+  private server!: LoopbackServer;
   private closing = false;
 
-  private constructor(
-    private readonly http: HttpServer,
-    options: BrokerOptions,
-  ) {
+  private constructor(options: BrokerOptions) {
     this.limits = {
       toolTimeoutMs: options.toolTimeoutMs ?? DEFAULTS.toolTimeoutMs,
       hardLimitMs: options.hardLimitMs ?? DEFAULTS.hardLimitMs,
@@ -122,26 +113,15 @@ export class Broker {
 
   /** Starts listening on 127.0.0.1 at a random port. */
   static async start(options: BrokerOptions = {}): Promise<Broker> {
-    const http = createServer();
-    const broker = new Broker(http, options);
-    http.on('request', (req, res) => {
+    const broker = new Broker(options);
+    broker.server = await startLoopbackServer((req, res) => {
       broker.handle(req, res).catch(() => reply(res, 500, 'internal error'));
     });
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
-      http.listen(0, '127.0.0.1', () => {
-        http.off('error', reject);
-        resolve();
-      });
-    });
-    const port = (http.address() as AddressInfo).port;
-    broker.listeningPort = port;
-    broker.allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
     return broker;
   }
 
   get port(): number {
-    return this.listeningPort;
+    return this.server.port;
   }
 
   /** Registers a run and mints its capability (B1). Throws invalid_config for a malformed binding. */
@@ -149,8 +129,8 @@ export class Broker {
     if (this.closing) throw new WardError('internal', 'the broker is shutting down');
     validateBinding(binding);
     if (this.runs.has(binding.runId)) throw new WardError('invalid_config', `run ${binding.runId} is already registered with the broker`);
-    const capability = randomBytes(32).toString('base64url');
-    const entry: RunEntry = { state: new RunState(binding, sha256(capability), this.limits), sessions: new Map(), posts: new Set() };
+    const capability = newCapability();
+    const entry: RunEntry = { state: new RunState(binding, capabilityHash(capability), this.limits), sessions: new Map(), posts: new Set() };
     this.runs.set(binding.runId, entry);
     let closing: Promise<void> | undefined;
     return {
@@ -165,10 +145,7 @@ export class Broker {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.runs.entries()].map(([runId, entry]) => this.closeRun(runId, entry)));
-    await new Promise<void>((resolve) => {
-      this.http.close(() => resolve());
-      this.http.closeAllConnections();
-    });
+    await this.server.close();
   }
 
   private async closeRun(runId: string, entry: RunEntry): Promise<void> {
@@ -184,9 +161,8 @@ export class Broker {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // B1: loopback peers, loopback Host names, and never a browser page.
-    if (!LOOPBACK_PEERS.has(req.socket.remoteAddress ?? '')) return reply(res, 403, 'only loopback peers are served');
-    if (!this.allowedHosts.has((req.headers.host ?? '').toLowerCase())) return reply(res, 403, 'Host must be a loopback name');
-    if (req.headers.origin !== undefined) return reply(res, 403, 'requests with an Origin header are refused');
+    const refusal = this.server.refusal(req);
+    if (refusal !== null) return reply(res, 403, refusal);
 
     const match = PATH.exec(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
     if (match === null) return reply(res, 404, 'not found');
@@ -221,9 +197,7 @@ export class Broker {
 
   private authorized(req: IncomingMessage, entry: RunEntry): boolean {
     const header = req.headers.authorization;
-    if (header === undefined || !header.startsWith('Bearer ')) return false;
-    // Hashing both sides gives equal lengths, so the comparison is constant-time (B1).
-    return timingSafeEqual(sha256(header.slice('Bearer '.length)), entry.state.capabilityHash);
+    return header?.startsWith('Bearer ') === true && capabilityMatches(header.slice('Bearer '.length), entry.state.capabilityHash);
   }
 
   /** The session a request names, or undefined after answering why there is none. */
