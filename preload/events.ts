@@ -66,8 +66,8 @@ const permissionDecision = z.strictObject({
   decision: z.enum(['allow', 'deny']),
   answerer,
   reason: z.string(),
-  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host. */
-  via: z.enum(['approval', 'broker', 'sandbox']),
+  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host, the spawn for a variable. */
+  via: z.enum(['approval', 'broker', 'sandbox', 'spawn']),
   at: z.string(),
 });
 
@@ -127,6 +127,20 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       cacheReadTokens: count,
       cacheCreationTokens: count,
       costUsd: z.number().min(0).nullable(),
+    }),
+  ),
+  /**
+   * One call of the CLI to the model through Ward's gateway (G4): the provider's status (0 when it
+   * could not be reached), why it failed in Ward's words, and the tokens it reported.
+   */
+  event(
+    'model_call',
+    z.strictObject({
+      path: z.string(),
+      status: z.number().int().min(0).max(999),
+      durationMs: milliseconds,
+      problem: z.string().nullable(),
+      usage: z.strictObject({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheCreationTokens: count }).nullable(),
     }),
   ),
   event(

@@ -14,7 +14,7 @@ import { parseNamespace } from '../namespaces/namespace.js';
 import { INHERITED_ENV } from '../runner/env.js';
 import { SELF_TEST_ANSWER, startOfflineProvider } from '../runner/offline-provider.js';
 import { verifyPinnedCli } from '../runner/pin.js';
-import { sandboxState } from '../runner/sandbox.js';
+import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
 import { WardApp } from './ward-app.js';
 
 export interface SelfTestResult {
@@ -40,16 +40,17 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
   const provider = await startOfflineProvider();
   // Ward's own environment for the child's allowlist and WARD_SANDBOX; the offline endpoint instead of any configured one.
   const selfEnv: NodeJS.ProcessEnv = { ...pick(env, [...INHERITED_ENV, 'WARD_SANDBOX']), WARD_MODEL_BASE_URL: provider.url };
+  const sandbox = new SandboxEngine(parseSandboxMode(selfEnv.WARD_SANDBOX));
   const app = new WardApp({
     home: path.join(scratch, 'home'),
     env: selfEnv,
     // The self-test checks the CLI protocol; the admin policy is reported by its own doctor check.
     policy: null,
-    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
+    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, sandbox, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
   });
   try {
     version = (await verifyPinnedCli()).version;
-    const sandbox = sandboxState(selfEnv);
+    const status = await sandbox.status();
     const ns = parseNamespace('default');
     const handle = (await app.runs()).startTurn({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
     const outcome = await handle.done;
@@ -62,7 +63,7 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const stray = events.find((event) => event.type === 'diagnostic');
     if (stray !== undefined) return done(false, `unexpected stdout: ${String((stray.payload as { detail?: unknown }).detail)}`);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
-    const confinement = sandboxed ? 'inside the OS sandbox' : sandbox.detail;
+    const confinement = sandboxed ? 'inside the OS sandbox' : status.detail;
     return done(true, `CLI ${version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`);
   } catch (error) {
     return done(false, describeError(error));

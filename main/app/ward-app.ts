@@ -12,7 +12,8 @@ import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
 import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
 import type { ModelCredential } from '../providers/model-profile.js';
-import type { SandboxOptions } from '../runner/sandbox.js';
+import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
+import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
@@ -41,8 +42,10 @@ export interface RunOptions {
   readonly tmpRoot?: string;
   /** How long a person has to answer a permission question. */
   readonly promptTimeoutMs?: number;
-  /** The OS sandbox for the child (default: WARD_SANDBOX in the environment, auto). */
-  readonly sandbox?: SandboxOptions;
+  /** The OS sandbox for runs (default: one per app, WARD_SANDBOX in the environment, auto). */
+  readonly sandbox?: SandboxEngine;
+  /** The model gateway runs register with (default: one started with the broker). */
+  readonly gateway?: { register(route: ProviderRoute): GatewayRegistration };
   /** The model credential (default: the namespace's stored one, else Ward's environment). */
   readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
   /** The broker runs register with (default: one started on first use, closed with the app). */
@@ -77,6 +80,8 @@ export class WardApp {
   private connectionService: Promise<ConnectionService> | undefined;
   private agentService: Promise<AgentService> | undefined;
   private closeBroker: (() => Promise<void>) | undefined;
+  private closeGateway: (() => Promise<void>) | undefined;
+  private sandboxEngine: SandboxEngine | undefined;
   /** Whether this app opened the data folder (and so closes it). */
   private readonly ownsFolder: boolean;
 
@@ -136,6 +141,8 @@ export class WardApp {
       await runs?.stopAll();
     }
     await this.closeBroker?.();
+    await this.closeGateway?.();
+    await this.sandboxEngine?.close();
     if (this.ownsFolder) this.folder.close();
   }
 
@@ -149,11 +156,20 @@ export class WardApp {
       this.closeBroker = () => started.close();
       broker = started;
     }
+    let gateway = run.gateway;
+    if (gateway === undefined) {
+      const { ModelGateway } = await import('../gateway/gateway.js');
+      const started = await ModelGateway.start();
+      this.closeGateway = () => started.close();
+      gateway = started;
+    }
+    this.sandboxEngine = run.sandbox ?? new SandboxEngine(parseSandboxMode(this.env.WARD_SANDBOX));
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
       policy: this.policy,
       broker,
+      gateway,
       prompter: this.options.prompter ?? noOnePrompter,
       promptTimeoutMs: run.promptTimeoutMs,
       stopGraceMs: run.stopGraceMs ?? 5_000,
@@ -162,7 +178,9 @@ export class WardApp {
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,
       tmpRoot: run.tmpRoot,
-      sandbox: run.sandbox,
+      sandbox: this.sandboxEngine,
+      // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
+      sandboxStatus: await this.sandboxEngine.status(),
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home),
       openConnections: (ns) => connections.open(ns),
     };

@@ -60,6 +60,11 @@ function summarize(event: Readable): string {
       return `reconciled as ${event.payload.state}: ${oneLine(event.payload.note)}`;
     case 'diagnostic':
       return `${event.payload.reason}: ${oneLine(event.payload.detail)}`;
+    case 'model_call': {
+      const { status, problem, durationMs, usage } = event.payload;
+      const outcomeText = problem !== null ? `failed: ${oneLine(problem)}` : `HTTP ${status}`;
+      return `${outcomeText} in ${Math.round(durationMs)} ms${usage === null ? '' : ` (${usage.inputTokens} in / ${usage.outputTokens} out tokens)`}`;
+    }
     case 'permission_decision':
       return decisionLine(event);
     case 'unreadable':
@@ -123,6 +128,9 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
       return { stream: 'stderr', text: `ward: ${summarize(parsed)}\n` };
     case 'unreadable':
       return { stream: 'stderr', text: `ward: ${oneLine(parsed.payload.storedType, 64)}: ${summarize(parsed)}\n` };
+    case 'model_call':
+      // The provider failing is news (the CLI may retry quietly for minutes); its answers are not.
+      return parsed.payload.status >= 400 || parsed.payload.status === 0 ? { stream: 'stderr', text: `ward: model provider ${summarize(parsed)}\n` } : null;
     case 'permission_decision':
       // Denials are news to the person at the terminal; allows are in `ward permissions`.
       return parsed.payload.decision === 'deny' ? { stream: 'stderr', text: `ward: ${decisionLine(parsed)}\n` } : null;

@@ -29,7 +29,7 @@ export interface GatewayExchange {
   /** The provider's status, or 0 when it could not be reached. */
   readonly status: number;
   readonly durationMs: number;
-  /** What went wrong in Ward's words (unreachable, timed out, too large), or null. */
+  /** What went wrong, in Ward's words to follow "the model provider …", or null. */
   readonly problem: string | null;
   readonly usage: TokenUsage | null;
 }
@@ -160,7 +160,7 @@ export class ModelGateway {
     }
     if (upstream.response === undefined) {
       report(0, upstream.problem, null);
-      return apiError(res, 502, 'api_error', `Ward could not reach the model provider: ${upstream.problem}`);
+      return apiError(res, 502, 'api_error', `Ward: the model provider ${upstream.problem}`);
     }
     await this.relay(upstream.response, res, (problem, usage) => report(upstream.response!.statusCode ?? 0, problem, usage));
   }
@@ -175,15 +175,15 @@ export class ModelGateway {
     const client = target.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
       const request = client.request(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http, timeout: this.idleTimeoutMs });
-      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${Math.round(this.callTimeoutMs / 1000)} s`)), this.callTimeoutMs);
+      const deadline = setTimeout(() => request.destroy(new Error(`did not answer within ${Math.round(this.callTimeoutMs / 1000)} s`)), this.callTimeoutMs);
       request.once('response', (response) => {
         response.once('close', () => clearTimeout(deadline));
         resolve({ response, problem: null });
       });
-      request.once('timeout', () => request.destroy(new Error(`the provider sent nothing for ${Math.round(this.idleTimeoutMs / 1000)} s`)));
+      request.once('timeout', () => request.destroy(new Error(`sent nothing for ${Math.round(this.idleTimeoutMs / 1000)} s`)));
       request.once('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(deadline);
-        resolve({ problem: error.code ?? describeError(error) });
+        resolve({ problem: error.code !== undefined ? `could not be reached (${error.code})` : describeError(error) });
       });
       // The client went away: the provider call is abandoned too.
       req.socket.once('close', () => request.destroy());
@@ -219,11 +219,11 @@ export class ModelGateway {
       });
       upstream.once('error', (error) => {
         res.destroy();
-        finish(`the provider's answer broke off: ${describeError(error)}`);
+        finish(`broke off its answer (${describeError(error)})`);
       });
       res.once('close', () => {
         if (!res.writableFinished) upstream.destroy();
-        finish(res.writableFinished ? null : 'the CLI closed the connection before the answer ended');
+        finish(res.writableFinished ? null : 'was cut off: the CLI closed the connection before the answer ended');
       });
     });
   }

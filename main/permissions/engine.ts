@@ -21,6 +21,8 @@ export interface PermissionRequest {
    * could reveal the path or its contents.
    */
   readonly subtree?: boolean;
+  /** Asked about even when a `--allow-…` flag covers it (a secret-looking variable): why. Stored grants, a person's earlier answers, still settle it. */
+  readonly confirm?: string;
 }
 
 export type DecisionKind = 'allow' | 'deny' | 'prompt';
@@ -147,6 +149,7 @@ export function check(request: PermissionRequest, rules: readonly Rule[], gate?:
     rules.filter((rule) => rule.effect === 'allow'),
     request,
   );
+  if (allow !== undefined && request.confirm !== undefined && allow.source === 'flag') return { decision: 'prompt', reason: request.confirm };
   if (allow !== undefined) return { decision: 'allow', rule: allow, reason: `allowed by ${describeRule(allow)}` };
   return { decision: 'prompt', reason: `no grant covers ${request.kind} ${request.value}` };
 }

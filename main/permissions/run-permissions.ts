@@ -174,6 +174,24 @@ export class RunPermissions {
       .map(formatHostPattern);
   }
 
+  /**
+   * Deno's --allow-env: the variables the run's `env` grants pass from Ward's environment into the
+   * child; nothing else beyond the fixed allowlist does. A name that looks like a secret is asked
+   * about even when a flag grants it. Every decision is journaled (P4).
+   */
+  async grantedEnv(source: NodeJS.ProcessEnv): Promise<Record<string, string>> {
+    const names = new Set(this.currentRules().filter((rule) => rule.kind === 'env' && rule.effect === 'allow').map((rule) => rule.value));
+    const granted: Record<string, string> = {};
+    for (const name of names) {
+      const value = source[name];
+      if (value === undefined || value === '') continue;
+      const confirm = looksLikeSecretName(name) ? `${name} looks like a secret: Ward asks before it enters the agent's environment, even when a flag grants it` : undefined;
+      const outcome = await this.decide({ kind: 'env', value: name, ...(confirm === undefined ? {} : { confirm }) }, 'environment', name, 'spawn');
+      if (outcome.allowed) granted[name] = value;
+    }
+    return granted;
+  }
+
   /** The broker's check before each MCP call (B4): live grants, one-shot approvals, else ask. */
   async authorizeToolCall(tool: PinnedToolRoute, args: Record<string, unknown>): Promise<true | string> {
     const request = mcpRequestForRoute(tool);
@@ -373,4 +391,9 @@ function hostsOverlap(a: HostPattern, b: HostPattern): boolean {
   if (a.port !== null && b.port !== null && a.port !== b.port) return false;
   const covers = (pattern: HostPattern, host: string) => host === pattern.host || (pattern.wildcard && host.endsWith(`.${pattern.host}`));
   return covers(a, b.host) || covers(b, a.host) || (a.wildcard && b.wildcard && (a.host.endsWith(`.${b.host}`) || b.host.endsWith(`.${a.host}`)));
+}
+
+/** `*TOKEN*`, `*KEY*`, `*SECRET*`, `*PASSWORD*` and the like. */
+export function looksLikeSecretName(name: string): boolean {
+  return /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i.test(name);
 }

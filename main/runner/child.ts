@@ -3,11 +3,12 @@
  * pipes, the prompt written to stdin and closed. Stop is SIGINT to the CLI (2.1.328 in `-p` mode
  * answers it by cancelling the turn, telling MCP servers to cancel in-flight calls, and writing
  * a terminal `result`), then SIGKILL to the whole group when the grace period runs out.
- * Sandboxed (main/runner/sandbox.ts), the child is bwrap: the interrupt goes to the CLI inside it,
- * and the group kill takes bwrap, whose --die-with-parent and pid namespace take the rest.
+ * Sandboxed (main/sandbox/engine.ts), the child is the runtime's wrapper around bwrap: the
+ * interrupt goes to the CLI inside it, and the group kill takes the wrapper and bwrap, whose
+ * --die-with-parent and pid namespaces take the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { findInnerProcess } from './sandbox.js';
+import { findInnerProcess } from './process-tree.js';
 import { StreamJsonParser, type CliMessage } from './stream-parser.js';
 
 export interface CliLaunch {
@@ -107,8 +108,8 @@ export class CliProcess {
   interrupt(): void {
     if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
       try {
-        // bwrap does not forward signals (SIGINT would end bwrap and, through --die-with-parent,
-        // SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending bwrap is right.
+        // The sandbox's wrappers do not forward signals (SIGINT would end them and, through
+        // --die-with-parent, SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending the wrapper is right.
         const inner = this.inner === undefined ? null : findInnerProcess(this.child.pid, this.inner);
         if (inner !== null) process.kill(inner, 'SIGINT');
         else this.child.kill('SIGINT');

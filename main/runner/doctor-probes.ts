@@ -1,7 +1,7 @@
 import { describeError } from '../base/errors.js';
 import type { DoctorProbe } from '../base/doctor-check.js';
 import { cliVerificationCache, verifyPinnedCli } from './pin.js';
-import { sandboxState } from './sandbox.js';
+import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
 
 /** R1 as `ward doctor` reports it: path, version and hash against the committed pin. */
 export const probePinnedCli: DoctorProbe = async (core) => {
@@ -18,14 +18,21 @@ export const probePinnedCli: DoctorProbe = async (core) => {
   }
 };
 
-/** Whether `ward run` sandboxes the CLI (WARD_SANDBOX and a probe of bwrap); `require` without a sandbox fails. */
+/** What confines this machine's runs, part by part (files, network, model key); `require` without a sandbox fails. */
 export function probeSandbox(env: NodeJS.ProcessEnv): DoctorProbe {
   return async () => {
     try {
-      const state = sandboxState(env);
-      const status = state.bwrap !== null ? 'ok' : state.mode === 'require' ? 'error' : state.mode === 'off' ? 'warning' : process.platform === 'linux' ? 'warning' : 'not_configured';
-      const detail = state.mode === 'require' && state.bwrap === null ? `${state.detail}; WARD_SANDBOX=require, so ward run refuses to start runs` : state.detail;
-      return { check: 'sandbox', status, detail, data: { mode: state.mode, sandboxed: state.bwrap !== null, bwrap: state.bwrap } };
+      const engine = new SandboxEngine(parseSandboxMode(env.WARD_SANDBOX));
+      const state = await engine.status();
+      const status = state.confined ? 'ok' : state.mode === 'require' ? 'error' : state.mode === 'off' ? 'warning' : process.platform === 'linux' ? 'warning' : 'not_configured';
+      const detail = state.mode === 'require' && !state.confined ? `${state.detail}; WARD_SANDBOX=require, so ward run refuses to start runs` : state.detail;
+      const parts = {
+        files: state.confined ? 'granted paths only (no home folder, no Ward data)' : 'not confined',
+        network: state.confined ? 'only through Ward: granted hosts, the broker, the model gateway' : 'not confined (the host network)',
+        modelKey: 'never in the child: it holds a per-run gateway capability',
+      };
+      await engine.close();
+      return { check: 'sandbox', status, detail, data: { mode: state.mode, sandboxed: state.confined, ...parts } };
     } catch (error) {
       return { check: 'sandbox', status: 'error', detail: describeError(error) };
     }

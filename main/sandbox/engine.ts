@@ -71,6 +71,13 @@ type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
 /** A host's question while the person is being asked: later refusals of it say so instead of asking again. */
 const WAITING = 'the person has not answered yet';
 
+/** WARD_SANDBOX=require without a working sandbox refuses the run (S1). */
+export function assertSandboxUsable(status: SandboxStatus): void {
+  if (status.mode === 'require' && !status.confined) {
+    throw new WardError('sandbox_unavailable', `WARD_SANDBOX=require and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the run was not started`);
+  }
+}
+
 export function parseSandboxMode(value: string | undefined): SandboxMode {
   if (value === undefined || value === '') return 'auto';
   if (value === 'off' || value === 'require' || value === 'auto') return value;
@@ -138,9 +145,7 @@ export class SandboxEngine {
   /** WARD_SANDBOX=require fails closed: the run is refused before anything is spawned. */
   async assertUsable(): Promise<SandboxStatus> {
     const status = await this.status();
-    if (status.mode === 'require' && !status.confined) {
-      throw new WardError('sandbox_unavailable', `WARD_SANDBOX=require and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the run was not started`);
-    }
+    assertSandboxUsable(status);
     return status;
   }
 
@@ -151,7 +156,9 @@ export class SandboxEngine {
     const runtime = await this.ready();
     const commandId = randomBytes(16).toString('base64url');
     const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set() };
-    const view = filesystemView(run.files, this.platform!);
+    // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).
+    const sockets = [runtime.getLinuxHttpSocketPath(), runtime.getLinuxSocksSocketPath()].filter((socket): socket is string => typeof socket === 'string');
+    const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets] }, this.platform!);
     const { command } = run;
     // The runtime puts loopback in NO_PROXY; the broker and the gateway are reached through its proxy like any host.
     const inner = ['env', '-u', 'NO_PROXY', '-u', 'no_proxy', command.binary, ...command.args].map(shellQuote).join(' ');

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { describe, expect, it } from 'vitest';
 import { publishToolAgent, screenshot, startChat, useUiSuite, type UiHarness } from './harness/harness.js';
-import { childrenOf } from '../../main/runner/sandbox.js';
+import { childrenOf } from '../../main/runner/process-tree.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;

@@ -139,8 +139,8 @@ describe('model gateway (G1, G2)', () => {
     const route = gateway.register({ runId: 'run-a', baseUrl: `http://127.0.0.1:${port}`, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: (exchange) => exchanges.push(exchange) });
     const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
     expect(reply.status).toBe(502);
-    expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Ward could not reach the model provider: ECONNREFUSED' } });
-    expect(exchanges).toEqual([{ path: '/v1/messages', status: 0, durationMs: expect.any(Number), problem: 'ECONNREFUSED', usage: null }]);
+    expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Ward: the model provider could not be reached (ECONNREFUSED)' } });
+    expect(exchanges).toEqual([{ path: '/v1/messages', status: 0, durationMs: expect.any(Number), problem: 'could not be reached (ECONNREFUSED)', usage: null }]);
   });
 
   it('test_a_sign_in_token_is_refreshed_once_after_a_401_and_the_call_tried_once_more', async () => {

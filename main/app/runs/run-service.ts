@@ -11,13 +11,13 @@ import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } fro
 import type { Namespace } from '../../namespaces/namespace.js';
 import type { Rule } from '../../permissions/grants.js';
 import { assertRulesAllowed } from '../../policy/policy.js';
-import { assertSandbox, sandboxState } from '../../runner/sandbox.js';
 import { sweepStaleRunDirs } from '../../runner/run-dir.js';
 import type { Conversation } from '../../store/conversations.js';
 import type { DataFolder } from '../../store/data-folder.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
 import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data.js';
+import { assertSandboxUsable } from '../../sandbox/engine.js';
 import { Turn, type TurnDeps } from './turn.js';
 import { conversationWorkspace } from './workspace.js';
 
@@ -98,8 +98,8 @@ export class RunService {
     const { policy } = this.deps;
     assertRulesAllowed(policy, rules);
     assertGrantsOutsideWardData(this.deps.home, rules);
-    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned.
-    assertSandbox(sandboxState(this.deps.env, this.deps.sandbox));
+    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned (S1).
+    assertSandboxUsable(this.deps.sandboxStatus);
     if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
       throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
     }

@@ -10,27 +10,31 @@
  * Every event is committed to the journal before any subscriber hears of it.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { describeError } from '../../base/errors.js';
 import { parseAgentSpec, toolRoute, toolSource, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
 import type { RunBinding, RunRegistration } from '../../broker/types.js';
+import type { GatewayExchange, GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import { PERMISSION_DECISION_EVENT } from '../../permissions/audit.js';
 import { GrantStore } from '../../permissions/grant-store.js';
 import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
-import { RunPermissions } from '../../permissions/run-permissions.js';
+import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
 import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
+import type { CliLaunch } from '../../runner/child.js';
 import { checkInit } from '../../runner/init-check.js';
 import { cliVerificationCache, verifyPinnedCli, type PinLocation, type PinnedCli } from '../../runner/pin.js';
 import { createRunDir, type RunDir } from '../../runner/run-dir.js';
-import { sandboxGrants, sandboxLaunch, sandboxState, type SandboxOptions } from '../../runner/sandbox.js';
+import { runtimeHelpersFolder, type SandboxEngine, type SandboxStatus, type SandboxedLaunch } from '../../sandbox/engine.js';
+import { sandboxGrants } from '../../sandbox/files.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
 import { nativeTranscriptExists } from '../../runner/transcript.js';
@@ -49,6 +53,8 @@ export interface TurnDeps {
   readonly env: NodeJS.ProcessEnv;
   readonly policy: AdminPolicy | null;
   readonly broker: { register(binding: RunBinding): RunRegistration };
+  /** The model gateway (G1): the child reaches the provider only through it, with a run capability. */
+  readonly gateway: { register(route: ProviderRoute): GatewayRegistration };
   readonly prompter: Prompter;
   readonly promptTimeoutMs: number | undefined;
   readonly stopGraceMs: number;
@@ -57,7 +63,9 @@ export interface TurnDeps {
   readonly maxLineBytes: number | undefined;
   readonly upstreamOptions: UpstreamOptions | undefined;
   readonly tmpRoot: string | undefined;
-  readonly sandbox: SandboxOptions | undefined;
+  readonly sandbox: SandboxEngine;
+  /** What the sandbox found on this machine (probed once, before the first admission). */
+  readonly sandboxStatus: SandboxStatus;
   readonly resolveCredential: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
   readonly openConnections: (ns: Namespace) => ConnectionManager;
 }
@@ -121,6 +129,8 @@ export class Turn {
   private permissions: RunPermissions | undefined;
   private upstreams: RunTools | undefined;
   private registration: RunRegistration | undefined;
+  private gatewayRoute: GatewayRegistration | undefined;
+  private sandboxed: SandboxedLaunch | null = null;
   private runDir: RunDir | undefined;
   private expectedTools: readonly string[] = [];
   private result: ResultMessage | null = null;
@@ -152,7 +162,7 @@ export class Turn {
     try {
       const plan = await this.prepare();
       await this.openTools(plan);
-      const exit = await this.stream(this.launch(plan));
+      const exit = await this.stream(await this.launch(plan));
       outcome = this.decide(exit);
     } catch (error) {
       if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
@@ -222,8 +232,8 @@ export class Turn {
       model: profile.model,
       session: resume ? 'resume' : 'new',
       workspace,
-      // The audit trail says whether the OS sandbox confined this turn (sandboxState is probed once per process).
-      sandboxed: sandboxState(deps.env, deps.sandbox).bwrap !== null,
+      // The audit trail says whether the OS sandbox confined this turn (probed once per process).
+      sandboxed: deps.sandboxStatus.confined,
     });
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
 
@@ -291,12 +301,35 @@ export class Turn {
       },
     });
     this.journal.addSecret(this.registration.capability);
+    // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
+    this.gatewayRoute = deps.gateway.register({
+      runId: input.runId,
+      baseUrl: plan.profile.baseUrl,
+      credential: async () => {
+        const credential = await deps.resolveCredential(ns, deps.env);
+        this.journal.addSecret(credential.value);
+        return credential;
+      },
+      onExchange: (exchange) => this.onModelCall(exchange),
+    });
+    this.journal.addSecret(this.gatewayRoute.capability);
+  }
+
+  /** G4: each model call, its status and its tokens; a call ending after the turn settled is not part of it. */
+  private onModelCall(exchange: GatewayExchange): void {
+    if (this.state === 'done') return;
+    try {
+      this.journal.emit('model_call', { ...exchange, problem: exchange.problem === null ? null : this.journal.redact(exchange.problem) });
+    } catch {
+      // the journal is failing: the stream's own handling ends the turn
+    }
   }
 
   /** The run folder, argv, environment and sandbox of the child; marks the run running. */
-  private launch(plan: Plan) {
+  private async launch(plan: Plan): Promise<{ launch: CliLaunch; expected: { sessionId: string; version: string } }> {
     const { deps, input } = this;
     const registration = this.registration!;
+    const gateway = this.gatewayRoute!;
     const permissions = this.permissions!;
     this.runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
     fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
@@ -314,23 +347,38 @@ export class Turn {
       disallowedRules: cliPermissions.disallowedTools,
       askTools: cliPermissions.askTools,
     });
-    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: plan.profile.baseUrl, key: plan.credential.value, mode: plan.credential.kind }, configDir: plan.configDir });
+    // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
+    const granted = await permissions.grantedEnv(deps.env);
+    for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
+    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.credential.kind }, configDir: plan.configDir, granted });
     this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
-
+    const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
+    this.sandboxed = await deps.sandbox.launch({
+      command,
+      files: {
+        programs: [path.dirname(plan.pinned.path), path.dirname(fs.realpathSync(plan.pinned.path)), runtimeHelpersFolder()],
+        readOnly: [this.runDir.dir],
+        writable: [plan.workspace, plan.configDir],
+        grants: sandboxGrants(permissions.currentRules()),
+        hidden: [deps.home, '/run/user', '/run/dbus', path.join(deps.env.HOME ?? '/nonexistent', '.local', 'share', 'keyrings')],
+      },
+      // S3: the broker and the gateway (loopback, this process) and the run's net grants; any other host is decided as it is tried.
+      allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...permissions.sandboxHosts()],
+      decideHost: async ({ host, port }) => {
+        const decision = await permissions.decideHost(host, port);
+        return decision.allowed ? { allow: true } : { allow: false, reason: `Ward denied ${host}:${port}: ${decision.reason}` };
+      },
+    });
     this.checkNotStopped();
     input.store.runs.transition(input.runId, 'running');
     this.state = 'running';
-    const launch = sandboxLaunch(
-      sandboxState(deps.env, deps.sandbox),
-      { binary: plan.pinned.path, args, env, cwd: plan.workspace, prompt: input.prompt, maxLineBytes: deps.maxLineBytes },
-      { writable: [plan.workspace, plan.configDir], readOnly: [this.runDir.dir], grants: sandboxGrants(permissions.currentRules()) },
-    );
-    permissions.setChildReach(launch.reachable);
+    permissions.setChildReach(this.sandboxed?.reachable);
+    const launch: CliLaunch = { ...(this.sandboxed ?? command), prompt: input.prompt, maxLineBytes: deps.maxLineBytes };
     return { launch, expected: { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version } };
   }
 
   /** Spawns the child and journals what it says until it exits (or the turn times out). */
-  private async stream({ launch, expected }: ReturnType<Turn['launch']>): Promise<CliExit> {
+  private async stream({ launch, expected }: Awaited<ReturnType<Turn['launch']>>): Promise<CliExit> {
     this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
@@ -464,6 +512,8 @@ export class Turn {
     this.deltas.close();
     // An open permission question is withdrawn: nobody waits for an answer to a finished run.
     this.permissions?.close();
+    this.gatewayRoute?.close();
+    this.sandboxed?.release();
     try {
       await this.registration?.close();
     } catch {

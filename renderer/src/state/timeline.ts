@@ -171,6 +171,12 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
       case 'unreadable':
         items.push({ kind: 'notice', key, tone: 'warning', text: `Unreadable event: ${escapeOneLine(event.payload.storedType, 64)}` });
         break;
+      case 'model_call':
+        // Only a provider that failed is news in the chat (the CLI may be retrying).
+        if (event.payload.status >= 400 || event.payload.status === 0) {
+          items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}`) });
+        }
+        break;
       case 'usage':
       case 'tool_refused':
       case 'tool_drained':
