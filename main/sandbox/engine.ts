@@ -13,8 +13,10 @@
  * id) says whose it was, and that run asks; an allowed host joins its list for the retry.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
 import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
 
@@ -68,6 +70,39 @@ export interface SandboxedLaunch {
 
 type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
 
+/**
+ * What the runtime adds to a sandboxed process's environment: where its proxy is (with a
+ * per-process proxy password, not a Ward secret) and how common tools find it. Nothing else is
+ * added to Ward's allowlist (R2).
+ */
+export const SANDBOX_RUNTIME_ENV: ReadonlySet<string> = new Set([
+  'SANDBOX_RUNTIME',
+  'TMPDIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'ALL_PROXY',
+  'all_proxy',
+  'GRPC_PROXY',
+  'grpc_proxy',
+  'FTP_PROXY',
+  'ftp_proxy',
+  'RSYNC_PROXY',
+  'DOCKER_HTTP_PROXY',
+  'DOCKER_HTTPS_PROXY',
+  'GIT_CONFIG_PARAMETERS',
+  'GIT_SSH_COMMAND',
+  'CLOUDSDK_PROXY_TYPE',
+  'CLOUDSDK_PROXY_ADDRESS',
+  'CLOUDSDK_PROXY_PORT',
+  'CLOUDSDK_PROXY_USERNAME',
+  'CLOUDSDK_PROXY_PASSWORD',
+  'JAVA_TOOL_OPTIONS',
+  'CLAUDE_CODE_HOST_HTTP_PROXY_PORT',
+  'CLAUDE_CODE_HOST_SOCKS_PROXY_PORT',
+]);
+
 /** A host's question while the person is being asked: later refusals of it say so instead of asking again. */
 const WAITING = 'the person has not answered yet';
 
@@ -97,6 +132,26 @@ export function shellQuote(value: string): string {
 export function runtimeHelpersFolder(): string {
   const entry = createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime');
   return path.join(path.dirname(path.dirname(entry)), 'vendor');
+}
+
+const SOCAT_SHIM = path.join('native-helpers', 'linux', 'socat-dies-with-parent');
+
+/**
+ * Linux: the runtime's network bridge started through a wrapper that sets the parent-death
+ * signal, so a SIGKILLed Ward leaves no bridge behind; null where that cannot be done here.
+ */
+export function socatThatDiesWithWard(): string | null {
+  if (process.platform !== 'linux' || !onPath('setpriv')) return null;
+  // Ward's own files sit a few folders above this module, in the source tree and in dist/ alike.
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)), up = 0; up < 6; dir = path.dirname(dir), up++) {
+    const candidate = path.join(dir, SOCAT_SHIM);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => path.isAbsolute(dir) && fs.existsSync(path.join(dir, name)));
 }
 
 interface LiveRun {
@@ -158,7 +213,8 @@ export class SandboxEngine {
     const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set() };
     // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).
     const sockets = [runtime.getLinuxHttpSocketPath(), runtime.getLinuxSocksSocketPath()].filter((socket): socket is string => typeof socket === 'string');
-    const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets] }, this.platform!);
+    const shim = socatThatDiesWithWard();
+    const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets, ...(shim === null ? [] : [path.dirname(shim)])] }, this.platform!);
     const { command } = run;
     // The runtime puts loopback in NO_PROXY; the broker and the gateway are reached through its proxy like any host.
     const inner = ['env', '-u', 'NO_PROXY', '-u', 'no_proxy', command.binary, ...command.args].map(shellQuote).join(' ');
@@ -210,7 +266,12 @@ export class SandboxEngine {
   /** The runtime with its proxies up: no host allowed by itself, every undecided host asked about. */
   private ready(): Promise<Runtime> {
     this.initialized ??= this.load().then(async (runtime) => {
-      const base = { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: ['/'], allowRead: [], allowWrite: [], denyWrite: [] } };
+      const socatPath = socatThatDiesWithWard();
+      const base = {
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead: ['/'], allowRead: [], allowWrite: [], denyWrite: [] },
+        ...(socatPath === null ? {} : { socatPath }),
+      };
       await runtime.initialize(base, (question) => this.onAsk(runtime, question));
       runtime.getSandboxViolationStore().subscribe((violations) => this.onViolations(runtime, violations));
       return runtime;

@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { claudeConfigDir, conversationWorkspace } from '../../../main/app/runs/workspace.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { ALLOWED_CHILD_ENV } from '../../../main/runner/env.js';
+import { verifyPinnedCli } from '../../../main/runner/pin.js';
+import { findInnerProcess } from '../../../main/runner/process-tree.js';
+import { SANDBOX_RUNTIME_ENV } from '../../../main/sandbox/engine.js';
 import { publishToolAgent } from './agents.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
 
@@ -27,11 +30,19 @@ describe('secrets stay out of argv, the environment, the database and the journa
 
     const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'again' });
     await until(() => harness!.provider.conversationRequests().length === 2, 'the second model call');
-    const pid = second.childPid()!;
+    // The CLI itself, inside the sandbox's wrappers.
+    const pinned = await verifyPinnedCli();
+    await until(() => findInnerProcess(second.childPid()!, pinned.path) !== null, 'the CLI inside the sandbox');
+    const pid = findInnerProcess(second.childPid()!, pinned.path)!;
     const argv = procFile(pid, 'cmdline');
     const environ = procFile(pid, 'environ');
     // Its working folder is the conversation's workspace inside the namespace's data.
     expect(fs.readlinkSync(`/proc/${pid}/cwd`)).toBe(conversationWorkspace(harness.home, harness.ns, conversation));
+    // S4: the child's key is the run's gateway capability, not the model key.
+    const gatewayKey = environ.find((entry) => entry.startsWith('ANTHROPIC_API_KEY='))!.slice('ANTHROPIC_API_KEY='.length);
+    const gatewayUrl = environ.find((entry) => entry.startsWith('ANTHROPIC_BASE_URL='))!.slice('ANTHROPIC_BASE_URL='.length);
+    expect(gatewayKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(gatewayUrl).toBe(`http://127.0.0.1:${new URL(gatewayUrl).port}/runs/${second.runId}`);
     expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns)}`);
     const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
     const mcpConfig = JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } };
@@ -49,12 +60,14 @@ describe('secrets stay out of argv, the environment, the database and the journa
     expect(argv.join(' ')).not.toMatch(/dangerously|bypass|--permission-mode/i);
     expect(argv.join('\n')).not.toContain(CANARY_KEY);
     expect(argv.join('\n')).not.toContain(capability);
+    expect(argv.join('\n')).not.toContain(gatewayKey);
 
     const names = environ.map((entry) => entry.slice(0, entry.indexOf('=')));
-    expect(names.filter((name) => !ALLOWED_CHILD_ENV.has(name))).toEqual([]);
+    expect(names.filter((name) => !ALLOWED_CHILD_ENV.has(name) && !SANDBOX_RUNTIME_ENV.has(name))).toEqual([]);
     expect(names).not.toContain('SOMETHING_SECRET');
     expect(names).not.toContain('LD_PRELOAD');
-    expect(environ).toContain(`ANTHROPIC_API_KEY=${CANARY_KEY}`);
+    expect(names).not.toContain('NO_PROXY');
+    expect(environ.join('\n')).not.toContain(CANARY_KEY);
     expect(environ).toContain('DISABLE_TELEMETRY=1');
     expect(environ).toContain('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1');
 
@@ -70,6 +83,12 @@ describe('secrets stay out of argv, the environment, the database and the journa
     const journal = JSON.stringify(harness.events(first.conversationId));
     expect(journal).not.toContain(CANARY_KEY);
     expect(journal).not.toContain(capability);
+    expect(journal).not.toContain(gatewayKey);
+    // The provider saw the real key, and never the capability; once the run ended the capability is dead (G1).
+    expect(harness.provider.conversationRequests().map((request) => request.headers['x-api-key'])).toEqual([CANARY_KEY, CANARY_KEY]);
+    expect(JSON.stringify(harness.provider.requests)).not.toContain(gatewayKey);
+    const replayed = await fetch(`${gatewayUrl}/v1/messages`, { method: 'POST', headers: { 'x-api-key': gatewayKey, 'content-type': 'application/json' }, body: '{}' });
+    expect(replayed.status).toBe(404);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 });

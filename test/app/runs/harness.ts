@@ -77,8 +77,13 @@ export async function startHarness(script: ScriptStep[] = [], options: HarnessOp
   };
 }
 
+/**
+ * The turn's event types in order. Model calls are left out: the gateway journals each as the
+ * provider's answer ends, concurrently with the CLI's stream, so their place among the CLI's
+ * events is not fixed (tests look at them with payloads(events, 'model_call')).
+ */
 export function types(events: readonly JournalEvent[]): string[] {
-  return events.map((event) => event.type);
+  return events.map((event) => event.type).filter((type) => type !== 'model_call');
 }
 
 export function payloads<T = Record<string, unknown>>(events: readonly JournalEvent[], type: string): T[] {
