@@ -101,6 +101,10 @@ export const SANDBOX_RUNTIME_ENV: ReadonlySet<string> = new Set([
   'JAVA_TOOL_OPTIONS',
   'CLAUDE_CODE_HOST_HTTP_PROXY_PORT',
   'CLAUDE_CODE_HOST_SOCKS_PROXY_PORT',
+  // Set by the shell the runtime starts the command from.
+  'PWD',
+  'SHLVL',
+  '_',
 ]);
 
 /** A host's question while the person is being asked: later refusals of it say so instead of asking again. */
