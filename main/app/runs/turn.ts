@@ -26,6 +26,7 @@ import type { Prompter } from '../../permissions/prompter.js';
 import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
 import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
+import { providerAccess, type ProviderAccess } from './provider-access.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
@@ -95,7 +96,7 @@ interface Plan {
   readonly workspace: string;
   readonly configDir: string;
   readonly pinned: PinnedCli;
-  readonly credential: ModelCredential;
+  readonly access: ProviderAccess;
   readonly routes: readonly PinnedToolRoute[];
 }
 
@@ -242,10 +243,9 @@ export class Turn {
     assertCliVersionAllowed(deps.policy, pinned.version);
     assertProviderAllowed(deps.policy, profile.baseUrl);
     for (const upstream of new Set([...Object.keys(spec.upstreams), ...spec.tools.map(toolSource)])) assertConnectionAllowed(deps.policy, upstream);
-    const credential = await deps.resolveCredential(ns, deps.env);
-    this.journal.addSecret(credential.value);
+    const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
     this.checkNotStopped();
-    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, credential, routes: spec.tools.map(toolRoute) };
+    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
 
   /** Permissions, the run's upstreams and the broker capability; refuses the run if a pinned tool is gone (B3). */
@@ -305,11 +305,8 @@ export class Turn {
     this.gatewayRoute = deps.gateway.register({
       runId: input.runId,
       baseUrl: plan.profile.baseUrl,
-      credential: async () => {
-        const credential = await deps.resolveCredential(ns, deps.env);
-        this.journal.addSecret(credential.value);
-        return credential;
-      },
+      credential: () => plan.access.credential(),
+      ...(plan.access.refresh === undefined ? {} : { refreshCredential: () => plan.access.refresh!() }),
       onExchange: (exchange) => this.onModelCall(exchange),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
@@ -350,7 +347,7 @@ export class Turn {
     // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
     const granted = await permissions.grantedEnv(deps.env);
     for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
-    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.credential.kind }, configDir: plan.configDir, granted });
+    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.access.childMode }, configDir: plan.configDir, granted });
     this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
     const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
     this.sandboxed = await deps.sandbox.launch({
