@@ -26,3 +26,16 @@ export function isProcessAlive(pid: number, identity: string | null = null): boo
   const now = processIdentity(pid);
   return now === null || now === identity;
 }
+
+let setprivFound: string | null | undefined;
+
+/**
+ * Linux: the argv prefix that makes a program die with the process that starts it (setpriv sets
+ * the parent-death signal, then execs it: no process stays in between). Null where that cannot be
+ * done, and the caller falls back to killing what it started on exit.
+ */
+export function diesWithParentPrefix(): readonly string[] | null {
+  if (process.platform !== 'linux') return null;
+  setprivFound ??= ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => fs.existsSync(candidate)) ?? null;
+  return setprivFound === null ? null : [setprivFound, '--pdeathsig', 'KILL', '--'];
+}
