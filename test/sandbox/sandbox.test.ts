@@ -92,12 +92,12 @@ function person(...answers: PromptAnswer[]): Prompter & { questions: PromptQuest
 }
 
 describe('the sandbox runtime around the CLI (S1, S2)', () => {
-  it('test_the_sandbox_runtime_works_on_this_machine_so_runs_are_sandboxed_by_default', async () => {
+  it('test_s1_the_sandbox_runtime_works_on_this_machine_so_runs_are_sandboxed_by_default', async () => {
     // The rest of this file is meaningless without it: CI installs bubblewrap, socat and ripgrep.
     await expect(new SandboxEngine('auto').status()).resolves.toMatchObject({ mode: 'auto', confined: true });
   });
 
-  it('test_a_granted_touch_writes_inside_the_workspace_and_the_sandbox_stops_it_outside', async () => {
+  it('test_s2_a_granted_touch_writes_inside_the_workspace_and_the_sandbox_stops_it_outside', async () => {
     const root = fs.realpathSync(tempDir('ward-sandbox-'));
     const workspace = path.join(root, 'workspace');
     const outside = path.join(root, 'not-granted');
@@ -132,7 +132,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(payloads(harness.events(handle.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: false });
   });
 
-  it('test_a_granted_cat_cannot_read_a_home_canary_ward_data_or_another_namespaces_database', async () => {
+  it('test_s2_a_granted_cat_cannot_read_a_home_canary_ward_data_or_another_namespaces_database', async () => {
     harness = await startHarness([]);
     const homeCanary = path.join(harness.home, 'home-canary-4c1d.txt');
     fs.writeFileSync(homeCanary, 'home-canary-value-8e2a');
@@ -157,7 +157,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(everything).not.toContain('SQLite format 3');
   });
 
-  it('test_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
+  it('test_s2_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
     // Issue 12 #1: Grep over the workspace must not reveal a denied .env, whatever the CLI decides itself.
     const workspace = path.join(fs.realpathSync(tempDir('ward-sandbox-')), 'workspace');
     fs.mkdirSync(workspace);
@@ -239,7 +239,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 
-  it('test_require_without_a_sandbox_refuses_the_run_and_spawns_nothing', async () => {
+  it('test_s1_require_without_a_sandbox_refuses_the_run_and_spawns_nothing', async () => {
     // An engine for a platform without a sandbox stands in for a machine without bubblewrap.
     harness = await startHarness([DONE], { sandbox: new SandboxEngine('require', null) });
     let refused: unknown;
@@ -283,7 +283,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
 });
 
 describe('the network of a run (S3)', () => {
-  it('test_bash_curl_reaches_a_granted_host_and_an_ungranted_one_is_asked_about_and_denied', async () => {
+  it('test_s3_bash_curl_reaches_a_granted_host_and_an_ungranted_one_is_asked_about_and_denied', async () => {
     const granted = await site('granted');
     const other = await site('other');
     const asker = person('deny');
@@ -302,7 +302,7 @@ describe('the network of a run (S3)', () => {
     );
   });
 
-  it('test_a_host_allowed_for_this_conversation_works_and_works_again_next_turn_without_asking', async () => {
+  it('test_s3_a_host_allowed_for_this_conversation_works_and_works_again_next_turn_without_asking', async () => {
     const host = await site('asked');
     const asker = person('conversation');
     const curl = bash(`curl -sS -m 10 ${host.url}`);
@@ -319,7 +319,7 @@ describe('the network of a run (S3)', () => {
     expect(host.hits()).toBe(2);
   });
 
-  it('test_dns_and_a_raw_tcp_connect_from_a_granted_command_get_nowhere', async () => {
+  it('test_s3_dns_and_a_raw_tcp_connect_from_a_granted_command_get_nowhere', async () => {
     const target = await site('raw');
     harness = await startHarness([bash('getent hosts example.com; echo dns-exit=$?'), bash(`timeout 5 bash -c 'echo hi > /dev/tcp/127.0.0.1/${target.hostPort.split(':')[1]}'; echo tcp-exit=$?`), DONE], { prompter: person('once', 'once') });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'escape', permissions: parsePermissionFlags(['--allow-run=getent,timeout'], '/') });
@@ -330,7 +330,7 @@ describe('the network of a run (S3)', () => {
     expect(target.hits()).toBe(0);
   });
 
-  it('test_two_concurrent_runs_reach_only_their_own_hosts_and_each_question_comes_from_its_own_run', async () => {
+  it('test_s3_two_concurrent_runs_reach_only_their_own_hosts_and_each_question_comes_from_its_own_run', async () => {
     const a = await site('alpha');
     const b = await site('beta');
     const asker = person('deny', 'deny');

@@ -21,7 +21,7 @@ function procFile(pid: number, name: string): string[] {
 }
 
 describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
-  it('test_the_canary_model_key_and_the_capability_never_reach_argv_the_database_or_the_journal_the_child_env_is_the_allowlist', async () => {
+  it('test_s4_the_canary_model_key_and_the_capabilities_never_reach_argv_the_database_or_the_journal_the_child_holds_only_a_run_capability', async () => {
     const slow = { blocks: [{ type: 'text' as const, text: 'one two three four five six seven eight nine ten' }], deltaDelayMs: 150 };
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, slow]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
