@@ -39,3 +39,16 @@ export function diesWithParentPrefix(): readonly string[] | null {
   setprivFound ??= ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => fs.existsSync(candidate)) ?? null;
   return setprivFound === null ? null : [setprivFound, '--pdeathsig', 'KILL', '--'];
 }
+
+/** Whether `command` names an executable file, as spawn would find it (a path, or a name on `PATH`). */
+export function isExecutable(command: string, searchPath: string | undefined): boolean {
+  const candidates = command.includes('/') ? [command] : (searchPath ?? '').split(':').filter((dir) => dir.startsWith('/')).map((dir) => `${dir}/${command}`);
+  return candidates.some((candidate) => {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}

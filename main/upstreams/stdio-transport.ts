@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { diesWithParentPrefix } from '../base/process.js';
+import { diesWithParentPrefix, isExecutable } from '../base/process.js';
 import { UpstreamError } from './errors.js';
 
 /** What a stdio server inherits from Ward's environment; everything else must be named. */
@@ -108,6 +108,11 @@ export class GroupStdioTransport implements Transport {
     return new Promise((resolve, reject) => {
       // A SIGKILLed Ward cannot run its exit hook: the server gets the kernel's parent-death signal instead.
       const prefix = diesWithParentPrefix();
+      // Through the prefix a missing command would look like a server that exited: say ENOENT, as a plain spawn does.
+      if (prefix !== null && !isExecutable(this.options.command, this.options.env.PATH)) {
+        reject(Object.assign(new Error(`spawn ${this.options.command} ENOENT`), { code: 'ENOENT', syscall: `spawn ${this.options.command}`, path: this.options.command }));
+        return;
+      }
       const [file, ...args] = prefix === null ? [this.options.command, ...this.options.args] : [...prefix, this.options.command, ...this.options.args];
       const child = spawn(file!, args, {
         env: this.options.env,

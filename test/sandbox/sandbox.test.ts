@@ -18,7 +18,7 @@ import { verifyPinnedCli } from '../../main/runner/pin.js';
 import { childrenOf, findInnerProcess } from '../../main/runner/process-tree.js';
 import { SandboxEngine } from '../../main/sandbox/engine.js';
 import type { RunState } from '../../main/store/runs.js';
-import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
 
@@ -331,27 +331,39 @@ describe('the network of a run (S3)', () => {
   });
 
   it('test_s3_two_concurrent_runs_reach_only_their_own_hosts_and_each_question_comes_from_its_own_run', async () => {
+    let runs: string[] = [];
     const a = await site('alpha');
     const b = await site('beta');
     const asker = person('deny', 'deny');
-    harness = await startHarness([], { prompter: asker });
-    // Each run tries its own host, then the other's; the scripted provider serves both runs in turn.
-    harness.provider.push(bash(`curl -sS -m 10 ${a.url} ${b.url}`), bash(`curl -sS -m 10 ${b.url} ${a.url}`), DONE, DONE);
-    const runA = harness.service.startTurn({ namespace: harness.ns, prompt: 'alpha', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${a.hostPort}`], '/') });
-    const runB = harness.service.startTurn({ namespace: harness.ns, prompt: 'beta', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${b.hostPort}`], '/') });
-    expect((await runA.done).state).toBe('succeeded');
-    expect((await runB.done).state).toBe('succeeded');
-    const results = toolResultsSeen(harness.provider).map((result) => result.text);
-    // Each saw its own host and not the other's.
-    expect(results.some((text) => text.includes('hello from alpha') && !text.includes('hello from beta'))).toBe(true);
-    expect(results.some((text) => text.includes('hello from beta') && !text.includes('hello from alpha'))).toBe(true);
-    expect(a.hits()).toBe(1);
-    expect(b.hits()).toBe(1);
+    // Each run has its own scripted model (a second namespace's profile names a second provider), so the two scripts cannot interleave.
+    harness = await startHarness([bash(`curl -sS -m 10 ${a.url} ${b.url}`), DONE], { prompter: asker });
+    const second = await startModelProvider([bash(`curl -sS -m 10 ${b.url} ${a.url}`), DONE]);
+    const other = harness.core.createNamespace('other');
+    fs.writeFileSync(path.join(path.dirname(other.file), 'model-profiles.json'), JSON.stringify({ profiles: { default: { baseUrl: second.url, model: 'claude-sonnet-4-5' } } }));
+    try {
+      const runA = harness.service.startTurn({ namespace: harness.ns, prompt: 'alpha', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${a.hostPort}`], '/') });
+      const runB = harness.service.startTurn({ namespace: parseNamespace('other'), prompt: 'beta', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${b.hostPort}`], '/') });
+      expect((await runA.done).state).toBe('succeeded');
+      expect((await runB.done).state).toBe('succeeded');
+      // Each saw its own host and not the other's.
+      const [seenByA] = toolResultsSeen(harness.provider);
+      const [seenByB] = toolResultsSeen(second);
+      expect(seenByA!.text).toContain('hello from alpha');
+      expect(seenByA!.text).not.toContain('hello from beta');
+      expect(seenByB!.text).toContain('hello from beta');
+      expect(seenByB!.text).not.toContain('hello from alpha');
+      expect(a.hits()).toBe(1);
+      expect(b.hits()).toBe(1);
+      runs = [runA.runId, runB.runId];
+    } finally {
+      await second.close();
+    }
+    const [runAId, runBId] = runs;
     // Each question names the run that tried the other's host.
     await until(() => asker.questions.length === 2, 'both questions');
     expect(asker.questions.map((question) => [question.runId, question.value]).sort()).toEqual([
-      [runA.runId, b.hostPort],
-      [runB.runId, a.hostPort],
+      [runAId, b.hostPort],
+      [runBId, a.hostPort],
     ].sort());
   });
 });
