@@ -157,6 +157,28 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(everything).not.toContain('SQLite format 3');
   });
 
+  it('test_s2_one_conversation_cannot_read_another_conversations_transcript_in_the_same_namespace', async () => {
+    // Issue 12 #3: each conversation has its own CLI state folder and a run binds only its own.
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'secret-plan-7a3e noted' }] }]);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'remember secret-plan-7a3e', permissions: parsePermissionFlags([], harness.home) });
+    expect((await first.done).state).toBe('succeeded');
+    const firstState = path.join(harness.home, 'namespaces');
+    const transcripts = fs.readdirSync(firstState, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    expect(transcripts).toHaveLength(1);
+    const transcript = path.join(firstState, transcripts[0]!);
+    expect(transcript).toContain(path.join('conversations', first.conversationId, 'claude'));
+    expect(fs.readFileSync(transcript, 'utf8')).toContain('secret-plan-7a3e');
+
+    harness.provider.push(bash(`cat ${transcript}`), bash(`ls -R ${transcript.slice(0, transcript.indexOf(first.conversationId))}`), DONE);
+    const second = harness.service.startTurn({ namespace: harness.ns, prompt: 'peek', permissions: parsePermissionFlags(['--allow-run=cat,ls'], harness.home) });
+    expect((await second.done).state).toBe('succeeded');
+    const [cat, ls] = toolResultsSeen(harness.provider);
+    expect(cat!.isError).toBe(true);
+    expect(cat!.text).toContain('No such file or directory');
+    expect(ls!.text).not.toContain(first.conversationId);
+    expect(JSON.stringify(harness.provider.requests.slice(1).map((request) => request.rawBody))).not.toContain('secret-plan-7a3e');
+  });
+
   it('test_s2_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
     // Issue 12 #1: Grep over the workspace must not reveal a denied .env, whatever the CLI decides itself.
     const workspace = path.join(fs.realpathSync(tempDir('ward-sandbox-')), 'workspace');

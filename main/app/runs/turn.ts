@@ -38,7 +38,7 @@ import { runtimeHelpersFolder, type SandboxEngine, type SandboxStatus, type Sand
 import { sandboxGrants } from '../../sandbox/files.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
-import { nativeTranscriptExists } from '../../runner/transcript.js';
+import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
 import type { Conversation } from '../../store/conversations.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { RunState } from '../../store/runs.js';
@@ -46,7 +46,7 @@ import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
-import { claudeConfigDir, conversationWorkspace } from './workspace.js';
+import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
 export interface TurnDeps {
@@ -221,7 +221,9 @@ export class Turn {
     const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
     const spec = parseAgentSpec(agentVersion.spec);
     const profile = resolveModelProfile(deps.home, ns, spec.modelProfile, deps.env);
-    const configDir = claudeConfigDir(deps.home, ns);
+    const configDir = claudeConfigDir(deps.home, ns, conversation.id);
+    // A conversation from before each had its own CLI state takes its transcript along.
+    adoptTranscript(sharedClaudeConfigDir(deps.home, ns), configDir, conversation.cliSessionId);
     // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
     // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
     const resume = conversation.sessionStarted || nativeTranscriptExists(configDir, conversation.cliSessionId);
@@ -524,7 +526,7 @@ export class Turn {
     const { store, conversationId } = this.input;
     try {
       // The session counts as started only once the CLI has written it (a child killed early may not have).
-      if (nativeTranscriptExists(claudeConfigDir(this.deps.home, this.input.namespace), store.conversations.get(conversationId).cliSessionId)) {
+      if (nativeTranscriptExists(claudeConfigDir(this.deps.home, this.input.namespace, conversationId), store.conversations.get(conversationId).cliSessionId)) {
         store.conversations.markSessionStarted(conversationId);
       }
       // Text streamed before the turn ended stays, even without its final assistant_text.

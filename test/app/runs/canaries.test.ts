@@ -43,7 +43,7 @@ describe('secrets stay out of argv, the environment, the database and the journa
     const gatewayUrl = environ.find((entry) => entry.startsWith('ANTHROPIC_BASE_URL='))!.slice('ANTHROPIC_BASE_URL='.length);
     expect(gatewayKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(gatewayUrl).toBe(`http://127.0.0.1:${new URL(gatewayUrl).port}/runs/${second.runId}`);
-    expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns)}`);
+    expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns, first.conversationId)}`);
     const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
     const mcpConfig = JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } };
     const capability = mcpConfig.mcpServers.ward.headers.Authorization.replace('Bearer ', '');
