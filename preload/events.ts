@@ -63,6 +63,8 @@ const permissionDecision = z.strictObject({
   tool: z.string(),
   /** Summarized and redacted by main/permissions/audit.ts. */
   argumentsSummary: z.string(),
+  /** A Bash call's whole command line as shown to the person (escaped, whitespace runs counted, redacted). */
+  command: z.string().optional(),
   decision: z.enum(['allow', 'deny']),
   answerer,
   reason: z.string(),

@@ -24,7 +24,8 @@ function outcome(call: { ok: boolean; errorCode: string | null }): string {
 }
 
 function decisionLine({ payload }: EventOf<'permission_decision'>): string {
-  return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${oneLine(payload.value ?? '', 160)}: ${oneLine(payload.reason)}`;
+  const what = payload.command === undefined ? oneLine(payload.value ?? '', 160) : `\`${oneLine(payload.command, 2_000)}\``;
+  return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${what}: ${oneLine(payload.reason)}`;
 }
 
 /** One compact summary per event. */
