@@ -68,7 +68,8 @@ export interface TurnDeps {
   /** What the sandbox found on this machine (probed once, before the first admission). */
   readonly sandboxStatus: SandboxStatus;
   readonly resolveCredential: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
-  readonly openConnections: (ns: Namespace) => ConnectionManager;
+  /** The namespace's connections; every credential value they read is told to `onSecret` (redacted from the journal). */
+  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void) => ConnectionManager;
 }
 
 export interface TurnInput {
@@ -282,7 +283,7 @@ export class Turn {
     this.upstreams = await openRunTools(plan.spec, {
       env: deps.env,
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
-      openConnections: () => deps.openConnections(ns),
+      openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value)),
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
     });
     this.registration = deps.broker.register({
