@@ -179,6 +179,35 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(JSON.stringify(harness.provider.requests.slice(1).map((request) => request.rawBody))).not.toContain('secret-plan-7a3e');
   });
 
+  const MADE_IN_VAR_TMP = `/var/tmp/ward-compose-${process.pid}`;
+  it.each([
+    ['--allow-read=/etc', 'cat /etc/hostname', () => fs.readFileSync('/etc/hostname', 'utf8').trim()],
+    ['--allow-read=/proc,/dev,/usr', 'cat /proc/version', () => fs.readFileSync('/proc/version', 'utf8').trim()],
+    ['--allow-write=/var/tmp', `touch ${MADE_IN_VAR_TMP}`, () => (fs.rmSync(MADE_IN_VAR_TMP) ?? '(Bash completed with no output)')],
+  ])('test_a_grant_over_a_folder_the_sandbox_mounts_itself_composes_with_it_%s', async (grant, command, expected) => {
+    // Issue 12 #7: `--allow-read=/etc` failed every run with "bwrap: Can't create file at /etc/localtime".
+    harness = await startHarness([bash(command), DONE]);
+    const workspace = fs.realpathSync(tempDir('ward-sandbox-'));
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'run it', permissions: parsePermissionFlags(['--allow-run=cat,touch,echo', grant], workspace), workspace });
+    expect(await handle.done).toMatchObject({ state: 'succeeded' });
+    expect(payloads(harness.events(handle.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: true });
+    expect(toolResultsSeen(harness.provider)[0]!.text.split('\n')[0]).toBe(expected());
+  });
+
+  it('test_a_write_grant_into_the_runs_own_dev_or_proc_is_refused_naming_why_when_given_and_when_saved', async () => {
+    harness = await startHarness([]);
+    const workspace = fs.realpathSync(tempDir('ward-sandbox-'));
+    expect(() => harness!.service.startTurn({ namespace: harness!.ns, prompt: 'x', permissions: parsePermissionFlags(['--allow-write=/dev/shm'], workspace), workspace })).toThrow(
+      /--allow-write=\/dev\/shm: every sandboxed run has its own \/dev, so a write grant there could not reach this machine's/,
+    );
+    const io = { stdout: new PassThrough(), stderr: new PassThrough() };
+    let stderr = '';
+    io.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await main(['permissions', 'grant', '--defaults', '--allow-write=/proc/sys'], { ...io, stdin: new PassThrough(), env: { ...harness.env, WARD_HOME: harness.home } });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('every sandboxed run has its own /proc');
+  });
+
   it('test_s2_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
     // Issue 12 #1: Grep over the workspace must not reveal a denied .env, whatever the CLI decides itself.
     const workspace = path.join(fs.realpathSync(tempDir('ward-sandbox-')), 'workspace');
