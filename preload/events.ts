@@ -145,6 +145,13 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       usage: z.strictObject({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheCreationTokens: count }).nullable(),
     }),
   ),
+  /** The CLI will call the model again after a failed call (it said so: `api_retry`). */
+  event(
+    'model_retry',
+    z.strictObject({ attempt: count, maxRetries: count, delayMs: milliseconds, status: z.number().int().min(0).max(999).nullable(), error: z.string() }),
+  ),
+  /** The CLI gave up on the model for this turn: its text says why (it is not the model's answer). */
+  event('provider_error', z.strictObject({ error: z.string(), text: z.string() })),
   event(
     'diagnostic',
     z.strictObject({ source: z.literal('cli_stdout'), reason: z.enum(['unparseable', 'oversized', 'unexpected_shape']), detail: z.string(), bytes: count }),

@@ -26,14 +26,17 @@ import { NamespaceService } from './namespaces.js';
 import type { RunService } from './runs/run-service.js';
 import type { TurnDeps } from './runs/turn.js';
 import { SettingsService } from './settings.js';
+import { runLimits } from './run-limits.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
 
 /** Seams for the run loop; production leaves them all unset. */
 export interface RunOptions {
   /** SIGINT → SIGKILL of the process group after this long (R6, default 5 s). */
   readonly stopGraceMs?: number;
-  /** A turn is stopped after this long whatever happens (default 30 min). */
+  /** A turn is stopped after this long whatever happens (default: settings.json turnTimeoutMinutes, 30 min). */
   readonly turnTimeoutMs?: number;
+  /** A turn whose CLI is silent this long while no tool runs is stopped (default: settings.json idleTimeoutMinutes, 10 min). */
+  readonly idleTimeoutMs?: number;
   /** The pin check's location (default: the committed pin). */
   readonly pin?: PinLocation;
   readonly maxLineBytes?: number;
@@ -173,7 +176,10 @@ export class WardApp {
       prompter: this.options.prompter ?? noOnePrompter,
       promptTimeoutMs: run.promptTimeoutMs,
       stopGraceMs: run.stopGraceMs ?? 5_000,
-      turnTimeoutMs: run.turnTimeoutMs ?? 30 * 60_000,
+      limits: () => {
+        const limits = runLimits(this.home);
+        return { turnTimeoutMs: run.turnTimeoutMs ?? limits.turnTimeoutMs, idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs };
+      },
       pin: run.pin,
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,

@@ -28,6 +28,11 @@ function decisionLine({ payload }: EventOf<'permission_decision'>): string {
   return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${what}: ${oneLine(payload.reason)}`;
 }
 
+function retryLine({ payload }: EventOf<'model_retry'>): string {
+  const cause = payload.status === null ? `no answer (${oneLine(payload.error, 40)})` : `HTTP ${payload.status} (${oneLine(payload.error, 40)})`;
+  return `the model provider gave ${cause}; retry ${payload.attempt} of ${payload.maxRetries} in ${Math.max(1, Math.round(payload.delayMs / 1000))} s`;
+}
+
 /** One compact summary per event. */
 function summarize(event: Readable): string {
   switch (event.type) {
@@ -66,6 +71,10 @@ function summarize(event: Readable): string {
       const outcomeText = problem !== null ? `failed: ${oneLine(problem)}` : `HTTP ${status}`;
       return `${outcomeText} in ${Math.round(durationMs)} ms${usage === null ? '' : ` (${usage.inputTokens} in / ${usage.outputTokens} out tokens)`}`;
     }
+    case 'model_retry':
+      return retryLine(event);
+    case 'provider_error':
+      return `the model call failed (${oneLine(event.payload.error, 40)}): ${oneLine(event.payload.text)}`;
     case 'permission_decision':
       return decisionLine(event);
     case 'unreadable':
@@ -126,6 +135,8 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     }
     case 'diagnostic':
     case 'run_stopping':
+    case 'model_retry':
+    case 'provider_error':
       return { stream: 'stderr', text: `ward: ${summarize(parsed)}\n` };
     case 'unreadable':
       return { stream: 'stderr', text: `ward: ${oneLine(parsed.payload.storedType, 64)}: ${summarize(parsed)}\n` };

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
@@ -7,37 +6,19 @@ import { FileBackend } from './file-store.js';
 import { KeychainBackend } from './keychain-store.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore, shortHash, type SecretBackend, type SecretStore } from './secret-store.js';
 import { resolveWardHome } from '../base/home.js';
+import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 
 export type CredentialStoreKind = 'keychain' | 'file' | 'dpapi';
 const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];
-export const SETTINGS_FILE = 'settings.json';
-const MAX_SETTINGS_BYTES = 64 * 1024;
-
 /**
  * The store kind from `<WARD_HOME>/settings.json` ("credentialStore"). Absent means the OS
  * keychain; a malformed file or an unknown value fails closed (L1) rather than guessing.
  */
 export function configuredStoreKind(home: string): CredentialStoreKind {
-  const file = path.join(home, SETTINGS_FILE);
-  let raw: string;
-  try {
-    if (fs.statSync(file).size > MAX_SETTINGS_BYTES) throw new WardError('invalid_config', `${file} is larger than ${MAX_SETTINGS_BYTES} bytes`);
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'keychain';
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new WardError('invalid_config', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new WardError('invalid_config', `${file} must hold a JSON object`);
-  const value = (parsed as Record<string, unknown>).credentialStore;
+  const value = readSettingsObject(home).credentialStore;
   if (value === undefined) return 'keychain';
   if (typeof value !== 'string' || !KINDS.includes(value as CredentialStoreKind)) {
-    throw new WardError('invalid_config', `${file}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
+    throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
   }
   return value as CredentialStoreKind;
 }

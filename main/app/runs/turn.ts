@@ -44,6 +44,8 @@ import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { RunState } from '../../store/runs.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
+import { IdleWatch } from './idle-watch.js';
+import type { RunLimits } from '../run-limits.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
 import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
@@ -59,7 +61,8 @@ export interface TurnDeps {
   readonly prompter: Prompter;
   readonly promptTimeoutMs: number | undefined;
   readonly stopGraceMs: number;
-  readonly turnTimeoutMs: number;
+  /** How long a turn may take and may stay silent; read at each turn (settings.json can change). */
+  readonly limits: () => RunLimits;
   readonly pin: PinLocation | undefined;
   readonly maxLineBytes: number | undefined;
   readonly upstreamOptions: UpstreamOptions | undefined;
@@ -123,6 +126,7 @@ export class Turn {
   stopReason = '';
   private graceTimer: NodeJS.Timeout | undefined;
   private turnTimer: NodeJS.Timeout | undefined;
+  private idleWatch: IdleWatch | undefined;
   /** Set by a failed init check, the turn timeout or a journal failure: the turn fails with this reason. */
   private abortReason: string | null = null;
 
@@ -379,18 +383,26 @@ export class Turn {
 
   /** Spawns the child and journals what it says until it exits (or the turn times out). */
   private async stream({ launch, expected }: Awaited<ReturnType<Turn['launch']>>): Promise<CliExit> {
+    // Read before the spawn: a malformed settings.json fails the turn with nothing started.
+    const limits = this.deps.limits();
     this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
-      this.abortReason ??= `aborted: the turn exceeded ${Math.round(this.deps.turnTimeoutMs / 1000)} s`;
+      this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
       this.interruptThenKill();
-    }, this.deps.turnTimeoutMs);
+    }, limits.turnTimeoutMs);
+    this.idleWatch = new IdleWatch(limits.idleTimeoutMs, () => this.toolUses.size > 0, (reason) => {
+      this.abortReason ??= `aborted: ${reason}`;
+      this.interruptThenKill();
+    });
+    this.idleWatch.touch();
     // A stop that raced the spawn.
     if (this.stopRequested) this.child.interrupt();
     return this.child.exited;
   }
 
   private onChunk(messages: readonly CliMessage[], expected: { sessionId: string; version: string }): void {
+    this.idleWatch?.touch();
     try {
       this.journal.batch(() => {
         // After an abort nothing more the child says is recorded as part of the turn.
@@ -450,6 +462,13 @@ export class Turn {
           costUsd: message.costUsd,
         });
         return;
+      case 'api_retry':
+        journal.emit('model_retry', { attempt: message.attempt, maxRetries: message.maxRetries, delayMs: message.delayMs, status: message.status, error: message.error });
+        return;
+      case 'provider_error':
+        this.deltas.complete();
+        journal.emit('provider_error', { error: message.error, text: truncateText(journal.redact(message.text)) });
+        return;
       case 'diagnostic':
         this.lastDiagnostic = journal.redact(message.detail);
         journal.emit('diagnostic', { source: 'cli_stdout', reason: message.reason, detail: this.lastDiagnostic, bytes: message.bytes });
@@ -506,6 +525,7 @@ export class Turn {
    */
   private async release(): Promise<void> {
     clearTimeout(this.turnTimer);
+    this.idleWatch?.stop();
     clearTimeout(this.graceTimer);
     this.child?.killGroup();
     this.runDir?.remove();
