@@ -119,8 +119,15 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
     ]),
   ),
   event('tool_refused', z.strictObject({ tool: z.string(), reason: z.string() })),
-  /** A broker call no tool_result accounts for (it finished after the CLI stopped waiting). */
-  event('tool_drained', z.strictObject({ tool: z.string(), ok: z.boolean(), errorCode, bytes: count, durationMs: milliseconds })),
+  /**
+   * A broker call no tool_result accounts for: it finished after the CLI stopped waiting for it
+   * (a stop, a CLI that died), or the CLI never asked for it (something else in the run used the
+   * run's capability). Events written before `cause` existed were all of the first kind.
+   */
+  event(
+    'tool_drained',
+    z.strictObject({ tool: z.string(), ok: z.boolean(), errorCode, bytes: count, durationMs: milliseconds, cause: z.enum(['cli_stopped_waiting', 'not_asked_by_the_cli']).optional() }),
+  ),
   event(
     'usage',
     z.strictObject({

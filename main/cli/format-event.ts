@@ -49,7 +49,9 @@ function summarize(event: Readable): string {
     case 'tool_refused':
       return `✗ ${oneLine(event.payload.tool)} refused: ${oneLine(event.payload.reason)}`;
     case 'tool_drained':
-      return `⋯ ${oneLine(event.payload.tool)} finished after the stop: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
+      return event.payload.cause === 'not_asked_by_the_cli'
+        ? `! ${oneLine(event.payload.tool)} was called with the run's capability by something other than the CLI: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`
+        : `⋯ ${oneLine(event.payload.tool)} finished after the CLI stopped waiting for it: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
     case 'usage': {
       const { inputTokens, outputTokens, costUsd } = event.payload;
       return `${inputTokens} in / ${outputTokens} out tokens${costUsd === null ? '' : `, $${costUsd.toFixed(4)}`}`;

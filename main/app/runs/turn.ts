@@ -147,6 +147,8 @@ export class Turn {
   /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
   private cliNamesToolUses = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
+  /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
+  private readonly reportedToolUses = new Set<string>();
 
   constructor(
     private readonly deps: TurnDeps,
@@ -433,6 +435,7 @@ export class Turn {
       case 'tool_use': {
         const tool = message.name.startsWith('mcp__ward__') ? message.name.slice('mcp__ward__'.length) : message.name;
         this.toolUses.set(message.toolUseId, { tool, startedAt: performance.now() });
+        this.reportedToolUses.add(message.toolUseId);
         journal.emit('tool_call', { toolUseId: message.toolUseId, tool, arguments: boundedArguments(message.input, (text) => journal.redact(text)) });
         return;
       }
@@ -566,9 +569,17 @@ export class Turn {
           delivered: false,
         });
       }
-      // Calls that finished upstream after the CLI stopped waiting (a Stop): seen only after the drain.
+      // Calls no tool_result accounted for: the CLI stopped waiting (seen only after the drain), or never asked.
       for (const call of this.finished) {
-        this.journal.emit('tool_drained', { tool: call.tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
+        const askedByCli = call.toolUseId === null ? !this.cliNamesToolUses : this.reportedToolUses.has(call.toolUseId);
+        this.journal.emit('tool_drained', {
+          tool: call.tool,
+          ok: call.ok,
+          errorCode: call.ok ? null : (call.errorCode ?? 'error'),
+          bytes: call.bytes,
+          durationMs: Math.round(call.durationMs),
+          cause: askedByCli ? 'cli_stopped_waiting' : 'not_asked_by_the_cli',
+        });
       }
     } catch {
       // the journal is failing; settle still records the run state
