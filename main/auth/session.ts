@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import { WardError } from '../base/errors.js';
+import { wardCommand } from '../namespaces/namespace.js';
 import { withLock } from '../credentials/lock.js';
 import { sameSecret } from '../credentials/secret-store.js';
 import { registryOf, sessionLockPath, type AuthContext } from './context.js';
@@ -29,7 +30,7 @@ export function withAccessToken<T extends { readonly status: number }>(context: 
 /** Exactly one signed-in session, or a clear error saying how to get or pick one. */
 export function openSession(context: AuthContext, selector: SessionSelector = {}): Session {
   const found = findSessions(context, selector);
-  if (found.length === 0) throw new WardError('not_signed_in', `not signed in${selector.issuer ? ` to ${selector.issuer}` : ''} in namespace ${context.namespace.name}; run "ward login"`);
+  if (found.length === 0) throw new WardError('not_signed_in', `not signed in${selector.issuer ? ` to ${selector.issuer}` : ''} in namespace ${context.namespace.name}; run ${wardCommand(context.namespace, `login --issuer ${selector.issuer ?? 'URL'} --client-id ${selector.clientId ?? 'ID'}`)}`);
   if (found.length > 1) throw new WardError('usage', `several sign-ins match in namespace ${context.namespace.name}; name one with --issuer and --client-id`);
   return new Session(context, found[0]!);
 }
@@ -49,13 +50,18 @@ export class Session {
     this.account = sessionAccount(record);
   }
 
+  /** The exact command that signs this identity in again. */
+  private loginCommand(): string {
+    return wardCommand(this.context.namespace, `login --issuer ${this.record.issuer} --client-id ${this.record.clientId}`);
+  }
+
   private lock<T>(fn: () => Promise<T>): Promise<T> {
     return withLock(sessionLockPath(this.context, this.record), fn, { timeoutMs: this.context.lockTimeoutMs });
   }
 
   private async stored(): Promise<{ raw: string; tokens: StoredTokens }> {
     const raw = await this.context.store.get(this.account);
-    if (raw === undefined) throw new WardError('not_signed_in', `the sign-in to ${this.record.issuer} has no stored tokens any more; run "ward login"`);
+    if (raw === undefined) throw new WardError('not_signed_in', `the sign-in to ${this.record.issuer} has no stored tokens any more; run ${this.loginCommand()}`);
     return { raw, tokens: decodeTokens(raw) };
   }
 
@@ -75,7 +81,7 @@ export class Session {
     const outcome = await this.lock(async (): Promise<{ tokens: StoredTokens; rotated: boolean } | { ended: WardError }> => {
       const { raw, tokens } = await this.stored();
       if (observed !== undefined && !sameSecret(tokens.accessToken, observed.accessToken)) return { tokens, rotated: false };
-      if (tokens.refreshToken === undefined) throw new WardError('not_signed_in', `the sign-in to ${this.record.issuer} expired and cannot be renewed; run "ward login"`);
+      if (tokens.refreshToken === undefined) throw new WardError('not_signed_in', `the sign-in to ${this.record.issuer} expired and cannot be renewed; run ${this.loginCommand()}`);
       const config = await discoverProvider(this.record.issuer, this.record.clientId, { allowInsecureHttp: this.record.allowInsecureHttp, requestTimeoutMs: this.context.requestTimeoutMs });
       let response: client.TokenEndpointResponse;
       try {
@@ -94,7 +100,7 @@ export class Session {
     });
     if ('ended' in outcome) {
       await this.forgetRecord();
-      throw new WardError('not_signed_in', `${outcome.ended.message}; the sign-in ended, run "ward login"`, { cause: outcome.ended });
+      throw new WardError('not_signed_in', `${outcome.ended.message}; the sign-in ended, run ${this.loginCommand()}`, { cause: outcome.ended });
     }
     if (outcome.rotated) await this.noteExpiry(outcome.tokens);
     return outcome.tokens;
@@ -111,7 +117,7 @@ export class Session {
     const renewed = await this.refresh(first);
     const retried = await fn(renewed.accessToken);
     if (retried.status === 401) {
-      throw new WardError('unauthorized', `${this.record.issuer} refused the renewed sign-in as well (401); Ward does not retry again. Sign in again with "ward login" if this persists`);
+      throw new WardError('unauthorized', `${this.record.issuer} refused the renewed sign-in as well (401); Ward does not retry again. Sign in again with ${this.loginCommand()} if this persists`);
     }
     return retried;
   }

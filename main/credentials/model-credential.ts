@@ -1,6 +1,6 @@
 import { WardError } from '../base/errors.js';
 import { resolveWardHome } from '../base/home.js';
-import type { Namespace } from '../namespaces/namespace.js';
+import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { openSecretStore } from './open-store.js';
 import type { SecretStore } from './secret-store.js';
 
@@ -21,7 +21,7 @@ export const VARIABLE_FOR: Readonly<Record<ModelCredentialKind, ModelCredentialV
 const MAX_KEY_LENGTH = 4_096;
 /** The prefix `claude setup-token` prints; used only to pick a default kind. */
 const OAUTH_TOKEN_PREFIX = 'sk-ant-oat';
-const HOW_TO_SET = 'store one with "ward provider set-key" (it reads the key from stdin)';
+const howToSet = (ns: Namespace): string => `store one with ${wardCommand(ns, 'provider set-key')} (it reads the key from stdin)`;
 
 interface Stored {
   v: 1;
@@ -48,7 +48,7 @@ export function inferKind(secret: string): ModelCredentialKind {
   return secret.startsWith(OAUTH_TOKEN_PREFIX) ? 'oauth-token' : 'api-key';
 }
 
-function decode(raw: string): Stored {
+function decode(raw: string, ns: Namespace): Stored {
   try {
     const parsed = JSON.parse(raw) as Partial<Stored>;
     if (parsed.v === 1 && (parsed.kind === 'api-key' || parsed.kind === 'oauth-token') && typeof parsed.secret === 'string' && parsed.secret !== '') {
@@ -57,7 +57,7 @@ function decode(raw: string): Stored {
   } catch {
     // fall through: never echo what the store held
   }
-  throw new WardError('credential_missing', `the stored model credential is unreadable; ${HOW_TO_SET}`);
+  throw new WardError('credential_missing', `the stored model credential is unreadable; ${howToSet(ns)}`);
 }
 
 export async function setModelCredential(store: SecretStore, kind: ModelCredentialKind, secret: string): Promise<void> {
@@ -69,7 +69,7 @@ export async function setModelCredential(store: SecretStore, kind: ModelCredenti
 export async function modelCredentialStatus(store: SecretStore): Promise<{ set: false } | { set: true; kind: ModelCredentialKind }> {
   const raw = await store.get(MODEL_KEY_ACCOUNT);
   if (raw === undefined) return { set: false };
-  return { set: true, kind: decode(raw).kind };
+  return { set: true, kind: decode(raw, store.namespace).kind };
 }
 
 export function deleteModelCredential(store: SecretStore): Promise<boolean> {
@@ -90,12 +90,12 @@ export async function resolveModelCredential(
   const store = options.store ?? openSecretStore(options.home ?? resolveWardHome(env), namespace);
   const raw = await store.get(MODEL_KEY_ACCOUNT);
   if (raw !== undefined) {
-    const stored = decode(raw);
+    const stored = decode(raw, namespace);
     return { variable: VARIABLE_FOR[stored.kind], value: stored.secret };
   }
   for (const variable of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] as const) {
     const value = env[variable];
     if (value !== undefined && value !== '') return { variable, value };
   }
-  throw new WardError('credential_missing', `no model credential for namespace ${namespace.name}: ${HOW_TO_SET}, or set ANTHROPIC_API_KEY`);
+  throw new WardError('credential_missing', `no model credential for namespace ${namespace.name}: ${howToSet(namespace)}, or set ANTHROPIC_API_KEY`);
 }

@@ -39,3 +39,11 @@ export function resolveNamespace(sources: { flag?: string | undefined; env?: str
   }
   return parseNamespace(named[0]?.[1] ?? DEFAULT_NAMESPACE);
 }
+
+/**
+ * A `ward` command for a hint, quoted, that acts on `ns` when followed literally (whatever
+ * WARD_NAMESPACE says in the shell it is typed into).
+ */
+export function wardCommand(ns: Namespace, command: string): string {
+  return `"ward --namespace ${ns.name} ${command}"`;
+}

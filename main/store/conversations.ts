@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { GENESIS_HASH } from './journal.js';
+import { rowByIdPrefix } from './id-prefix.js';
 
 export interface Conversation {
   readonly id: string;
@@ -74,13 +75,7 @@ export class ConversationRepository {
 
   /** Accepts a full id or a unique prefix of at least 8 characters, as people copy them from lists. */
   resolve(idOrPrefix: string): Conversation {
-    if (!/^[0-9a-f-]{8,36}$/.test(idOrPrefix)) throw new WardError('not_found', `no conversation ${JSON.stringify(idOrPrefix.slice(0, 40))} in this namespace`);
-    const rows = this.db
-      .prepare<[string], ConversationRow>(`SELECT ${COLUMNS} FROM conversations WHERE id LIKE ? || '%' LIMIT 2`)
-      .all(idOrPrefix);
-    if (rows.length === 0) throw new WardError('not_found', `no conversation ${idOrPrefix} in this namespace`);
-    if (rows.length > 1) throw new WardError('usage', `conversation prefix ${idOrPrefix} is ambiguous; give more characters`);
-    return toConversation(rows[0]!);
+    return toConversation(rowByIdPrefix<ConversationRow>(this.db, 'conversations', COLUMNS, 'conversation', idOrPrefix));
   }
 
   list(): Conversation[] {

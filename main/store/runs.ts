@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive, processIdentity, type ProcessAlive } from '../base/process.js';
+import { rowByIdPrefix } from './id-prefix.js';
 
 export { isProcessAlive, processIdentity, type ProcessAlive };
 
@@ -137,6 +138,11 @@ export class RunRepository {
     return toRun(row);
   }
 
+  /** A run by its id or a unique prefix of 8+ characters (as `ward` prints them). */
+  resolve(idOrPrefix: string): Run {
+    return toRun(rowByIdPrefix<RunRow>(this.db, 'runs', COLUMNS, 'run', idOrPrefix));
+  }
+
   /** The conversation an earlier run with this request id belongs to (R7: a retried request finds it). */
   conversationOfRequest(requestId: string): string | undefined {
     return this.db.prepare<[string], { conversation_id: string }>('SELECT conversation_id FROM runs WHERE request_id = ? ORDER BY created_at LIMIT 1').get(requestId)?.conversation_id;
@@ -172,14 +178,14 @@ export class RunRepository {
       throw new WardError('usage', `an uncertain run can be reconciled as ${RECONCILED_STATES.join(', ')}, not ${outcome}`);
     }
     const settle = this.db.transaction(() => {
-      const run = this.get(id);
-      if (run.state !== 'uncertain') throw new WardError('invalid_transition', `run ${id} is ${run.state}, not uncertain`);
+      const run = this.resolve(id);
+      if (run.state !== 'uncertain') throw new WardError('invalid_transition', `run ${run.id} is ${run.state}, not uncertain`);
       this.db
         .prepare('UPDATE runs SET state = ?, reason = ?, updated_at = ? WHERE id = ?')
-        .run(outcome, `reconciled: ${note}`.slice(0, 500), new Date().toISOString(), id);
+        .run(outcome, `reconciled: ${note}`.slice(0, 500), new Date().toISOString(), run.id);
+      return run.id;
     });
-    settle.immediate();
-    return this.get(id);
+    return this.get(settle.immediate());
   }
 
   /**

@@ -72,7 +72,7 @@ describe('sign-in and namespaces', () => {
     });
     const session = openSession(work);
     const tokens = await session.tokens();
-    expect(() => openSession(personal)).toThrow('not signed in in namespace personal; run "ward login"');
+    expect(() => openSession(personal)).toThrow('not signed in in namespace personal; run "ward --namespace personal login --issuer URL --client-id ID"');
     expect(await personal.store.get(session.account)).toBeUndefined();
     expect(await personal.store.delete(session.account)).toBe(false);
     expect(await work.store.get(session.account)).toBeDefined();

@@ -13,10 +13,10 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     const home = tempDir();
     const env = wardEnv(home);
     const set = await runWard(['provider', 'set-key'], env, `${API_KEY}\n`);
-    expect(set.stdout).toContain('stored the api-key for namespace default (the CLI receives it as ANTHROPIC_API_KEY)');
+    expect(set.stdout).toContain('stored the API key for namespace default (the CLI receives it as ANTHROPIC_API_KEY)');
     expect(set.code).toBe(0);
     const show = await runWard(['provider', 'show'], env);
-    expect(show.stdout).toBe('a api-key is stored for namespace default\n');
+    expect(show.stdout).toBe('an API key is stored for namespace default\n');
     const json = await runWard(['provider', 'show', '--json'], env);
     expect(JSON.parse(json.stdout)).toEqual({ namespace: 'default', set: true, kind: 'api-key' });
 
@@ -48,7 +48,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
   it('test_passes_a_subscription_token_as_claude_code_oauth_token_kind_inferred_from_the_token_or_given', async () => {
     const home = tempDir();
     const env = wardEnv(home);
-    expect((await runWard(['provider', 'set-key'], env, OAUTH_TOKEN)).stdout).toContain('stored the oauth-token');
+    expect((await runWard(['provider', 'set-key'], env, OAUTH_TOKEN)).stdout).toContain('stored the OAuth token');
     const ns = parseNamespace('default');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
     expect(await resolveModelCredential(ns, {}, { store })).toEqual({ variable: 'CLAUDE_CODE_OAUTH_TOKEN', value: OAUTH_TOKEN });
@@ -76,7 +76,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expect(await resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 'oat-env' }, { store })).toEqual({ variable: 'CLAUDE_CODE_OAUTH_TOKEN', value: 'oat-env' });
     await expect(resolveModelCredential(ns, {}, { store })).rejects.toMatchObject({
       code: 'credential_missing',
-      message: 'no model credential for namespace env-only: store one with "ward provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY',
+      message: 'no model credential for namespace env-only: store one with "ward --namespace env-only provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY',
     });
   });
 
@@ -86,7 +86,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     for (const name of ['work', 'personal']) expect((await runWard(['namespace', 'create', name], env)).code).toBe(0);
     expect((await runWard(['provider', 'set-key', '--namespace', 'work'], env, API_KEY)).code).toBe(0);
     expect((await runWard(['provider', 'show', '--namespace', 'personal'], env)).stdout).toBe('no model credential is stored for namespace personal\n');
-    expect((await runWard(['provider', 'show', '--namespace', 'work'], env)).stdout).toBe('a api-key is stored for namespace work\n');
+    expect((await runWard(['provider', 'show', '--namespace', 'work'], env)).stdout).toBe('an API key is stored for namespace work\n');
     expectNoCanaryInFiles(home, [API_KEY]);
     expect((await runWard(['provider', 'delete-key', '--namespace', 'work'], env)).code).toBe(0);
   });

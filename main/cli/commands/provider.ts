@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import { EXIT, WardError } from '../../base/errors.js';
-import { parseKind, VARIABLE_FOR } from '../../credentials/model-credential.js';
+import { parseKind, VARIABLE_FOR, type ModelCredentialKind } from '../../credentials/model-credential.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 
 const MAX_STDIN_BYTES = 16 * 1024;
+/** How each credential kind reads in a sentence (both take "an"). */
+const KIND_NAME: Readonly<Record<ModelCredentialKind, string>> = { 'api-key': 'API key', 'oauth-token': 'OAuth token' };
 const STDIN_TIMEOUT_MS = 5 * 60_000;
 
 /** Reads all of stdin, bounded in size and time. */
@@ -60,7 +62,7 @@ export const providerCommand: Command = {
       const wanted = values.kind === undefined ? undefined : parseKind(values.kind);
       const kind = await app.settings.setKey(namespace, io.stdin.isTTY ? await readHidden(io) : await readPiped(io.stdin), wanted);
       if (values.json) writeJson(io.stdout, { namespace: namespace.name, set: true, kind });
-      else writeLine(io.stdout, `stored the ${kind} for namespace ${namespace.name} (the CLI receives it as ${VARIABLE_FOR[kind]})`);
+      else writeLine(io.stdout, `stored the ${KIND_NAME[kind]} for namespace ${namespace.name} (the CLI receives it as ${VARIABLE_FOR[kind]})`);
       return EXIT.ok;
     }
     if (values.kind !== undefined) throw new WardError('usage', `--kind applies to set-key only\nusage: ${this.usage}`);
@@ -68,7 +70,7 @@ export const providerCommand: Command = {
       const namespace = app.namespaces.existing(values.namespace);
       const status = await app.settings.keyStatus(namespace);
       if (values.json) writeJson(io.stdout, { namespace: namespace.name, ...status });
-      else writeLine(io.stdout, status.set ? `a ${status.kind} is stored for namespace ${namespace.name}` : `no model credential is stored for namespace ${namespace.name}`);
+      else writeLine(io.stdout, status.set ? `an ${KIND_NAME[status.kind]} is stored for namespace ${namespace.name}` : `no model credential is stored for namespace ${namespace.name}`);
       return EXIT.ok;
     }
     if (action === 'delete-key') {

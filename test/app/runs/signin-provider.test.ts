@@ -56,7 +56,7 @@ describe('a model provider reached with the sign-in (G2, C5)', () => {
       JSON.stringify({ profiles: { default: { baseUrl: harness.provider.url, model: 'claude-sonnet-4-5', signIn: { issuer: 'https://idp.example.com', clientId: 'ward' } } } }),
     );
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
-    expect(await handle.done).toMatchObject({ state: 'failed', reason: expect.stringContaining('run "ward login"') });
+    expect(await handle.done).toMatchObject({ state: 'failed', reason: expect.stringContaining('run "ward --namespace default login --issuer https://idp.example.com --client-id ward"') });
     expect(harness.provider.requests).toEqual([]);
   });
 });
