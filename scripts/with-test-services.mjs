@@ -2,6 +2,9 @@
 // a private D-Bus session bus with an unlocked gnome-keyring (the real OS credential store).
 // Everything started here dies with the dbus-run-session that owns it.
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const command = process.argv.slice(2);
 if (command.length === 0) {
@@ -14,8 +17,12 @@ if (process.env.WARD_TEST_SERVICES_STARTED === '1') {
   run(command[0], command.slice(1));
 } else if (have('dbus-run-session') && have('gnome-keyring-daemon')) {
   // Inside the private bus: unlock a fresh keyring with a throwaway password, then run the command.
-  const inner = 'printf "ward-test-keyring" | gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "$@"';
-  run('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...command], { WARD_TEST_SERVICES_STARTED: '1' });
+  // The keyring file lives in a folder of this run's own: runs side by side (several checkouts on
+  // one machine) would otherwise rewrite one login.keyring and lose each other's secrets.
+  const keyringHome = mkdtempSync(path.join(tmpdir(), 'ward-test-keyring-'));
+  process.on('exit', () => rmSync(keyringHome, { recursive: true, force: true }));
+  const inner = 'printf "ward-test-keyring" | XDG_DATA_HOME="$WARD_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "$@"';
+  run('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...command], { WARD_TEST_SERVICES_STARTED: '1', WARD_TEST_KEYRING_HOME: keyringHome });
 } else {
   console.error('with-test-services: dbus-run-session and gnome-keyring-daemon are required (Debian: apt-get install dbus gnome-keyring)');
   process.exit(1);

@@ -1,5 +1,6 @@
 import { WardApp } from '../app/ward-app.js';
 import { prompterFor } from '../permissions/terminal-prompter.js';
+import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
 import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -8,7 +9,7 @@ import { processIo, writeLine, type CliIo } from './io.js';
 async function help(io: CliIo): Promise<void> {
   writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
   for (const entry of COMMANDS) writeLine(io.stdout, `  ${entry.name.padEnd(14)} ${(await entry.load()).summary}`);
-  writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage. Exit codes are listed in README.md.');
+  writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage; ward --version shows the version. Exit codes are listed in README.md.');
 }
 
 /** Flags every command takes, accepted before the command name too (`ward --namespace work run …`). */
@@ -41,6 +42,10 @@ function asksForHelp(args: readonly string[]): boolean {
 /** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const { name, args } = splitCommandLine(argv);
+  if (name === '--version' || name === '-V' || name === 'version') {
+    writeLine(io.stdout, `ward ${wardVersion()} (pinned Claude CLI ${COMMITTED_PIN.version})`);
+    return EXIT.ok;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     await help(io);
     return name === undefined ? EXIT.usage : EXIT.ok;

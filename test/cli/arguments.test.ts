@@ -16,6 +16,14 @@ describe('ward command line', () => {
     expect(listed).toMatchObject({ code: 0, stderr: '' });
   });
 
+  it('test_version_names_ward_and_the_pinned_cli_without_a_home', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve('package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+    for (const flag of ['--version', '-V', 'version']) {
+      const result = await ward([flag], { env: { WARD_HOME: path.join(tempDir(), 'never-created') } });
+      expect(result).toMatchObject({ code: 0, stderr: '', stdout: `ward ${pkg.version} (pinned Claude CLI ${pkg.dependencies['@anthropic-ai/claude-code']})\n` });
+    }
+  });
+
   it('test_help_after_the_double_dash_is_a_prompt_not_a_request_for_usage', async () => {
     const home = tempDir();
     // No model is needed to see that the prompt went to a run instead of printing usage.

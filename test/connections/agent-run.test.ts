@@ -106,7 +106,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
       code: 2,
       stderr: expect.stringContaining('tool local/echo is turned off; turn it on with "ward connections tools local --enable echo"'),
     });
-    expect((await s.ward(['agents', 'list'])).stdout).toBe('');
+    expect((await s.ward(['agents', 'list'])).stdout).toMatch(/^no agents in namespace default yet; publish one with "ward --namespace default agents create NAME --instructions-file FILE"\n$/);
   });
 
   it('test_a_tool_turned_off_or_a_connection_removed_after_publishing_the_run_is_refused_before_anything_starts_with_the_reason', async () => {

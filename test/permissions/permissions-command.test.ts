@@ -68,7 +68,7 @@ describe('ward permissions', () => {
     const revoked = await ward(['permissions', 'revoke', grant.id.slice(0, 8)], env);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout).toMatch(/^revoked [0-9a-f]{8} {2}allow run {3}git/);
-    expect((await ward(['permissions'], env)).stdout).toBe('');
+    expect((await ward(['permissions'], env)).stdout).toBe('no active grants in namespace default; add some with "ward --namespace default permissions grant"\n');
     expect((await ward(['permissions', '--all'], env)).stdout).toContain('[revoked ');
   });
 

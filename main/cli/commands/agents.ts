@@ -4,6 +4,9 @@ import type { StdioUpstream } from '../../agents/spec.js';
 import { agentSummary } from '../../app/agents.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { readBoundedFile, writeJson, writeLine } from '../io.js';
+import type { AgentVersion } from '../../store/agents.js';
+import { parseAgentSpec, toolSource } from '../../agents/spec.js';
+import { escapeForDisplay, escapeOneLine } from '../../../preload/display.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
 
@@ -26,7 +29,9 @@ export const agentsCommand: Command = {
     const store = app().namespaces.fromFlag(values.namespace);
 
     if (action === 'list') {
-      for (const version of store.agents.list()) {
+      const versions = store.agents.list();
+      if (versions.length === 0 && !values.json) writeLine(io.stdout, `no agents in namespace ${store.namespace.name} yet; publish one with "ward --namespace ${store.namespace.name} agents create NAME --instructions-file FILE"`);
+      for (const version of versions) {
         const row = agentSummary(version);
         if (values.json) writeJson(io.stdout, row);
         else writeLine(io.stdout, `${`${row.name}@${row.version}`.padEnd(24)} ${row.tools.length} tool(s)  ${row.tools.join(', ')}`);
@@ -38,7 +43,7 @@ export const agentsCommand: Command = {
       if (values.version !== undefined && !/^\d{1,9}$/.test(values.version)) throw new WardError('usage', '--version takes a number');
       const version = store.agents.get(name, values.version === undefined ? undefined : Number(values.version));
       if (values.json) writeJson(io.stdout, { ...agentSummary(version), spec: version.spec });
-      else writeLine(io.stdout, JSON.stringify({ ...agentSummary(version), spec: version.spec }, null, 2));
+      else writeLine(io.stdout, describeAgent(version));
       return EXIT.ok;
     }
     if (action !== 'create') throw new WardError('usage', `unknown action ${JSON.stringify(action.slice(0, 40))}\nusage: ${this.usage}`);
@@ -73,3 +78,17 @@ export const agentsCommand: Command = {
     return EXIT.ok;
   },
 };
+
+/** `agents show` for a person: what the agent is told, what it runs with, which tools it has and where they come from. */
+function describeAgent(version: AgentVersion): string {
+  const spec = parseAgentSpec(version.spec);
+  const lines = [`${version.agentName}@${version.version}, published ${version.publishedAt}`, `model profile: ${spec.modelProfile}`];
+  for (const [name, upstream] of Object.entries(spec.upstreams)) {
+    lines.push(`upstream ${name}: ${[upstream.command, ...upstream.args].map((part) => escapeOneLine(part, 200)).join(' ')}${upstream.envNames.length > 0 ? ` (gets ${upstream.envNames.join(', ')})` : ''}`);
+  }
+  lines.push(spec.tools.length === 0 ? 'tools: none' : `tools (${spec.tools.length}):`);
+  for (const tool of spec.tools) lines.push(`  ${tool.exposedName}  from ${toolSource(tool)}${tool.description === '' ? '' : ` — ${escapeOneLine(tool.description, 100)}`}`);
+  lines.push('instructions:', ...spec.instructions.split('\n').map((line) => `  ${escapeForDisplay(line, 2_000)}`));
+  return lines.join('\n');
+}
+

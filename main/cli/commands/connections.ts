@@ -116,7 +116,9 @@ export const connectionsCommand: Command = {
     }
     if (action === 'list') {
       return withManager(context, values.namespace, async (manager) => {
-        for (const view of manager.list()) {
+        const views = manager.list();
+        if (views.length === 0 && !values.json) writeLine(io.stdout, 'no connections in this namespace yet; add one with "ward connections add NAME --command CMD" or "--url URL"');
+        for (const view of views) {
           if (values.json) {
             writeJson(io.stdout, viewJson(view));
             continue;

@@ -9,7 +9,9 @@ export const conversationsCommand: Command = {
   async run(args, { io, app }) {
     const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);
     const store = app().namespaces.fromFlag(values.namespace);
-    for (const conversation of store.conversations.list()) {
+    const conversations = store.conversations.list();
+    if (conversations.length === 0 && !values.json) writeLine(io.stdout, `no conversations in namespace ${store.namespace.name} yet; start one with "ward --namespace ${store.namespace.name} run -- PROMPT"`);
+    for (const conversation of conversations) {
       const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
       const active = store.runs.activeFor(conversation.id);
       const row = {

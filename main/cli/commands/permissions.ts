@@ -8,6 +8,7 @@ import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/gra
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { escapeForDisplay } from '../../../preload/display.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
 
 const USAGE = [
   'ward permissions [--conversation ID] [--all] [--namespace NS] [--json]',
@@ -15,8 +16,16 @@ const USAGE = [
   '       ward permissions grant (--conversation ID | --agent NAME | --defaults) --allow-KIND=LIST... [--deny-KIND=LIST...] [--namespace NS]',
 ].join('\n');
 
-function grantLine(grant: StoredGrant): string {
-  const scope = grant.scope === 'conversation' ? `conversation ${grant.conversationId!.slice(0, 8)}` : grant.scope === 'agent' ? `agent ${grant.agentId!.slice(0, 8)}` : 'namespace';
+/** An agent's name by its id, for grant lines (agents are known to people by name). */
+type AgentNames = (agentId: string) => string;
+
+function agentNames(store: NamespaceStore): AgentNames {
+  const names = new Map(store.agents.list().map((version) => [version.agentId, version.agentName]));
+  return (agentId) => names.get(agentId) ?? agentId.slice(0, 8);
+}
+
+function grantLine(grant: StoredGrant, agentName: AgentNames): string {
+  const scope = grant.scope === 'conversation' ? `conversation ${grant.conversationId!.slice(0, 8)}` : grant.scope === 'agent' ? `agent ${agentName(grant.agentId!)}` : 'namespace';
   const revoked = grant.revokedAt === null ? '' : `  [revoked ${grant.revokedAt.slice(0, 16).replace('T', ' ')}]`;
   return `${grant.id.slice(0, 8)}  ${grant.effect.padEnd(5)} ${grant.kind.padEnd(5)} ${escapeForDisplay(grant.value, 120)}  (${scope}, ${grant.grantedBy}, ${grant.createdAt.slice(0, 16).replace('T', ' ')})${revoked}`;
 }
@@ -34,10 +43,13 @@ function show(args: readonly string[], io: CliIo, app: WardApp): number {
     false,
   );
   const store = app.namespaces.fromFlag(values.namespace);
+  const names = agentNames(store);
   if (values.conversation === undefined) {
-    for (const grant of app.grants.list(store, { includeRevoked: values.all })) {
+    const grants = app.grants.list(store, { includeRevoked: values.all });
+    if (grants.length === 0 && !values.json) writeLine(io.stdout, `no ${values.all ? '' : 'active '}grants in namespace ${store.namespace.name}; add some with "ward --namespace ${store.namespace.name} permissions grant"`);
+    for (const grant of grants) {
       if (values.json) writeJson(io.stdout, { type: 'grant', ...grant });
-      else writeLine(io.stdout, grantLine(grant));
+      else writeLine(io.stdout, grantLine(grant, names));
     }
     return EXIT.ok;
   }
@@ -53,7 +65,7 @@ function show(args: readonly string[], io: CliIo, app: WardApp): number {
   }
   for (const grant of held) {
     if (values.json) writeJson(io.stdout, { type: 'grant', ...grant });
-    else writeLine(io.stdout, `  ${grantLine(grant)}`);
+    else writeLine(io.stdout, `  ${grantLine(grant, names)}`);
   }
   if (!values.json) writeLine(io.stdout, 'decisions:');
   for (const { seq, runId, record } of app.grants.decisions(store, conversation.id)) {
@@ -73,7 +85,7 @@ function revoke(args: readonly string[], io: CliIo, app: WardApp): number {
     return EXIT.ok;
   }
   requirePositional({ usage: USAGE }, positionals, 0, 'a grant id (see "ward permissions")');
-  for (const id of positionals) writeLine(io.stdout, `revoked ${grantLine(app.grants.revoke(store, id))}`);
+  for (const id of positionals) writeLine(io.stdout, `revoked ${grantLine(app.grants.revoke(store, id), agentNames(store))}`);
   return EXIT.ok;
 }
 
@@ -91,7 +103,7 @@ function grant(args: readonly string[], io: CliIo, app: WardApp): number {
   const rules = parsePermissionFlags(permissionArgs, process.cwd());
   const store = app.namespaces.fromFlag(values.namespace);
   const target: GrantTarget = values.conversation !== undefined ? { conversation: values.conversation } : values.agent !== undefined ? { agent: values.agent } : { defaults: true };
-  for (const granted of app.grants.grant(store, target, rules, 'cli')) writeLine(io.stdout, `granted ${grantLine(granted)}`);
+  for (const granted of app.grants.grant(store, target, rules, 'cli')) writeLine(io.stdout, `granted ${grantLine(granted, agentNames(store))}`);
   return EXIT.ok;
 }
 

@@ -88,7 +88,8 @@ export const runCommand: Command = {
     if (prompt === '') {
       if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${this.usage}`);
       // UTF-8 takes at most 4 bytes a character; the run service counts the characters.
-      prompt = await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS });
+      // `echo "…" | ward run` ends the prompt with a newline the person did not mean as part of it.
+      prompt = (await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS })).replace(/\s+$/, '');
     }
     // The policy and the namespace are checked before anything is started: nothing left to clean up.
     const ward = app();
