@@ -91,6 +91,8 @@ export interface ConnectionView {
   readonly status: 'signed_in' | 'signed_out' | 'error' | 'unknown';
   readonly detail: string | null;
   readonly tools: readonly string[];
+  /** The admin policy source that defines this connection ("Managed by your organization"), or null. */
+  readonly managedBy: string | null;
 }
 
 /** A permission question waiting for the person (P3). All text is escaped and bounded by main (P1). */

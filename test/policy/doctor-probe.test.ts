@@ -18,15 +18,26 @@ describe('ward doctor: admin policy', () => {
   const core = new DataFolder(tempDir());
 
   it('test_no_policy_is_reported_as_not_configured', async () => {
-    expect(await probePolicy({})(core)).toMatchObject({ check: 'admin policy', status: 'not_configured', detail: 'no policy at /etc/ward/policy.json (a personal install)' });
+    expect(await probePolicy({}, '2.1.328', 'linux')(core)).toMatchObject({ check: 'admin policy', status: 'not_configured', detail: 'no policy at /etc/ward/policy.json, /etc/ward/policy.d/*.json (a personal install)' });
   });
 
   it('test_a_valid_policy_is_summarized', async () => {
-    const file = policyFile(JSON.stringify({ version: 1, forbid: ['run'], caps: { net: ['*.example.com'] }, connections: ['github'], cliVersions: ['2.1.328'] }));
-    expect(await probePolicy({ WARD_POLICY: file })(core)).toEqual({
+    const file = policyFile(JSON.stringify({ version: 1, forbid: ['run'], caps: { net: ['*.example.com'] }, allowedConnections: ['https://mcp.example.com/*'], cliVersions: ['2.1.328'], recommended: { sandbox: 'require' } }));
+    expect(await probePolicy({ WARD_POLICY: file }, '2.1.328', 'linux', {})(core)).toEqual({
       check: 'admin policy',
       status: 'ok',
-      detail: `${file}: forbids run; caps net; 1 connection(s) allowed; CLI 2.1.328`,
+      detail: `${file}: 4 mandatory (cliVersions, forbid, caps, allowedConnections), 1 recommended (sandbox); "ward policy show" lists every key`,
+    });
+    const unknown = policyFile(JSON.stringify({ colour: 'blue' }));
+    expect(await probePolicy({ WARD_POLICY: unknown }, '2.1.328', 'linux', {})(core)).toMatchObject({ status: 'warning', detail: expect.stringContaining(`${unknown}: colour: unknown key, ignored`) });
+  });
+
+  it('test_a_policy_allowing_only_a_cli_version_this_ward_does_not_carry_fails_the_doctor', async () => {
+    const file = policyFile(JSON.stringify({ cliVersions: ['9.9.9'] }));
+    expect(await probePolicy({ WARD_POLICY: file }, '2.1.328', 'linux', {})(core)).toEqual({
+      check: 'admin policy',
+      status: 'error',
+      detail: 'cliVersions allows 9.9.9, but this Ward carries Claude CLI 2.1.328: every run is refused; install a Ward release that carries an allowed version',
     });
   });
 
@@ -41,7 +52,7 @@ describe('ward doctor: admin policy', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { check: string; status: string; detail: string })
       .find((check) => check.check === 'admin policy');
-    expect(policy).toMatchObject({ status: 'error', detail: expect.stringContaining('is malformed at forbid.0') });
+    expect(policy).toMatchObject({ status: 'error', detail: expect.stringContaining(`${file}: forbid: Invalid option`) });
     expect(code).toBe(1);
   });
 });

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../../base/errors.js';
-import { parseAgentSpec, toolRoute, toolSource, type AgentSpec } from '../../agents/spec.js';
+import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
 import type { RunBinding, RunRegistration } from '../../broker/types.js';
@@ -24,7 +24,7 @@ import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
 import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
-import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
@@ -241,7 +241,9 @@ export class Turn {
     // P5: the admin policy pins the CLI version, the model provider and the connections.
     assertCliVersionAllowed(deps.policy, pinned.version);
     assertProviderAllowed(deps.policy, profile.baseUrl);
-    for (const upstream of new Set([...Object.keys(spec.upstreams), ...spec.tools.map(toolSource)])) assertConnectionAllowed(deps.policy, upstream);
+    assertModelAllowed(deps.policy, profile.model);
+    // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
+    for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
     const credential = await deps.resolveCredential(ns, deps.env);
     this.journal.addSecret(credential.value);
     this.checkNotStopped();
@@ -282,6 +284,7 @@ export class Turn {
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
       openConnections: () => deps.openConnections(ns),
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
+      checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
     this.registration = deps.broker.register({
       runId: input.runId,
