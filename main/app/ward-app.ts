@@ -12,7 +12,7 @@ import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
 import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
 import type { ModelCredential } from '../providers/model-profile.js';
-import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
+import { SandboxEngine } from '../sandbox/engine.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
@@ -21,6 +21,7 @@ import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
 import { GrantService } from './grants.js';
+import { approvalTimeoutMs, managedStore, sandboxModeFor } from './managed-settings.js';
 import { storedModelCredential } from './model-credential.js';
 import { NamespaceService } from './namespaces.js';
 import type { RunService } from './runs/run-service.js';
@@ -42,7 +43,7 @@ export interface RunOptions {
   readonly tmpRoot?: string;
   /** How long a person has to answer a permission question. */
   readonly promptTimeoutMs?: number;
-  /** The OS sandbox for runs (default: one per app, WARD_SANDBOX in the environment, auto). */
+  /** The OS sandbox for runs (default: one per app, WARD_SANDBOX in the environment as the admin policy allows, auto). */
   readonly sandbox?: SandboxEngine;
   /** The model gateway runs register with (default: one started with the broker). */
   readonly gateway?: { register(route: ProviderRoute): GatewayRegistration };
@@ -98,6 +99,16 @@ export class WardApp {
     return this.loadedPolicy.value;
   }
 
+  /** Where secrets go: settings.json as the admin policy allows (C1, P5). */
+  get secretStores(): OpenStoreOptions {
+    return { managed: managedStore(this.policy) };
+  }
+
+  /** How long a person has to answer a permission question (the policy's approvalTimeoutSeconds wins). */
+  get approvalTimeoutMs(): number {
+    return approvalTimeoutMs(this.policy, this.options.run?.promptTimeoutMs);
+  }
+
   /** Conflicting namespace settings fail closed here (N1). */
   get namespaces(): NamespaceService {
     this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy);
@@ -110,7 +121,7 @@ export class WardApp {
   }
 
   get settings(): SettingsService {
-    this.settingsService ??= new SettingsService(this.namespaces, this.env, this.policy);
+    this.settingsService ??= new SettingsService(this.namespaces, this.env, this.policy, this.secretStores);
     return this.settingsService;
   }
 
@@ -125,7 +136,7 @@ export class WardApp {
   }
 
   connections(): Promise<ConnectionService> {
-    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, this.options.connectionStore ?? {}));
+    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, { ...this.secretStores, ...this.options.connectionStore }));
     return this.connectionService;
   }
 
@@ -163,7 +174,7 @@ export class WardApp {
       this.closeGateway = () => started.close();
       gateway = started;
     }
-    this.sandboxEngine = run.sandbox ?? new SandboxEngine(parseSandboxMode(this.env.WARD_SANDBOX));
+    this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
@@ -171,7 +182,7 @@ export class WardApp {
       broker,
       gateway,
       prompter: this.options.prompter ?? noOnePrompter,
-      promptTimeoutMs: run.promptTimeoutMs,
+      promptTimeoutMs: this.approvalTimeoutMs,
       stopGraceMs: run.stopGraceMs ?? 5_000,
       turnTimeoutMs: run.turnTimeoutMs ?? 30 * 60_000,
       pin: run.pin,
@@ -181,7 +192,7 @@ export class WardApp {
       sandbox: this.sandboxEngine,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus: await this.sandboxEngine.status(),
-      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home),
+      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
       openConnections: (ns) => connections.open(ns),
     };
     return new RunService(this.folder, deps);

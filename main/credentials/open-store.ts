@@ -13,18 +13,27 @@ const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];
 export const SETTINGS_FILE = 'settings.json';
 const MAX_SETTINGS_BYTES = 64 * 1024;
 
-/**
- * The store kind from `<WARD_HOME>/settings.json` ("credentialStore"). Absent means the OS
- * keychain; a malformed file or an unknown value fails closed (L1) rather than guessing.
- */
-export function configuredStoreKind(home: string): CredentialStoreKind {
+/** What an admin policy says about the store (its credentialStore and allowFileCredentialStore keys). */
+export interface ManagedStore {
+  /** Mandatory: this store, whatever settings.json says. */
+  readonly forced?: CredentialStoreKind;
+  /** Recommended: the store when settings.json names none. */
+  readonly preferred?: CredentialStoreKind;
+  /** False: the file store is refused. */
+  readonly fileAllowed: boolean;
+  /** Who says so, for refusals. */
+  readonly by: string;
+}
+
+/** The store settings.json names, or undefined; a malformed file or an unknown value fails closed (L1). */
+function settingsStoreKind(home: string): CredentialStoreKind | undefined {
   const file = path.join(home, SETTINGS_FILE);
   let raw: string;
   try {
     if (fs.statSync(file).size > MAX_SETTINGS_BYTES) throw new WardError('invalid_config', `${file} is larger than ${MAX_SETTINGS_BYTES} bytes`);
     raw = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'keychain';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   let parsed: unknown;
@@ -35,16 +44,31 @@ export function configuredStoreKind(home: string): CredentialStoreKind {
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new WardError('invalid_config', `${file} must hold a JSON object`);
   const value = (parsed as Record<string, unknown>).credentialStore;
-  if (value === undefined) return 'keychain';
+  if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KINDS.includes(value as CredentialStoreKind)) {
     throw new WardError('invalid_config', `${file}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
   }
   return value as CredentialStoreKind;
 }
 
+/**
+ * The store kind: the admin policy's mandatory choice, else `<WARD_HOME>/settings.json`
+ * ("credentialStore"), else the policy's recommended one, else the OS keychain. A file store the
+ * policy does not allow is refused, never swapped for another silently.
+ */
+export function configuredStoreKind(home: string, managed?: ManagedStore): CredentialStoreKind {
+  const kind = managed?.forced ?? settingsStoreKind(home) ?? managed?.preferred ?? 'keychain';
+  if (kind === 'file' && managed !== undefined && !managed.fileAllowed) {
+    throw new WardError('policy_refused', `the file credential store is not allowed (allowFileCredentialStore is false): refused by ${managed.by}; remove "credentialStore" from ${path.join(home, SETTINGS_FILE)} to use the OS keychain`);
+  }
+  return kind;
+}
+
 export interface OpenStoreOptions {
   /** Overrides settings.json (tests, and hosts that decide the store themselves). */
   kind?: CredentialStoreKind;
+  /** The admin policy's say (applied with settings.json when `kind` is not given). */
+  managed?: ManagedStore;
   /** An already built backend (tests), used as is. */
   backend?: SecretBackend;
   platform?: NodeJS.Platform;
@@ -74,6 +98,6 @@ export function backendFor(home: string, ns: Namespace, kind: CredentialStoreKin
 
 /** The secret store of one namespace, as configured for this data folder. */
 export function openSecretStore(home: string, ns: Namespace, options: OpenStoreOptions = {}): SecretStore {
-  const backend = options.backend ?? backendFor(home, ns, options.kind ?? configuredStoreKind(home), options.platform);
+  const backend = options.backend ?? backendFor(home, ns, options.kind ?? configuredStoreKind(home, options.managed), options.platform);
   return new NamespacedSecretStore(ns, backend);
 }

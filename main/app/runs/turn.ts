@@ -24,7 +24,7 @@ import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
 import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
-import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
@@ -314,6 +314,7 @@ export class Turn {
         return credential;
       },
       onExchange: (exchange) => this.onModelCall(exchange),
+      modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
   }
