@@ -10,7 +10,9 @@ import { resolveWardHome } from '../base/home.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
-import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import { compilePolicy, readPolicy, type AdminPolicy, type PolicyReading } from '../policy/policy.js';
+import type { PolicyView } from '../../preload/contract.js';
+import { policyView } from './policy-view.js';
 import type { ModelCredential } from '../providers/model-profile.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
@@ -72,7 +74,7 @@ export interface WardAppOptions {
 export class WardApp {
   readonly folder: DataFolder;
   readonly env: NodeJS.ProcessEnv;
-  private loadedPolicy: { value: AdminPolicy | null } | undefined;
+  private loadedPolicy: { value: AdminPolicy | null; reading: PolicyReading } | undefined;
   private namespaceService: NamespaceService | undefined;
   private grantService: GrantService | undefined;
   private settingsService: SettingsService | undefined;
@@ -95,8 +97,23 @@ export class WardApp {
 
   /** The admin policy (P5); a malformed one fails closed here, at first use (L1). */
   get policy(): AdminPolicy | null {
-    this.loadedPolicy ??= { value: this.options.policy !== undefined ? this.options.policy : loadPolicy(this.env) };
+    this.loadedPolicy ??= this.loadPolicy();
     return this.loadedPolicy.value;
+  }
+
+  /** The policy this app runs under, key by key; read once, so changes apply at the next start. */
+  policyView(): PolicyView {
+    void this.policy;
+    return policyView(this.loadedPolicy!.reading);
+  }
+
+  private loadPolicy(): { value: AdminPolicy | null; reading: PolicyReading } {
+    const given = this.options.policy;
+    if (given === undefined) {
+      const reading = readPolicy(this.env);
+      return { value: compilePolicy(reading), reading };
+    }
+    return { value: given, reading: { sources: given?.sources ?? [], settings: given?.settings ?? new Map(), warnings: given?.warnings ?? [], errors: [] } };
   }
 
   /** Where secrets go: settings.json as the admin policy allows (C1, P5). */

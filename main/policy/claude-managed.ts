@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
 import { parse as parsePlist } from 'plist';
+import { osUserName } from './policy.js';
 import { runRegQuery, parseRegQuery, type RegQuery } from './registry-store.js';
 
 const MAX_BYTES = 1024 * 1024;
@@ -22,7 +23,7 @@ export interface ClaudeManagedLocations {
   readonly regQuery?: RegQuery;
 }
 
-export function claudeManagedLocations(platform: NodeJS.Platform = process.platform, user = ''): ClaudeManagedLocations {
+export function claudeManagedLocations(platform: NodeJS.Platform = process.platform, user = osUserName()): ClaudeManagedLocations {
   switch (platform) {
     case 'darwin':
       return {

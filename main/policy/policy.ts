@@ -57,7 +57,7 @@ export interface PolicyLocations {
 }
 
 /** The user's name from the OS (never from the environment, which the user sets). */
-function osUserName(): string {
+export function osUserName(): string {
   try {
     return os.userInfo().username;
   } catch {

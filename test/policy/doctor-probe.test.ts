@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../main/cli/main.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { probePolicy } from '../../main/policy/doctor-probe.js';
+import { claudeManagedLocations, probeClaudeManagedSettings } from '../../main/policy/claude-managed.js';
 import { tempDir } from '../support/temp.js';
 
 function policyFile(text: string): string {
@@ -54,5 +55,26 @@ describe('ward doctor: admin policy', () => {
       .find((check) => check.check === 'admin policy');
     expect(policy).toMatchObject({ status: 'error', detail: expect.stringContaining(`${file}: forbid: Invalid option`) });
     expect(code).toBe(1);
+  });
+});
+
+describe('ward doctor: Claude Code managed settings the child CLI would load', () => {
+  const core = new DataFolder(tempDir());
+
+  it('test_none_found_is_ok_and_each_file_found_is_listed_by_keys_never_values', async () => {
+    const dir = tempDir('claude-code-');
+    expect(await probeClaudeManagedSettings({ dirs: [dir] })(core)).toEqual({ check: 'claude managed settings', status: 'ok', detail: `none (looked in ${dir}): the child CLI gets only the settings Ward gives it` });
+    fs.writeFileSync(path.join(dir, 'managed-settings.json'), JSON.stringify({ permissions: { deny: ['Read(./.env)'] }, env: { SECRET_TOKEN: 'canary-value-123' } }));
+    fs.mkdirSync(path.join(dir, 'managed-settings.d'));
+    fs.writeFileSync(path.join(dir, 'managed-settings.d', '10-mcp.json'), '{ not json');
+    const check = await probeClaudeManagedSettings({ dirs: [dir] })(core);
+    expect(check).toMatchObject({ status: 'warning', detail: expect.stringContaining(`the child CLI applies these whatever --setting-sources says: ${dir}/managed-settings.json (keys: permissions, env); ${dir}/managed-settings.d/10-mcp.json (unreadable`) });
+    expect(JSON.stringify(check)).not.toContain('canary-value-123');
+  });
+
+  it('test_locations_per_os_are_the_ones_the_pinned_cli_reads', () => {
+    expect(claudeManagedLocations('linux').dirs).toEqual(['/etc/claude-code']);
+    expect(claudeManagedLocations('darwin', 'alice')).toMatchObject({ dirs: ['/Library/Application Support/ClaudeCode'], plists: ['/Library/Managed Preferences/com.anthropic.claudecode.plist', '/Library/Managed Preferences/alice/com.anthropic.claudecode.plist'] });
+    expect(claudeManagedLocations('win32')).toMatchObject({ dirs: ['C:\\Program Files\\ClaudeCode', 'C:\\ProgramData\\ClaudeCode'], registryKeys: ['HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\ClaudeCode', 'HKEY_CURRENT_USER\\SOFTWARE\\Policies\\ClaudeCode'] });
   });
 });
