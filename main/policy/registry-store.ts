@@ -122,7 +122,7 @@ function documentAt(keys: ReadonlyMap<string, RegistryValue[]>, root: string, pr
       if ('problem' in converted) problems.set(`${root}\\${key.key}`, converted.problem);
       else document[key.key] = converted.value;
     }
-    if (shape.kind === 'listsByName' && lower.has(subkey)) {
+    if (shape.kind === 'listsByName' && (lower.has(subkey) || shape.names.some((name) => lower.has(`${subkey}\\${name}`)))) {
       claimed.add(subkey);
       const byKind: Record<string, unknown> = {};
       for (const name of shape.names) {
