@@ -9,7 +9,7 @@ import { WardError } from '../base/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
-import { assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
+import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
 import { checkBaseUrl, PROFILES_FILE, resolveModelProfile } from '../providers/model-profile.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
@@ -38,6 +38,7 @@ export class SettingsService {
   setModelProvider(store: NamespaceStore, baseUrl: string, model: string): void {
     const checked = checkBaseUrl(baseUrl, false, 'model provider');
     assertProviderAllowed(this.policy, checked);
+    assertModelAllowed(this.policy, model);
     const file = path.join(namespaceDir(this.namespaces.home, store.namespace), PROFILES_FILE);
     let profiles: Record<string, unknown> = {};
     if (fs.existsSync(file)) {
