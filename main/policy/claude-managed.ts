@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
-import { parse as parsePlist } from 'plist';
+import { parsePlistBytes } from './file-store.js';
 import { osUserName } from './policy.js';
 import { runRegQuery, parseRegQuery, type RegQuery } from './registry-store.js';
 
@@ -81,9 +81,7 @@ export function findClaudeManagedSettings(locations: ClaudeManagedLocations): Fo
   }
   for (const plist of locations.plists ?? []) {
     try {
-      const bytes = fs.readFileSync(plist);
-      const text = bytes.subarray(0, 6).toString('latin1') === 'bplist' ? new Uint8Array(bytes) : bytes.toString('utf8');
-      found.push({ where: plist, keys: keysOf(parsePlist(text)) });
+      found.push({ where: plist, keys: keysOf(parsePlistBytes(fs.readFileSync(plist))) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') found.push({ where: plist, keys: `unreadable (${describeError(error)})` });
     }

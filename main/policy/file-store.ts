@@ -99,6 +99,11 @@ export function readJsonPolicy(file: string, rules: FileRules, mustExist: boolea
   return loaded(file, toDocument(file, parsed, true));
 }
 
+/** A property list's value, binary (what MDM writes) or XML. */
+export function parsePlistBytes(bytes: Buffer): unknown {
+  return parsePlist(bytes.subarray(0, 6).toString('latin1') === 'bplist' ? new Uint8Array(bytes) : bytes.toString('utf8'));
+}
+
 /** A managed-preferences plist, XML or binary (what MDM writes). */
 export function readPlistPolicy(file: string, rules: FileRules): Loaded {
   const read = readChecked(file, rules, false);
@@ -106,8 +111,7 @@ export function readPlistPolicy(file: string, rules: FileRules): Loaded {
   if ('problem' in read) return { broken: { source: file, problem: read.problem } };
   let parsed: unknown;
   try {
-    const isBinary = read.bytes.subarray(0, 6).toString('latin1') === 'bplist';
-    parsed = parsePlist(isBinary ? new Uint8Array(read.bytes) : read.bytes.toString('utf8'));
+    parsed = parsePlistBytes(read.bytes);
   } catch (error) {
     return { broken: { source: file, problem: `is not a valid property list (${describeError(error)})` } };
   }

@@ -140,7 +140,7 @@ const WITHIN: Record<string, Within> = {
 };
 
 /** The entries of each list that the other list also covers: nothing either one leaves out. */
-export function bothAllow(within: Within, x: readonly string[], y: readonly string[]): string[] {
+function bothAllow(within: Within, x: readonly string[], y: readonly string[]): string[] {
   const inner = (from: readonly string[], outer: readonly string[]) => from.filter((entry) => outer.some((other) => within(entry, other)));
   return [...new Set([...inner(x, y), ...inner(y, x)])];
 }

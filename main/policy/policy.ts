@@ -10,7 +10,6 @@ import { MACHINE_KEY, USER_KEY, registryDocument, runRegQuery, type RegQuery } f
 import { ruleWithin } from './rules.js';
 import type { PolicyLevel } from './schema.js';
 
-export { ruleWithin };
 export type { ConnectionIdentity, PolicyReading, PolicySetting };
 
 /** The macOS preference domain (the app id) MDM profiles manage. */
@@ -196,7 +195,7 @@ export function isManagedConnection(managed: ManagedConnection, identity: Connec
 }
 
 /** Why the policy refuses this server, or null; by what it is, never by its name (P5). */
-export function connectionRefusal(policy: AdminPolicy | null, identity: ConnectionIdentity): string | null {
+function connectionRefusal(policy: AdminPolicy | null, identity: ConnectionIdentity): string | null {
   if (policy === null) return null;
   const denied = policy.deniedConnections.find((matcher) => matchesConnection(matcher, identity));
   if (denied !== undefined) return `it matches deniedConnections entry ${shown(denied.text)}`;

@@ -9,7 +9,6 @@ import { GRANT_KINDS } from '../permissions/grants.js';
 
 /** Mandatory: the user cannot change it. Recommended: a default the user may change. */
 export type PolicyLevel = 'mandatory' | 'recommended';
-export const POLICY_LEVELS: readonly PolicyLevel[] = ['mandatory', 'recommended'];
 
 /**
  * How one key's values from several sources become one, so that no source can loosen another:
@@ -236,8 +235,6 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     example: 'off',
   },
 ];
-
-export const POLICY_KEY_NAMES: ReadonlySet<string> = new Set(POLICY_KEYS.map((key) => key.key));
 
 /** Keys that once existed and would now mean something else: refused (fail closed), never ignored. */
 export const RETIRED_KEYS: Readonly<Record<string, string>> = {
