@@ -2,6 +2,7 @@
 import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchColdStart } from './cold-start.js';
 import { benchConnections } from './connections.js';
+import { benchGateway } from './gateway.js';
 import { benchJournal } from './journal.js';
 import { benchRendererFirstPaint } from './renderer-first-paint.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
@@ -9,6 +10,7 @@ import { benchStreamPipeline } from './stream-pipeline.js';
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
   connections: benchConnections,
+  gateway: benchGateway,
   journal: benchJournal,
   rendererFirstPaint: benchRendererFirstPaint,
   streamPipeline: benchStreamPipeline,

@@ -28,3 +28,17 @@ export function escapeForDisplay(text: string, max: number = Number.MAX_SAFE_INT
 export function escapeOneLine(text: string, max: number): string {
   return escapeForDisplay(text.replace(LINE_BREAKS, escapeChar), max);
 }
+
+/** A run of whitespace this long or longer is shown as a count, so nothing can hide past it. */
+const WHITESPACE_RUN = /[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]{3,}/g;
+
+/**
+ * A command line shown whole on one line: invisible characters and line breaks escaped, and a
+ * whitespace run of three or more shown as `⟨N spaces⟩`, so `ls` followed by 400 spaces and
+ * `&& touch x` cannot pass for `ls` (issue 12 #4). Unbounded: the caller decides what is too
+ * long to show.
+ */
+export function showCommand(command: string): string {
+  const collapsed = command.replace(WHITESPACE_RUN, (run) => ` ⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blanks'}⟩ `);
+  return escapeInvisible(collapsed.replace(LINE_BREAKS, escapeChar));
+}

@@ -63,6 +63,8 @@ const permissionDecision = z.strictObject({
   tool: z.string(),
   /** Summarized and redacted by main/permissions/audit.ts. */
   argumentsSummary: z.string(),
+  /** A Bash call's whole command line as shown to the person (escaped, whitespace runs counted, redacted). */
+  command: z.string().optional(),
   decision: z.enum(['allow', 'deny']),
   answerer,
   reason: z.string(),
@@ -117,8 +119,15 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
     ]),
   ),
   event('tool_refused', z.strictObject({ tool: z.string(), reason: z.string() })),
-  /** A broker call no tool_result accounts for (it finished after the CLI stopped waiting). */
-  event('tool_drained', z.strictObject({ tool: z.string(), ok: z.boolean(), errorCode, bytes: count, durationMs: milliseconds })),
+  /**
+   * A broker call no tool_result accounts for: it finished after the CLI stopped waiting for it
+   * (a stop, a CLI that died), or the CLI never asked for it (something else in the run used the
+   * run's capability). Events written before `cause` existed were all of the first kind.
+   */
+  event(
+    'tool_drained',
+    z.strictObject({ tool: z.string(), ok: z.boolean(), errorCode, bytes: count, durationMs: milliseconds, cause: z.enum(['cli_stopped_waiting', 'not_asked_by_the_cli']).optional() }),
+  ),
   event(
     'usage',
     z.strictObject({
@@ -143,6 +152,13 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       usage: z.strictObject({ inputTokens: count, outputTokens: count, cacheReadTokens: count, cacheCreationTokens: count }).nullable(),
     }),
   ),
+  /** The CLI will call the model again after a failed call (it said so: `api_retry`). */
+  event(
+    'model_retry',
+    z.strictObject({ attempt: count, maxRetries: count, delayMs: milliseconds, status: z.number().int().min(0).max(999).nullable(), error: z.string() }),
+  ),
+  /** The CLI gave up on the model for this turn: its text says why (it is not the model's answer). */
+  event('provider_error', z.strictObject({ error: z.string(), text: z.string() })),
   event(
     'diagnostic',
     z.strictObject({ source: z.literal('cli_stdout'), reason: z.enum(['unparseable', 'oversized', 'unexpected_shape']), detail: z.string(), bytes: count }),

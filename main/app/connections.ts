@@ -64,9 +64,12 @@ export class ConnectionService {
     private readonly storeOptions: OpenStoreOptions,
   ) {}
 
-  /** The namespace's connections, open until the caller closes them (a run keeps them for its length). */
-  open(ns: Namespace): ConnectionManager {
-    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions });
+  /**
+   * The namespace's connections, open until the caller closes them (a run keeps them for its
+   * length). `onSecret` hears every credential value they read, for the run's redaction.
+   */
+  open(ns: Namespace, onSecret?: (value: string) => void): ConnectionManager {
+    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions, ...(onSecret === undefined ? {} : { onSecret }) });
   }
 
   /** Opens the namespace's connections for one action (the managed ones added first) and closes them after it. */

@@ -11,6 +11,8 @@ import type { Rule } from '../permissions/grants.js';
 import { assertRulesAllowed, type AdminPolicy } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { assertGrantsOutsideWardData } from './ward-data.js';
+import { assertGrantsComposeWithSandbox } from '../sandbox/files.js';
+import { sandboxPlatform } from '../sandbox/engine.js';
 
 export type GrantTarget = { readonly conversation: string } | { readonly agent: string } | { readonly defaults: true };
 
@@ -30,6 +32,7 @@ export class GrantService {
   grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string): StoredGrant[] {
     assertRulesAllowed(this.policy, rules);
     assertGrantsOutsideWardData(this.home, rules);
+    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
     const scope =
       'conversation' in target
         ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(target.conversation).id }

@@ -29,14 +29,17 @@ import { NamespaceService } from './namespaces.js';
 import type { RunService } from './runs/run-service.js';
 import type { TurnDeps } from './runs/turn.js';
 import { SettingsService } from './settings.js';
+import { runLimits } from './run-limits.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
 
 /** Seams for the run loop; production leaves them all unset. */
 export interface RunOptions {
   /** SIGINT → SIGKILL of the process group after this long (R6, default 5 s). */
   readonly stopGraceMs?: number;
-  /** A turn is stopped after this long whatever happens (default 30 min). */
+  /** A turn is stopped after this long whatever happens (default: settings.json turnTimeoutMinutes, 30 min). */
   readonly turnTimeoutMs?: number;
+  /** A turn whose CLI is silent this long while no tool runs is stopped (default: settings.json idleTimeoutMinutes, 10 min). */
+  readonly idleTimeoutMs?: number;
   /** The pin check's location (default: the committed pin). */
   readonly pin?: PinLocation;
   readonly maxLineBytes?: number;
@@ -201,7 +204,10 @@ export class WardApp {
       prompter: this.options.prompter ?? noOnePrompter,
       promptTimeoutMs: this.approvalTimeoutMs,
       stopGraceMs: run.stopGraceMs ?? 5_000,
-      turnTimeoutMs: run.turnTimeoutMs ?? 30 * 60_000,
+      limits: () => {
+        const limits = runLimits(this.home);
+        return { turnTimeoutMs: run.turnTimeoutMs ?? limits.turnTimeoutMs, idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs };
+      },
       pin: run.pin,
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,
@@ -210,7 +216,7 @@ export class WardApp {
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus: await this.sandboxEngine.status(),
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
-      openConnections: (ns) => connections.open(ns),
+      openConnections: (ns, onSecret) => connections.open(ns, onSecret),
     };
     return new RunService(this.folder, deps);
   }

@@ -26,3 +26,29 @@ export function isProcessAlive(pid: number, identity: string | null = null): boo
   const now = processIdentity(pid);
   return now === null || now === identity;
 }
+
+let setprivFound: string | null | undefined;
+
+/**
+ * Linux: the argv prefix that makes a program die with the process that starts it (setpriv sets
+ * the parent-death signal, then execs it: no process stays in between). Null where that cannot be
+ * done, and the caller falls back to killing what it started on exit.
+ */
+export function diesWithParentPrefix(): readonly string[] | null {
+  if (process.platform !== 'linux') return null;
+  setprivFound ??= ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => fs.existsSync(candidate)) ?? null;
+  return setprivFound === null ? null : [setprivFound, '--pdeathsig', 'KILL', '--'];
+}
+
+/** Whether `command` names an executable file, as spawn would find it (a path, or a name on `PATH`). */
+export function isExecutable(command: string, searchPath: string | undefined): boolean {
+  const candidates = command.includes('/') ? [command] : (searchPath ?? '').split(':').filter((dir) => dir.startsWith('/')).map((dir) => `${dir}/${command}`);
+  return candidates.some((candidate) => {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return fs.statSync(candidate).isFile();
+    } catch {
+      return false;
+    }
+  });
+}

@@ -24,7 +24,13 @@ function outcome(call: { ok: boolean; errorCode: string | null }): string {
 }
 
 function decisionLine({ payload }: EventOf<'permission_decision'>): string {
-  return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${oneLine(payload.value ?? '', 160)}: ${oneLine(payload.reason)}`;
+  const what = payload.command === undefined ? oneLine(payload.value ?? '', 160) : `\`${oneLine(payload.command, 2_000)}\``;
+  return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${what}: ${oneLine(payload.reason)}`;
+}
+
+function retryLine({ payload }: EventOf<'model_retry'>): string {
+  const cause = payload.status === null ? `no answer (${oneLine(payload.error, 40)})` : `HTTP ${payload.status} (${oneLine(payload.error, 40)})`;
+  return `the model provider gave ${cause}; retry ${payload.attempt} of ${payload.maxRetries} in ${Math.max(1, Math.round(payload.delayMs / 1000))} s`;
 }
 
 /** One compact summary per event. */
@@ -43,7 +49,9 @@ function summarize(event: Readable): string {
     case 'tool_refused':
       return `✗ ${oneLine(event.payload.tool)} refused: ${oneLine(event.payload.reason)}`;
     case 'tool_drained':
-      return `⋯ ${oneLine(event.payload.tool)} finished after the stop: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
+      return event.payload.cause === 'not_asked_by_the_cli'
+        ? `! ${oneLine(event.payload.tool)} was called with the run's capability by something other than the CLI: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`
+        : `⋯ ${oneLine(event.payload.tool)} finished after the CLI stopped waiting for it: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
     case 'usage': {
       const { inputTokens, outputTokens, costUsd } = event.payload;
       return `${inputTokens} in / ${outputTokens} out tokens${costUsd === null ? '' : `, $${costUsd.toFixed(4)}`}`;
@@ -65,6 +73,10 @@ function summarize(event: Readable): string {
       const outcomeText = problem !== null ? `failed: ${oneLine(problem)}` : `HTTP ${status}`;
       return `${outcomeText} in ${Math.round(durationMs)} ms${usage === null ? '' : ` (${usage.inputTokens} in / ${usage.outputTokens} out tokens)`}`;
     }
+    case 'model_retry':
+      return retryLine(event);
+    case 'provider_error':
+      return `the model call failed (${oneLine(event.payload.error, 40)}): ${oneLine(event.payload.text)}`;
     case 'permission_decision':
       return decisionLine(event);
     case 'unreadable':
@@ -125,6 +137,8 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     }
     case 'diagnostic':
     case 'run_stopping':
+    case 'model_retry':
+    case 'provider_error':
       return { stream: 'stderr', text: `ward: ${summarize(parsed)}\n` };
     case 'unreadable':
       return { stream: 'stderr', text: `ward: ${oneLine(parsed.payload.storedType, 64)}: ${summarize(parsed)}\n` };

@@ -4,6 +4,7 @@ import { openSecretStore, type OpenStoreOptions } from '../credentials/open-stor
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { ConnectionManager, type ConnectionManagerOptions } from './manager.js';
 import { ConnectionRegistry } from './registry.js';
+import { watchedSecrets } from './watched-secrets.js';
 
 export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery } from './manager.js';
 export { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
@@ -14,12 +15,13 @@ export { UpstreamError } from '../upstreams/errors.js';
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
+  const secrets = openSecretStore(core.home, ns, options.store);
   return new ConnectionManager({
     registry: new ConnectionRegistry(store.db),
-    secrets: openSecretStore(core.home, ns, options.store),
+    secrets: options.onSecret === undefined ? secrets : watchedSecrets(secrets, options.onSecret),
     namespaceDir: namespaceDir(core.home, ns),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.now ? { now: options.now } : {}),

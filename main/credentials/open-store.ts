@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
@@ -7,12 +6,10 @@ import { FileBackend } from './file-store.js';
 import { KeychainBackend } from './keychain-store.js';
 import { KEYCHAIN_SERVICE, NamespacedSecretStore, shortHash, type SecretBackend, type SecretStore } from './secret-store.js';
 import { resolveWardHome } from '../base/home.js';
+import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 
 export type CredentialStoreKind = 'keychain' | 'file' | 'dpapi';
 const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];
-export const SETTINGS_FILE = 'settings.json';
-const MAX_SETTINGS_BYTES = 64 * 1024;
-
 /** What an admin policy says about the store (its credentialStore and allowFileCredentialStore keys). */
 export interface ManagedStore {
   /** Mandatory: this store, whatever settings.json says. */
@@ -27,26 +24,10 @@ export interface ManagedStore {
 
 /** The store settings.json names, or undefined; a malformed file or an unknown value fails closed (L1). */
 function settingsStoreKind(home: string): CredentialStoreKind | undefined {
-  const file = path.join(home, SETTINGS_FILE);
-  let raw: string;
-  try {
-    if (fs.statSync(file).size > MAX_SETTINGS_BYTES) throw new WardError('invalid_config', `${file} is larger than ${MAX_SETTINGS_BYTES} bytes`);
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (error) {
-    throw new WardError('invalid_config', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new WardError('invalid_config', `${file} must hold a JSON object`);
-  const value = (parsed as Record<string, unknown>).credentialStore;
+  const value = readSettingsObject(home).credentialStore;
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KINDS.includes(value as CredentialStoreKind)) {
-    throw new WardError('invalid_config', `${file}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
+    throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
   }
   return value as CredentialStoreKind;
 }

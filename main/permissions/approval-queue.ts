@@ -51,7 +51,8 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         agent: escapeOneLine(question.agent, 64),
         tool: escapeOneLine(question.tool, 100),
         summary: `wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
-        details: escapeOneLine(question.argumentsSummary, 300),
+        // A command is shown whole (RunPermissions refuses to ask about one too long to show).
+        details: question.command === undefined ? escapeOneLine(question.argumentsSummary, 300) : `command: ${question.command}`,
         reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
         expiresAt: new Date(this.now() + (typeof this.timeoutMs === 'number' ? this.timeoutMs : this.timeoutMs())).toISOString(),

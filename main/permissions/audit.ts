@@ -1,3 +1,4 @@
+import { showCommand } from '../../preload/display.js';
 import { journalEvent, type JournalEventType, type PayloadOf } from '../../preload/events.js';
 
 /** The journal event type that carries one AuditRecord as its payload (P4). */
@@ -59,6 +60,22 @@ export function summarizeArguments(input: unknown): string {
     text = '(unprintable arguments)';
   }
   return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY - 1)}…` : text;
+}
+
+/** The longest command line Ward asks a person about: a longer one cannot be read whole at a prompt. */
+export const MAX_ASKED_COMMAND = 2_000;
+/** The longest command line a decision record keeps; a grant may allow a longer one unasked. */
+const MAX_RECORDED_COMMAND = 8_000;
+
+/** A Bash command line as a person sees it: whole, escaped, whitespace runs counted, secrets redacted. */
+export function commandForPerson(commandLine: string): string {
+  return redactText(showCommand(commandLine));
+}
+
+/** The command for a decision record: as the person saw it, bounded, saying how long it was. */
+export function commandForRecord(commandLine: string): string {
+  const shown = commandForPerson(commandLine);
+  return shown.length > MAX_RECORDED_COMMAND ? `${shown.slice(0, MAX_RECORDED_COMMAND)}… (${shown.length} characters in all)` : shown;
 }
 
 /** The minimal journal surface the sink needs (main/store/journal.ts Journal satisfies it). */

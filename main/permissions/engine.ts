@@ -21,6 +21,8 @@ export interface PermissionRequest {
    * could reveal the path or its contents.
    */
   readonly subtree?: boolean;
+  /** For run from Bash: the whole command line, which the person must see whole before allowing it. */
+  readonly commandLine?: string;
   /** Asked about even when a `--allow-…` flag covers it (a secret-looking variable): why. Stored grants, a person's earlier answers, still settle it. */
   readonly confirm?: string;
 }

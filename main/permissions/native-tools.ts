@@ -39,7 +39,7 @@ export function runRequestForCommand(command: string): PermissionRequest {
   const first = command.trim().split(/\s+/)[0] ?? '';
   const plain = PLAIN_WORD.test(first) && !first.split('/').includes('..');
   const value = plain ? (first.startsWith('/') ? path.posix.normalize(first) : first) : first.slice(0, 200);
-  return { kind: 'run', value, compound: !plain || SHELL_OPERATORS.test(command) };
+  return { kind: 'run', value, compound: !plain || SHELL_OPERATORS.test(command), commandLine: command };
 }
 
 function stringField(input: Record<string, unknown>, key: string): string | undefined {

@@ -11,6 +11,8 @@ export interface PromptQuestion {
   readonly value: string;
   /** Bounded and redacted; still untrusted text (it comes from the model): escape before showing. */
   readonly argumentsSummary: string;
+  /** A Bash call's whole command line, already made showable (showCommand, redacted): show it whole. */
+  readonly command?: string;
   /** Why the grants did not settle it. */
   readonly reason: string;
   readonly agent: string;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest } from '../broker/types.js';
 import type { PinnedToolRoute } from '../upstreams/types.js';
 import { describeError } from '../base/errors.js';
-import { summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
+import { commandForPerson, commandForRecord, MAX_ASKED_COMMAND, summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
 import { check, makeRequest, type PermissionRequest, type RequestGate } from './engine.js';
 import { isWithin } from './paths.js';
 import type { GrantStore } from './grant-store.js';
@@ -288,6 +288,13 @@ export class RunPermissions {
       this.record(request, tool, summary, 'deny', { by: 'no_one' }, reason, via);
       return { allowed: false, reason };
     }
+    const command = request.commandLine === undefined ? undefined : commandForPerson(request.commandLine);
+    if (command !== undefined && command.length > MAX_ASKED_COMMAND) {
+      // Asking about what the person cannot read whole would let a hidden tail ride on a "yes".
+      const reason = `${decision.reason}; the command is ${command.length} characters as shown, longer than Ward asks about (${MAX_ASKED_COMMAND}), so it was refused unasked`;
+      this.record(request, tool, summary, 'deny', { by: 'refused' }, reason, via);
+      return { allowed: false, reason };
+    }
     const choices: PromptAnswer[] = request.compound ? ['once', 'deny'] : [...PROMPT_ANSWERS];
     const answer = await this.ask(request, tool, summary, decision.reason, choices);
     if (answer === 'ended') {
@@ -344,6 +351,7 @@ export class RunPermissions {
       kind: request.kind,
       value: request.value,
       argumentsSummary: summary,
+      ...(request.commandLine === undefined ? {} : { command: commandForPerson(request.commandLine) }),
       reason,
       agent: this.options.agentName,
       namespace: this.options.namespace,
@@ -377,6 +385,7 @@ export class RunPermissions {
       value: request?.value ?? null,
       tool,
       argumentsSummary,
+      ...(request?.commandLine === undefined ? {} : { command: commandForRecord(request.commandLine) }),
       decision,
       answerer,
       reason: reason.slice(0, 500),

@@ -17,6 +17,7 @@ export function renderQuestion(question: PromptQuestion): string {
   return [
     '',
     `Ward: agent ${escapeOneLine(question.agent, 64)} (namespace ${escapeOneLine(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
+    ...(question.command === undefined ? [] : [`  command: ${question.command}`]),
     `  tool: ${escapeOneLine(question.tool, 100)}  ${escapeOneLine(question.argumentsSummary, 300)}`,
     `  why asked: ${escapeOneLine(question.reason, 200)}`,
     `  ${choices}`,

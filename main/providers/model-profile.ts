@@ -24,6 +24,11 @@ export interface ModelProfile {
   readonly name: string;
   readonly baseUrl: string;
   readonly model: string;
+  /**
+   * A company LLM gateway reached with the namespace's OpenID Connect sign-in (`ward login`) as a
+   * bearer token instead of a model key; null for a key (or subscription token).
+   */
+  readonly signIn: { readonly issuer: string; readonly clientId: string } | null;
 }
 
 const ProfileSchema = z
@@ -31,6 +36,7 @@ const ProfileSchema = z
     baseUrl: z.string().max(2048),
     model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}$/),
     allowInsecureHttp: z.boolean().default(false),
+    signIn: z.strictObject({ issuer: z.string().min(1).max(2048), clientId: z.string().min(1).max(256) }).optional(),
   })
   .strict();
 const ProfilesFileSchema = z.object({ profiles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/), ProfileSchema) }).strict();
@@ -69,11 +75,11 @@ export function resolveModelProfile(home: string, ns: Namespace, name: string, e
       throw new WardError('invalid_config', `${file}: ${issue.path.join('.')}: ${issue.message}`);
     }
     const profile = parsed.data.profiles[name];
-    if (profile !== undefined) return { name, baseUrl: checkBaseUrl(profile.baseUrl, profile.allowInsecureHttp, `${file} profile ${name}`), model: profile.model };
+    if (profile !== undefined) return { name, baseUrl: checkBaseUrl(profile.baseUrl, profile.allowInsecureHttp, `${file} profile ${name}`), model: profile.model, signIn: profile.signIn ?? null };
   }
   if (name !== 'default') throw new WardError('invalid_config', `no model profile ${JSON.stringify(name)} in namespace ${ns.name} (define it in ${file})`);
   const insecure = env.WARD_ALLOW_INSECURE_MODEL_URL === '1';
   const model = env.WARD_MODEL || env.ANTHROPIC_MODEL || DEFAULT_MODEL;
   if (!ProfileSchema.shape.model.safeParse(model).success) throw new WardError('invalid_config', `WARD_MODEL: ${JSON.stringify(model.slice(0, 60))} is not a model name`);
-  return { name, baseUrl: checkBaseUrl(env.WARD_MODEL_BASE_URL || env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL, insecure, env.WARD_MODEL_BASE_URL ? 'WARD_MODEL_BASE_URL' : 'ANTHROPIC_BASE_URL'), model };
+  return { name, baseUrl: checkBaseUrl(env.WARD_MODEL_BASE_URL || env.ANTHROPIC_BASE_URL || DEFAULT_BASE_URL, insecure, env.WARD_MODEL_BASE_URL ? 'WARD_MODEL_BASE_URL' : 'ANTHROPIC_BASE_URL'), model, signIn: null };
 }

@@ -28,6 +28,16 @@ export interface ResultMessage {
   readonly durationMs: number | null;
 }
 
+export interface ApiRetryMessage {
+  readonly kind: 'api_retry';
+  readonly attempt: number;
+  readonly maxRetries: number;
+  readonly delayMs: number;
+  /** The provider's HTTP status, or null when it sent none (unreachable, no first byte). */
+  readonly status: number | null;
+  readonly error: string;
+}
+
 export type CliMessage =
   | InitMessage
   | { readonly kind: 'assistant_text'; readonly text: string; readonly messageId: string | null }
@@ -36,6 +46,10 @@ export type CliMessage =
   | { readonly kind: 'tool_use'; readonly toolUseId: string; readonly name: string; readonly input: unknown }
   | { readonly kind: 'tool_result'; readonly toolUseId: string; readonly isError: boolean; readonly bytes: number; readonly text: string }
   | ResultMessage
+  /** The CLI will call the model again after a failure (`system/api_retry`). */
+  | ApiRetryMessage
+  /** The CLI's own text for a failed model call (an assistant line with `error`): not the model's answer. */
+  | { readonly kind: 'provider_error'; readonly error: string; readonly text: string }
   | { readonly kind: 'diagnostic'; readonly reason: 'unparseable' | 'oversized' | 'unexpected_shape'; readonly detail: string; readonly bytes: number }
   /** A well-formed line of a type Ward does not act on (control responses, status, ...). */
   | { readonly kind: 'ignored'; readonly type: string };
@@ -45,6 +59,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const count = (value: unknown): number => Math.max(0, Math.trunc(num(value)));
 
 /** A short, printable preview of a bad line for the diagnostic (never the whole line). */
 function preview(line: string): string {
@@ -74,6 +89,7 @@ export function parseStreamLine(line: string): CliMessage[] {
   if (!isObject(value) || typeof value.type !== 'string') return [unexpected('untyped', line)];
   switch (value.type) {
     case 'system': {
+      if (value.subtype === 'api_retry') return [apiRetry(value)];
       if (value.subtype !== 'init') return [{ kind: 'ignored', type: `system/${String(value.subtype)}` }];
       const tools = Array.isArray(value.tools) ? value.tools.filter((tool): tool is string => typeof tool === 'string') : null;
       const servers = Array.isArray(value.mcp_servers) ? value.mcp_servers : null;
@@ -92,6 +108,10 @@ export function parseStreamLine(line: string): CliMessage[] {
     case 'assistant': {
       const message = value.message;
       if (!isObject(message) || !Array.isArray(message.content)) return [unexpected('assistant', line)];
+      if (typeof value.error === 'string') {
+        const text = message.content.flatMap((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+        return [{ kind: 'provider_error', error: value.error, text }];
+      }
       const out: CliMessage[] = [];
       for (const block of message.content) {
         if (!isObject(block)) continue;
@@ -150,6 +170,18 @@ export function parseStreamLine(line: string): CliMessage[] {
     default:
       return [{ kind: 'ignored', type: value.type }];
   }
+}
+
+function apiRetry(value: Json): ApiRetryMessage {
+  const status = value.error_status;
+  return {
+    kind: 'api_retry',
+    attempt: count(value.attempt),
+    maxRetries: count(value.max_retries),
+    delayMs: count(value.retry_delay_ms),
+    status: typeof status === 'number' && Number.isInteger(status) ? status : null,
+    error: str(value.error) ?? 'unknown',
+  };
 }
 
 /**

@@ -10,6 +10,7 @@
  * sockets, the home folder.
  */
 import path from 'node:path';
+import { WardError } from '../base/errors.js';
 import type { Rule } from '../permissions/grants.js';
 
 /** The file-system part of the run's rules, as the sandbox mirrors them. */
@@ -106,6 +107,25 @@ export function filesystemView(files: RunFiles, platform: SandboxPlatform): File
     // What may not be read may not be written either (a read-denied folder shows as an empty private one).
     denyWrite: unique([...files.grants.denyWrite, ...files.grants.denyRead]),
   };
+}
+
+/** Folders the sandbox gives every Linux run its own of: a grant there could not reach this machine's. */
+const PRIVATE_PER_RUN: Readonly<Record<SandboxPlatform, readonly string[]>> = { linux: ['/dev', '/proc'], darwin: [], win32: [] };
+
+/**
+ * Refuses a write grant the sandbox could never honour (issue 12 #7): the run writes into its
+ * own /dev or /proc, so the grant would seem to work and change nothing. Grants over folders
+ * the sandbox mounts pieces of (/etc, /usr, /tmp) compose with it and are not refused.
+ */
+export function assertGrantsComposeWithSandbox(rules: readonly Rule[], platform: SandboxPlatform | null): void {
+  if (platform === null) return;
+  for (const rule of rules) {
+    if (rule.effect !== 'allow' || rule.kind !== 'write') continue;
+    const own = PRIVATE_PER_RUN[platform].find((folder) => within(rule.value, folder, pathsOf(platform)));
+    if (own !== undefined) {
+      throw new WardError('invalid_grant', `--allow-write=${rule.value}: every sandboxed run has its own ${own}, so a write grant there could not reach this machine's; it is refused rather than kept as a grant that does nothing`);
+    }
+  }
 }
 
 /** Whether the sandboxed child can reach a host path at all (`write`: and write to it). */

@@ -1,12 +1,14 @@
 /**
  * A stdio MCP client transport that owns its child fully: argv without a shell, an environment
  * built from an allowlist, its own process group (so helpers it starts die with it), stderr kept
- * in a bounded in-memory log, and a SIGKILL to the group when Ward exits.
+ * in a bounded in-memory log, a SIGKILL to the group when Ward exits, and (Linux) the kernel's
+ * parent-death signal when Ward is killed outright.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { diesWithParentPrefix, isExecutable } from '../base/process.js';
 import { UpstreamError } from './errors.js';
 
 /** What a stdio server inherits from Ward's environment; everything else must be named. */
@@ -104,7 +106,15 @@ export class GroupStdioTransport implements Transport {
     if (this.child !== undefined) return Promise.reject(new Error('transport already started'));
     installExitHook();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, [...this.options.args], {
+      // A SIGKILLed Ward cannot run its exit hook: the server gets the kernel's parent-death signal instead.
+      const prefix = diesWithParentPrefix();
+      // Through the prefix a missing command would look like a server that exited: say ENOENT, as a plain spawn does.
+      if (prefix !== null && !isExecutable(this.options.command, this.options.env.PATH)) {
+        reject(Object.assign(new Error(`spawn ${this.options.command} ENOENT`), { code: 'ENOENT', syscall: `spawn ${this.options.command}`, path: this.options.command }));
+        return;
+      }
+      const [file, ...args] = prefix === null ? [this.options.command, ...this.options.args] : [...prefix, this.options.command, ...this.options.args];
+      const child = spawn(file!, args, {
         env: this.options.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,

@@ -1,5 +1,6 @@
 /** B3–B7: what happens to a call once it is through the door. */
 import fs from 'node:fs';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Broker } from '../../main/broker/broker.js';
@@ -7,6 +8,8 @@ import type { BrokerEvent } from '../../main/broker/types.js';
 import { openUpstreams, type Upstreams } from '../../main/upstreams/upstreams.js';
 import { FAIL_CANARY } from '../fixtures/mcp-servers/tools.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-servers/http.js';
+import { STDIO_SERVER } from '../connections/support.js';
+import { tempDir } from '../support/temp.js';
 import { connectClient, pin, registerRun, textOf } from './helpers.js';
 
 const UPSTREAM_CANARY = 'upstream-credential-canary-93c2e1';
@@ -366,5 +369,67 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
     expect(JSON.parse(textOf(await answer))).toEqual({ behavior: 'deny', message: 'The run ended.' });
     await client.close().catch(() => undefined);
+  });
+
+  it('test_a_call_that_fails_for_any_other_reason_than_a_timeout_reaches_the_upstream_exactly_once_b6', async () => {
+    // Issue 12 #16: a retry of a crashed, closed or refused call would pass every other test.
+    const pidFile = path.join(tempDir('ward-b6-'), 'starts');
+    const failing = await openUpstreams({
+      authed: { type: 'http', url: authFixture.url, headers: { Authorization: 'Bearer wrong-token' } },
+      dies: { type: 'stdio', command: process.execPath, args: [STDIO_SERVER, '--pid-file', pidFile] },
+    });
+    onTestFinished(() => failing.close());
+    const [crash] = await pin(upstreams, 'fx', ['crash']);
+    const [authedEcho] = await pin(upstreams, 'authed', ['echo']);
+    const [exit] = await pin(failing, 'dies', ['exit']);
+    const starts = () => fs.readFileSync(pidFile, 'utf8').trim().split('\n').length;
+    expect(starts()).toBe(1);
+    const run = registerRun(broker, 'once-only', [crash!, authedEcho!, exit!], { ...failing, callTool: (route, args, signal) => (route.upstream === 'fx' ? upstreams : failing).callTool(route, args, signal) });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+
+    const crashesBefore = fixture.calls.get('crash') ?? 0;
+    expect(textOf(await client.callTool({ name: crash!.exposedName, arguments: {} }))).toContain('[upstream_error]');
+    expect((fixture.calls.get('crash') ?? 0) - crashesBefore).toBe(1);
+
+    const requestsBefore = authFixture.stacks.length;
+    expect(textOf(await client.callTool({ name: authedEcho!.exposedName, arguments: { text: 'x' } }))).toContain('[unauthorized]');
+    expect(authFixture.stacks.length - requestsBefore).toBe(1);
+
+    const closed = await client.callTool({ name: exit!.exposedName, arguments: {} });
+    expect(closed.isError).toBe(true);
+    // The server that closed the connection mid-call was not started again to repeat the call.
+    expect(starts()).toBe(1);
+    expect(finished(run.events)).toHaveLength(3);
+    expect(finished(run.events).every((event) => !event.ok)).toBe(true);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('test_the_broker_itself_discards_a_result_over_1_mib_whatever_the_upstream_caller_lets_through_b5', async () => {
+    // Issue 12 #18: the upstream client's own cap hid a broker without one.
+    const [echo] = await pin(upstreams, 'fx', ['echo']);
+    // A caller that lets an oversized result through, and understates its size.
+    const oversized: Upstreams['callTool'] = async () => ({ ok: true, content: [{ type: 'text', text: 'y'.repeat(1024 * 1024 + 1) }], isError: false, bytes: 10 });
+    const run = registerRun(broker, 'broker-cap', [echo!], { ...upstreams, callTool: oversized });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const result = await client.callTool({ name: echo!.exposedName, arguments: { text: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('[too_large]');
+    expect(textOf(result)).not.toContain('yyyy');
+    expect(finished(run.events)).toMatchObject([{ ok: false, errorCode: 'too_large' }]);
+    await client.close();
+    await run.registration.close();
+  });
+
+  it('test_an_approver_that_never_answers_is_denied_at_the_hard_limit_never_allowed_p3', async () => {
+    // Issue 12 #19: the hard-limit answer could have been "allow" and no test would notice.
+    const shortBroker = await Broker.start({ toolTimeoutMs: 50, hardLimitMs: 300 });
+    onTestFinished(() => shortBroker.close());
+    const run = registerRun(shortBroker, 'approver-silent', [], upstreams, { approve: () => new Promise(() => undefined) });
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const answer = await client.callTool({ name: 'approve', arguments: { tool_name: 'Bash', input: { command: 'rm -rf /' } } });
+    expect(JSON.parse(textOf(answer))).toEqual({ behavior: 'deny', message: 'No answer in time.' });
+    await client.close();
+    await run.registration.close();
   });
 });

@@ -117,6 +117,27 @@ describe('ward run (the built command)', () => {
     expect(run.stdout).toMatch(/^ {2}→ echo \{"text":"pong"\}\n {2}← echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
   });
 
+  it('test_stdio_servers_ward_started_die_with_a_sigkilled_ward_s5', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 60_000 } }] }]);
+    const { env, home } = setup();
+    const marker = `--ward-kill-test-${process.pid}-${Date.now()}`;
+    const instructions = path.join(home, 'helper.md');
+    fs.writeFileSync(instructions, 'Use slow when asked.');
+    // A server that keeps running when its client goes away: only a signal ends it.
+    const serverEnv = { ...env, FIXTURE_IGNORE_HANGUP: '1' };
+    const created = await wardRun(serverEnv, ['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO} ${marker}`, '--upstream-env', 'fx=FIXTURE_IGNORE_HANGUP', '--tool', 'fx/slow']);
+    expect(created.status).toBe(0);
+    ward = spawn(process.execPath, [WARD, 'run', '--agent', 'helper', '--', 'be slow'], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    await until(() => stdout.includes('→ slow') && processesWith(marker).length > 0, 'the slow call to reach its server', 30_000);
+    ward.kill('SIGKILL');
+    await new Promise((resolve) => ward!.once('exit', resolve));
+    // The server had 59 s of its call left: it must not finish it, nor outlive Ward.
+    await until(() => processesWith(marker).length === 0, 'the stdio server to die with Ward', 10_000);
+  });
+
+
   it('test_ward_doctor_reports_the_pin_and_self_test_runs_the_pinned_cli_offline', async () => {
     provider = await startModelProvider();
     const { env } = setup();

@@ -16,7 +16,7 @@ describe('stdio connections', () => {
     const h = harness();
     await h.manager.add(stdioSpec('files'));
     const { pins } = await h.manager.discover('files');
-    expect(pins.map((p) => p.name)).toEqual(['big', 'echo', 'env', 'exit', 'garbage', 'hang', 'helper']);
+    expect(pins.map((p) => p.name)).toEqual(['big', 'echo', 'env', 'exit', 'garbage', 'getenv', 'hang', 'helper']);
     expect(pins.every((p) => /^[0-9a-f]{64}$/.test(p.schemaHash) && p.status === 'pinned' && p.enabled)).toBe(true);
     const echo = route(h.manager.routes(), 'files__echo');
     expect(echo).toMatchObject({ upstream: 'files', upstreamName: 'echo' });

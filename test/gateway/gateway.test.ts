@@ -51,7 +51,7 @@ function streamedText(sse: string): string {
 const MESSAGE = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
 
 describe('model gateway (G1, G2)', () => {
-  it('test_forwards_a_streamed_answer_with_the_real_key_which_the_child_never_holds', async () => {
+  it('test_g2_forwards_a_streamed_answer_with_the_real_key_which_the_child_never_holds', async () => {
     const { upstream, route, exchanges } = await setup();
     const reply = await post(`${route.url}/v1/messages?beta=true`, { 'x-api-key': route.capability, 'anthropic-version': '2023-06-01' }, MESSAGE);
     expect(reply.status).toBe(200);
@@ -105,7 +105,7 @@ describe('model gateway (G1, G2)', () => {
     expect((await post(`${route.url}/v1/messages`, auth, MESSAGE)).status).toBe(200);
   });
 
-  it('test_a_wrong_missing_foreign_or_dead_capability_gets_401_or_404', async () => {
+  it('test_g1_a_wrong_missing_foreign_or_dead_capability_gets_401_or_404', async () => {
     const { gateway, route, upstream } = await setup();
     const other = gateway.register({ runId: 'run-b', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });
     expect((await post(`${route.url}/v1/messages`, {}, MESSAGE)).status).toBe(401);
@@ -118,7 +118,7 @@ describe('model gateway (G1, G2)', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('test_a_foreign_host_header_or_an_origin_is_refused_before_anything_is_read', async () => {
+  it('test_g1_a_foreign_host_header_or_an_origin_is_refused_before_anything_is_read', async () => {
     const { route, upstream } = await setup();
     const auth = { 'x-api-key': route.capability };
     expect((await post(`${route.url}/v1/messages`, { ...auth, host: 'evil.example:80' }, MESSAGE)).status).toBe(403);
@@ -126,7 +126,7 @@ describe('model gateway (G1, G2)', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('test_an_oversized_request_is_refused_with_413', async () => {
+  it('test_g2_an_oversized_request_is_refused_with_413', async () => {
     const upstream = await startModelProvider();
     cleanups.push(() => upstream.close());
     const gateway = await ModelGateway.start({ maxRequestBytes: 1024 });
@@ -163,7 +163,7 @@ describe('model gateway (G1, G2)', () => {
     expect(exchanges).toEqual([{ path: '/v1/messages', status: 0, durationMs: expect.any(Number), problem: 'could not be reached (ECONNREFUSED)', usage: null }]);
   });
 
-  it('test_a_sign_in_token_is_refreshed_once_after_a_401_and_the_call_tried_once_more', async () => {
+  it('test_g3_a_sign_in_token_is_refreshed_once_after_a_401_and_the_call_tried_once_more', async () => {
     const upstream = await startModelProvider([{ kind: 'http_error', status: 401, errorType: 'authentication_error' }, { blocks: [{ type: 'text', text: 'after refresh' }] }]);
     cleanups.push(() => upstream.close());
     const gateway = await ModelGateway.start();

@@ -50,8 +50,8 @@ describe('native tool mapping', () => {
   });
 
   it('test_bash_simple_command_maps_to_its_first_word', () => {
-    expect(runRequestForCommand('git status --short')).toEqual({ kind: 'run', value: 'git', compound: false });
-    expect(runRequestForCommand('  /usr/bin/git log')).toEqual({ kind: 'run', value: '/usr/bin/git', compound: false });
+    expect(runRequestForCommand('git status --short')).toMatchObject({ kind: 'run', value: 'git', compound: false, commandLine: 'git status --short' });
+    expect(runRequestForCommand('  /usr/bin/git log')).toMatchObject({ kind: 'run', value: '/usr/bin/git', compound: false });
   });
 
   it('test_bash_compound_commands_are_marked', () => {

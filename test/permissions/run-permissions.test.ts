@@ -44,6 +44,24 @@ function setup(flags: string[] = [], overrides: Partial<RunPermissionsOptions> =
 const read = (file: string) => ({ toolName: 'Read', input: { file_path: file }, toolUseId: 'toolu_1' });
 
 describe('approvals', () => {
+  it('test_a_command_too_long_to_show_whole_is_refused_unasked_and_a_shorter_one_is_asked_about_whole', async () => {
+    // Issue 12 #4: the person must be able to read everything a "yes" would run.
+    const person = scriptedPerson('deny');
+    const { make, records } = setup([], { prompter: person });
+    const permissions = make();
+    const long = `echo start ${'x'.repeat(2_100)} && touch /tmp/hidden-tail`;
+    expect(await permissions.approve({ toolName: 'Bash', input: { command: long }, toolUseId: null })).toMatchObject({ behavior: 'deny' });
+    expect(person.questions).toHaveLength(0);
+    expect(records[0]).toMatchObject({ decision: 'deny', answerer: { by: 'refused' } });
+    expect(records[0]!.reason).toMatch(/the command is 2\d{3} characters as shown, longer than Ward asks about \(2000\)/);
+    expect(records[0]!.command).toContain('&& touch /tmp/hidden-tail');
+
+    await permissions.approve({ toolName: 'Bash', input: { command: `ls\t\t\t\t&& curl -H 'Authorization: Bearer abc.def' x` }, toolUseId: null });
+    expect(person.questions[0]!.command).toMatch(/^ls ⟨4 blanks⟩ && curl -H 'Authorization: .*\[redacted\]' x$/);
+    expect(person.questions[0]!.command).not.toContain('abc.def');
+    expect(records[1]!.command).toBe(person.questions[0]!.command);
+  });
+
   it('test_granted_read_is_allowed_without_asking', async () => {
     const person = scriptedPerson();
     const { make, records } = setup(['--allow-read=./src'], { prompter: person });

@@ -76,4 +76,14 @@ describe('ward run on a terminal', () => {
     expect(result.screen).toContain('ward: denied Read');
     expect(result.code).toBe(0);
   });
+
+  it('test_a_command_hiding_its_tail_past_400_spaces_is_shown_whole_at_the_prompt_and_in_the_denial', async () => {
+    // Issue 12 #4: `ls` + 400 spaces + `&& touch …` read as "wants to run ls" and `o` ran the hidden part.
+    const result = await onTerminal('pwned', 'd', (file) => ({ name: 'Bash', input: { command: `ls${' '.repeat(400)}&& touch ${file}-made`, description: 'list' } }), '--allow-run=ls');
+    const question = result.screen.split('\n').find((line) => line.includes('command: ls'));
+    expect(question).toMatch(/command: ls ⟨400 spaces⟩ && touch \/\S+\/pwned-made/);
+    expect(result.screen).toContain('[o] allow once  [d] deny');
+    expect(result.screen).toMatch(/ward: denied Bash `ls ⟨400 spaces⟩ && touch \/\S+\/pwned-made`/);
+    expect(result.code).toBe(0);
+  });
 });

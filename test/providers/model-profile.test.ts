@@ -13,11 +13,12 @@ describe('model provider profile (L1)', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-profile-'));
 
   it('test_takes_the_default_profile_from_the_environment_https_or_loopback_http', () => {
-    expect(resolveModelProfile(home, ns, 'default', {})).toEqual({ name: 'default', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' });
+    expect(resolveModelProfile(home, ns, 'default', {})).toEqual({ name: 'default', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', signIn: null });
     expect(resolveModelProfile(home, ns, 'default', { WARD_MODEL_BASE_URL: 'http://127.0.0.1:8080/', WARD_MODEL: 'claude-opus-4-1' })).toEqual({
       name: 'default',
       baseUrl: 'http://127.0.0.1:8080',
       model: 'claude-opus-4-1',
+      signIn: null,
     });
   });
 
@@ -35,7 +36,7 @@ describe('model provider profile (L1)', () => {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'model-profiles.json');
     fs.writeFileSync(file, JSON.stringify({ profiles: { fast: { baseUrl: 'https://llm.example.com', model: 'claude-haiku-4-5' } } }));
-    expect(resolveModelProfile(home, ns, 'fast', {})).toEqual({ name: 'fast', baseUrl: 'https://llm.example.com', model: 'claude-haiku-4-5' });
+    expect(resolveModelProfile(home, ns, 'fast', {})).toEqual({ name: 'fast', baseUrl: 'https://llm.example.com', model: 'claude-haiku-4-5', signIn: null });
     expect(wardErrorOf(() => resolveModelProfile(home, ns, 'slow', {})).message).toMatch(/^no model profile "slow" in namespace work/);
     fs.writeFileSync(file, JSON.stringify({ profiles: { fast: { baseUrl: 'https://llm.example.com', model: 'x', extra: true } } }));
     expect(wardErrorOf(() => resolveModelProfile(home, ns, 'fast', {})).code).toBe('invalid_config');

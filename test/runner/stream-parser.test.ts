@@ -71,4 +71,14 @@ describe('stream-json parser', () => {
     ]);
     expect(parseStreamLine('{"type":"result","subtype":"success"}')).toEqual([expect.objectContaining({ kind: 'diagnostic', reason: 'unexpected_shape' })]);
   });
+
+  it('test_reads_the_clis_retry_notice_and_an_assistant_line_that_carries_a_provider_error', () => {
+    // Shapes of the pinned CLI's SDKAPIRetryMessage and of an assistant message with `error`.
+    const retry = '{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1223.7,"error_status":529,"error":"overloaded","uuid":"u","session_id":"s"}';
+    expect(parseStreamLine(retry)).toEqual([{ kind: 'api_retry', attempt: 2, maxRetries: 10, delayMs: 1223, status: 529, error: 'overloaded' }]);
+    const noAnswer = '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":null,"error":"unknown"}';
+    expect(parseStreamLine(noAnswer)).toEqual([{ kind: 'api_retry', attempt: 1, maxRetries: 10, delayMs: 500, status: null, error: 'unknown' }]);
+    const failed = '{"type":"assistant","error":"invalid_request","message":{"id":"m","content":[{"type":"text","text":"API Error: 400 bad"}]},"session_id":"s"}';
+    expect(parseStreamLine(failed)).toEqual([{ kind: 'provider_error', error: 'invalid_request', text: 'API Error: 400 bad' }]);
+  });
 });

@@ -18,7 +18,7 @@ import { verifyPinnedCli } from '../../main/runner/pin.js';
 import { childrenOf, findInnerProcess } from '../../main/runner/process-tree.js';
 import { SandboxEngine } from '../../main/sandbox/engine.js';
 import type { RunState } from '../../main/store/runs.js';
-import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
 
@@ -92,12 +92,12 @@ function person(...answers: PromptAnswer[]): Prompter & { questions: PromptQuest
 }
 
 describe('the sandbox runtime around the CLI (S1, S2)', () => {
-  it('test_the_sandbox_runtime_works_on_this_machine_so_runs_are_sandboxed_by_default', async () => {
+  it('test_s1_the_sandbox_runtime_works_on_this_machine_so_runs_are_sandboxed_by_default', async () => {
     // The rest of this file is meaningless without it: CI installs bubblewrap, socat and ripgrep.
     await expect(new SandboxEngine('auto').status()).resolves.toMatchObject({ mode: 'auto', confined: true });
   });
 
-  it('test_a_granted_touch_writes_inside_the_workspace_and_the_sandbox_stops_it_outside', async () => {
+  it('test_s2_a_granted_touch_writes_inside_the_workspace_and_the_sandbox_stops_it_outside', async () => {
     const root = fs.realpathSync(tempDir('ward-sandbox-'));
     const workspace = path.join(root, 'workspace');
     const outside = path.join(root, 'not-granted');
@@ -132,7 +132,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(payloads(harness.events(handle.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: false });
   });
 
-  it('test_a_granted_cat_cannot_read_a_home_canary_ward_data_or_another_namespaces_database', async () => {
+  it('test_s2_a_granted_cat_cannot_read_a_home_canary_ward_data_or_another_namespaces_database', async () => {
     harness = await startHarness([]);
     const homeCanary = path.join(harness.home, 'home-canary-4c1d.txt');
     fs.writeFileSync(homeCanary, 'home-canary-value-8e2a');
@@ -157,7 +157,58 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(everything).not.toContain('SQLite format 3');
   });
 
-  it('test_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
+  it('test_s2_one_conversation_cannot_read_another_conversations_transcript_in_the_same_namespace', async () => {
+    // Issue 12 #3: each conversation has its own CLI state folder and a run binds only its own.
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'secret-plan-7a3e noted' }] }]);
+    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'remember secret-plan-7a3e', permissions: parsePermissionFlags([], harness.home) });
+    expect((await first.done).state).toBe('succeeded');
+    const firstState = path.join(harness.home, 'namespaces');
+    const transcripts = fs.readdirSync(firstState, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.jsonl'));
+    expect(transcripts).toHaveLength(1);
+    const transcript = path.join(firstState, transcripts[0]!);
+    expect(transcript).toContain(path.join('conversations', first.conversationId, 'claude'));
+    expect(fs.readFileSync(transcript, 'utf8')).toContain('secret-plan-7a3e');
+
+    harness.provider.push(bash(`cat ${transcript}`), bash(`ls -R ${transcript.slice(0, transcript.indexOf(first.conversationId))}`), DONE);
+    const second = harness.service.startTurn({ namespace: harness.ns, prompt: 'peek', permissions: parsePermissionFlags(['--allow-run=cat,ls'], harness.home) });
+    expect((await second.done).state).toBe('succeeded');
+    const [cat, ls] = toolResultsSeen(harness.provider);
+    expect(cat!.isError).toBe(true);
+    expect(cat!.text).toContain('No such file or directory');
+    expect(ls!.text).not.toContain(first.conversationId);
+    expect(JSON.stringify(harness.provider.requests.slice(1).map((request) => request.rawBody))).not.toContain('secret-plan-7a3e');
+  });
+
+  const MADE_IN_VAR_TMP = `/var/tmp/ward-compose-${process.pid}`;
+  it.each([
+    ['--allow-read=/etc', 'cat /etc/hostname', () => fs.readFileSync('/etc/hostname', 'utf8').trim()],
+    ['--allow-read=/proc,/dev,/usr', 'cat /proc/version', () => fs.readFileSync('/proc/version', 'utf8').trim()],
+    ['--allow-write=/var/tmp', `touch ${MADE_IN_VAR_TMP}`, () => (fs.rmSync(MADE_IN_VAR_TMP) ?? '(Bash completed with no output)')],
+  ])('test_a_grant_over_a_folder_the_sandbox_mounts_itself_composes_with_it_%s', async (grant, command, expected) => {
+    // Issue 12 #7: `--allow-read=/etc` failed every run with "bwrap: Can't create file at /etc/localtime".
+    harness = await startHarness([bash(command), DONE]);
+    const workspace = fs.realpathSync(tempDir('ward-sandbox-'));
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'run it', permissions: parsePermissionFlags(['--allow-run=cat,touch,echo', grant], workspace), workspace });
+    expect(await handle.done).toMatchObject({ state: 'succeeded' });
+    expect(payloads(harness.events(handle.conversationId), 'run_started')[0]).toMatchObject({ sandboxed: true });
+    expect(toolResultsSeen(harness.provider)[0]!.text.split('\n')[0]).toBe(expected());
+  });
+
+  it('test_a_write_grant_into_the_runs_own_dev_or_proc_is_refused_naming_why_when_given_and_when_saved', async () => {
+    harness = await startHarness([]);
+    const workspace = fs.realpathSync(tempDir('ward-sandbox-'));
+    expect(() => harness!.service.startTurn({ namespace: harness!.ns, prompt: 'x', permissions: parsePermissionFlags(['--allow-write=/dev/shm'], workspace), workspace })).toThrow(
+      /--allow-write=\/dev\/shm: every sandboxed run has its own \/dev, so a write grant there could not reach this machine's/,
+    );
+    const io = { stdout: new PassThrough(), stderr: new PassThrough() };
+    let stderr = '';
+    io.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await main(['permissions', 'grant', '--defaults', '--allow-write=/proc/sys'], { ...io, stdin: new PassThrough(), env: { ...harness.env, WARD_HOME: harness.home } });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('every sandboxed run has its own /proc');
+  });
+
+  it('test_s2_a_read_denied_file_inside_a_granted_folder_is_hidden_from_every_tool_in_the_sandbox', async () => {
     // Issue 12 #1: Grep over the workspace must not reveal a denied .env, whatever the CLI decides itself.
     const workspace = path.join(fs.realpathSync(tempDir('ward-sandbox-')), 'workspace');
     fs.mkdirSync(workspace);
@@ -239,7 +290,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 
-  it('test_require_without_a_sandbox_refuses_the_run_and_spawns_nothing', async () => {
+  it('test_s1_require_without_a_sandbox_refuses_the_run_and_spawns_nothing', async () => {
     // An engine for a platform without a sandbox stands in for a machine without bubblewrap.
     harness = await startHarness([DONE], { sandbox: new SandboxEngine('require', null) });
     let refused: unknown;
@@ -283,7 +334,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
 });
 
 describe('the network of a run (S3)', () => {
-  it('test_bash_curl_reaches_a_granted_host_and_an_ungranted_one_is_asked_about_and_denied', async () => {
+  it('test_s3_bash_curl_reaches_a_granted_host_and_an_ungranted_one_is_asked_about_and_denied', async () => {
     const granted = await site('granted');
     const other = await site('other');
     const asker = person('deny');
@@ -302,7 +353,7 @@ describe('the network of a run (S3)', () => {
     );
   });
 
-  it('test_a_host_allowed_for_this_conversation_works_and_works_again_next_turn_without_asking', async () => {
+  it('test_s3_a_host_allowed_for_this_conversation_works_and_works_again_next_turn_without_asking', async () => {
     const host = await site('asked');
     const asker = person('conversation');
     const curl = bash(`curl -sS -m 10 ${host.url}`);
@@ -319,7 +370,7 @@ describe('the network of a run (S3)', () => {
     expect(host.hits()).toBe(2);
   });
 
-  it('test_dns_and_a_raw_tcp_connect_from_a_granted_command_get_nowhere', async () => {
+  it('test_s3_dns_and_a_raw_tcp_connect_from_a_granted_command_get_nowhere', async () => {
     const target = await site('raw');
     harness = await startHarness([bash('getent hosts example.com; echo dns-exit=$?'), bash(`timeout 5 bash -c 'echo hi > /dev/tcp/127.0.0.1/${target.hostPort.split(':')[1]}'; echo tcp-exit=$?`), DONE], { prompter: person('once', 'once') });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'escape', permissions: parsePermissionFlags(['--allow-run=getent,timeout'], '/') });
@@ -330,28 +381,40 @@ describe('the network of a run (S3)', () => {
     expect(target.hits()).toBe(0);
   });
 
-  it('test_two_concurrent_runs_reach_only_their_own_hosts_and_each_question_comes_from_its_own_run', async () => {
+  it('test_s3_two_concurrent_runs_reach_only_their_own_hosts_and_each_question_comes_from_its_own_run', async () => {
+    let runs: string[] = [];
     const a = await site('alpha');
     const b = await site('beta');
     const asker = person('deny', 'deny');
-    harness = await startHarness([], { prompter: asker });
-    // Each run tries its own host, then the other's; the scripted provider serves both runs in turn.
-    harness.provider.push(bash(`curl -sS -m 10 ${a.url} ${b.url}`), bash(`curl -sS -m 10 ${b.url} ${a.url}`), DONE, DONE);
-    const runA = harness.service.startTurn({ namespace: harness.ns, prompt: 'alpha', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${a.hostPort}`], '/') });
-    const runB = harness.service.startTurn({ namespace: harness.ns, prompt: 'beta', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${b.hostPort}`], '/') });
-    expect((await runA.done).state).toBe('succeeded');
-    expect((await runB.done).state).toBe('succeeded');
-    const results = toolResultsSeen(harness.provider).map((result) => result.text);
-    // Each saw its own host and not the other's.
-    expect(results.some((text) => text.includes('hello from alpha') && !text.includes('hello from beta'))).toBe(true);
-    expect(results.some((text) => text.includes('hello from beta') && !text.includes('hello from alpha'))).toBe(true);
-    expect(a.hits()).toBe(1);
-    expect(b.hits()).toBe(1);
+    // Each run has its own scripted model (a second namespace's profile names a second provider), so the two scripts cannot interleave.
+    harness = await startHarness([bash(`curl -sS -m 10 ${a.url} ${b.url}`), DONE], { prompter: asker });
+    const second = await startModelProvider([bash(`curl -sS -m 10 ${b.url} ${a.url}`), DONE]);
+    const other = harness.core.createNamespace('other');
+    fs.writeFileSync(path.join(path.dirname(other.file), 'model-profiles.json'), JSON.stringify({ profiles: { default: { baseUrl: second.url, model: 'claude-sonnet-4-5' } } }));
+    try {
+      const runA = harness.service.startTurn({ namespace: harness.ns, prompt: 'alpha', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${a.hostPort}`], '/') });
+      const runB = harness.service.startTurn({ namespace: parseNamespace('other'), prompt: 'beta', permissions: parsePermissionFlags(['--allow-run=curl', `--allow-net=${b.hostPort}`], '/') });
+      expect((await runA.done).state).toBe('succeeded');
+      expect((await runB.done).state).toBe('succeeded');
+      // Each saw its own host and not the other's.
+      const [seenByA] = toolResultsSeen(harness.provider);
+      const [seenByB] = toolResultsSeen(second);
+      expect(seenByA!.text).toContain('hello from alpha');
+      expect(seenByA!.text).not.toContain('hello from beta');
+      expect(seenByB!.text).toContain('hello from beta');
+      expect(seenByB!.text).not.toContain('hello from alpha');
+      expect(a.hits()).toBe(1);
+      expect(b.hits()).toBe(1);
+      runs = [runA.runId, runB.runId];
+    } finally {
+      await second.close();
+    }
+    const [runAId, runBId] = runs;
     // Each question names the run that tried the other's host.
     await until(() => asker.questions.length === 2, 'both questions');
     expect(asker.questions.map((question) => [question.runId, question.value]).sort()).toEqual([
-      [runA.runId, b.hostPort],
-      [runB.runId, a.hostPort],
+      [runAId, b.hostPort],
+      [runBId, a.hostPort],
     ].sort());
   });
 });

@@ -20,6 +20,8 @@ import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data
 import { assertSandboxUsable } from '../../sandbox/engine.js';
 import { Turn, type TurnDeps } from './turn.js';
 import { conversationWorkspace } from './workspace.js';
+import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
+import { sandboxPlatform } from '../../sandbox/engine.js';
 
 export interface StartTurnInput {
   readonly namespace: Namespace;
@@ -98,6 +100,7 @@ export class RunService {
     const { policy } = this.deps;
     assertRulesAllowed(policy, rules);
     assertGrantsOutsideWardData(this.deps.home, rules);
+    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
     // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned (S1).
     assertSandboxUsable(this.deps.sandboxStatus);
     if (policy?.namespace != null && policy.namespace !== input.namespace.name) {

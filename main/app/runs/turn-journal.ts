@@ -24,7 +24,7 @@ export class TurnJournal {
 
   /** A value that must never be journaled (the model credential, the run's capability). */
   addSecret(secret: string): void {
-    this.secrets.push(secret);
+    if (!this.secrets.includes(secret)) this.secrets.push(secret);
   }
 
   secretList(): readonly string[] {

@@ -26,6 +26,7 @@ import type { Prompter } from '../../permissions/prompter.js';
 import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
 import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
+import { providerAccess, type ProviderAccess } from './provider-access.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
@@ -37,15 +38,17 @@ import { runtimeHelpersFolder, type SandboxEngine, type SandboxStatus, type Sand
 import { sandboxGrants } from '../../sandbox/files.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
-import { nativeTranscriptExists } from '../../runner/transcript.js';
+import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
 import type { Conversation } from '../../store/conversations.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { RunState } from '../../store/runs.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
+import { IdleWatch } from './idle-watch.js';
+import type { RunLimits } from '../run-limits.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
-import { claudeConfigDir, conversationWorkspace } from './workspace.js';
+import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
 export interface TurnDeps {
@@ -58,7 +61,8 @@ export interface TurnDeps {
   readonly prompter: Prompter;
   readonly promptTimeoutMs: number | undefined;
   readonly stopGraceMs: number;
-  readonly turnTimeoutMs: number;
+  /** How long a turn may take and may stay silent; read at each turn (settings.json can change). */
+  readonly limits: () => RunLimits;
   readonly pin: PinLocation | undefined;
   readonly maxLineBytes: number | undefined;
   readonly upstreamOptions: UpstreamOptions | undefined;
@@ -67,7 +71,8 @@ export interface TurnDeps {
   /** What the sandbox found on this machine (probed once, before the first admission). */
   readonly sandboxStatus: SandboxStatus;
   readonly resolveCredential: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
-  readonly openConnections: (ns: Namespace) => ConnectionManager;
+  /** The namespace's connections; every credential value they read is told to `onSecret` (redacted from the journal). */
+  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void) => ConnectionManager;
 }
 
 export interface TurnInput {
@@ -95,7 +100,7 @@ interface Plan {
   readonly workspace: string;
   readonly configDir: string;
   readonly pinned: PinnedCli;
-  readonly credential: ModelCredential;
+  readonly access: ProviderAccess;
   readonly routes: readonly PinnedToolRoute[];
 }
 
@@ -121,6 +126,7 @@ export class Turn {
   stopReason = '';
   private graceTimer: NodeJS.Timeout | undefined;
   private turnTimer: NodeJS.Timeout | undefined;
+  private idleWatch: IdleWatch | undefined;
   /** Set by a failed init check, the turn timeout or a journal failure: the turn fails with this reason. */
   private abortReason: string | null = null;
 
@@ -141,6 +147,8 @@ export class Turn {
   /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
   private cliNamesToolUses = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
+  /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
+  private readonly reportedToolUses = new Set<string>();
 
   constructor(
     private readonly deps: TurnDeps,
@@ -220,7 +228,9 @@ export class Turn {
     const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
     const spec = parseAgentSpec(agentVersion.spec);
     const profile = resolveModelProfile(deps.home, ns, spec.modelProfile, deps.env);
-    const configDir = claudeConfigDir(deps.home, ns);
+    const configDir = claudeConfigDir(deps.home, ns, conversation.id);
+    // A conversation from before each had its own CLI state takes its transcript along.
+    adoptTranscript(sharedClaudeConfigDir(deps.home, ns), configDir, conversation.cliSessionId);
     // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
     // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
     const resume = conversation.sessionStarted || nativeTranscriptExists(configDir, conversation.cliSessionId);
@@ -244,10 +254,9 @@ export class Turn {
     assertModelAllowed(deps.policy, profile.model);
     // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
     for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
-    const credential = await deps.resolveCredential(ns, deps.env);
-    this.journal.addSecret(credential.value);
+    const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
     this.checkNotStopped();
-    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, credential, routes: spec.tools.map(toolRoute) };
+    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
 
   /** Permissions, the run's upstreams and the broker capability; refuses the run if a pinned tool is gone (B3). */
@@ -282,7 +291,7 @@ export class Turn {
     this.upstreams = await openRunTools(plan.spec, {
       env: deps.env,
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
-      openConnections: () => deps.openConnections(ns),
+      openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value)),
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
       checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
@@ -308,11 +317,8 @@ export class Turn {
     this.gatewayRoute = deps.gateway.register({
       runId: input.runId,
       baseUrl: plan.profile.baseUrl,
-      credential: async () => {
-        const credential = await deps.resolveCredential(ns, deps.env);
-        this.journal.addSecret(credential.value);
-        return credential;
-      },
+      credential: () => plan.access.credential(),
+      ...(plan.access.refresh === undefined ? {} : { refreshCredential: () => plan.access.refresh!() }),
       onExchange: (exchange) => this.onModelCall(exchange),
       modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
@@ -354,7 +360,7 @@ export class Turn {
     // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
     const granted = await permissions.grantedEnv(deps.env);
     for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
-    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.credential.kind }, configDir: plan.configDir, granted });
+    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.access.childMode }, configDir: plan.configDir, granted });
     this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
     const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
     this.sandboxed = await deps.sandbox.launch({
@@ -383,18 +389,26 @@ export class Turn {
 
   /** Spawns the child and journals what it says until it exits (or the turn times out). */
   private async stream({ launch, expected }: Awaited<ReturnType<Turn['launch']>>): Promise<CliExit> {
+    // Read before the spawn: a malformed settings.json fails the turn with nothing started.
+    const limits = this.deps.limits();
     this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
-      this.abortReason ??= `aborted: the turn exceeded ${Math.round(this.deps.turnTimeoutMs / 1000)} s`;
+      this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
       this.interruptThenKill();
-    }, this.deps.turnTimeoutMs);
+    }, limits.turnTimeoutMs);
+    this.idleWatch = new IdleWatch(limits.idleTimeoutMs, () => this.toolUses.size > 0, (reason) => {
+      this.abortReason ??= `aborted: ${reason}`;
+      this.interruptThenKill();
+    });
+    this.idleWatch.touch();
     // A stop that raced the spawn.
     if (this.stopRequested) this.child.interrupt();
     return this.child.exited;
   }
 
   private onChunk(messages: readonly CliMessage[], expected: { sessionId: string; version: string }): void {
+    this.idleWatch?.touch();
     try {
       this.journal.batch(() => {
         // After an abort nothing more the child says is recorded as part of the turn.
@@ -425,6 +439,7 @@ export class Turn {
       case 'tool_use': {
         const tool = message.name.startsWith('mcp__ward__') ? message.name.slice('mcp__ward__'.length) : message.name;
         this.toolUses.set(message.toolUseId, { tool, startedAt: performance.now() });
+        this.reportedToolUses.add(message.toolUseId);
         journal.emit('tool_call', { toolUseId: message.toolUseId, tool, arguments: boundedArguments(message.input, (text) => journal.redact(text)) });
         return;
       }
@@ -453,6 +468,13 @@ export class Turn {
           cacheCreationTokens: message.usage.cacheCreationTokens,
           costUsd: message.costUsd,
         });
+        return;
+      case 'api_retry':
+        journal.emit('model_retry', { attempt: message.attempt, maxRetries: message.maxRetries, delayMs: message.delayMs, status: message.status, error: message.error });
+        return;
+      case 'provider_error':
+        this.deltas.complete();
+        journal.emit('provider_error', { error: message.error, text: truncateText(journal.redact(message.text)) });
         return;
       case 'diagnostic':
         this.lastDiagnostic = journal.redact(message.detail);
@@ -510,6 +532,7 @@ export class Turn {
    */
   private async release(): Promise<void> {
     clearTimeout(this.turnTimer);
+    this.idleWatch?.stop();
     clearTimeout(this.graceTimer);
     this.child?.killGroup();
     this.runDir?.remove();
@@ -531,7 +554,7 @@ export class Turn {
     const { store, conversationId } = this.input;
     try {
       // The session counts as started only once the CLI has written it (a child killed early may not have).
-      if (nativeTranscriptExists(claudeConfigDir(this.deps.home, this.input.namespace), store.conversations.get(conversationId).cliSessionId)) {
+      if (nativeTranscriptExists(claudeConfigDir(this.deps.home, this.input.namespace, conversationId), store.conversations.get(conversationId).cliSessionId)) {
         store.conversations.markSessionStarted(conversationId);
       }
       // Text streamed before the turn ended stays, even without its final assistant_text.
@@ -550,9 +573,17 @@ export class Turn {
           delivered: false,
         });
       }
-      // Calls that finished upstream after the CLI stopped waiting (a Stop): seen only after the drain.
+      // Calls no tool_result accounted for: the CLI stopped waiting (seen only after the drain), or never asked.
       for (const call of this.finished) {
-        this.journal.emit('tool_drained', { tool: call.tool, ok: call.ok, errorCode: call.ok ? null : (call.errorCode ?? 'error'), bytes: call.bytes, durationMs: Math.round(call.durationMs) });
+        const askedByCli = call.toolUseId === null ? !this.cliNamesToolUses : this.reportedToolUses.has(call.toolUseId);
+        this.journal.emit('tool_drained', {
+          tool: call.tool,
+          ok: call.ok,
+          errorCode: call.ok ? null : (call.errorCode ?? 'error'),
+          bytes: call.bytes,
+          durationMs: Math.round(call.durationMs),
+          cause: askedByCli ? 'cli_stopped_waiting' : 'not_asked_by_the_cli',
+        });
       }
     } catch {
       // the journal is failing; settle still records the run state

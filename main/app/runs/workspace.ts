@@ -7,7 +7,15 @@ export function conversationWorkspace(home: string, ns: Namespace, conversation:
   return conversation.workspace ?? path.join(namespaceDir(home, ns), 'workspaces', conversation.id);
 }
 
-/** The CLI's own state (CLAUDE_CONFIG_DIR: transcripts) for a namespace. */
-export function claudeConfigDir(home: string, ns: Namespace): string {
+/**
+ * The CLI's own state (CLAUDE_CONFIG_DIR: transcripts) for one conversation: each conversation
+ * has its own, and a run binds only its own, so no agent reads or writes another's (N1, S2).
+ */
+export function claudeConfigDir(home: string, ns: Namespace, conversationId: string): string {
+  return path.join(namespaceDir(home, ns), 'conversations', conversationId, 'claude');
+}
+
+/** Where conversations kept their CLI state before each had its own (read once, to move a transcript out). */
+export function sharedClaudeConfigDir(home: string, ns: Namespace): string {
   return path.join(namespaceDir(home, ns), 'claude');
 }

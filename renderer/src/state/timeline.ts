@@ -177,6 +177,14 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
           items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}`) });
         }
         break;
+      case 'model_retry': {
+        const { attempt, maxRetries, delayMs, status } = event.payload;
+        items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Retrying the model (${attempt} of ${maxRetries}) in ${Math.max(1, Math.round(delayMs / 1000))} s${status === null ? '' : ` after HTTP ${status}`}`) });
+        break;
+      }
+      case 'provider_error':
+        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model call failed: ${event.payload.text}`) });
+        break;
       case 'usage':
       case 'tool_refused':
       case 'tool_drained':

@@ -21,7 +21,7 @@ function procFile(pid: number, name: string): string[] {
 }
 
 describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
-  it('test_the_canary_model_key_and_the_capability_never_reach_argv_the_database_or_the_journal_the_child_env_is_the_allowlist', async () => {
+  it('test_s4_the_canary_model_key_and_the_capabilities_never_reach_argv_the_database_or_the_journal_the_child_holds_only_a_run_capability', async () => {
     const slow = { blocks: [{ type: 'text' as const, text: 'one two three four five six seven eight nine ten' }], deltaDelayMs: 150 };
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, slow]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
@@ -43,9 +43,17 @@ describe('secrets stay out of argv, the environment, the database and the journa
     const gatewayUrl = environ.find((entry) => entry.startsWith('ANTHROPIC_BASE_URL='))!.slice('ANTHROPIC_BASE_URL='.length);
     expect(gatewayKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(gatewayUrl).toBe(`http://127.0.0.1:${new URL(gatewayUrl).port}/runs/${second.runId}`);
-    expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns)}`);
+    expect(environ).toContain(`CLAUDE_CONFIG_DIR=${claudeConfigDir(harness.home, harness.ns, first.conversationId)}`);
     const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
-    const mcpConfig = JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } };
+    const mcpConfigText = fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8');
+    const mcpConfig = JSON.parse(mcpConfigText) as { mcpServers: { ward: { headers: { Authorization: string } } } };
+    // While the run lives, the capability opens the broker: the check after the run means something.
+    const duringRun = await fetch((JSON.parse(mcpConfigText) as { mcpServers: { ward: { url: string } } }).mcpServers.ward.url, {
+      method: 'POST',
+      headers: { authorization: mcpConfig.mcpServers.ward.headers.Authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }),
+    });
+    expect(duringRun.status).toBe(200);
     const capability = mcpConfig.mcpServers.ward.headers.Authorization.replace('Bearer ', '');
     expect(capability).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(fs.statSync(runDir!).mode & 0o777).toBe(0o700);
@@ -89,6 +97,11 @@ describe('secrets stay out of argv, the environment, the database and the journa
     expect(JSON.stringify(harness.provider.requests)).not.toContain(gatewayKey);
     const replayed = await fetch(`${gatewayUrl}/v1/messages`, { method: 'POST', headers: { 'x-api-key': gatewayKey, 'content-type': 'application/json' }, body: '{}' });
     expect(replayed.status).toBe(404);
+    // B1/B7: the broker capability of the finished run opens nothing either (issue 12 #21).
+    const brokerUrl = (JSON.parse(mcpConfigText) as { mcpServers: { ward: { url: string } } }).mcpServers.ward.url;
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'replay', version: '1' } } };
+    const afterRun = await fetch(brokerUrl, { method: 'POST', headers: { authorization: `Bearer ${capability}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+    expect(afterRun.status).toBe(404);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 /** RunService with an agent whose tools come from a connection: the run opens the namespace's connections and closes them with the run. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentVersion } from '../../../main/agents/service.js';
 import { openConnections } from '../../../main/connections/index.js';
+import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 import { tempDir } from '../../support/temp.js';
 import { alive, eventually, pids, stdioSpec } from '../../connections/support.js';
@@ -54,5 +56,25 @@ describe('RunService and connection tools', () => {
     expect(await handle.done).toMatchObject({ state: 'failed', reason: expect.stringContaining('agent helper@1 pins local/echo, which is turned off') });
     expect(types(h.events(handle.conversationId))).toEqual(['run_started', 'user_prompt', 'run_finished']);
     expect(h.provider.requests).toEqual([]);
+  });
+
+  it('test_a_connection_secret_a_tool_returns_is_redacted_from_the_journal_though_the_model_gets_it', async () => {
+    // Issue 12 #5: a --secret-env value echoed by its own server was stored whole in the result preview.
+    const h = await start();
+    h.core.store(h.ns);
+    const canary = 'conn-secret-canary-31f7c0';
+    const manager = openConnections(h.core, h.ns, { store: { kind: 'file' } });
+    await manager.add({ ...stdioSpec('keyed'), secretEnv: ['API_TOKEN'] }, { API_TOKEN: canary });
+    await createAgentVersion(h.core.store(h.ns), { name: 'helper', instructions: 'Use getenv.', tools: [{ upstream: 'keyed', tool: 'getenv' }] }, h.env, {}, manager);
+    await manager.close();
+
+    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__keyed__getenv', input: { name: 'API_TOKEN' } }] }, { blocks: [{ type: 'text', text: `the token is ${canary}` }] });
+    const handle = h.service.startTurn({ namespace: h.ns, agent: 'helper', prompt: 'what is the token?' });
+    expect(await handle.done).toMatchObject({ state: 'succeeded' });
+    expect(toolResultsSeen(h.provider)[0]!.text).toContain(canary);
+    const events = h.events(handle.conversationId);
+    expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'keyed__getenv', ok: true, preview: expect.stringContaining('API_TOKEN=[redacted]') });
+    expect(JSON.stringify(events)).not.toContain(canary);
+    expect(fs.readFileSync(h.core.store(h.ns).file).includes(canary)).toBe(false);
   });
 });

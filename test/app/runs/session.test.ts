@@ -59,7 +59,7 @@ describe('native sessions across turns (R4)', () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First answer.' }] }, { blocks: [{ type: 'text', text: 'must not be used' }] }]);
     const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
     expect((await first.done).state).toBe('succeeded');
-    const files = transcripts(path.join(claudeConfigDir(harness.home, harness.ns), 'projects'));
+    const files = transcripts(path.join(claudeConfigDir(harness.home, harness.ns, first.conversationId), 'projects'));
     expect(files.length).toBe(1);
     fs.rmSync(files[0]!);
 

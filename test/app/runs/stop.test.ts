@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parsePermissionFlags } from '../../../main/permissions/grants.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isWardError } from '../../../main/base/errors.js';
 import type { RunState } from '../../../main/store/runs.js';
@@ -73,6 +74,8 @@ describe('Stop (R6)', () => {
     // B7: the broker's own outcome of the slow call (cancelled, or completed later) is in the
     // journal before run_finished: the run was released only after the call drained.
     const drained = payloads(events, 'tool_drained');
+    // The CLI asked for it and stopped waiting: never mistaken for a call from elsewhere (issue 12 #14).
+    for (const call of drained) expect(call.cause).toBe('cli_stopped_waiting');
     const brokerOutcome = drained.length > 0 ? drained[0]! : result;
     expect(brokerOutcome).toMatchObject({ tool: 'slow', errorCode: expect.not.stringMatching(/^tool_error$/) });
     expect(types(events).at(-1)).toBe('run_finished');
@@ -104,9 +107,37 @@ describe('bounded waits', () => {
     harness = await startHarness([{ kind: 'hang' }], { turnTimeoutMs: 2_000 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
     const outcome = await handle.done;
-    expect(outcome).toMatchObject({ state: 'failed', reason: 'aborted: the turn exceeded 2 s' });
+    expect(outcome).toMatchObject({ state: 'failed', reason: 'aborted: the turn exceeded 2 s (turnTimeoutMinutes in settings.json sets this bound)' });
     expect(processGroupAlive(handle.childPid()!)).toBe(false);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+
+  it('test_a_provider_that_hangs_stops_the_turn_after_the_idle_bound_with_the_reason_long_before_the_turn_limit', async () => {
+    // Issue 12 #13: a hanging provider left `ward run` silent for 30 minutes.
+    harness = await startHarness([{ kind: 'hang' }], { idleTimeoutMs: 2_000 });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.reason).toMatch(/^aborted: the CLI sent nothing for 2 s while no tool ran \(the model provider may be hanging; idleTimeoutMinutes in settings.json sets this bound\)/);
+    expect(processGroupAlive(handle.childPid()!)).toBe(false);
+  });
+
+  it('test_a_tool_that_runs_longer_than_the_idle_bound_is_not_cut_short', async () => {
+    // The bound leaves the CLI time to start on a loaded machine; the tool runs well past it.
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 12', description: 'wait' } }] }, { blocks: [{ type: 'text', text: 'waited' }] }], { idleTimeoutMs: 6_000 });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'wait', permissions: parsePermissionFlags(['--allow-run=sleep'], harness.home) });
+    expect(await handle.done).toEqual(expect.objectContaining({ state: 'succeeded', reason: null }));
+  });
+
+  it('test_turn_limits_come_from_settings_json_and_a_bad_value_fails_the_turn_naming_file_and_key_before_the_cli_starts', async () => {
+    harness = await startHarness([{ blocks: [{ type: 'text', text: 'never' }] }]);
+    fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ idleTimeoutMinutes: 0 }));
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hi' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('failed');
+    expect(outcome.reason).toContain(`${path.join(harness.home, 'settings.json')}: "idleTimeoutMinutes" must be a whole number of minutes from 1 to 240`);
+    expect(handle.childPid()).toBeUndefined();
+    expect(harness.provider.requests).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('a text turn with the real CLI', () => {
-  it('test_streams_the_answer_into_the_journal_and_succeeds', async () => {
+  it('test_g4_streams_the_answer_into_the_journal_and_succeeds_with_the_tokens_the_gateway_read', async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'Hello from the scripted model.' }], usage: { input_tokens: 21, output_tokens: 7 } }]);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'Say hello' });
     const outcome = await handle.done;

@@ -1,11 +1,15 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Broker } from '../../../main/broker/broker.js';
 import type { RunBinding, RunRegistration } from '../../../main/broker/types.js';
 import type { PayloadOf } from '../../../preload/events.js';
 import { publishToolAgent } from './agents.js';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import { formatEvent } from '../../../main/cli/format-event.js';
+import { connectClient } from '../../broker/helpers.js';
+import { payloads, startHarness, types, until, type Harness } from './harness.js';
 
 interface CliHop {
   /** Registers runs with the real broker, handing the CLI this hop's URL instead of the broker's. */
@@ -131,5 +135,27 @@ describe("tool results are joined to the broker's outcome by the CLI's tool_use 
     expect(results.get(short!)!.durationMs).toBeLessThan(results.get(long!)!.durationMs);
     // Every broker outcome was claimed by its own tool_result.
     expect(types(events)).not.toContain('tool_drained');
+  });
+
+  it('test_a_call_made_with_the_runs_capability_by_something_other_than_the_cli_is_journaled_as_such_not_as_after_a_stop', async () => {
+    // Issue 12 #14: such a call was journaled "finished after the stop" though nobody stopped anything.
+    const h = await startHarness([]);
+    harness = h;
+    const agent = await publishToolAgent(h);
+    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 3_000 } }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    const handle = h.service.startTurn({ namespace: h.ns, agent: agent.version.agentName, prompt: 'slow' });
+    await until(() => types(h.events(handle.conversationId)).includes('tool_call'), 'the CLI calling slow');
+    const [runDir] = fs.readdirSync(h.tmpRoot).map((name) => path.join(h.tmpRoot, name));
+    const ward = (JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { url: string; headers: { Authorization: string } } } }).mcpServers.ward;
+    const side = await connectClient(ward.url, ward.headers.Authorization.replace('Bearer ', ''));
+    await side.callTool({ name: 'echo', arguments: { text: 'side door' } });
+    await side.close();
+    expect(await handle.done).toMatchObject({ state: 'succeeded' });
+
+    const events = h.events(handle.conversationId);
+    expect(payloads(events, 'tool_drained')).toEqual([expect.objectContaining({ tool: 'echo', ok: true, cause: 'not_asked_by_the_cli' })]);
+    const lines = events.map((event) => formatEvent(event)).join('\n');
+    expect(lines).toContain("echo was called with the run's capability by something other than the CLI");
+    expect(lines).not.toMatch(/after the (stop|CLI stopped)/);
   });
 });

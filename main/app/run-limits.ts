@@ -1,0 +1,33 @@
+/**
+ * How long a turn may take, read from the data folder's settings.json (issue 12 #13):
+ * `turnTimeoutMinutes` bounds a whole turn; `idleTimeoutMinutes` stops a turn whose CLI has
+ * said nothing for that long while no tool was running (a provider that hangs). A malformed or
+ * out-of-range value fails closed (L1): the run is refused, naming the file and the key.
+ */
+import path from 'node:path';
+import { WardError } from '../base/errors.js';
+import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
+
+export interface RunLimits {
+  readonly turnTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+const LIMITS = {
+  turnTimeoutMinutes: { min: 1, max: 24 * 60, fallback: 30 },
+  idleTimeoutMinutes: { min: 1, max: 4 * 60, fallback: 10 },
+} as const;
+
+export function runLimits(home: string): RunLimits {
+  const settings = readSettingsObject(home);
+  const minutes = (key: keyof typeof LIMITS): number => {
+    const { min, max, fallback } = LIMITS[key];
+    const value = settings[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "${key}" must be a whole number of minutes from ${min} to ${max}`);
+    }
+    return value;
+  };
+  return { turnTimeoutMs: minutes('turnTimeoutMinutes') * 60_000, idleTimeoutMs: minutes('idleTimeoutMinutes') * 60_000 };
+}
