@@ -83,7 +83,8 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
 
   it('test_stop_during_a_slow_tool_shows_stopping_while_the_tool_drains_also_after_a_reload_then_stopped_not_an_error', async () => {
     harness = await suite.start({
-      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      // The tool outlasts a reload on a loaded machine, so the drain is still on when the page comes back.
+      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 12_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
       stopGraceMs: 0,
     });
     await publishToolAgent(harness);
