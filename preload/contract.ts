@@ -91,6 +91,8 @@ export interface ConnectionView {
   readonly status: 'signed_in' | 'signed_out' | 'error' | 'unknown';
   readonly detail: string | null;
   readonly tools: readonly string[];
+  /** The admin policy source that defines this connection ("Managed by your organization"), or null. */
+  readonly managedBy: string | null;
 }
 
 /** A permission question waiting for the person (P3). All text is escaped and bounded by main (P1). */
@@ -118,6 +120,31 @@ export interface SettingsView {
   readonly keySet: boolean;
   /** Where keys are kept: the OS keychain, Windows DPAPI, or the opt-in file store. */
   readonly keyStore: 'keychain' | 'dpapi' | 'file';
+}
+
+/** One admin policy key as `ward policy show` and the Policy page list it (like chrome://policy). */
+export interface PolicySettingView {
+  readonly key: string;
+  readonly title: string;
+  readonly description: string;
+  /** Whether any source sets it; when not, `whenUnset` says what applies. */
+  readonly set: boolean;
+  /** The effective value as JSON text, or null when not set. */
+  readonly value: string | null;
+  /** mandatory: the user cannot change it; recommended: a default the user may change. */
+  readonly level: 'mandatory' | 'recommended' | null;
+  /** Where it came from: files, plists or registry keys, with the key. */
+  readonly sources: readonly string[];
+  readonly whenUnset: string;
+}
+
+export interface PolicyView {
+  /** The stores that hold a policy; empty on a personal install. */
+  readonly sources: readonly string[];
+  readonly settings: readonly PolicySettingView[];
+  readonly warnings: readonly string[];
+  /** Any problem here and Ward refuses runs. */
+  readonly errors: readonly string[];
 }
 
 // ---- channels ----
@@ -194,6 +221,9 @@ export const CONTRACT = {
   /** Renderer → main only: the key is stored and never sent back. */
   'settings.setKey': channel<SettingsView>()(z.strictObject({ ...inNamespace, key: z.string().min(8).max(500) })),
   'settings.clearKey': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
+
+  /** The admin policy this Ward started with (changes are read at the next start). */
+  'policy.get': channel<PolicyView>()(z.strictObject({})),
 
   /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
   'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(2_000) })),

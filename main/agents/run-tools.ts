@@ -6,6 +6,7 @@
  */
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
 import type { ConnectionManager } from '../connections/manager.js';
+import type { ConnectionSpec } from '../connections/config.js';
 import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
 import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
@@ -25,6 +26,8 @@ export interface OpenRunToolsOptions {
   readonly openConnections: () => ConnectionManager;
   /** How the agent version is named in errors, e.g. `agent helper@2`. */
   readonly agentLabel: string;
+  /** Throws when a connection may not be used (the admin policy, by what the server is); called before it is started. */
+  readonly checkConnection?: (name: string, server: ConnectionSpec) => void;
 }
 
 export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions): Promise<RunTools> {
@@ -34,6 +37,10 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
   try {
     if (connectionTools.length > 0) {
       manager = options.openConnections();
+      for (const name of new Set(connectionTools.map((tool) => tool.connection))) {
+        const record = manager.registry.has(name) ? manager.registry.get(name) : undefined;
+        if (record !== undefined) options.checkConnection?.(name, record.spec);
+      }
       await checkConnectionTools(manager, connectionTools, options.agentLabel);
     }
     if (Object.keys(spec.upstreams).length > 0) inline = await openUpstreams(toUpstreamDefinitions(spec, options.env), options.upstreamOptions);

@@ -1,17 +1,18 @@
 /**
  * A namespace's MCP connections as one service for the CLI and the desktop: each use opens the
  * namespace's registry and secret store (N1), checks the admin policy (P5) and closes what it
- * started. Failures leave as WardErrors with stable codes. Views for the window carry public
+ * started. The connections the policy defines (managedConnections) are added to each namespace
+ * on first use and cannot be removed. Failures leave as WardErrors with stable codes. Views for the window carry public
  * metadata and state only: no secret, token or secret-variable value (C3, U3).
  */
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
-import { exposedToolName, parseConnectionSpec } from '../connections/config.js';
+import { exposedToolName, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
 import { UpstreamError } from '../upstreams/errors.js';
 import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
-import { assertConnectionAllowed, type AdminPolicy } from '../policy/policy.js';
+import { assertConnectionAllowed, isManagedConnection, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
 
@@ -22,7 +23,7 @@ const STATUS: Record<ConnectionView['health'], WindowConnectionView['status']> =
   unknown: 'unknown',
 };
 
-export function toWindowView(view: ConnectionView): WindowConnectionView {
+export function toWindowView(view: ConnectionView, managedBy: string | null = null): WindowConnectionView {
   const { spec } = view;
   const detail =
     view.health === 'not_signed_in'
@@ -38,7 +39,12 @@ export function toWindowView(view: ConnectionView): WindowConnectionView {
     status: STATUS[view.health],
     detail: changed.length === 0 ? detail : [detail, `Disabled until re-pinned: ${changed.join('; ')}`].filter((part) => part !== null).join(' '),
     tools: view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').map((pin) => exposedToolName(pin.connection, pin.name)),
+    managedBy,
   };
+}
+
+function managedSpec(managed: ManagedConnection): ConnectionSpec {
+  return parseConnectionSpec('url' in managed ? { transport: 'http', ...managed } : { transport: 'stdio', ...managed });
 }
 
 /** Connection failures leave as WardErrors with codes scripts and windows can rely on. */
@@ -66,10 +72,14 @@ export class ConnectionService {
     return openConnections(this.namespaces.folder, ns, { store: this.storeOptions, ...(onSecret === undefined ? {} : { onSecret }) });
   }
 
-  /** Opens the namespace's connections for one action and closes them after it. */
+  /** Opens the namespace's connections for one action (the managed ones added first) and closes them after it. */
   async use<T>(store: NamespaceStore, action: (manager: ConnectionManager) => Promise<T> | T): Promise<T> {
     const manager = this.open(store.namespace);
     try {
+      for (const managed of this.policy?.managedConnections ?? []) {
+        // A connection of the user's that already has the name keeps it; the view says whose is whose.
+        if (!manager.registry.has(managed.name)) await manager.add(managedSpec(managed));
+      }
       return await action(manager);
     } catch (error) {
       throw asWardError(error);
@@ -79,9 +89,9 @@ export class ConnectionService {
   }
 
   /** Adds a connection the policy allows (P5); secret variable values go to the secret store (C1). */
-  add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}): Promise<ConnectionView> {
+  async add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}): Promise<ConnectionView> {
     const spec = parseConnectionSpec(input);
-    assertConnectionAllowed(this.policy, spec.name);
+    assertConnectionAllowed(this.policy, spec.name, spec);
     return this.use(store, async (manager) => {
       const record = await manager.add(spec, secrets);
       return manager.get(record.spec.name);
@@ -89,6 +99,7 @@ export class ConnectionService {
   }
 
   async remove(store: NamespaceStore, name: string): Promise<void> {
+    if (this.managedBy(name) !== null) throw new WardError('policy_refused', `connection ${name} is managed by your organization (${this.managedBy(name)}); it cannot be removed`);
     await this.use(store, async (manager) => {
       if (!(await manager.remove(name))) throw new WardError('not_found', `no connection named ${name}`);
     });
@@ -99,7 +110,18 @@ export class ConnectionService {
   }
 
   windowViews(store: NamespaceStore): Promise<WindowConnectionView[]> {
-    return this.use(store, (manager) => manager.list().map(toWindowView));
+    return this.use(store, (manager) => manager.list().map((view) => toWindowView(view, this.managedBy(view.spec.name, view.spec))));
+  }
+
+  /**
+   * The policy source that defines this connection, or null. With `spec`, only when the stored
+   * connection is the organization's (same URL, or command and arguments), not a namesake.
+   */
+  managedBy(name: string, spec?: ConnectionSpec): string | null {
+    const managed = this.policy?.managedConnections.find((entry) => entry.name === name);
+    if (managed === undefined) return null;
+    if (spec !== undefined && !isManagedConnection(managed, spec)) return null;
+    return this.policy!.settings.get('managedConnections')?.sources.join(', ') ?? null;
   }
 
   /** Lists the server's tools now; a failure is recorded as the connection's health, which the view shows. */

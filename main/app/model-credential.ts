@@ -1,5 +1,6 @@
 import type { Namespace } from '../namespaces/namespace.js';
 import { resolveModelCredential } from '../credentials/model-credential.js';
+import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import type { ModelCredential } from '../providers/model-profile.js';
 
 /**
@@ -7,9 +8,9 @@ import type { ModelCredential } from '../providers/model-profile.js';
  * namespace's stored key (keychain, or the configured store) wins; only when none is stored,
  * Ward's environment. An unreachable store is an error (C1), never a silent fallback.
  */
-export function storedModelCredential(home: string): (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> {
+export function storedModelCredential(home: string, stores: OpenStoreOptions = {}): (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> {
   return async (ns, env) => {
-    const credential = await resolveModelCredential(ns, env, { home });
+    const credential = await resolveModelCredential(ns, env, { home, store: openSecretStore(home, ns, stores) });
     return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
   };
 }

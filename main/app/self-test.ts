@@ -14,7 +14,9 @@ import { parseNamespace } from '../namespaces/namespace.js';
 import { INHERITED_ENV } from '../runner/env.js';
 import { SELF_TEST_ANSWER, startOfflineProvider } from '../runner/offline-provider.js';
 import { verifyPinnedCli } from '../runner/pin.js';
-import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
+import { SandboxEngine } from '../sandbox/engine.js';
+import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import { sandboxModeFor } from './managed-settings.js';
 import { WardApp } from './ward-app.js';
 
 export interface SelfTestResult {
@@ -31,6 +33,15 @@ const SELF_TEST_TIMEOUT_MS = 60_000;
 /** Not a secret: the offline endpoint accepts anything. */
 const OFFLINE_KEY = 'ward-self-test-offline';
 
+/** The admin policy for the sandbox floor; a broken one is the admin policy check's to report. */
+function validPolicy(env: NodeJS.ProcessEnv): AdminPolicy | null {
+  try {
+    return loadPolicy(env);
+  } catch {
+    return null;
+  }
+}
+
 export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise<SelfTestResult> {
   const started = performance.now();
   let version: string | null = null;
@@ -38,9 +49,9 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
   const done = (ok: boolean, detail: string): SelfTestResult => ({ ok, detail, version, sandboxed, durationMs: Math.round(performance.now() - started) });
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-self-test-'));
   const provider = await startOfflineProvider();
-  // Ward's own environment for the child's allowlist and WARD_SANDBOX; the offline endpoint instead of any configured one.
+  // Ward's own environment for the child's allowlist and WARD_SANDBOX (as the policy raises it, as for runs); the offline endpoint instead of any configured one.
   const selfEnv: NodeJS.ProcessEnv = { ...pick(env, [...INHERITED_ENV, 'WARD_SANDBOX']), WARD_MODEL_BASE_URL: provider.url };
-  const sandbox = new SandboxEngine(parseSandboxMode(selfEnv.WARD_SANDBOX));
+  const sandbox = new SandboxEngine(sandboxModeFor(validPolicy(env), selfEnv));
   const app = new WardApp({
     home: path.join(scratch, 'home'),
     env: selfEnv,

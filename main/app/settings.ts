@@ -7,9 +7,9 @@ import path from 'node:path';
 import type { SettingsView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
-import { configuredStoreKind, openSecretStore } from '../credentials/open-store.js';
+import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
-import { assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
+import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
 import { checkBaseUrl, PROFILES_FILE, resolveModelProfile } from '../providers/model-profile.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
@@ -21,6 +21,7 @@ export class SettingsService {
     private readonly namespaces: NamespaceService,
     private readonly env: NodeJS.ProcessEnv,
     private readonly policy: AdminPolicy | null,
+    private readonly stores: OpenStoreOptions = {},
   ) {}
 
   async view(store: NamespaceStore): Promise<SettingsView> {
@@ -29,7 +30,7 @@ export class SettingsService {
       dataFolder: this.namespaces.home,
       modelProvider: { baseUrl: profile.baseUrl, model: profile.model },
       keySet: (await this.keyStatus(store.namespace)).set,
-      keyStore: configuredStoreKind(this.namespaces.home),
+      keyStore: configuredStoreKind(this.namespaces.home, this.stores.managed),
     };
   }
 
@@ -37,6 +38,7 @@ export class SettingsService {
   setModelProvider(store: NamespaceStore, baseUrl: string, model: string): void {
     const checked = checkBaseUrl(baseUrl, false, 'model provider');
     assertProviderAllowed(this.policy, checked);
+    assertModelAllowed(this.policy, model);
     const file = path.join(namespaceDir(this.namespaces.home, store.namespace), PROFILES_FILE);
     let profiles: Record<string, unknown> = {};
     if (fs.existsSync(file)) {
@@ -71,6 +73,6 @@ export class SettingsService {
   }
 
   private secrets(ns: Namespace) {
-    return openSecretStore(this.namespaces.home, ns);
+    return openSecretStore(this.namespaces.home, ns, this.stores);
   }
 }

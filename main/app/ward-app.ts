@@ -10,9 +10,11 @@ import { resolveWardHome } from '../base/home.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
-import { loadPolicy, type AdminPolicy } from '../policy/policy.js';
+import { compilePolicy, readPolicy, type AdminPolicy, type PolicyReading } from '../policy/policy.js';
+import type { PolicyView } from '../../preload/contract.js';
+import { policyView } from './policy-view.js';
 import type { ModelCredential } from '../providers/model-profile.js';
-import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
+import { SandboxEngine } from '../sandbox/engine.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
@@ -21,6 +23,7 @@ import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
 import { GrantService } from './grants.js';
+import { approvalTimeoutMs, managedStore, sandboxModeFor } from './managed-settings.js';
 import { storedModelCredential } from './model-credential.js';
 import { NamespaceService } from './namespaces.js';
 import type { RunService } from './runs/run-service.js';
@@ -45,7 +48,7 @@ export interface RunOptions {
   readonly tmpRoot?: string;
   /** How long a person has to answer a permission question. */
   readonly promptTimeoutMs?: number;
-  /** The OS sandbox for runs (default: one per app, WARD_SANDBOX in the environment, auto). */
+  /** The OS sandbox for runs (default: one per app, WARD_SANDBOX in the environment as the admin policy allows, auto). */
   readonly sandbox?: SandboxEngine;
   /** The model gateway runs register with (default: one started with the broker). */
   readonly gateway?: { register(route: ProviderRoute): GatewayRegistration };
@@ -74,7 +77,7 @@ export interface WardAppOptions {
 export class WardApp {
   readonly folder: DataFolder;
   readonly env: NodeJS.ProcessEnv;
-  private loadedPolicy: { value: AdminPolicy | null } | undefined;
+  private loadedPolicy: { value: AdminPolicy | null; reading: PolicyReading } | undefined;
   private namespaceService: NamespaceService | undefined;
   private grantService: GrantService | undefined;
   private settingsService: SettingsService | undefined;
@@ -97,8 +100,33 @@ export class WardApp {
 
   /** The admin policy (P5); a malformed one fails closed here, at first use (L1). */
   get policy(): AdminPolicy | null {
-    this.loadedPolicy ??= { value: this.options.policy !== undefined ? this.options.policy : loadPolicy(this.env) };
+    this.loadedPolicy ??= this.loadPolicy();
     return this.loadedPolicy.value;
+  }
+
+  /** The policy this app runs under, key by key; read once, so changes apply at the next start. */
+  policyView(): PolicyView {
+    void this.policy;
+    return policyView(this.loadedPolicy!.reading);
+  }
+
+  private loadPolicy(): { value: AdminPolicy | null; reading: PolicyReading } {
+    const given = this.options.policy;
+    if (given === undefined) {
+      const reading = readPolicy(this.env);
+      return { value: compilePolicy(reading), reading };
+    }
+    return { value: given, reading: { sources: given?.sources ?? [], settings: given?.settings ?? new Map(), warnings: given?.warnings ?? [], errors: [] } };
+  }
+
+  /** Where secrets go: settings.json as the admin policy allows (C1, P5). */
+  get secretStores(): OpenStoreOptions {
+    return { managed: managedStore(this.policy) };
+  }
+
+  /** How long a person has to answer a permission question (the policy's approvalTimeoutSeconds wins). */
+  get approvalTimeoutMs(): number {
+    return approvalTimeoutMs(this.policy, this.options.run?.promptTimeoutMs);
   }
 
   /** Conflicting namespace settings fail closed here (N1). */
@@ -113,7 +141,7 @@ export class WardApp {
   }
 
   get settings(): SettingsService {
-    this.settingsService ??= new SettingsService(this.namespaces, this.env, this.policy);
+    this.settingsService ??= new SettingsService(this.namespaces, this.env, this.policy, this.secretStores);
     return this.settingsService;
   }
 
@@ -128,7 +156,7 @@ export class WardApp {
   }
 
   connections(): Promise<ConnectionService> {
-    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, this.options.connectionStore ?? {}));
+    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, { ...this.secretStores, ...this.options.connectionStore }));
     return this.connectionService;
   }
 
@@ -166,7 +194,7 @@ export class WardApp {
       this.closeGateway = () => started.close();
       gateway = started;
     }
-    this.sandboxEngine = run.sandbox ?? new SandboxEngine(parseSandboxMode(this.env.WARD_SANDBOX));
+    this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
@@ -174,7 +202,7 @@ export class WardApp {
       broker,
       gateway,
       prompter: this.options.prompter ?? noOnePrompter,
-      promptTimeoutMs: run.promptTimeoutMs,
+      promptTimeoutMs: this.approvalTimeoutMs,
       stopGraceMs: run.stopGraceMs ?? 5_000,
       limits: () => {
         const limits = runLimits(this.home);
@@ -187,7 +215,7 @@ export class WardApp {
       sandbox: this.sandboxEngine,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus: await this.sandboxEngine.status(),
-      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home),
+      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
       openConnections: (ns, onSecret) => connections.open(ns, onSecret),
     };
     return new RunService(this.folder, deps);

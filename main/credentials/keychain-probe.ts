@@ -1,6 +1,6 @@
 import type { DoctorCheck } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
-import { configuredStoreKind } from './open-store.js';
+import { configuredStoreKind, type ManagedStore } from './open-store.js';
 
 const PROBE_SERVICE = 'ward-doctor-probe';
 const PROBE_TIMEOUT_MS = 3_000;
@@ -10,11 +10,11 @@ const PROBE_TIMEOUT_MS = 3_000;
  * for an account list under a service Ward never writes to: proves the store answers without
  * reading or writing any secret. An opt-in file store or DPAPI is reported as such.
  */
-export async function probeKeychain(core?: { readonly home: string }): Promise<DoctorCheck> {
+export async function probeKeychain(core?: { readonly home: string }, managed?: ManagedStore): Promise<DoctorCheck> {
   if (core !== undefined) {
     try {
-      const kind = configuredStoreKind(core.home);
-      if (kind === 'file') return { check: 'keychain', status: 'warning', detail: 'settings.json selects the opt-in file store (0600 files, plaintext on disk); the OS keychain is not used', data: { store: kind } };
+      const kind = configuredStoreKind(core.home, managed);
+      if (kind === 'file') return { check: 'keychain', status: 'warning', detail: `${managed?.forced === 'file' ? managed.by : 'settings.json'} selects the opt-in file store (0600 files, plaintext on disk); the OS keychain is not used`, data: { store: kind } };
       if (kind === 'dpapi') return { check: 'keychain', status: process.platform === 'win32' ? 'ok' : 'error', detail: 'settings.json selects Windows DPAPI (native-helpers/windows/ward-dpapi.ps1)', data: { store: kind } };
     } catch (error) {
       return { check: 'keychain', status: 'error', detail: describeError(error) };

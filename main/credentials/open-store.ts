@@ -10,22 +10,46 @@ import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 
 export type CredentialStoreKind = 'keychain' | 'file' | 'dpapi';
 const KINDS: readonly CredentialStoreKind[] = ['keychain', 'file', 'dpapi'];
-/**
- * The store kind from `<WARD_HOME>/settings.json` ("credentialStore"). Absent means the OS
- * keychain; a malformed file or an unknown value fails closed (L1) rather than guessing.
- */
-export function configuredStoreKind(home: string): CredentialStoreKind {
+/** What an admin policy says about the store (its credentialStore and allowFileCredentialStore keys). */
+export interface ManagedStore {
+  /** Mandatory: this store, whatever settings.json says. */
+  readonly forced?: CredentialStoreKind;
+  /** Recommended: the store when settings.json names none. */
+  readonly preferred?: CredentialStoreKind;
+  /** False: the file store is refused. */
+  readonly fileAllowed: boolean;
+  /** Who says so, for refusals. */
+  readonly by: string;
+}
+
+/** The store settings.json names, or undefined; a malformed file or an unknown value fails closed (L1). */
+function settingsStoreKind(home: string): CredentialStoreKind | undefined {
   const value = readSettingsObject(home).credentialStore;
-  if (value === undefined) return 'keychain';
+  if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KINDS.includes(value as CredentialStoreKind)) {
     throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);
   }
   return value as CredentialStoreKind;
 }
 
+/**
+ * The store kind: the admin policy's mandatory choice, else `<WARD_HOME>/settings.json`
+ * ("credentialStore"), else the policy's recommended one, else the OS keychain. A file store the
+ * policy does not allow is refused, never swapped for another silently.
+ */
+export function configuredStoreKind(home: string, managed?: ManagedStore): CredentialStoreKind {
+  const kind = managed?.forced ?? settingsStoreKind(home) ?? managed?.preferred ?? 'keychain';
+  if (kind === 'file' && managed !== undefined && !managed.fileAllowed) {
+    throw new WardError('policy_refused', `the file credential store is not allowed (allowFileCredentialStore is false): refused by ${managed.by}; remove "credentialStore" from ${path.join(home, SETTINGS_FILE)} to use the OS keychain`);
+  }
+  return kind;
+}
+
 export interface OpenStoreOptions {
   /** Overrides settings.json (tests, and hosts that decide the store themselves). */
   kind?: CredentialStoreKind;
+  /** The admin policy's say (applied with settings.json when `kind` is not given). */
+  managed?: ManagedStore;
   /** An already built backend (tests), used as is. */
   backend?: SecretBackend;
   platform?: NodeJS.Platform;
@@ -55,6 +79,6 @@ export function backendFor(home: string, ns: Namespace, kind: CredentialStoreKin
 
 /** The secret store of one namespace, as configured for this data folder. */
 export function openSecretStore(home: string, ns: Namespace, options: OpenStoreOptions = {}): SecretStore {
-  const backend = options.backend ?? backendFor(home, ns, options.kind ?? configuredStoreKind(home), options.platform);
+  const backend = options.backend ?? backendFor(home, ns, options.kind ?? configuredStoreKind(home, options.managed), options.platform);
   return new NamespacedSecretStore(ns, backend);
 }

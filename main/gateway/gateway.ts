@@ -43,6 +43,8 @@ export interface ProviderRoute {
   /** For a sign-in token: a fresh one after the provider answered 401, tried once (C5). */
   readonly refreshCredential?: () => Promise<ProviderCredential>;
   readonly onExchange: (exchange: GatewayExchange) => void;
+  /** Why the admin policy refuses a model the child asks for, or null (G3: the child is not trusted to keep to its model). */
+  readonly modelRefusal?: (model: string) => string | null;
 }
 
 export interface GatewayRegistration {
@@ -146,6 +148,8 @@ export class ModelGateway {
     const body = await readBoundedBody(req, this.maxRequestBytes);
     if (body === null) return apiError(res, 413, 'request_too_large', `the request exceeds ${this.maxRequestBytes} bytes`);
     const path = match[2]!;
+    const refusedModel = this.modelRefusal(route, body);
+    if (refusedModel !== null) return apiError(res, 403, 'permission_error', `Ward: ${refusedModel}`);
     const target = new URL(route.baseUrl.replace(/\/$/, '') + path + url.search);
     const report = (status: number, problem: string | null, usage: TokenUsage | null) =>
       route.onExchange({ path, status, durationMs: Math.round(performance.now() - started), problem, usage });
@@ -163,6 +167,18 @@ export class ModelGateway {
       return apiError(res, 502, 'api_error', `Ward: the model provider ${upstream.problem}`);
     }
     await this.relay(upstream.response, res, (problem, usage) => report(upstream.response!.statusCode ?? 0, problem, usage));
+  }
+
+  /** The policy's answer on the request's model; a body that names none is the provider's to judge. */
+  private modelRefusal(route: Route, body: Buffer): string | null {
+    if (route.modelRefusal === undefined) return null;
+    let model: unknown;
+    try {
+      model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
+    } catch {
+      return 'the request is not JSON, so its model cannot be checked against the admin policy';
+    }
+    return typeof model === 'string' ? route.modelRefusal(model) : null;
   }
 
   /** One request to the provider; resolves with its response head, or why there is none. */

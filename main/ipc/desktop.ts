@@ -4,7 +4,6 @@
  */
 import { WardApp, type WardAppOptions } from '../app/ward-app.js';
 import { ApprovalQueue } from '../permissions/approval-queue.js';
-import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
 import { DesktopIpc, type ExternalOpener, type SignInBrowser } from './handlers.js';
 
 export interface Desktop {
@@ -16,8 +15,9 @@ export interface Desktop {
 
 export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & { openExternal?: ExternalOpener; openSignIn?: SignInBrowser }): Desktop {
   const { openExternal, openSignIn, ...appOptions } = options;
-  const approvals = new ApprovalQueue(options.run?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS);
-  const app = new WardApp({ ...appOptions, prompter: approvals });
+  // The queue asks the app for the timeout (the policy's approvalTimeoutSeconds) when a question is asked.
+  const approvals: ApprovalQueue = new ApprovalQueue((): number => app.approvalTimeoutMs);
+  const app: WardApp = new WardApp({ ...appOptions, prompter: approvals });
   // A malformed policy or conflicting namespace settings stop the app here (fail closed), not at the first click.
   void app.namespaces.fixed;
   const ipc = new DesktopIpc(app, { approvals, ...(openExternal ? { openExternal } : {}), ...(openSignIn ? { openSignIn } : {}) });

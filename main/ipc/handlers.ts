@@ -157,6 +157,7 @@ export class DesktopIpc {
       await this.app.settings.clearKey(store.namespace);
       return this.app.settings.view(store);
     },
+    'policy.get': () => this.app.policyView(),
     'links.openExternal': async ({ url }) => {
       const parsed = parseExternalUrl(url);
       if (this.ports.openExternal === undefined) throw new WardError('unavailable', 'opening links is not available here');

@@ -33,7 +33,8 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
   private readonly listeners = new Set<(namespace: string) => void>();
 
   constructor(
-    private readonly timeoutMs: number,
+    /** For the expiry shown; a function when the host learns it later (the admin policy). */
+    private readonly timeoutMs: number | (() => number),
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -54,7 +55,7 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         details: question.command === undefined ? escapeOneLine(question.argumentsSummary, 300) : `command: ${question.command}`,
         reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
-        expiresAt: new Date(this.now() + this.timeoutMs).toISOString(),
+        expiresAt: new Date(this.now() + (typeof this.timeoutMs === 'number' ? this.timeoutMs : this.timeoutMs())).toISOString(),
       };
       const settle = (answer: PromptAnswer) => {
         if (!this.entries.delete(id)) return;

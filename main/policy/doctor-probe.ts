@@ -1,25 +1,24 @@
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
-import { describeError } from '../base/errors.js';
-import { loadPolicy, systemPolicyPath } from './policy.js';
+import { describeLocations, readPolicy, systemPolicyLocations, type PolicyLocations } from './policy.js';
 
-/** `ward doctor`: is there an admin policy, and does it parse? A broken one fails, as Ward refuses to run. */
-export function probePolicy(env: NodeJS.ProcessEnv): DoctorProbe {
+/**
+ * `ward doctor`: is there an admin policy, does it parse, and does it allow the CLI this Ward
+ * carries? A broken one fails, as Ward refuses to run; unknown keys are warnings.
+ */
+export function probePolicy(env: NodeJS.ProcessEnv, pinnedCliVersion: string, platform: NodeJS.Platform = process.platform, locations: PolicyLocations = systemPolicyLocations(platform)): DoctorProbe {
   return async (): Promise<DoctorCheck> => {
-    try {
-      const policy = loadPolicy(env);
-      if (policy === null) return { check: 'admin policy', status: 'not_configured', detail: `no policy at ${systemPolicyPath(env)} (a personal install)` };
-      const capped = Object.keys(policy.caps);
-      const parts = [
-        policy.forbid.size > 0 ? `forbids ${[...policy.forbid].join(', ')}` : null,
-        capped.length > 0 ? `caps ${capped.join(', ')}` : null,
-        policy.connections !== null ? `${policy.connections.length} connection(s) allowed` : null,
-        policy.providers !== null ? `${policy.providers.length} provider(s) allowed` : null,
-        policy.cliVersions !== null ? `CLI ${policy.cliVersions.join(', ')}` : null,
-        policy.namespace !== null ? `namespace ${policy.namespace}` : null,
-      ].filter((part): part is string => part !== null);
-      return { check: 'admin policy', status: 'ok', detail: `${policy.file}: ${parts.join('; ') || 'no restrictions'}` };
-    } catch (error) {
-      return { check: 'admin policy', status: 'error', detail: describeError(error) };
+    const reading = readPolicy(env, platform, locations);
+    const check = 'admin policy';
+    if (reading.errors.length > 0) return { check, status: 'error', detail: `${reading.errors.join('; ')}; Ward refuses to run until it is fixed` };
+    if (reading.sources.length === 0) return { check, status: 'not_configured', detail: `no policy at ${describeLocations(locations)} (a personal install)` };
+    const allowed = reading.settings.get('cliVersions')?.value as string[] | undefined;
+    if (allowed !== undefined && !allowed.includes(pinnedCliVersion)) {
+      return { check, status: 'error', detail: `cliVersions allows ${allowed.join(', ') || 'no version'}, but this Ward carries Claude CLI ${pinnedCliVersion}: every run is refused; install a Ward release that carries an allowed version` };
     }
+    const settings = [...reading.settings.values()];
+    const keys = (level: string) => settings.filter((setting) => setting.level === level).map((setting) => setting.key);
+    const parts = [`${keys('mandatory').length} mandatory (${keys('mandatory').join(', ') || 'none'})`, ...(keys('recommended').length > 0 ? [`${keys('recommended').length} recommended (${keys('recommended').join(', ')})`] : [])];
+    const detail = `${reading.sources.join(', ')}: ${parts.join(', ')}; "ward policy show" lists every key${reading.warnings.length > 0 ? `; ${reading.warnings.join('; ')}` : ''}`;
+    return { check, status: reading.warnings.length > 0 ? 'warning' : 'ok', detail };
   };
 }

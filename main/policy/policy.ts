@@ -1,211 +1,177 @@
-import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import { WardError, describeError } from '../base/errors.js';
-import { GRANT_KINDS, canonicalEntry, parseHostPattern, parseMcpPattern, shown, type GrantKind, type Rule } from '../permissions/grants.js';
+import { shown, type GrantKind, type Rule } from '../permissions/grants.js';
 import { matchRule, type PermissionRequest, type RequestGate } from '../permissions/engine.js';
-import { isWithin } from '../permissions/paths.js';
+import { describeIdentity, matchesConnection, parseConnectionMatcher, type ConnectionIdentity, type ConnectionMatcher } from './connection-match.js';
+import { readJsonPolicy, readPlistPolicy, readPolicyFolder, folderProblem, toDocument, type Loaded } from './file-store.js';
+import { mergeDocuments, type BrokenSource, type PolicyDocument, type PolicyReading, type PolicySetting } from './merge.js';
+import { MACHINE_KEY, USER_KEY, registryDocument, runRegQuery, type RegQuery } from './registry-store.js';
+import { ruleWithin } from './rules.js';
+import type { PolicyLevel } from './schema.js';
 
-/** A policy bigger than this is not a policy someone wrote by hand: refuse it. */
-const MAX_POLICY_BYTES = 1024 * 1024;
+export type { ConnectionIdentity, PolicyReading, PolicySetting };
 
-/**
- * The admin policy (P5), a JSON file the user cannot edit:
- * {
- *   "version": 1,
- *   "reason": "Set by Example Corp IT (it@example.com)",
- *   "namespace": "work",                          // fixed namespace
- *   "forbid": ["run"],                            // kinds nobody may grant
- *   "caps": { "read": ["/home/alice/src"], "net": ["*.example.com"], "mcp": ["github/*"] },
- *   "connections": ["github"],                    // MCP connections that may be used
- *   "providers": ["api.anthropic.com"],           // model provider base-URL hosts
- *   "cliVersions": ["2.1.328"]                    // pinned CLI versions allowed
- * }
- */
-const PolicySchema = z
-  .object({
-    version: z.literal(1),
-    reason: z.string().min(1).max(500).optional(),
-    namespace: z.string().optional(),
-    forbid: z.array(z.enum(GRANT_KINDS)).optional(),
-    caps: z.partialRecord(z.enum(GRANT_KINDS), z.array(z.string().min(1).max(4096)).max(1000)).optional(),
-    connections: z.array(z.string().min(1).max(128)).max(1000).optional(),
-    providers: z.array(z.string().min(1).max(300)).max(1000).optional(),
-    cliVersions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/)).max(100).optional(),
-  })
-  .strict();
+/** The macOS preference domain (the app id) MDM profiles manage. */
+export const MAC_DOMAIN = 'dev.ward.desktop';
+const MANAGED_PREFERENCES = '/Library/Managed Preferences';
 
+/** An MCP server the organization defines for every namespace (managedConnections). */
+export type ManagedConnection = { readonly name: string; readonly url: string } | { readonly name: string; readonly command: string; readonly args: readonly string[] };
+
+/** The admin policy (P5) as the checks use it: mandatory values, plus the reading it came from. */
 export interface AdminPolicy {
-  readonly file: string;
+  /** Every store that holds a policy, in precedence order. */
+  readonly sources: readonly string[];
   /** Shown with every refusal, so people know whom to ask. */
   readonly reason: string;
   readonly namespace: string | null;
   readonly forbid: ReadonlySet<GrantKind>;
   /** Canonical rule values per capped kind; a kind without an entry is not capped. */
   readonly caps: Partial<Record<GrantKind, readonly string[]>>;
-  readonly connections: readonly string[] | null;
-  readonly providers: readonly string[] | null;
   readonly cliVersions: readonly string[] | null;
+  readonly providers: readonly string[] | null;
+  readonly models: readonly string[] | null;
+  readonly allowedConnections: readonly ConnectionMatcher[] | null;
+  readonly deniedConnections: readonly ConnectionMatcher[];
+  readonly managedConnectionsOnly: boolean;
+  readonly managedConnections: readonly ManagedConnection[];
+  readonly allowFileCredentialStore: boolean;
+  readonly requireSignedExports: boolean;
+  /** Every key set, with its level and sources (`ward policy show`, the desktop's locks). */
+  readonly settings: ReadonlyMap<string, PolicySetting>;
+  readonly warnings: readonly string[];
 }
 
-/** Where the admin's policy lives on each OS: a place only an administrator can write. */
-export function systemPolicyPath(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  switch (platform) {
-    case 'darwin':
-      return '/Library/Application Support/Ward/policy.json';
-    case 'win32':
-      return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'Ward', 'policy.json');
-    default:
-      return '/etc/ward/policy.json';
+/** Where each OS keeps the admin's policy: places only an administrator can write. */
+export interface PolicyLocations {
+  /** Linux: /etc/ward/policy.json and its drop-in folder. */
+  readonly file?: string;
+  readonly dir?: string;
+  /** macOS: managed-preferences plists, the machine's first. */
+  readonly plists?: readonly string[];
+  /** Windows: registry keys, the machine's first, and how to read them. */
+  readonly registryKeys?: readonly string[];
+  readonly regQuery?: RegQuery;
+}
+
+/** The user's name from the OS (never from the environment, which the user sets). */
+export function osUserName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return '';
   }
 }
 
-function broken(file: string, why: string, cause?: unknown): WardError {
-  return new WardError('policy_invalid', `the admin policy ${file} ${why}; Ward refuses to run until it is fixed (ask whoever manages this computer)`, { cause });
+export function systemPolicyLocations(platform: NodeJS.Platform = process.platform, user: string = osUserName()): PolicyLocations {
+  switch (platform) {
+    case 'darwin':
+      // Managed preferences only: MDM writes them as root. Never ~/Library/Preferences, which the user writes.
+      return { plists: [path.posix.join(MANAGED_PREFERENCES, `${MAC_DOMAIN}.plist`), ...(user === '' ? [] : [path.posix.join(MANAGED_PREFERENCES, user, `${MAC_DOMAIN}.plist`)])] };
+    case 'win32':
+      return { registryKeys: [MACHINE_KEY, USER_KEY], regQuery: runRegQuery };
+    default:
+      return { file: '/etc/ward/policy.json', dir: '/etc/ward/policy.d' };
+  }
 }
 
-/** Parses policy text; every problem is a policy_invalid error naming the file and the field. */
-export function parsePolicy(text: string, file: string): AdminPolicy {
+/** The stores a location list names, for messages ("no policy at …"). */
+export function describeLocations(locations: PolicyLocations): string {
+  return [locations.file, locations.dir && `${locations.dir}/*.json`, ...(locations.plists ?? []), ...(locations.registryKeys ?? [])].filter(Boolean).join(', ');
+}
+
+function broken(problems: readonly string[]): WardError {
+  return new WardError('policy_invalid', `the admin policy is not valid: ${problems.join('; ')}; Ward refuses to run until it is fixed (ask whoever manages this computer)`);
+}
+
+/**
+ * Every store of this OS, then the file `WARD_POLICY` names, if any. That file can only add
+ * restrictions (the merge lets the stricter value win, and its recommended values come last), so
+ * no environment variable can lift what an admin set; it is how a person restricts themselves,
+ * and how tests impose a policy. Problems are collected, not thrown: `ward policy show` lists them.
+ */
+export function readPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, locations: PolicyLocations = systemPolicyLocations(platform)): PolicyReading {
+  const documents: PolicyDocument[] = [];
+  const problems: BrokenSource[] = [];
+  const add = (item: Loaded) => {
+    if (item === null) return;
+    if ('document' in item) documents.push(item.document);
+    else problems.push(item.broken);
+  };
+  const rules = { rootOwned: true, platform };
+  if (locations.file !== undefined && locations.dir !== undefined) readPolicyFolder(locations.file, locations.dir, rules).forEach(add);
+  for (const plist of locations.plists ?? []) {
+    const problem = folderProblem(path.dirname(plist), rules);
+    if (problem !== null) problems.push({ source: path.dirname(plist), problem });
+    else add(readPlistPolicy(plist, rules));
+  }
+  for (const key of locations.registryKeys ?? []) {
+    try {
+      const output = (locations.regQuery ?? runRegQuery)(key);
+      if (output === null) continue;
+      const read = registryDocument(output, key);
+      documents.push(read.document);
+      problems.push(...read.problems);
+    } catch (error) {
+      problems.push({ source: key, problem: describeError(error) });
+    }
+  }
+  if (env.WARD_POLICY !== undefined && env.WARD_POLICY !== '') add(readJsonPolicy(path.resolve(env.WARD_POLICY), { rootOwned: false, platform }, true));
+  return mergeDocuments(documents, problems);
+}
+
+/** The admin policy (P5), or null on a personal install; any problem fails closed (L1). */
+export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, locations?: PolicyLocations): AdminPolicy | null {
+  return compilePolicy(readPolicy(env, platform, locations ?? systemPolicyLocations(platform)));
+}
+
+/** A policy from JSON text (tests, and hosts that are handed one). */
+export function parsePolicy(text: string, source: string): AdminPolicy {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw broken(file, `is not valid JSON (${describeError(error)})`, error);
+    throw broken([`${source}: is not valid JSON (${describeError(error)})`]);
   }
-  const parsed = PolicySchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw broken(file, `is malformed at ${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-  }
-  const data = parsed.data;
-  const caps: Partial<Record<GrantKind, readonly string[]>> = {};
-  for (const [kind, entries] of Object.entries(data.caps ?? {}) as Array<[GrantKind, string[]]>) {
-    caps[kind] = entries.map((entry) => {
-      if ((kind === 'read' || kind === 'write') && !path.isAbsolute(entry)) throw broken(file, `caps.${kind} entry ${shown(entry)} must be an absolute path`);
-      try {
-        return canonicalEntry(kind, entry, path.parse(process.cwd()).root);
-      } catch (error) {
-        throw broken(file, `has a bad caps.${kind} entry: ${describeError(error)}`, error);
-      }
-    });
-  }
-  const providers = data.providers?.map((entry) => {
-    try {
-      parseHostPattern(entry);
-      return entry.toLowerCase();
-    } catch (error) {
-      throw broken(file, `has a bad providers entry: ${describeError(error)}`, error);
-    }
-  });
+  const document = toDocument(source, json, true);
+  if (typeof document === 'string') throw broken([`${source}: ${document}`]);
+  return compilePolicy(mergeDocuments([document]))!;
+}
+
+export function compilePolicy(reading: PolicyReading): AdminPolicy | null {
+  if (reading.errors.length > 0) throw broken(reading.errors);
+  if (reading.sources.length === 0) return null;
+  const value = <T>(key: string, fallback: T): T => (reading.settings.get(key)?.value as T | undefined) ?? fallback;
+  const list = (key: string) => value<string[] | null>(key, null);
   return {
-    file,
-    reason: data.reason ?? `the admin policy ${file}`,
-    namespace: data.namespace ?? null,
-    forbid: new Set(data.forbid ?? []),
-    caps,
-    connections: data.connections ?? null,
-    providers: providers ?? null,
-    cliVersions: data.cliVersions ?? null,
+    sources: reading.sources,
+    reason: value('reason', `the admin policy (${reading.sources.join(', ')})`),
+    namespace: value<string | null>('namespace', null),
+    forbid: new Set(value<GrantKind[]>('forbid', [])),
+    caps: value('caps', {}),
+    cliVersions: list('cliVersions'),
+    providers: list('providers'),
+    models: list('models'),
+    allowedConnections: list('allowedConnections')?.map(parseConnectionMatcher) ?? null,
+    deniedConnections: value<string[]>('deniedConnections', []).map(parseConnectionMatcher),
+    managedConnectionsOnly: value('managedConnectionsOnly', false),
+    managedConnections: value<ManagedConnection[]>('managedConnections', []),
+    allowFileCredentialStore: value('allowFileCredentialStore', true),
+    requireSignedExports: value('requireSignedExports', false),
+    settings: reading.settings,
+    warnings: reading.warnings,
   };
 }
 
-/**
- * The admin policy (P5): the file at the system location (none there: a personal install, no
- * policy), narrowed by the file `WARD_POLICY` names, if any. That second file can only add
- * restrictions (the two are merged so the stricter wins), so no environment variable can lift
- * what an admin set; it is how a person restricts themselves, and how tests impose a policy.
- * A file that exists but cannot be read, is writable by others or is malformed fails closed.
- */
-export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, systemFile: string = systemPolicyPath(env, platform)): AdminPolicy | null {
-  const system = readPolicyFile(systemFile, { platform, mustExist: false, rootOwned: true });
-  const extra = env.WARD_POLICY === undefined || env.WARD_POLICY === '' ? null : readPolicyFile(path.resolve(env.WARD_POLICY), { platform, mustExist: true, rootOwned: false });
-  return mergePolicies(system, extra);
-}
-
-function readPolicyFile(file: string, options: { platform: NodeJS.Platform; mustExist: boolean; rootOwned: boolean }): AdminPolicy | null {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT' && !options.mustExist) return null;
-    throw broken(file, `cannot be read (${describeError(error)})`, error);
-  }
-  if (!stat.isFile()) throw broken(file, 'is not a regular file');
-  if (stat.size > MAX_POLICY_BYTES) throw broken(file, `is larger than ${MAX_POLICY_BYTES} bytes`);
-  if (options.platform !== 'win32') {
-    // The user must not be able to loosen what the admin set.
-    if ((stat.mode & 0o022) !== 0) throw broken(file, `is writable by group or others (mode ${(stat.mode & 0o777).toString(8)})`);
-    if (options.rootOwned && stat.uid !== 0) throw broken(file, `is not owned by root (uid ${stat.uid})`);
-  }
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw broken(file, `cannot be read (${describeError(error)})`, error);
-  }
-  return parsePolicy(text, file);
-}
-
-/**
- * Two policies as one, the stricter winning everywhere: forbidden kinds add up; caps, allowed
- * connections, providers and CLI versions keep only what both allow; two fixed namespaces must
- * agree (else fail closed).
- */
-export function mergePolicies(a: AdminPolicy | null, b: AdminPolicy | null): AdminPolicy | null {
-  if (a === null || b === null) return a ?? b;
-  if (a.namespace !== null && b.namespace !== null && a.namespace !== b.namespace) {
-    throw broken(`${a.file} and ${b.file}`, `fix different namespaces (${a.namespace}, ${b.namespace})`);
-  }
-  const caps: Partial<Record<GrantKind, readonly string[]>> = { ...a.caps };
-  for (const [kind, entries] of Object.entries(b.caps) as Array<[GrantKind, readonly string[]]>) {
-    const other = caps[kind];
-    caps[kind] = other === undefined ? entries : bothAllow(kind, other, entries);
-  }
-  const both = (x: readonly string[] | null, y: readonly string[] | null) => (x === null ? y : y === null ? x : x.filter((entry) => y.includes(entry)));
-  return {
-    file: `${a.file} + ${b.file}`,
-    reason: `${a.reason} and ${b.reason}`,
-    namespace: a.namespace ?? b.namespace,
-    forbid: new Set([...a.forbid, ...b.forbid]),
-    caps,
-    connections: both(a.connections, b.connections),
-    providers: a.providers === null ? b.providers : b.providers === null ? a.providers : bothAllow('net', a.providers, b.providers),
-    cliVersions: both(a.cliVersions, b.cliVersions),
-  };
-}
-
-/** The entries of each list that the other list also covers: nothing either one leaves out. */
-function bothAllow(kind: GrantKind, x: readonly string[], y: readonly string[]): string[] {
-  const inner = (from: readonly string[], within: readonly string[]) => from.filter((entry) => within.some((outer) => ruleWithin(kind, entry, outer)));
-  return [...new Set([...inner(x, y), ...inner(y, x)])];
+/** A key's value and level when the policy sets it (keys that may be recommended: defaults the user may change). */
+export function policySetting<T>(policy: AdminPolicy | null, key: string): { readonly value: T; readonly level: PolicyLevel; readonly sources: readonly string[] } | null {
+  const setting = policy?.settings.get(key);
+  return setting === undefined ? null : { value: setting.value as T, level: setting.level, sources: setting.sources };
 }
 
 function refused(policy: AdminPolicy, what: string): WardError {
   return new WardError('policy_refused', `${what}: refused by ${policy.reason}`);
-}
-
-/** True when every request `inner` covers is also covered by `outer` (same kind, canonical values). */
-export function ruleWithin(kind: GrantKind, inner: string, outer: string): boolean {
-  switch (kind) {
-    case 'read':
-    case 'write':
-      return isWithin(outer, inner);
-    case 'net': {
-      const a = parseHostPattern(inner);
-      const b = parseHostPattern(outer);
-      if (b.port !== null && a.port !== b.port) return false;
-      if (!b.wildcard) return !a.wildcard && a.host === b.host;
-      return a.host.endsWith(`.${b.host}`);
-    }
-    case 'run':
-    case 'env':
-      return inner === outer;
-    case 'mcp': {
-      const a = parseMcpPattern(inner);
-      const b = parseMcpPattern(outer);
-      return a.connection === b.connection && (b.tool === '*' || a.tool === b.tool);
-    }
-  }
 }
 
 /** Refuses an allow rule the policy does not permit; deny rules only narrow, so they always pass. */
@@ -216,18 +182,41 @@ export function assertRuleAllowed(policy: AdminPolicy | null, rule: Rule): void 
   if (cap !== undefined && !cap.some((outer) => ruleWithin(rule.kind, rule.value, outer))) {
     throw refused(policy, `${rule.kind} ${rule.value} is beyond the allowed ${rule.kind} cap (${cap.join(', ') || 'nothing'})`);
   }
-  if (rule.kind === 'mcp' && policy.connections !== null) {
-    const { connection } = parseMcpPattern(rule.value);
-    if (!policy.connections.includes(connection)) throw refused(policy, `connection ${connection} is not allowed`);
-  }
 }
 
 export function assertRulesAllowed(policy: AdminPolicy | null, rules: readonly Rule[]): void {
   for (const rule of rules) assertRuleAllowed(policy, rule);
 }
 
-export function assertConnectionAllowed(policy: AdminPolicy | null, connection: string): void {
-  if (policy?.connections != null && !policy.connections.includes(connection)) throw refused(policy, `connection ${shown(connection)} is not allowed`);
+/** Whether a managed connection is this server (same URL, or same command and arguments). */
+export function isManagedConnection(managed: ManagedConnection, identity: ConnectionIdentity): boolean {
+  if ('url' in managed) return identity.transport === 'http' && identity.url === managed.url;
+  return identity.transport === 'stdio' && identity.command === managed.command && identity.args.length === managed.args.length && identity.args.every((arg, index) => arg === managed.args[index]);
+}
+
+/** Why the policy refuses this server, or null; by what it is, never by its name (P5). */
+function connectionRefusal(policy: AdminPolicy | null, identity: ConnectionIdentity): string | null {
+  if (policy === null) return null;
+  const denied = policy.deniedConnections.find((matcher) => matchesConnection(matcher, identity));
+  if (denied !== undefined) return `it matches deniedConnections entry ${shown(denied.text)}`;
+  if (policy.managedConnectionsOnly && !policy.managedConnections.some((managed) => isManagedConnection(managed, identity))) return 'only the managed connections may be used (managedConnectionsOnly)';
+  if (policy.allowedConnections !== null && !policy.allowedConnections.some((matcher) => matchesConnection(matcher, identity))) return 'it matches no allowedConnections entry';
+  return null;
+}
+
+/** Refuses a connection the policy does not allow; `name` is only for the message. */
+export function assertConnectionAllowed(policy: AdminPolicy | null, name: string, identity: ConnectionIdentity): void {
+  const why = connectionRefusal(policy, identity);
+  if (why !== null) throw refused(policy!, `connection ${shown(name)} (${shown(describeIdentity(identity))}) is not allowed: ${why}`);
+}
+
+/** Whether runs may use this model (`models`: exact names, or prefixes ending in "*"). */
+export function modelAllowed(policy: AdminPolicy | null, model: string): boolean {
+  return policy?.models == null || policy.models.some((entry) => (entry.endsWith('*') ? model.startsWith(entry.slice(0, -1)) : model === entry));
+}
+
+export function assertModelAllowed(policy: AdminPolicy | null, model: string): void {
+  if (!modelAllowed(policy, model)) throw refused(policy!, `model ${shown(model)} is not allowed (allowed: ${policy!.models!.join(', ') || 'none'})`);
 }
 
 /** The model provider's base URL host must be in `providers` when the policy lists them. */
@@ -247,7 +236,9 @@ export function assertProviderAllowed(policy: AdminPolicy | null, baseUrl: strin
 }
 
 export function assertCliVersionAllowed(policy: AdminPolicy | null, version: string): void {
-  if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) throw refused(policy, `Claude CLI version ${shown(version)} is not allowed`);
+  if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) {
+    throw refused(policy, `Claude CLI version ${shown(version)} is not allowed (the policy allows ${policy.cliVersions.join(', ') || 'none'}; this Ward carries ${version}: install a Ward release that carries an allowed version)`);
+  }
 }
 
 /** The policy as the permission engine sees it: requests outside caps are denied, never prompted; null without a policy. */
@@ -269,10 +260,6 @@ export class PolicyGate implements RequestGate {
     const cap = policy.caps[request.kind];
     if (cap !== undefined && !cap.some((value) => matchRule({ effect: 'allow', kind: request.kind, value, source: 'policy' }, request) >= 0)) {
       return `${request.kind} ${request.value} is beyond the cap set by ${policy.reason}`;
-    }
-    if (request.kind === 'mcp' && policy.connections !== null) {
-      const { connection } = parseMcpPattern(request.value);
-      if (!policy.connections.includes(connection)) return `connection ${connection} is not allowed by ${policy.reason}`;
     }
     return null;
   }

@@ -1,7 +1,7 @@
 import { describeError } from '../base/errors.js';
 import type { DoctorProbe } from '../base/doctor-check.js';
 import { cliVerificationCache, verifyPinnedCli } from './pin.js';
-import { parseSandboxMode, SandboxEngine } from '../sandbox/engine.js';
+import { SandboxEngine, type SandboxMode } from '../sandbox/engine.js';
 
 /** R1 as `ward doctor` reports it: path, version and hash against the committed pin. */
 export const probePinnedCli: DoctorProbe = async (core) => {
@@ -18,14 +18,17 @@ export const probePinnedCli: DoctorProbe = async (core) => {
   }
 };
 
-/** What confines this machine's runs, part by part (files, network, model key); `require` without a sandbox fails. */
-export function probeSandbox(env: NodeJS.ProcessEnv): DoctorProbe {
+/**
+ * What confines this machine's runs, part by part (files, network, model key); `require` without
+ * a sandbox fails. `mode` is WARD_SANDBOX as the admin policy allows (it may throw: reported).
+ */
+export function probeSandbox(mode: () => SandboxMode): DoctorProbe {
   return async () => {
     try {
-      const engine = new SandboxEngine(parseSandboxMode(env.WARD_SANDBOX));
+      const engine = new SandboxEngine(mode());
       const state = await engine.status();
       const status = state.confined ? 'ok' : state.mode === 'require' ? 'error' : state.mode === 'off' ? 'warning' : process.platform === 'linux' ? 'warning' : 'not_configured';
-      const detail = state.mode === 'require' && !state.confined ? `${state.detail}; WARD_SANDBOX=require, so ward run refuses to start runs` : state.detail;
+      const detail = state.mode === 'require' && !state.confined ? `${state.detail}; the sandbox is required (WARD_SANDBOX or the admin policy), so ward run refuses to start runs` : state.detail;
       const parts = {
         files: state.confined ? 'granted paths only (no home folder, no Ward data)' : 'not confined',
         network: state.confined ? 'only through Ward: granted hosts, the broker, the model gateway' : 'not confined (the host network)',

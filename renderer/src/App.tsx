@@ -4,17 +4,20 @@ import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, Pendin
 import { errorText, unwrap } from './api.js';
 import { ApprovalPrompt } from './components/ApprovalPrompt.js';
 import { ChatView } from './components/ChatView.js';
+import { ManagedLock, policySetting, usePolicy } from './components/ManagedLock.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
+import { PolicyPage } from './pages/PolicyPage.js';
 import { SettingsPage } from './pages/SettingsPage.js';
 import { PushRouter } from './state/follow.js';
 
-type Page = 'chats' | 'agents' | 'connections' | 'settings';
+type Page = 'chats' | 'agents' | 'connections' | 'settings' | 'policy';
 const PAGES: readonly { id: Page; label: string }[] = [
   { id: 'chats', label: 'Chats' },
   { id: 'agents', label: 'Agents' },
   { id: 'connections', label: 'Connections' },
   { id: 'settings', label: 'Settings' },
+  { id: 'policy', label: 'Policy' },
 ];
 
 interface Place {
@@ -42,6 +45,7 @@ function loadPlace(): Place {
 
 export function App({ api }: { api: WardApi }) {
   const router = useMemo(() => new PushRouter(api), [api]);
+  const policy = usePolicy(api);
   useEffect(() => () => router.close(), [router]);
   const [place, setPlace] = useState<Place>(loadPlace);
   const [namespaces, setNamespaces] = useState<NamespaceView[]>([]);
@@ -141,7 +145,7 @@ export function App({ api }: { api: WardApi }) {
       <nav className="sidebar" aria-label="Ward">
         <label className="namespace-switcher">
           Namespace
-          <select value={place.namespace} onChange={(event) => go({ namespace: event.target.value, conversationId: null })}>
+          <select value={place.namespace} disabled={policySetting(policy, 'namespace') !== undefined} onChange={(event) => go({ namespace: event.target.value, conversationId: null })}>
             {namespaces.map((ns) => (
               <option key={ns.name} value={ns.name}>
                 {ns.name}
@@ -150,6 +154,7 @@ export function App({ api }: { api: WardApi }) {
             {!namespaces.some((ns) => ns.name === place.namespace) && <option value={place.namespace}>{place.namespace}</option>}
           </select>
         </label>
+        <ManagedLock setting={policySetting(policy, 'namespace')} />
         <ul className="nav">
           {PAGES.map((page) => (
             <li key={page.id}>
@@ -234,8 +239,9 @@ export function App({ api }: { api: WardApi }) {
             />
           ))}
         {ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
-        {ready && place.page === 'connections' && <ConnectionsPage api={api} namespace={place.namespace} />}
-        {ready && place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} />}
+        {ready && place.page === 'connections' && <ConnectionsPage api={api} namespace={place.namespace} policy={policy} />}
+        {ready && place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} policy={policy} />}
+        {place.page === 'policy' && <PolicyPage policy={policy} />}
       </main>
     </div>
   );

@@ -18,7 +18,7 @@ export const MAIN_LAYERS = {
   connections: [...BASE, 'namespaces', 'store', 'credentials', 'auth', 'upstreams'],
   broker: [...BASE, 'upstreams'],
   permissions: [...BASE, 'namespaces', 'store', 'upstreams', 'broker'],
-  policy: [...BASE, 'permissions'],
+  policy: [...BASE, 'permissions', 'connections'],
   sandbox: [...BASE, 'permissions'],
   gateway: [...BASE, 'providers', 'auth', 'credentials', 'namespaces'],
   runner: [...BASE, 'providers', 'permissions', 'sandbox'],

@@ -32,8 +32,9 @@ describe('connections in the desktop window', () => {
         status: 'signed_in',
         detail: expect.stringMatching(/^Disabled until re-pinned: echo: its input schema changed upstream/),
         tools: ['files__other'],
+        managedBy: null,
       },
-      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: 'Sign in again ("ward connections login remote").', tools: [] },
+      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: 'Sign in again ("ward connections login remote").', tools: [], managedBy: null },
     ]);
     expect(JSON.stringify(views)).not.toContain(canary);
   });

@@ -85,6 +85,26 @@ describe('model gateway (G1, G2)', () => {
     expect((await post(`${route.url}/v1/messages`, auth, '', 'GET')).status).toBe(405);
   });
 
+  it('test_a_model_the_admin_policy_does_not_allow_is_refused_before_the_provider_sees_it', async () => {
+    const upstream = await startModelProvider([{ blocks: [{ type: 'text', text: 'ok' }] }]);
+    cleanups.push(() => upstream.close());
+    const gateway = await ModelGateway.start();
+    cleanups.push(() => gateway.close());
+    const route = gateway.register({
+      runId: 'run-m',
+      baseUrl: upstream.url,
+      credential: async () => ({ kind: 'api_key', value: REAL_KEY }),
+      onExchange: () => undefined,
+      modelRefusal: (model) => (model.startsWith('claude-sonnet-') ? null : `model ${model} is not allowed by Example IT`),
+    });
+    const auth = { 'x-api-key': route.capability };
+    const refused = await post(`${route.url}/v1/messages`, auth, JSON.stringify({ model: 'claude-opus-4', max_tokens: 10, messages: [] }));
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toEqual({ type: 'error', error: { type: 'permission_error', message: 'Ward: model claude-opus-4 is not allowed by Example IT' } });
+    expect(upstream.requests).toHaveLength(0);
+    expect((await post(`${route.url}/v1/messages`, auth, MESSAGE)).status).toBe(200);
+  });
+
   it('test_g1_a_wrong_missing_foreign_or_dead_capability_gets_401_or_404', async () => {
     const { gateway, route, upstream } = await setup();
     const other = gateway.register({ runId: 'run-b', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });

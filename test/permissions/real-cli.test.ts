@@ -251,12 +251,20 @@ describe('permissions with the real CLI', () => {
     await harness.close();
 
     harness = await startHarness([DONE], { policy: policy({ cliVersions: ['9.9.9'] }) });
-    expect(await harness.service.startTurn({ namespace: harness.ns, prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: expect.stringContaining('is not allowed: refused by Example Corp IT') });
+    expect(await harness.service.startTurn({ namespace: harness.ns, prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: expect.stringMatching(/is not allowed \(the policy allows 9\.9\.9; .*\): refused by Example Corp IT$/) });
     await harness.close();
 
-    harness = await startHarness([DONE], { policy: policy({ connections: ['github'] }) });
+    // Servers are matched by what they are (URL, or command and arguments), not by name.
+    harness = await startHarness([DONE], { policy: policy({ allowedConnections: ['https://mcp.github.example/*'] }) });
     await publishToolAgent(harness);
-    expect(await harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: 'connection "fixture" is not allowed: refused by Example Corp IT' });
+    expect(await harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'x' }).done).toMatchObject({
+      state: 'failed',
+      reason: expect.stringMatching(/^connection "fixture" \(".*stdio\.ts.*"\) is not allowed: it matches no allowedConnections entry: refused by Example Corp IT$/),
+    });
+    await harness.close();
+
+    harness = await startHarness([DONE], { policy: policy({ models: ['claude-opus-*'] }) });
+    expect(await harness.service.startTurn({ namespace: harness.ns, prompt: 'x' }).done).toMatchObject({ state: 'failed', reason: expect.stringMatching(/^model ".*" is not allowed \(allowed: claude-opus-\*\): refused by Example Corp IT$/) });
     await harness.close();
 
     harness = await startHarness([DONE], { policy: policy({ namespace: 'work' }) });

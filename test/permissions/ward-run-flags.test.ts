@@ -94,7 +94,7 @@ describe('ward run permission flags', () => {
     fs.writeFileSync(policy, '{"version": 1, "caps": ');
     const broken = await ward(['run', '--', 'x'], { env: { ...env, WARD_POLICY: policy }, cwd: project });
     expect(broken.status).toBe(7);
-    expect(broken.stderr).toContain(`the admin policy ${policy} is not valid JSON`);
+    expect(broken.stderr).toContain(`the admin policy is not valid: ${policy}: is not valid JSON`);
     expect(provider.requests).toEqual([]);
   });
 });

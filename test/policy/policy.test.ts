@@ -7,87 +7,106 @@ import {
   PolicyGate,
   assertCliVersionAllowed,
   assertConnectionAllowed,
+  assertModelAllowed,
   assertProviderAllowed,
   assertRulesAllowed,
   loadPolicy,
   parsePolicy,
-  systemPolicyPath,
-  mergePolicies,
+  systemPolicyLocations,
   assertRuleAllowed,
+  type PolicyLocations,
 } from '../../main/policy/policy.js';
 import { tempDir } from '../support/temp.js';
 import { wardErrorOf } from '../support/errors.js';
 
-function writePolicy(value: unknown, mode = 0o644): string {
-  const file = path.join(tempDir('ward-policy-'), 'policy.json');
+function writePolicy(value: unknown, mode = 0o644, name = 'policy.json'): string {
+  const file = path.join(tempDir('ward-policy-'), name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
   fs.chmodSync(file, mode);
   return file;
 }
 
 const REASON = 'Example Corp IT (it@example.com)';
+/** Only WARD_POLICY: no system store. */
+const NONE: PolicyLocations = {};
+/** A system policy file at `file`, with a drop-in folder beside it. */
+function at(file: string): PolicyLocations {
+  return { file, dir: path.join(path.dirname(file), 'policy.d') };
+}
 
 describe('admin policy', () => {
-  it('test_system_locations_per_os', () => {
-    expect(systemPolicyPath({}, 'linux')).toBe('/etc/ward/policy.json');
-    expect(systemPolicyPath({}, 'darwin')).toBe('/Library/Application Support/Ward/policy.json');
-    expect(systemPolicyPath({ ProgramData: 'D:\\PD' }, 'win32')).toBe('D:\\PD\\Ward\\policy.json');
-    // The environment does not move the admin's file.
-    expect(systemPolicyPath({ WARD_POLICY: '/x/p.json' }, 'linux')).toBe('/etc/ward/policy.json');
+  it('test_system_locations_per_os_never_from_the_environment', () => {
+    expect(systemPolicyLocations('linux')).toEqual({ file: '/etc/ward/policy.json', dir: '/etc/ward/policy.d' });
+    // Managed preferences only (MDM writes them as root), never ~/Library/Preferences.
+    expect(systemPolicyLocations('darwin', 'alice').plists).toEqual(['/Library/Managed Preferences/dev.ward.desktop.plist', '/Library/Managed Preferences/alice/dev.ward.desktop.plist']);
+    expect(systemPolicyLocations('win32').registryKeys).toEqual(['HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Ward', 'HKEY_CURRENT_USER\\SOFTWARE\\Policies\\Ward']);
   });
 
   it('test_ward_policy_cannot_lift_the_admin_policy_it_only_adds_restrictions', () => {
     const admin = writePolicy({ version: 1, reason: REASON, forbid: ['run'], caps: { net: ['*.example.com'] } });
     // A user-owned file that allows everything: merged, the admin's limits still hold.
     const mine = writePolicy({ version: 1, reason: 'me' });
-    const merged = loadPolicy({ WARD_POLICY: mine }, 'linux', admin)!;
+    const merged = loadPolicy({ WARD_POLICY: mine }, 'linux', at(admin))!;
     expect([...merged.forbid]).toEqual(['run']);
     expect(wardErrorOf(() => assertRuleAllowed(merged, { effect: 'allow', kind: 'run', value: 'ls', source: 'flag' })).code).toBe('policy_refused');
     expect(wardErrorOf(() => assertRuleAllowed(merged, { effect: 'allow', kind: 'net', value: 'evil.com', source: 'flag' })).code).toBe('policy_refused');
     // A stricter one narrows further.
     const stricter = writePolicy({ version: 1, reason: 'me', forbid: ['write'], caps: { net: ['api.example.com'] } });
-    const narrowed = loadPolicy({ WARD_POLICY: stricter }, 'linux', admin)!;
+    const narrowed = loadPolicy({ WARD_POLICY: stricter }, 'linux', at(admin))!;
     expect([...narrowed.forbid].sort()).toEqual(['run', 'write']);
     expect(narrowed.caps.net).toEqual(['api.example.com']);
   });
 
-  it('test_two_policies_fixing_different_namespaces_fail_closed', () => {
-    const a = parsePolicy(JSON.stringify({ version: 1, namespace: 'work' }), 'a');
-    const b = parsePolicy(JSON.stringify({ version: 1, namespace: 'home' }), 'b');
-    expect(wardErrorOf(() => mergePolicies(a, b))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('fix different namespaces (work, home)') });
-    expect(mergePolicies(a, parsePolicy(JSON.stringify({ version: 1, cliVersions: ['2.1.328'], connections: ['github', 'jira'] }), 'c'))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'], connections: ['github', 'jira'] });
+  it('test_two_sources_disagreeing_on_a_mandatory_key_fail_closed_naming_both', () => {
+    const admin = writePolicy({ namespace: 'work', cliVersions: ['2.1.328'] });
+    const mine = writePolicy({ namespace: 'home' });
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: mine }, 'linux', at(admin)))).toMatchObject({
+      code: 'policy_invalid',
+      message: `the admin policy is not valid: namespace: ${admin}: namespace sets "work" but ${mine}: namespace sets "home"; the sources must agree on namespace; Ward refuses to run until it is fixed (ask whoever manages this computer)`,
+    });
+    const agreeing = writePolicy({ namespace: 'work', credentialStore: 'keychain' });
+    expect(loadPolicy({ WARD_POLICY: agreeing }, 'linux', at(admin))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'] });
   });
 
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {
-    expect(loadPolicy({}, 'linux')).toBeNull();
+    expect(loadPolicy({}, 'linux', at(path.join(tempDir(), 'absent.json')))).toBeNull();
   });
 
   it('test_ward_policy_naming_a_missing_file_fails_closed', () => {
     const file = path.join(tempDir(), 'absent.json');
-    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining(`the admin policy ${file} cannot be read`) });
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux', NONE))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining(`the admin policy is not valid: ${file}: cannot be read`) });
   });
 
   it('test_malformed_json_fails_closed_naming_the_file', () => {
     const file = writePolicy('{"version": 1,');
-    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('is not valid JSON') });
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux', NONE))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining(`${file}: is not valid JSON`) });
   });
 
-  it('test_unknown_fields_and_wrong_types_fail_closed_naming_the_field', () => {
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, allowAll: true }), 'p')).message).toContain('is malformed at (top level)');
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, forbid: ['ffi'] }), 'p')).message).toContain('is malformed at forbid.0');
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 2 }), 'p')).message).toContain('is malformed at version');
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('caps.read entry "relative/path" must be an absolute path');
+  it('test_wrong_types_fail_closed_naming_the_source_and_key_unknown_keys_are_warnings', () => {
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, forbid: ['ffi'] }), 'p')).message).toContain('p: forbid: Invalid option: expected one of');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 2 }), 'p')).message).toContain('p: "version" must be 1 (got 2)');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('p: caps: caps.read entry "relative/path" must be an absolute path');
     expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { net: ['https://x.com'] } }), 'p')).message).toContain('bad caps.net entry');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ approvalTimeoutSeconds: 5 }), 'p')).message).toContain('p: approvalTimeoutSeconds: Too small: expected number to be >=10');
+    // Unknown keys are shown, not fatal; a recommended cap would be a limit the user could lift.
+    expect(parsePolicy(JSON.stringify({ version: 1, allowAll: true, recommended: { colour: 'blue' } }), 'p').warnings).toEqual(['p: allowAll: unknown key, ignored', 'p: recommended.colour: unknown key, ignored']);
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ recommended: { caps: { net: ['x.com'] } } }), 'p')).message).toContain('p: recommended.caps: caps can only be mandatory');
+  });
+
+  it('test_the_retired_connections_key_fails_closed_it_matched_by_name', () => {
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, connections: ['github'] }), 'p')).message).toContain(
+      'p: connections: "connections" matched connections by the name a user gives them, which anyone can choose; list the servers by URL or command in "allowedConnections" instead',
+    );
   });
 
   it('test_a_policy_writable_by_others_is_refused', () => {
     const file = writePolicy({ version: 1 }, 0o666);
-    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux')).message).toContain('is writable by group or others (mode 666)');
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: file }, 'linux', NONE)).message).toContain(`${file}: is writable by group or others (mode 666)`);
   });
 
   it('test_a_well_formed_policy_loads', () => {
     const file = writePolicy({ version: 1, reason: REASON, namespace: 'work', forbid: ['run'], caps: { net: ['*.example.com'] } });
-    const policy = loadPolicy({ WARD_POLICY: file }, 'linux')!;
+    const policy = loadPolicy({ WARD_POLICY: file }, 'linux', NONE)!;
     expect(policy.namespace).toBe('work');
     expect([...policy.forbid]).toEqual(['run']);
     expect(policy.caps.net).toEqual(['*.example.com']);
@@ -116,11 +135,18 @@ describe('admin policy', () => {
     }
   });
 
-  it('test_mcp_caps_and_allowed_connections', () => {
-    const policy = parsePolicy(JSON.stringify({ version: 1, caps: { mcp: ['github/*', 'jira/search'] }, connections: ['github', 'jira'] }), 'p');
+  it('test_mcp_caps_and_allowed_connections_by_url_or_command_never_by_name', () => {
+    const policy = parsePolicy(JSON.stringify({ version: 1, caps: { mcp: ['github/*', 'jira/search'] }, allowedConnections: ['https://mcp.github.example/*', '/opt/mcp/jira --readonly *'] }), 'p');
     assertRulesAllowed(policy, parsePermissionFlags(['--allow-mcp=github/*,github/x,jira/search'], '/'));
     expect(() => assertRulesAllowed(policy, parsePermissionFlags(['--allow-mcp=jira/*'], '/'))).toThrow(/beyond the allowed mcp cap/);
-    expect(() => assertConnectionAllowed(policy, 'slack')).toThrow(/connection "slack" is not allowed/);
+    // Any name, the right server: allowed. The right name, another server: refused.
+    assertConnectionAllowed(policy, 'anything', { transport: 'http', url: 'https://mcp.github.example/v1/mcp' });
+    assertConnectionAllowed(policy, 'tickets', { transport: 'stdio', command: '/opt/mcp/jira', args: ['--readonly', '--site', 'x'] });
+    expect(wardErrorOf(() => assertConnectionAllowed(policy, 'github', { transport: 'http', url: 'https://mcp.evil.example/mcp' })).message).toBe(
+      'connection "github" ("https://mcp.evil.example/mcp") is not allowed: it matches no allowedConnections entry: refused by the admin policy (p)',
+    );
+    expect(() => assertConnectionAllowed(policy, 'jira', { transport: 'stdio', command: '/opt/mcp/jira', args: [] })).toThrow(/matches no allowedConnections entry/);
+    expect(() => assertConnectionAllowed(policy, 'github', { transport: 'http', url: 'https://mcp.github.example.evil.com/mcp' })).toThrow(/not allowed/);
   });
 
   it('test_the_gate_denies_requests_outside_caps_instead_of_prompting', () => {
@@ -139,5 +165,13 @@ describe('admin policy', () => {
     assertCliVersionAllowed(policy, '2.1.328');
     expect(() => assertCliVersionAllowed(policy, '2.1.329')).toThrow(/Claude CLI version "2.1.329" is not allowed/);
     assertProviderAllowed(null, 'https://anything');
+  });
+
+  it('test_models_exact_names_and_prefixes', () => {
+    const policy = parsePolicy(JSON.stringify({ models: ['claude-sonnet-*', 'claude-opus-4'] }), 'p');
+    assertModelAllowed(policy, 'claude-sonnet-4-5');
+    assertModelAllowed(policy, 'claude-opus-4');
+    expect(() => assertModelAllowed(policy, 'claude-opus-4-1')).toThrow('model "claude-opus-4-1" is not allowed (allowed: claude-sonnet-*, claude-opus-4): refused by the admin policy (p)');
+    assertModelAllowed(null, 'anything');
   });
 });

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../../base/errors.js';
-import { parseAgentSpec, toolRoute, toolSource, type AgentSpec } from '../../agents/spec.js';
+import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
 import type { RunBinding, RunRegistration } from '../../broker/types.js';
@@ -24,7 +24,7 @@ import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
 import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
-import { assertCliVersionAllowed, assertConnectionAllowed, assertProviderAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
 import { providerAccess, type ProviderAccess } from './provider-access.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
@@ -251,7 +251,9 @@ export class Turn {
     // P5: the admin policy pins the CLI version, the model provider and the connections.
     assertCliVersionAllowed(deps.policy, pinned.version);
     assertProviderAllowed(deps.policy, profile.baseUrl);
-    for (const upstream of new Set([...Object.keys(spec.upstreams), ...spec.tools.map(toolSource)])) assertConnectionAllowed(deps.policy, upstream);
+    assertModelAllowed(deps.policy, profile.model);
+    // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
+    for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
     const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
     this.checkNotStopped();
     return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
@@ -291,6 +293,7 @@ export class Turn {
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
       openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value)),
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
+      checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
     this.registration = deps.broker.register({
       runId: input.runId,
@@ -317,6 +320,7 @@ export class Turn {
       credential: () => plan.access.credential(),
       ...(plan.access.refresh === undefined ? {} : { refreshCredential: () => plan.access.refresh!() }),
       onExchange: (exchange) => this.onModelCall(exchange),
+      modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
   }

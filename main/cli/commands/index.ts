@@ -22,4 +22,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'whoami', load: async () => (await import('./whoami.js')).whoamiCommand },
   { name: 'logout', load: async () => (await import('./logout.js')).logoutCommand },
   { name: 'provider', load: async () => (await import('./provider.js')).providerCommand },
+  { name: 'policy', load: async () => (await import('./policy.js')).policyCommand },
 ];

@@ -12,7 +12,7 @@ import { writeJson, writeLine } from '../io.js';
 export function authContextFor(context: CommandContext, flag: string | undefined): AuthContext {
   const app = context.app();
   const namespace = app.namespaces.existing(flag);
-  return { home: app.home, namespace, store: openSecretStore(app.home, namespace) };
+  return { home: app.home, namespace, store: openSecretStore(app.home, namespace, app.secretStores) };
 }
 
 export const loginCommand: Command = {

@@ -1,7 +1,8 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
-import type { ConnectionView, WardApi } from '../../../preload/contract.js';
+import type { ConnectionView, PolicyView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { LockIcon, ManagedLock, policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
@@ -11,7 +12,8 @@ const STATUS_TEXT: Record<ConnectionView['status'], string> = {
   unknown: 'Not checked yet',
 };
 
-export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: string }) {
+export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; namespace: string; policy: PolicyView | null }) {
+  const managedOnly = policySetting(policy, 'managedConnectionsOnly');
   const [connections, setConnections] = useState<ConnectionView[] | null>(null);
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
@@ -54,6 +56,11 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
               {connection.name} <span className={`pill pill-${connection.status}`}>{STATUS_TEXT[connection.status]}</span>
             </div>
             <div className="muted">{connection.url}</div>
+            {connection.managedBy !== null && (
+              <p className="managed-lock" role="note" data-testid="managed-connection">
+                <LockIcon /> Managed by your organization · {connection.managedBy}
+              </p>
+            )}
             {connection.detail !== null && <div className="muted">{connection.detail}</div>}
             <div className="connection-tools">{connection.tools.length === 0 ? 'No tools pinned' : `Tools: ${connection.tools.join(', ')}`}</div>
             <div className="row">
@@ -65,7 +72,7 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
                   Sign in
                 </button>
               )}
-              <button type="button" className="danger" disabled={busy !== null} onClick={() => void act('remove', () => unwrap(api.connections.remove({ namespace, name: connection.name })), `Removed ${connection.name}`)}>
+              <button type="button" className="danger" disabled={busy !== null || connection.managedBy !== null} onClick={() => void act('remove', () => unwrap(api.connections.remove({ namespace, name: connection.name })), `Removed ${connection.name}`)}>
                 Remove
               </button>
             </div>
@@ -83,6 +90,7 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         }}
       >
         <h3>Add a remote MCP server</h3>
+        <ManagedLock setting={managedOnly?.value === 'true' ? managedOnly : undefined} what="only the connections your organization defines may be used" />
         <label>
           Name
           <input value={name} onChange={(event) => setName(event.target.value)} placeholder="tracker" required />
@@ -91,7 +99,7 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
           Server URL
           <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
         </label>
-        <button type="submit" className="primary" disabled={busy !== null}>
+        <button type="submit" className="primary" disabled={busy !== null || managedOnly?.value === 'true'}>
           Add connection
         </button>
         <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>

@@ -1,7 +1,8 @@
 /** Model provider, model key (written to the keychain, never shown back) and the data folder. */
 import { useEffect, useState } from 'react';
-import type { SettingsView, WardApi } from '../../../preload/contract.js';
+import type { PolicyView, SettingsView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { listed, ManagedLock, policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STORE_NAME: Record<SettingsView['keyStore'], string> = {
@@ -10,7 +11,7 @@ const STORE_NAME: Record<SettingsView['keyStore'], string> = {
   file: "Ward's file store",
 };
 
-export function SettingsPage({ api, namespace }: { api: WardApi; namespace: string }) {
+export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespace: string; policy: PolicyView | null }) {
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
@@ -55,10 +56,12 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
           Endpoint
           <input value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} />
         </label>
+        <ManagedLock setting={policySetting(policy, 'providers')} what={`providers limited to ${listed(policySetting(policy, 'providers'))}`} />
         <label>
           Model
           <input value={model} onChange={(event) => setModel(event.target.value)} />
         </label>
+        <ManagedLock setting={policySetting(policy, 'models')} what={`models limited to ${listed(policySetting(policy, 'models'))}`} />
         <button type="submit">Save provider</button>
       </form>
       <form
@@ -72,6 +75,7 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
       >
         <h3>Model key</h3>
         <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
+        <ManagedLock setting={policySetting(policy, 'credentialStore')} what={settings === null ? undefined : `keys are kept in ${STORE_NAME[settings.keyStore]}`} />
         <label>
           New key
           <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />

@@ -1,0 +1,26 @@
+import { parseHostPattern, parseMcpPattern, type GrantKind } from '../permissions/grants.js';
+import { isWithin } from '../permissions/paths.js';
+
+/** True when every request `inner` covers is also covered by `outer` (same kind, canonical values). */
+export function ruleWithin(kind: GrantKind, inner: string, outer: string): boolean {
+  switch (kind) {
+    case 'read':
+    case 'write':
+      return isWithin(outer, inner);
+    case 'net': {
+      const a = parseHostPattern(inner);
+      const b = parseHostPattern(outer);
+      if (b.port !== null && a.port !== b.port) return false;
+      if (!b.wildcard) return !a.wildcard && a.host === b.host;
+      return a.host.endsWith(`.${b.host}`);
+    }
+    case 'run':
+    case 'env':
+      return inner === outer;
+    case 'mcp': {
+      const a = parseMcpPattern(inner);
+      const b = parseMcpPattern(outer);
+      return a.connection === b.connection && (b.tool === '*' || a.tool === b.tool);
+    }
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * Every admin policy key (P5), once: its type (a zod schema), the levels it may be set at, how two
+ * sources combine (the stricter wins), its default and what it means. The readers of each OS
+ * store, `ward policy show`, the desktop's locks and the generated templates (JSON Schema,
+ * ADMX/ADML, .mobileconfig: scripts/policy-templates.ts) all come from this list.
+ */
+import { z } from 'zod';
+import { GRANT_KINDS } from '../permissions/grants.js';
+
+/** Mandatory: the user cannot change it. Recommended: a default the user may change. */
+export type PolicyLevel = 'mandatory' | 'recommended';
+
+/**
+ * How one key's values from several sources become one, so that no source can loosen another:
+ * - join: texts joined (the reason shown with refusals);
+ * - same: every source must give the same value, else the policy fails closed;
+ * - allowList: only what every source allows (`within` decides containment);
+ * - union: everything any source lists (forbidden kinds, denied connections);
+ * - trueWins / falseWins: the restrictive boolean;
+ * - min: the smallest number;
+ * - ordered: the latest in `order` (the strictest);
+ * - capsByKind: allowList per grant kind;
+ * - byName: definitions added up by name; one name defined two ways fails closed.
+ */
+export type MergeRule = 'join' | 'same' | 'allowList' | 'union' | 'trueWins' | 'falseWins' | 'min' | 'ordered' | 'capsByKind' | 'byName';
+
+export interface PolicyKey {
+  readonly key: string;
+  /** A short title (the ADMX policy's display name, the desktop's label). */
+  readonly title: string;
+  readonly description: string;
+  readonly schema: z.ZodType;
+  readonly levels: readonly PolicyLevel[];
+  readonly merge: MergeRule;
+  /** For `ordered`: from least to most strict. */
+  readonly order?: readonly string[];
+  /** What applies when no source sets the key. */
+  readonly whenUnset: string;
+  /** A value for the generated examples. */
+  readonly example: unknown;
+}
+
+const MANDATORY: readonly PolicyLevel[] = ['mandatory'];
+const EITHER: readonly PolicyLevel[] = ['mandatory', 'recommended'];
+
+const NAME = /^[a-z0-9-]{1,32}$/;
+const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}\*?$/;
+
+const managedConnection = z.union([
+  z.strictObject({ name: z.string().regex(NAME), url: z.string().min(1).max(2048) }),
+  z.strictObject({ name: z.string().regex(NAME), command: z.string().min(1).max(4096), args: z.array(z.string().max(8192)).max(256).optional() }),
+]);
+
+export const POLICY_KEYS: readonly PolicyKey[] = [
+  {
+    key: 'reason',
+    title: 'Who manages Ward here',
+    description: 'Shown with every refusal so people know whom to ask, e.g. "Example Corp IT (it@example.com)".',
+    schema: z.string().min(1).max(500),
+    levels: MANDATORY,
+    merge: 'join',
+    whenUnset: 'refusals name the policy source',
+    example: 'Example Corp IT (it@example.com)',
+  },
+  {
+    key: 'namespace',
+    title: 'Fixed namespace',
+    description: 'The only namespace Ward may use on this computer.',
+    schema: z.string().regex(NAME, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters'),
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'any namespace',
+    example: 'work',
+  },
+  {
+    key: 'cliVersions',
+    title: 'Allowed Claude CLI versions',
+    description: 'Versions of the pinned Claude CLI that Ward may run; a Ward whose pinned CLI is not listed refuses every run.',
+    schema: z.array(z.string().regex(/^\d+\.\d+\.\d+$/, 'a version is MAJOR.MINOR.PATCH')).max(100),
+    levels: MANDATORY,
+    merge: 'allowList',
+    whenUnset: 'the CLI this Ward pins',
+    example: ['2.1.328'],
+  },
+  {
+    key: 'providers',
+    title: 'Allowed model providers',
+    description: 'Hosts (host, host:port or *.domain) of the model provider base URLs runs may use.',
+    schema: z.array(z.string().min(1).max(300)).max(1000),
+    levels: MANDATORY,
+    merge: 'allowList',
+    whenUnset: 'any provider',
+    example: ['api.anthropic.com'],
+  },
+  {
+    key: 'models',
+    title: 'Allowed models',
+    description: 'Model names runs may use: exact names, or a prefix ending in "*" (claude-sonnet-*). The model gateway refuses any other model the CLI asks for.',
+    schema: z.array(z.string().regex(MODEL_PATTERN, 'a model name is letters, digits and . _ : @ - [ ], optionally ending in *')).max(1000),
+    levels: MANDATORY,
+    merge: 'allowList',
+    whenUnset: 'any model',
+    example: ['claude-sonnet-*'],
+  },
+  {
+    key: 'forbid',
+    title: 'Forbidden permission kinds',
+    description: 'Permission kinds nobody may grant (read, write, net, run, env, mcp); requests of these kinds are denied unasked.',
+    schema: z.array(z.enum(GRANT_KINDS)).max(GRANT_KINDS.length),
+    levels: MANDATORY,
+    merge: 'union',
+    whenUnset: 'every kind may be granted',
+    example: ['run'],
+  },
+  {
+    key: 'caps',
+    title: 'Grant caps',
+    description: 'Per permission kind, the most anyone may grant: absolute paths for read and write, host patterns for net, commands for run, variable names for env, server/tool for mcp. A kind without a list is not capped.',
+    schema: z.partialRecord(z.enum(GRANT_KINDS), z.array(z.string().min(1).max(4096)).max(1000)),
+    levels: MANDATORY,
+    merge: 'capsByKind',
+    whenUnset: 'no cap',
+    example: { read: ['/srv/projects'], net: ['*.example.com'] },
+  },
+  {
+    key: 'allowedConnections',
+    title: 'Allowed MCP connections',
+    description:
+      'MCP servers Ward may connect to, matched by what they are, never by the name a user gives them: a URL (https://mcp.example.com/mcp, or a path prefix ending in /*, host may start with *.), or a command and its arguments (/opt/mcp/server --flag; a last argument * allows any further ones; a JSON array for arguments with spaces).',
+    schema: z.array(z.string().min(1).max(8192)).max(1000),
+    levels: MANDATORY,
+    merge: 'allowList',
+    whenUnset: 'any server',
+    example: ['https://mcp.example.com/*', '/opt/mcp/bin/tracker *'],
+  },
+  {
+    key: 'deniedConnections',
+    title: 'Denied MCP connections',
+    description: 'MCP servers Ward never connects to, in the form of allowedConnections; a deny wins over an allow.',
+    schema: z.array(z.string().min(1).max(8192)).max(1000),
+    levels: MANDATORY,
+    merge: 'union',
+    whenUnset: 'none denied',
+    example: ['https://*.untrusted.example/*'],
+  },
+  {
+    key: 'managedConnectionsOnly',
+    title: 'Only managed MCP connections',
+    description: 'When true, runs may use only the connections defined in managedConnections (matched by URL or command and arguments).',
+    schema: z.boolean(),
+    levels: MANDATORY,
+    merge: 'trueWins',
+    whenUnset: 'false',
+    example: true,
+  },
+  {
+    key: 'managedConnections',
+    title: 'Managed MCP connections',
+    description: 'Connections the organization defines, added to every namespace and locked: {"name", "url"} for a remote server, {"name", "command", "args"} for a local one.',
+    schema: z.array(managedConnection).max(100),
+    levels: MANDATORY,
+    merge: 'byName',
+    whenUnset: 'none',
+    example: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
+  },
+  {
+    key: 'credentialStore',
+    title: 'Credential store',
+    description: 'Where keys and tokens are kept: keychain (the OS keychain), dpapi (Windows data protection) or file (an encrypted file in the data folder).',
+    schema: z.enum(['keychain', 'dpapi', 'file']),
+    levels: EITHER,
+    merge: 'same',
+    whenUnset: 'the data folder\'s settings.json, else keychain',
+    example: 'keychain',
+  },
+  {
+    key: 'allowFileCredentialStore',
+    title: 'Allow the file credential store',
+    description: 'When false, Ward refuses to keep secrets in its file store (settings.json may not choose it).',
+    schema: z.boolean(),
+    levels: MANDATORY,
+    merge: 'falseWins',
+    whenUnset: 'true',
+    example: false,
+  },
+  {
+    key: 'sandbox',
+    title: 'OS sandbox for runs',
+    description: 'auto: confine runs where the OS sandbox is available; require: refuse runs that cannot be confined. Mandatory is a floor WARD_SANDBOX cannot lower.',
+    schema: z.enum(['auto', 'require']),
+    levels: EITHER,
+    merge: 'ordered',
+    order: ['auto', 'require'],
+    whenUnset: 'WARD_SANDBOX, else auto',
+    example: 'require',
+  },
+  {
+    key: 'requireSignedExports',
+    title: 'Exports must be signed',
+    description: 'When true, every export bundle must carry the namespace\'s signature.',
+    schema: z.boolean(),
+    levels: MANDATORY,
+    merge: 'trueWins',
+    whenUnset: 'false',
+    example: true,
+  },
+  {
+    key: 'approvalTimeoutSeconds',
+    title: 'Approval timeout',
+    description: 'Seconds a person has to answer a permission question before it counts as a deny (10 to 3600).',
+    schema: z.number().int().min(10).max(3600),
+    levels: EITHER,
+    merge: 'min',
+    whenUnset: '120',
+    example: 120,
+  },
+  {
+    key: 'telemetry',
+    title: 'Telemetry',
+    description: 'Only "off". Ward sends no telemetry, and always turns off the Claude CLI\'s telemetry and error reporting (R3); setting it makes that a managed guarantee shown to users.',
+    schema: z.literal('off'),
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'off (not managed)',
+    example: 'off',
+  },
+  {
+    key: 'updates',
+    title: 'Automatic updates',
+    description: 'Only "off". Ward does not update itself, and always turns off the Claude CLI\'s auto-updater (R3); updates come from the organization\'s installers.',
+    schema: z.literal('off'),
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'off (not managed)',
+    example: 'off',
+  },
+];
+
+/** Keys that once existed and would now mean something else: refused (fail closed), never ignored. */
+export const RETIRED_KEYS: Readonly<Record<string, string>> = {
+  connections:
+    '"connections" matched connections by the name a user gives them, which anyone can choose; list the servers by URL or command in "allowedConnections" instead',
+};
+
+export function policyKey(name: string): PolicyKey | undefined {
+  return POLICY_KEYS.find((key) => key.key === name);
+}
+
+/** A value's JSON Schema, for the templates and for how the registry stores it. */
+export type JsonSchema = {
+  type?: string;
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+  items?: JsonSchema;
+  propertyNames?: JsonSchema;
+  additionalProperties?: JsonSchema | boolean;
+  [key: string]: unknown;
+};
+
+export function valueJsonSchema(key: PolicyKey): JsonSchema {
+  const { $schema: _, ...schema } = z.toJSONSchema(key.schema, { target: 'draft-2020-12' }) as JsonSchema;
+  return { ...schema, description: key.description };
+}
+
+/**
+ * How a key is stored where the store has no nested values (the Windows registry, ADMX):
+ * boolean and integer as REG_DWORD, text and choices as REG_SZ, a list as a subkey of numbered
+ * values (or one REG_MULTI_SZ), lists by kind as one such subkey per kind, anything else as JSON text.
+ */
+export type StorageShape =
+  | { readonly kind: 'boolean' }
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number }
+  | { readonly kind: 'choice'; readonly values: readonly string[] }
+  | { readonly kind: 'text' }
+  | { readonly kind: 'list' }
+  | { readonly kind: 'listsByName'; readonly names: readonly string[] }
+  | { readonly kind: 'json' };
+
+export function storageShape(key: PolicyKey): StorageShape {
+  const schema = valueJsonSchema(key);
+  if (schema.type === 'boolean') return { kind: 'boolean' };
+  if (schema.type === 'integer') return { kind: 'integer', min: schema.minimum ?? 0, max: schema.maximum ?? 0xffffffff };
+  if (schema.type === 'string' && (schema.enum !== undefined || schema.const !== undefined)) return { kind: 'choice', values: (schema.enum ?? [schema.const]) as string[] };
+  if (schema.type === 'string') return { kind: 'text' };
+  if (schema.type === 'array' && schema.items?.type === 'string') return { kind: 'list' };
+  const names = schema.propertyNames?.enum;
+  if (schema.type === 'object' && names !== undefined && typeof schema.additionalProperties === 'object' && schema.additionalProperties.type === 'array') {
+    return { kind: 'listsByName', names: names as string[] };
+  }
+  return { kind: 'json' };
+}

@@ -1,0 +1,55 @@
+/** Every admin policy key with its value, level and source, like chrome://policy. */
+import type { PolicyView } from '../../../preload/contract.js';
+import { LockIcon } from '../components/ManagedLock.js';
+
+export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
+  if (policy === null) return <section className="page" aria-label="Policy">Loading…</section>;
+  return (
+    <section className="page" aria-label="Policy">
+      <h2>Policy</h2>
+      <p>{policy.sources.length === 0 ? 'No policy: nothing on this computer is managed by an organization.' : `Managed by your organization, from ${policy.sources.join(', ')}.`}</p>
+      <p className="muted">Changes to the policy take effect when Ward next starts.</p>
+      {policy.errors.map((error) => (
+        <div key={error} className="banner banner-error" role="alert">
+          {error}
+        </div>
+      ))}
+      {policy.warnings.map((warning) => (
+        <div key={warning} className="banner banner-info" role="status">
+          {warning}
+        </div>
+      ))}
+      <table className="policy-table">
+        <thead>
+          <tr>
+            <th scope="col">Setting</th>
+            <th scope="col">Value</th>
+            <th scope="col">Level</th>
+            <th scope="col">Source</th>
+          </tr>
+        </thead>
+        <tbody>
+          {policy.settings.map((setting) => (
+            <tr key={setting.key} data-testid="policy-setting" className={setting.set ? 'policy-set' : 'muted'}>
+              <th scope="row" title={setting.description}>
+                {setting.title} <code>{setting.key}</code>
+              </th>
+              <td>
+                <code>{setting.value ?? `not set (${setting.whenUnset})`}</code>
+              </td>
+              <td>
+                {setting.level === 'mandatory' && (
+                  <>
+                    <LockIcon /> mandatory
+                  </>
+                )}
+                {setting.level === 'recommended' && 'recommended'}
+              </td>
+              <td>{setting.sources.join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/temp.js';
+import { screenshot, useUiSuite } from './harness/harness.js';
+
+const suite = useUiSuite();
+
+/** The admin policy as a file WARD_POLICY names (it can only restrict, as a system one would). */
+function policyFile(): string {
+  const file = path.join(tempDir('ward-e2e-policy-'), 'policy.json');
+  const policy = {
+    reason: 'Example Corp IT',
+    providers: ['127.0.0.1'],
+    models: ['claude-e2e-*'],
+    credentialStore: 'file',
+    managedConnectionsOnly: true,
+    managedConnections: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
+    colour: 'blue',
+    recommended: { approvalTimeoutSeconds: 300 },
+  };
+  fs.writeFileSync(file, JSON.stringify(policy), { mode: 0o644 });
+  return file;
+}
+
+describe('the desktop under an admin policy, in real Chromium', () => {
+  it('test_managed_settings_show_locks_with_their_source_and_the_policy_page_lists_every_key', async () => {
+    const file = policyFile();
+    const harness = await suite.start({ env: { WARD_POLICY: file } });
+    const page = await harness.open();
+
+    await page.getByRole('button', { name: 'Policy' }).click();
+    const rows = page.getByTestId('policy-setting');
+    await rows.first().waitFor();
+    await expect(page.getByText(`Managed by your organization, from ${file}.`).isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Changes to the policy take effect when Ward next starts.').isVisible()).resolves.toBe(true);
+    await expect(rows.filter({ hasText: 'providers' }).textContent()).resolves.toBe(`Allowed model providers providers["127.0.0.1"] mandatory${file}: providers`);
+    await expect(rows.filter({ hasText: 'approvalTimeoutSeconds' }).textContent()).resolves.toContain(`300recommended${file}: recommended.approvalTimeoutSeconds`);
+    await expect(rows.filter({ hasText: 'namespace' }).first().textContent()).resolves.toContain('not set (any namespace)');
+    await expect(page.getByRole('status').filter({ hasText: 'colour' }).textContent()).resolves.toBe(`${file}: colour: unknown key, ignored`);
+    await screenshot(page, 'policy');
+
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await expect(page.getByTestId('managed-providers').textContent()).resolves.toBe(` Managed by your organization: providers limited to 127.0.0.1 · ${file}: providers`);
+    await expect(page.getByTestId('managed-models').textContent()).resolves.toBe(` Managed by your organization: models limited to claude-e2e-* · ${file}: models`);
+    await expect(page.getByTestId('managed-credentialStore').textContent()).resolves.toBe(` Managed by your organization: keys are kept in Ward's file store · ${file}: credentialStore`);
+    // A model outside the list is refused by main, naming the policy.
+    await page.getByRole('textbox', { name: 'Endpoint' }).fill(harness.provider.url);
+    await page.getByRole('textbox', { name: 'Model' }).fill('claude-other');
+    await page.getByRole('button', { name: 'Save provider' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('model "claude-other" is not allowed (allowed: claude-e2e-*): refused by Example Corp IT');
+    await screenshot(page, 'settings-managed');
+
+    await page.getByRole('button', { name: 'Connections' }).click();
+    const card = page.getByTestId('connection');
+    await expect(card.getByTestId('managed-connection').textContent()).resolves.toBe(` Managed by your organization · ${file}: managedConnections`);
+    await expect(card.getByRole('button', { name: 'Remove' }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Add connection' }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByTestId('managed-managedConnectionsOnly').textContent()).resolves.toBe(` Managed by your organization: only the connections your organization defines may be used · ${file}: managedConnectionsOnly`);
+    await screenshot(page, 'connections-managed');
+  });
+});
