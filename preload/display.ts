@@ -11,6 +11,12 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u
 /** Also escaped where text must stay on one line (prompts, summaries). */
 const LINE_BREAKS = /[\n\t]/g;
 
+/**
+ * ANSI escape sequences (colours, cursor moves, titles) as a terminal would consume them: CSI,
+ * OSC (ended by BEL or ST) and two-character escapes.
+ */
+const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
+
 const escapeChar = (ch: string): string => `\\u{${ch.codePointAt(0)!.toString(16)}}`;
 
 /** Escapes invisible characters; keeps line breaks and tabs. Unbounded. */
@@ -27,4 +33,17 @@ export function escapeForDisplay(text: string, max: number = Number.MAX_SAFE_INT
 /** For one-line places: line breaks and tabs are escaped too, and the length is bounded. */
 export function escapeOneLine(text: string, max: number): string {
   return escapeForDisplay(text.replace(LINE_BREAKS, escapeChar), max);
+}
+
+/**
+ * For a window, where nothing interprets ANSI: its sequences are dropped (a window would show
+ * their ESC as a box), then everything else invisible is escaped. Unbounded; keeps line breaks.
+ */
+export function escapeForWindow(text: string): string {
+  return escapeInvisible(text.replace(ANSI, ''));
+}
+
+/** `escapeForWindow` for one-line places (titles, tool names, previews), bounded. */
+export function escapeLineForWindow(text: string, max: number): string {
+  return escapeOneLine(text.replace(ANSI, ''), max);
 }

@@ -24,12 +24,15 @@ export interface Client {
 export type ExternalOpener = (url: URL) => Promise<boolean>;
 /** Opens a sign-in page the person asked for (no extra confirmation; http/https only). */
 export type SignInBrowser = (url: URL) => Promise<void>;
+/** The system's folder dialog: the folder the person chose, or null when they cancelled. */
+export type FolderPicker = () => Promise<string | null>;
 
 export interface DesktopPorts {
   /** Approvals waiting for the person (the desktop's prompter). */
   readonly approvals?: ApprovalPort;
   readonly openExternal?: ExternalOpener;
   readonly openSignIn?: SignInBrowser;
+  readonly pickFolder?: FolderPicker;
 }
 
 /** A window follows a few conversations at a time; more is a leak or abuse (L1). */
@@ -68,18 +71,27 @@ export class DesktopIpc {
     'namespaces.create': ({ name }) => ({ name: this.app.namespaces.create(name).name }),
     'conversations.list': ({ namespace, query }) => this.app.conversations.list(this.store(namespace), query),
     'conversations.get': ({ namespace, conversationId }) => this.app.conversations.view(this.store(namespace), conversationId),
-    'conversations.create': ({ namespace, agentName, title }) => this.app.conversations.create(this.store(namespace), agentName, title),
-    'journal.subscribe': ({ namespace, conversationId, afterSeq }, client) => {
+    'conversations.create': ({ namespace, agentName, title, workspace, access = 'ask' }) =>
+      this.app.conversations.create(this.store(namespace), agentName, title, workspace === undefined ? undefined : { workspace, access }),
+    'journal.subscribe': ({ namespace, conversationId, afterSeq, tail }, client) => {
       const store = this.store(namespace);
-      return this.subscribe(client, (subscriptionId) =>
-        this.app.conversations.follow(store, conversationId, afterSeq, {
-          events: (events) => client.push({ kind: 'journal', subscriptionId, events }),
-          ended: (error) => {
-            console.error('ward: journal replay ended', error);
-            this.subscriptions.delete(subscriptionId);
+      const tailFrom = tail === undefined ? null : this.app.conversations.tailFrom(store, conversationId, afterSeq, tail);
+      const { subscriptionId } = this.subscribe(client, (id) =>
+        this.app.conversations.follow(
+          store,
+          conversationId,
+          afterSeq,
+          {
+            events: (events) => client.push({ kind: 'journal', subscriptionId: id, events }),
+            ended: (error) => {
+              console.error('ward: journal replay ended', error);
+              this.subscriptions.delete(id);
+            },
           },
-        }),
+          tailFrom,
+        ),
       );
+      return { subscriptionId, tailFrom };
     },
     'journal.unsubscribe': ({ subscriptionId }, client) => {
       const subscription = this.subscriptions.get(subscriptionId);
@@ -161,6 +173,10 @@ export class DesktopIpc {
       const parsed = parseExternalUrl(url);
       if (this.ports.openExternal === undefined) throw new WardError('unavailable', 'opening links is not available here');
       return { opened: await this.ports.openExternal(parsed) };
+    },
+    'folders.pick': async () => {
+      if (this.ports.pickFolder === undefined) throw new WardError('unavailable', 'choosing a folder is not available here');
+      return { path: await this.ports.pickFolder() };
     },
   };
 

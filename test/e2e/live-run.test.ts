@@ -58,7 +58,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     });
     await publishToolAgent(harness);
     const page = await harness.open();
-    await startChat(page, 'tooly', 'Echo test', 'Please echo hello tools');
+    await startChat(page, 'tooly', 'Please echo hello tools');
 
     // The first block arrives while the turn is still going (it is followed by a tool call).
     await page.getByText('Let me echo that.').waitFor();
@@ -88,7 +88,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     });
     await publishToolAgent(harness);
     const page = await harness.open();
-    await startChat(page, 'tooly', 'Slow work', 'do the slow thing');
+    await startChat(page, 'tooly', 'do the slow thing');
     await page.getByTestId('tool-call').filter({ hasText: 'running…' }).waitFor();
     await expect(page.getByRole('button', { name: 'Send' }).count()).resolves.toBe(0);
 
@@ -127,7 +127,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await publishToolAgent(harness);
     grantRead(harness, 'tooly', files.granted);
     const page = await harness.open();
-    await startChat(page, 'tooly', 'Allow test', 'read the secret file');
+    await startChat(page, 'tooly', 'read the secret file');
     await answerApproval(page, 'Allow once', 'approval-prompt', /wants to read .*secret\.txt/);
     await page.getByText('I read the file.').waitFor();
     const tool = page.getByTestId('tool-call');
@@ -144,7 +144,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await publishToolAgent(harness);
     grantRead(harness, 'tooly', files.granted);
     const page = await harness.open();
-    await startChat(page, 'tooly', 'Deny test', 'read the secret file');
+    await startChat(page, 'tooly', 'read the secret file');
     // A question still waiting is shown again after a reload.
     await page.getByTestId('approval').waitFor();
     await page.reload();
@@ -167,7 +167,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     });
     await publishToolAgent(harness);
     const page = await harness.open();
-    await startChat(page, 'tooly', 'Reload test', 'run the long task');
+    await startChat(page, 'tooly', 'run the long task');
     await page.getByTestId('tool-call').filter({ hasText: 'running…' }).waitFor();
     const children = harness.cliChildren();
     expect(children).toHaveLength(1);

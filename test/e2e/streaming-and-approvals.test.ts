@@ -13,7 +13,7 @@ describe('the chat streams the answer and places each approval in its own chat (
     // 400 ms between word-sized deltas: the answer takes seconds to finish.
     harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
     const page = await harness.open();
-    await startChat(page, 'default', 'Stream test', 'Tell me slowly');
+    await startChat(page, 'default', 'Tell me slowly');
 
     const answer = page.locator('.message-assistant');
     await answer.filter({ hasText: 'Streaming arrives' }).waitFor();
@@ -50,9 +50,9 @@ describe('the chat streams the answer and places each approval in its own chat (
     const chat = page.getByRole('region', { name: 'Chat' });
     const inChat = chat.getByTestId('approval');
 
-    await startChat(page, 'tooly', 'Alpha chat', 'read alpha');
+    await startChat(page, 'tooly', 'read alpha');
     await inChat.filter({ hasText: 'alpha.txt' }).waitFor();
-    await startChat(page, 'tooly', 'Beta chat', 'read beta');
+    await startChat(page, 'tooly', 'read beta');
     await inChat.filter({ hasText: 'beta.txt' }).waitFor();
     // In Beta's chat only Beta's question; Alpha's waits window-wide, outside the chat.
     await expect(inChat.count()).resolves.toBe(1);

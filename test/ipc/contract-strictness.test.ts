@@ -37,6 +37,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'settings.setKey': { ...NS, key: 'sk-ant-example-key' },
   'settings.clearKey': { ...NS },
   'links.openExternal': { url: 'https://example.com' },
+  'folders.pick': {},
 };
 
 describe('the IPC contract is strict (U2)', () => {

@@ -86,7 +86,7 @@ describe('events that do not parse (old or foreign data)', () => {
 });
 
 describe('a tool call entry', () => {
-  const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}' } as const;
+  const base = { kind: 'tool', key: 'e1', runId: 'run-1', at: '2026-03-01T12:00:00.000Z', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}', summary: 'q: ward', permissions: [] } as const;
 
   it('test_shows_the_tool_its_state_and_duration_and_opens_to_its_arguments_and_result', async () => {
     const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ConnectionView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
@@ -16,6 +17,8 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
+  /** The connection whose removal waits for the person's confirmation. */
+  const [removing, setRemoving] = useState<ConnectionView | null>(null);
   const [notice, say] = usePageNotice();
 
   const load = useCallback(
@@ -51,7 +54,11 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         {connections?.map((connection) => (
           <li key={connection.id} className="card" data-testid="connection">
             <div className="card-title">
-              {connection.name} <span className={`pill pill-${connection.status}`}>{STATUS_TEXT[connection.status]}</span>
+              {connection.name}{' '}
+              <span className={`pill pill-${connection.status}`}>
+                <span className={`dot dot-${connection.status}`} aria-hidden />
+                {STATUS_TEXT[connection.status]}
+              </span>
             </div>
             <div className="muted">{connection.url}</div>
             {connection.detail !== null && <div className="muted">{connection.detail}</div>}
@@ -65,7 +72,7 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
                   Sign in
                 </button>
               )}
-              <button type="button" className="danger" disabled={busy !== null} onClick={() => void act('remove', () => unwrap(api.connections.remove({ namespace, name: connection.name })), `Removed ${connection.name}`)}>
+              <button type="button" className="danger" disabled={busy !== null} onClick={() => setRemoving(connection)}>
                 Remove
               </button>
             </div>
@@ -97,6 +104,18 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>
       </form>
       <PageNotice notice={notice} />
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing?.name ?? ''}?`}
+        description="Agents that pin its tools can no longer call them, and its stored sign-in is deleted. Adding it again later does not restore them."
+        confirmLabel="Remove"
+        onCancel={() => setRemoving(null)}
+        onConfirm={() => {
+          const name = removing!.name;
+          setRemoving(null);
+          void act('remove', () => unwrap(api.connections.remove({ namespace, name })), `Removed ${name}`);
+        }}
+      />
     </section>
   );
 }

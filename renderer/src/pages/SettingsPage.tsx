@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { SettingsView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
 const STORE_NAME: Record<SettingsView['keyStore'], string> = {
@@ -16,6 +17,7 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
   const [model, setModel] = useState('');
   const [key, setKey] = useState('');
   const [notice, say] = usePageNotice();
+  const [confirmRemoveKey, setConfirmRemoveKey] = useState(false);
 
   const show = (view: SettingsView) => {
     setSettings(view);
@@ -40,6 +42,9 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
   return (
     <section className="page" aria-label="Settings">
       <h2>Settings</h2>
+      <p className="muted">
+        The model provider and key below are this namespace's (<strong>{namespace}</strong>): other namespaces keep their own.
+      </p>
       <p>
         Data folder: <code>{settings?.dataFolder ?? '…'}</code>
       </p>
@@ -80,12 +85,23 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
           <button type="submit" disabled={key.length === 0}>
             Store key
           </button>
-          <button type="button" disabled={!settings?.keySet} onClick={() => void run(() => unwrap(api.settings.clearKey({ namespace })), 'Key removed')}>
+          <button type="button" className="danger" disabled={!settings?.keySet} onClick={() => setConfirmRemoveKey(true)}>
             Remove key
           </button>
         </div>
       </form>
       <PageNotice notice={notice} />
+      <ConfirmDialog
+        open={confirmRemoveKey}
+        title="Remove the model key?"
+        description={`Chats in namespace ${namespace} cannot reach the model until a key is stored again. The key is deleted from ${settings === null ? 'its store' : STORE_NAME[settings.keyStore]}; Ward cannot show it back.`}
+        confirmLabel="Remove key"
+        onCancel={() => setConfirmRemoveKey(false)}
+        onConfirm={() => {
+          setConfirmRemoveKey(false);
+          void run(() => unwrap(api.settings.clearKey({ namespace })), 'Key removed');
+        }}
+      />
     </section>
   );
 }
