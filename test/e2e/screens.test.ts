@@ -6,7 +6,7 @@ import { namespaceDir } from '../../main/namespaces/namespace.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
-import { CANARY_KEY, publishToolAgent, screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
+import { CANARY_KEY, publishToolAgent, screenshot, seedConversation, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -40,12 +40,8 @@ describe('the other screens in real Chromium', () => {
 
     // The next run uses the stored key (not the environment's) and the saved model.
     await page.getByRole('button', { name: 'Chats' }).click();
-    await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption('default');
-    await page.getByRole('button', { name: 'New chat' }).click();
-    const box = page.getByRole('textbox', { name: 'Message' });
-    await box.fill('hello');
-    await box.press('Enter');
-    await page.getByText('Hello with the stored key.').waitFor();
+    await startChat(page, 'default', 'hello');
+    await timelineOf(page).getByText('Hello with the stored key.').waitFor();
     const [request] = harness.provider.conversationRequests();
     expect(request!.headers['x-api-key']).toBe(TYPED_KEY);
     expect(request!.body!.model).toBe('claude-e2e-model');
@@ -61,6 +57,7 @@ describe('the other screens in real Chromium', () => {
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Remove key' }).click();
+    await page.getByRole('alertdialog', { name: 'Remove the model key?' }).getByRole('button', { name: 'Remove key' }).click();
     await page.getByText('Key removed').waitFor();
     await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
   });
@@ -97,7 +94,8 @@ describe('the other screens in real Chromium', () => {
     await permissions.getByRole('combobox', { name: 'Kind' }).selectOption('net');
     await permissions.getByRole('textbox', { name: 'Entries' }).fill('http://bad host/');
     await permissions.getByRole('button', { name: 'Grant' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^--deny-net: /);
+    // In the form's words, not the terminal's flag.
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^Deny net: /);
     await screenshot(page, 'agents');
     await page.getByTestId('agent-permission').filter({ hasText: 'deny net' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Revoked net evil.example.com').waitFor();
@@ -141,7 +139,7 @@ describe('the other screens in real Chromium', () => {
       const pinned = page.getByRole('group', { name: 'Tools pinned in this agent' });
       await expect(pinned.getByRole('checkbox', { name: /^tracker__echo/ }).isChecked()).resolves.toBe(true);
       await expect(offered.getByRole('checkbox', { name: 'echo from tracker' }).count()).resolves.toBe(0);
-      await expect(page.getByRole('listitem').filter({ hasText: 'reader' }).textContent()).resolves.toMatch(/v1 · 1 tools/);
+      await expect(page.getByRole('listitem').filter({ hasText: 'reader' }).textContent()).resolves.toMatch(/v1 · 1 tool · /);
       await screenshot(page, 'agents-connection-tools');
       const spec = harness.core.store(harness.ns).agents.get('reader').spec as { tools: { exposedName: string }[] };
       expect(spec.tools.map((tool) => tool.exposedName)).toEqual(['tracker__echo']);
@@ -166,7 +164,7 @@ describe('the other screens in real Chromium', () => {
 
       await card.getByRole('button', { name: 'Check' }).click();
       await page.getByText('Checked tracker').waitFor();
-      await expect(card.locator('.pill').textContent()).resolves.toBe('Connected');
+      await expect.poll(() => card.locator('.pill').textContent()).toBe('Connected');
       await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*echo.*slow/);
       await screenshot(page, 'connections');
 
@@ -178,6 +176,7 @@ describe('the other screens in real Chromium', () => {
       await expect(page.getByTestId('connection').count()).resolves.toBe(1);
 
       await card.getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('alertdialog', { name: 'Remove tracker?' }).getByRole('button', { name: 'Remove' }).click();
       await page.getByText('Removed tracker').waitFor();
       await expect(page.getByTestId('connection').count()).resolves.toBe(0);
     } finally {
@@ -250,8 +249,8 @@ describe('the other screens in real Chromium', () => {
     });
     await expect(call('namespaces.create', { name: 'other' })).resolves.toMatchObject({ ok: false, error: { code: 'namespace_conflict' } });
     // The fixed namespace works: a chat created there lives in its own database.
-    await page.getByRole('button', { name: 'New chat' }).click();
-    await page.getByRole('heading', { name: 'New chat' }).waitFor();
+    await page.getByRole('button', { name: 'New chat' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'New chat' }).waitFor();
     expect(harness.core.listNamespaces().map((ns) => ns.name)).toEqual(['default', 'team']);
   });
 
@@ -265,7 +264,7 @@ describe('the other screens in real Chromium', () => {
     const page = await harness.open();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.getByRole('button', { name: /Dark mode chat/ }).click();
-    await page.getByText('Yes: the colours follow').waitFor();
+    await timelineOf(page).getByText('Yes: the colours follow').waitFor();
     const colors = await page.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
     expect(colors).toEqual(['rgb(21, 24, 28)', 'rgb(230, 232, 235)']);
     await screenshot(page, 'chat-dark');
@@ -274,8 +273,13 @@ describe('the other screens in real Chromium', () => {
     await page.getByRole('textbox', { name: 'Message' }).focus();
     await page.keyboard.press('Enter');
     await expect(page.getByRole('button', { name: 'Send' }).isDisabled()).resolves.toBe(true);
-    await page.keyboard.press('Shift+Tab');
-    const focused = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
-    expect(focused).toBe('Conversation');
+    // F6 moves between the panes: back from the message box to the conversation, on to the navigation rail.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
+    await page.keyboard.press('Shift+F6');
+    await expect(focused()).resolves.toBe('Conversation');
+    await page.keyboard.press('F6');
+    await expect(focused()).resolves.toBe('Message');
+    await page.keyboard.press('F6');
+    await expect(focused()).resolves.toBe('Chats');
   });
 });

@@ -49,13 +49,13 @@ describe('the timeline follows the journal (J1)', () => {
     expect(state.run?.state).toBe('stopping');
     state = applyEvents(state, [event('run_finished', { state: 'stopped', reason: 'stopped by the user' })]);
     expect(state.run?.state).toBe('stopped');
-    expect(state.items).toEqual([{ kind: 'notice', key: 'e3', tone: 'stopped', text: 'Stopped' }]);
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e3', runId: 'run-1', tone: 'stopped', text: 'Stopped' }]);
   });
 
   it('test_an_uncertain_run_and_a_failed_run_are_told_apart_from_a_stop', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [event('run_finished', { state: 'uncertain', reason: 'the CLI was killed; 1 tool call(s) were in flight' })]);
-    expect(state.items).toEqual([{ kind: 'notice', key: 'e1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e1', runId: 'run-1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
     const failed = applyEvents(EMPTY_CONVERSATION, [{ ...event('run_finished', { state: 'failed', reason: 'no model key' }), seq: 1 }]);
     expect(failed.items[0]).toMatchObject({ tone: 'error', text: 'The run failed: no model key' });
   });
@@ -73,11 +73,11 @@ describe('events that do not parse (old or foreign data)', () => {
       feed('assistant_text', { text: 'still here' }),
     ]);
     expect(state.items).toEqual([
-      { kind: 'notice', key: 'e1', tone: 'warning', text: 'Unreadable event: prompt' },
-      { kind: 'notice', key: 'e2', tone: 'warning', text: 'Unreadable event: run_finished' },
-      { kind: 'notice', key: 'e3', tone: 'warning', text: 'Unreadable event: tool_call' },
-      { kind: 'notice', key: 'e4', tone: 'warning', text: 'Unreadable event: bidi\\u{202e}evil\\u{a}line' },
-      { kind: 'assistant', key: 'e5', runId: 'run-1', text: 'still here' },
+      { kind: 'notice', key: 'e1', runId: 'run-1', tone: 'warning', text: 'Unreadable event: prompt' },
+      { kind: 'notice', key: 'e2', runId: 'run-1', tone: 'warning', text: 'Unreadable event: run_finished' },
+      { kind: 'notice', key: 'e3', runId: 'run-1', tone: 'warning', text: 'Unreadable event: tool_call' },
+      { kind: 'notice', key: 'e4', runId: 'run-1', tone: 'warning', text: 'Unreadable event: bidi\\u{202e}evil\\u{a}line' },
+      { kind: 'assistant', key: 'e5', runId: 'run-1', at: '2026-03-01T12:00:00.000Z', text: 'still here' },
     ]);
     // A run_finished that does not parse says nothing about the run.
     expect(state.run).toBeNull();
@@ -91,7 +91,8 @@ describe('a tool call entry', () => {
   it('test_shows_the_tool_its_state_and_duration_and_opens_to_its_arguments_and_result', async () => {
     const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);
     const summary = view.container.querySelector('.tool-summary') as HTMLButtonElement;
-    expect(summary.textContent).toBe('lookupdone2.4 s');
+    // The collapsed row names the tool, summarizes its arguments, its state and how long it took.
+    expect(summary.textContent).toBe('lookupq: warddone2.4 s');
     expect(summary.getAttribute('aria-expanded')).toBe('false');
     await click(summary);
     expect(view.container.querySelector('.tool-args')!.textContent).toBe('{\n  "q": "ward"\n}');
@@ -101,10 +102,10 @@ describe('a tool call entry', () => {
 
   it('test_shows_a_running_call_without_a_duration_and_an_error_open_with_its_message', async () => {
     const running = await render(<ToolCallEntry item={{ ...base, status: 'running', output: null, durationMs: null }} />);
-    expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookuprunning…');
+    expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookupq: wardrunning…');
     await running.unmount();
     const failed = await render(<ToolCallEntry item={{ ...base, status: 'error', output: 'unreachable', durationMs: 15 }} />);
-    expect(failed.container.querySelector('.tool-label:last-of-type')!.textContent).toBe('Error');
+    expect([...failed.container.querySelectorAll('.tool-label')].at(-1)!.textContent).toBe('Error');
     expect(failed.container.querySelector('.tool-output')!.textContent).toBe('unreachable');
     await failed.unmount();
   });

@@ -181,7 +181,8 @@ function RowView({ row, context }: { row: TimelineRowModel; context: RowContext 
       const Icon = NOTICE_ICONS[item.tone];
       return (
         <div className={`notice notice-${item.tone}`}>
-          <Icon size={14} aria-hidden /> <span>{item.text}</span>
+          <Icon size={14} aria-hidden />
+          <span>{item.text}</span>
         </div>
       );
     }

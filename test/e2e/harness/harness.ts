@@ -296,6 +296,11 @@ export async function publishToolAgent(harness: UiHarness, name = 'tooly', tools
   );
 }
 
+/** The conversation's timeline (the session list repeats a chat's latest text as its preview). */
+export function timelineOf(page: Page) {
+  return page.getByRole('region', { name: 'Conversation' });
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
