@@ -157,12 +157,18 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       agent: conversation?.agentName ?? 'Agent',
       onOpenLink,
       retry: retryKey === null || retryPrompt === null ? null : { key: retryKey, run: () => void sendRef.current(retryPrompt) },
-      toolPhase: (tool: ToolItem): ToolPhase => (byTool.has(tool.key) ? 'waiting' : tool.status === 'running' && runState === 'stopping' ? 'finishing' : tool.status),
+      toolPhase: (tool: ToolItem): ToolPhase => {
+        if (byTool.has(tool.key)) return 'waiting';
+        if (tool.status !== 'running') return tool.status;
+        // A call of a run that is over (or lost) will not report back: what it did is unknown.
+        if (runState === 'stopping' && tool.runId === run?.id) return 'finishing';
+        return tool.runId === run?.id && (runState === 'running' || runState === 'admitted') ? 'running' : 'unknown';
+      },
       approvalFor: (tool: ToolItem) => byTool.get(tool.key),
       onAnswer: answer,
       onOpenGroup: (key: string) => setOpenGroups((current) => new Set([...current, key])),
     }),
-    [conversation?.agentName, onOpenLink, retryKey, retryPrompt, byTool, runState, answer],
+    [conversation?.agentName, onOpenLink, retryKey, retryPrompt, byTool, runState, run?.id, answer],
   );
   const renderRow = useCallback((row: TimelineRowModel) => <TimelineRow row={row} context={context} />, [context]);
 

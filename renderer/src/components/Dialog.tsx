@@ -23,7 +23,11 @@ export function Modal({ open, title, description, role = 'dialog', className, on
   useEffect(() => {
     const dialog = ref.current;
     if (dialog === null) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // showModal focuses the first focusable element; the dialog names the one it means.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
@@ -69,7 +73,7 @@ export function ConfirmDialog({ open, title, description, confirmLabel, onConfir
   return (
     <Modal open={open} title={title} description={description} role="alertdialog" onClose={onCancel}>
       <div className="modal-actions">
-        <button type="button" onClick={onCancel} autoFocus>
+        <button type="button" onClick={onCancel} data-autofocus>
           Cancel
         </button>
         <button type="button" className="danger solid" onClick={onConfirm}>

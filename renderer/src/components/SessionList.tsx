@@ -72,9 +72,9 @@ export function SessionList({ namespaces, namespace, onNamespace, conversations,
                 <span className="session-meta">
                   {conversation.agentName}
                   {conversation.activeRun !== null && ` · ${conversation.activeRun.state}`}
+                  {asks && ' · '}
                   {asks && (
                     <span className="session-waiting">
-                      {' · '}
                       <Clock size={12} aria-hidden /> waiting for you
                     </span>
                   )}

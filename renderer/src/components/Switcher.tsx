@@ -27,7 +27,7 @@ export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage
   return (
     <Modal open={open} title="Go to" className="switcher" onClose={onClose}>
       <Command label="Go to a session or page" loop>
-        <Command.Input autoFocus placeholder="Type a session title, an agent or a page…" />
+        <Command.Input data-autofocus placeholder="Type a session title, an agent or a page…" />
         <Command.List>
           <Command.Empty>Nothing matches.</Command.Empty>
           <Command.Group heading="Sessions">

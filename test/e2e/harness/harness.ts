@@ -301,9 +301,15 @@ export function timelineOf(page: Page) {
   return page.getByRole('region', { name: 'Conversation' });
 }
 
+/** Saves the screen as `NAME-light.png` and `NAME-dark.png`, then leaves the page in the scheme it had. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
 }
 
 /** Publishes an agent and creates a conversation whose journal the test fills through the store. */
