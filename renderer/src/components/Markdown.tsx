@@ -177,8 +177,65 @@ function renderTokens(tokens: readonly Token[], onOpenLink: OpenLink, keyPrefix:
   return out;
 }
 
+/** Texts longer than this are parsed in pieces, so a long answer streaming in re-parses only its end. */
+const PIECES_FROM = 16_000;
+const PIECE_CHARS = 8_000;
+
+/** Where the last long text was cut: a text that grew from it (an answer streaming in) is only scanned from its last cut. */
+let lastCuts: { readonly source: string; readonly cuts: readonly number[] } = { source: '', cuts: [] };
+
+const FENCE = /[ ]{0,3}(`{3,}|~{3,})/y;
+const BLANK = /[ \t]*(?:\n|$)/y;
+
+/**
+ * Cuts a long text at blank lines outside code fences into pieces of about PIECE_CHARS. The cut is
+ * greedy from the start, so text appended later changes only the last piece.
+ */
+export function markdownPieces(source: string): string[] {
+  if (source.length <= PIECES_FROM) return [source];
+  const kept = lastCuts.cuts.length > 0 && source.startsWith(lastCuts.source.slice(0, lastCuts.cuts.at(-1))) ? [...lastCuts.cuts] : [];
+  let start = kept.at(-1) ?? 0;
+  let fence: string | null = null;
+  let lineStart = start;
+  while (lineStart < source.length) {
+    let lineEnd = source.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = source.length;
+    FENCE.lastIndex = lineStart;
+    const marker = FENCE.exec(source)?.[1];
+    BLANK.lastIndex = lineStart;
+    if (marker !== undefined && (fence === null || marker.startsWith(fence))) fence = fence === null ? marker : null;
+    else if (fence === null && lineStart - start >= PIECE_CHARS && BLANK.test(source)) {
+      start = lineEnd + 1;
+      kept.push(start);
+    }
+    lineStart = lineEnd + 1;
+  }
+  lastCuts = { source, cuts: kept };
+  const pieces: string[] = [];
+  let from = 0;
+  for (const cut of kept) {
+    pieces.push(source.slice(from, cut));
+    from = cut;
+  }
+  if (from < source.length) pieces.push(source.slice(from));
+  return pieces;
+}
+
+/** One piece of a long text; off screen, the browser skips its layout and paint (content-visibility). */
+const Piece = memo(function Piece({ source, onOpenLink, index }: { source: string; onOpenLink: OpenLink; index: number }) {
+  return <div className="markdown-piece">{renderTokens(tokensOf(source), onOpenLink, `m${index}`)}</div>;
+});
+
 function MarkdownView({ source, onOpenLink }: { source: string; onOpenLink: OpenLink }) {
-  return <div className="markdown">{renderTokens(tokensOf(source), onOpenLink, 'm')}</div>;
+  const pieces = markdownPieces(source);
+  if (pieces.length === 1) return <div className="markdown">{renderTokens(tokensOf(source), onOpenLink, 'm')}</div>;
+  return (
+    <div className="markdown">
+      {pieces.map((piece, index) => (
+        <Piece key={index} index={index} source={piece} onOpenLink={onOpenLink} />
+      ))}
+    </div>
+  );
 }
 
 /** Re-renders only when its text (or the link handler) changes. */

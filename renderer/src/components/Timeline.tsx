@@ -198,10 +198,11 @@ export function estimateRowHeight(row: TimelineRowModel): number {
   const item = row.item;
   switch (item.kind) {
     case 'tool':
-      return 48;
+      return 44;
     case 'notice':
-      return 40;
+      return 36;
     default:
-      return 64 + Math.ceil(item.text.length / 95) * 22;
+      // Row and message padding and the author line, then ~95 characters a line in the reading column.
+      return 46 + Math.max(1, Math.ceil(item.text.length / 95)) * 22 + (item.kind === 'assistant' && item.usage !== undefined ? 18 : 0);
   }
 }

@@ -14,7 +14,7 @@ import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 
 /** Rows rendered beyond each edge of the viewport, so a quick scroll does not show blank space. */
-const OVERSCAN_ROWS = 6;
+const OVERSCAN_ROWS = 24;
 /** Within this distance of the bottom the person counts as reading the newest row. */
 const BOTTOM_SLACK_PX = 48;
 /** Further than this from the bottom, "Jump to latest" is offered. */

@@ -8,7 +8,7 @@
  * is folded again from the start (the fold is a function of every event, J1), and from then on
  * events are applied as they come.
  */
-import { useEffect, useRef, useState } from 'react';
+import { startTransition, useEffect, useRef, useState } from 'react';
 import type { ConversationView, JournalEventView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 import type { JournalEventType } from '../../../preload/events.js';
@@ -81,11 +81,14 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
           if (pushed.kind !== 'journal') return;
           const events = pushed.events;
           if (pending === null) {
-            setState((current) => {
-              const next = applyEvents(current, events);
-              cursor.current = next.lastSeq;
-              return next;
-            });
+            // A transition: React renders in slices and yields to input, so a long answer streaming in never holds the page.
+            startTransition(() =>
+              setState((current) => {
+                const next = applyEvents(current, events);
+                cursor.current = next.lastSeq;
+                return next;
+              }),
+            );
           } else {
             const held = pending;
             const recent = events.filter((event) => event.seq > held.tailFrom);
