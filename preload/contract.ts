@@ -135,6 +135,16 @@ export interface SettingsView {
   readonly keyStore: 'keychain' | 'dpapi' | 'file';
 }
 
+/** What "Test connection" found: the provider reached with the namespace's model and credential, or why not. */
+export interface ProviderTestView {
+  readonly ok: boolean;
+  /** The provider's HTTP status; 0 when it could not be reached. */
+  readonly status: number;
+  readonly durationMs: number;
+  /** In Ward's words, with the provider's own (escaped, bounded) where it gave one. */
+  readonly message: string;
+}
+
 // ---- channels ----
 
 /** A channel: the schema main parses the payload with, and (by type only) what it returns. */
@@ -224,6 +234,8 @@ export const CONTRACT = {
   /** Renderer → main only: the key is stored and never sent back. */
   'settings.setKey': channel<SettingsView>()(z.strictObject({ ...inNamespace, key: z.string().min(8).max(500) })),
   'settings.clearKey': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
+  /** Asks the provider to count the tokens of one word (nothing is generated) with the stored settings and key. */
+  'settings.testProvider': channel<ProviderTestView>()(z.strictObject({ ...inNamespace })),
 
   /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
   'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(MAX_LINK_CHARS) })),

@@ -164,6 +164,7 @@ export class DesktopIpc {
       await this.app.settings.setKey(store.namespace, key);
       return this.app.settings.view(store);
     },
+    'settings.testProvider': ({ namespace }) => this.app.settings.testProvider(this.store(namespace)),
     'settings.clearKey': async ({ namespace }) => {
       const store = this.store(namespace);
       await this.app.settings.clearKey(store.namespace);

@@ -25,6 +25,9 @@ describe('the other screens in real Chromium', () => {
     await page.getByRole('textbox', { name: 'Model' }).fill('claude-e2e-model');
     await page.getByRole('button', { name: 'Save provider' }).click();
     await page.getByText('Model provider saved').waitFor();
+    // Test connection reaches the provider with the saved model and says so (nothing is generated).
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect.poll(() => page.getByTestId('provider-test').textContent()).toMatch(/^Connected: 127\.0\.0\.1:\d+ answered for model claude-e2e-model in \d+ ms\.$/);
 
     await page.getByLabel('New key').fill(TYPED_KEY);
     await page.getByRole('button', { name: 'Store key' }).click();

@@ -36,6 +36,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'settings.setModelProvider': { ...NS, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },
   'settings.setKey': { ...NS, key: 'sk-ant-example-key' },
   'settings.clearKey': { ...NS },
+  'settings.testProvider': { ...NS },
   'links.openExternal': { url: 'https://example.com' },
   'folders.pick': {},
 };

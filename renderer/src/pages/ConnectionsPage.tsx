@@ -1,6 +1,6 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
-import type { ConnectionView, WardApi } from '../../../preload/contract.js';
+import type { AgentView, ConnectionView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
@@ -19,6 +19,14 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
   const [busy, setBusy] = useState<string | null>(null);
   /** The connection whose removal waits for the person's confirmation. */
   const [removing, setRemoving] = useState<ConnectionView | null>(null);
+  const [agents, setAgents] = useState<AgentView[]>([]);
+  useEffect(() => {
+    unwrap(api.agents.list({ namespace }))
+      .then(setAgents)
+      .catch(() => setAgents([]));
+  }, [api, namespace, removing]);
+  /** Agents whose latest version pins a tool of the connection. */
+  const pinnedBy = (name: string) => agents.filter((agent) => agent.tools.some((tool) => tool.upstream === name)).map((agent) => agent.name);
   const [notice, say] = usePageNotice();
 
   const load = useCallback(
@@ -107,7 +115,13 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
       <ConfirmDialog
         open={removing !== null}
         title={`Remove ${removing?.name ?? ''}?`}
-        description="Agents that pin its tools can no longer call them, and its stored sign-in is deleted. Adding it again later does not restore them."
+        description={
+          removing === null
+            ? ''
+            : pinnedBy(removing.name).length > 0
+              ? `Agents ${pinnedBy(removing.name).join(', ')} pin its tools: they can no longer call them. Its stored sign-in is deleted too.`
+              : 'No agent pins its tools. Its stored sign-in is deleted too.'
+        }
         confirmLabel="Remove"
         onCancel={() => setRemoving(null)}
         onConfirm={() => {

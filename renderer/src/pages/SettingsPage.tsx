@@ -1,6 +1,7 @@
 /** Model provider, model key (written to the keychain, never shown back) and the data folder. */
 import { useEffect, useState } from 'react';
-import type { SettingsView, WardApi } from '../../../preload/contract.js';
+import { PlugZap } from 'lucide-react';
+import type { ProviderTestView, SettingsView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
@@ -18,6 +19,16 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
   const [key, setKey] = useState('');
   const [notice, say] = usePageNotice();
   const [confirmRemoveKey, setConfirmRemoveKey] = useState(false);
+  const [test, setTest] = useState<ProviderTestView | 'testing' | null>(null);
+  const testProvider = () => {
+    setTest('testing');
+    unwrap(api.settings.testProvider({ namespace }))
+      .then(setTest)
+      .catch((failure: unknown) => {
+        setTest(null);
+        say.fail(failure);
+      });
+  };
 
   const show = (view: SettingsView) => {
     setSettings(view);
@@ -64,7 +75,18 @@ export function SettingsPage({ api, namespace }: { api: WardApi; namespace: stri
           Model
           <input value={model} onChange={(event) => setModel(event.target.value)} />
         </label>
-        <button type="submit">Save provider</button>
+        <div className="row">
+          <button type="submit">Save provider</button>
+          <button type="button" onClick={testProvider} disabled={test === 'testing'}>
+            <PlugZap size={14} aria-hidden /> {test === 'testing' ? 'Testing…' : 'Test connection'}
+          </button>
+        </div>
+        {test !== null && test !== 'testing' && (
+          <p className={test.ok ? 'test-ok' : 'test-failed'} role={test.ok ? 'status' : 'alert'} data-testid="provider-test">
+            {test.ok ? 'Connected: ' : 'Failed: '}
+            {test.message}
+          </p>
+        )}
       </form>
       <form
         className="form"
