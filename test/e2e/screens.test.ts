@@ -270,7 +270,7 @@ describe('the other screens in real Chromium', () => {
     await timelineOf(page).getByText('Yes: the colours follow').waitFor();
     const colors = await page.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
     expect(colors).toEqual(['rgb(21, 24, 28)', 'rgb(230, 232, 235)']);
-    await screenshot(page, 'chat-dark');
+    await screenshot(page, 'chat-keyboard');
 
     // Keyboard: the message box takes focus by Tab order and Enter sends nothing while empty.
     await page.getByRole('textbox', { name: 'Message' }).focus();

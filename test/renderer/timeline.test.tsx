@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView } from '../../preload/contract.js';
-import { Markdown } from '../../renderer/src/components/Markdown.js';
+import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
 import { RUN_STARTED, viewFeed } from '../support/events.js';
@@ -134,5 +134,39 @@ describe('markdown from the model (U3)', () => {
     expect(view.container.querySelector('pre code')!.textContent).toBe('<b>not bold</b>');
     expect(view.container.querySelectorAll('b').length).toBe(0);
     await view.unmount();
+  });
+
+  it('test_renders_tables_and_nested_lists_escapes_what_entities_decode_to_and_offers_no_link_longer_than_main_opens', async () => {
+    const long = `https://example.com/${'x'.repeat(2_100)}`;
+    const source = ['| a | b |', '| - | -: |', '| 1 | 2 |', '', '- one', '  - nested', '', 'hidden &#x202E;txt.exe', '', `[too long](${long}) and [parens](https://en.wikipedia.org/wiki/Ward_(surname))`].join('\n');
+    const opened: string[] = [];
+    const view = await render(<Markdown source={source} onOpenLink={(url) => opened.push(url)} />);
+    expect([...view.container.querySelectorAll('th')].map((th) => th.textContent)).toEqual(['a', 'b']);
+    expect(view.container.querySelector('td.align-right')!.textContent).toBe('2');
+    expect(view.container.querySelector('li li')!.textContent).toBe('nested');
+    expect(view.container.textContent).toContain('hidden \\u{202e}txt.exe');
+    expect(view.container.querySelector('.inert-link')!.getAttribute('title')).toMatch(/too long to open/);
+    await click(view.container.querySelector('.untrusted-link') as HTMLButtonElement);
+    expect(opened).toEqual(['https://en.wikipedia.org/wiki/Ward_(surname)']);
+    await view.unmount();
+  });
+
+  it('test_a_long_answer_is_cut_into_pieces_outside_code_fences_and_growing_it_changes_only_its_last_piece', () => {
+    const paragraph = `${'word '.repeat(100)}\n\n`;
+    const fence = `\`\`\`\n${'code\n\n'.repeat(3_000)}\`\`\`\n\n`;
+    const text = paragraph.repeat(200) + fence + paragraph.repeat(200);
+    const whole = markdownPieces(text);
+    expect(whole.length).toBeGreaterThan(5);
+    expect(whole.join('')).toBe(text);
+    // No piece cuts a code block in two.
+    expect(whole.every((piece) => (piece.match(/```/g) ?? []).length % 2 === 0)).toBe(true);
+    // Grown a bit at a time (an answer streaming in), every piece but the last is as it was.
+    let before = markdownPieces(text.slice(0, 50_000));
+    for (let length = 50_000; length <= text.length; length += 9_973) {
+      const now = markdownPieces(text.slice(0, length));
+      expect(now.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
+      before = now;
+    }
+    expect(markdownPieces(text)).toEqual(whole);
   });
 });
