@@ -4,7 +4,6 @@
  * between the panes, Escape stops a run (ChatView). One status region announces what finished
  * and which chat waits for an approval; approvals of other chats are a badge and a one-line notice.
  */
-import { Bot, MessagesSquare, Plug, Settings } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentView, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
 import { escapeLineForWindow } from '../../preload/display.js';
@@ -17,15 +16,9 @@ import { Switcher } from './components/Switcher.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
 import { SettingsPage } from './pages/SettingsPage.js';
+import { PAGES, type Page } from './pages.js';
 import { PushRouter } from './state/follow.js';
 
-export type Page = 'chats' | 'agents' | 'connections' | 'settings';
-export const PAGES: readonly { id: Page; label: string; icon: typeof Bot }[] = [
-  { id: 'chats', label: 'Chats', icon: MessagesSquare },
-  { id: 'agents', label: 'Agents', icon: Bot },
-  { id: 'connections', label: 'Connections', icon: Plug },
-  { id: 'settings', label: 'Settings', icon: Settings },
-];
 
 /** `conversationId` "new" is a chat not started yet. */
 export interface Place {

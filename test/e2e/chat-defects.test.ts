@@ -10,7 +10,7 @@ import { GrantStore } from '../../main/permissions/grant-store.js';
 import { journalEvent } from '../../preload/events.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { RUN_STARTED } from '../support/events.js';
-import { publishToolAgent, screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
+import { publishToolAgent, screenshot, seedConversation, seedUncertainRun, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 
@@ -230,15 +230,7 @@ describe('defects of the desktop chat (issue 17), in real Chromium', () => {
 
   it('test_an_uncertain_run_asks_the_person_to_choose_its_outcome_none_is_preselected_and_the_composer_says_what_to_do', async () => {
     const harness = await suite.start();
-    const conversation = seedConversation(harness, 'Lost run');
-    const store = harness.core.store(harness.ns);
-    const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
-    store.runs.transition(run.id, 'running');
-    store.journal.appendMany(
-      conversation.id,
-      [journalEvent('run_started', RUN_STARTED), journalEvent('user_prompt', { text: 'rename every file' })].map((event) => ({ ...event, runId: run.id })),
-    );
-    store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+    const { run, store } = seedUncertainRun(harness, 'Lost run', [journalEvent('run_started', RUN_STARTED), journalEvent('user_prompt', { text: 'rename every file' })]);
     const page = await openChat(harness, /Lost run/);
     const banner = page.getByTestId('uncertain-banner');
     await banner.waitFor();

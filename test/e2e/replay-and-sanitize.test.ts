@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../preload/events.js';
 import { RUN_STARTED } from '../support/events.js';
-import { timelineOf, screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
+import { screenshot, seedConversation, seedUncertainRun, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -96,19 +96,11 @@ describe('the chat in real Chromium, bridged to the real core', () => {
 
   it('test_shows_an_uncertain_run_with_a_banner_reconciling_it_frees_the_conversation_for_a_new_prompt', async () => {
     harness = await suite.start();
-    const conversation = seedConversation(harness, 'Lost run');
-    const store = harness.core.store(harness.ns);
-    const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
-    store.runs.transition(run.id, 'running');
-    store.journal.appendMany(
-      conversation.id,
-      [
-        journalEvent('run_started', RUN_STARTED),
-        journalEvent('user_prompt', { text: 'rename every file in the project' }),
-        journalEvent('tool_call', { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } }),
-      ].map((event) => ({ ...event, runId: run.id })),
-    );
-    store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+    const { run, store } = seedUncertainRun(harness, 'Lost run', [
+      journalEvent('run_started', RUN_STARTED),
+      journalEvent('user_prompt', { text: 'rename every file in the project' }),
+      journalEvent('tool_call', { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } }),
+    ]);
 
     const page = await harness.open();
     await page.getByRole('button', { name: /Lost run/ }).click();

@@ -1,17 +1,10 @@
 /** Ctrl/Cmd+K: jump to any session or page by typing (cmdk's list, in a modal dialog). */
 import { Command } from 'cmdk';
-import { Bot, MessagesSquare, Plug, Plus, Settings } from 'lucide-react';
+import { MessagesSquare, Plus } from 'lucide-react';
 import type { ConversationView } from '../../../preload/contract.js';
 import { escapeLineForWindow } from '../../../preload/display.js';
-import type { Page } from '../App.js';
+import { PAGES, type Page } from '../pages.js';
 import { Modal } from './Dialog.js';
-
-const PAGE_ITEMS: readonly { page: Page; label: string; icon: typeof Bot }[] = [
-  { page: 'chats', label: 'Chats', icon: MessagesSquare },
-  { page: 'agents', label: 'Agents', icon: Bot },
-  { page: 'connections', label: 'Connections', icon: Plug },
-  { page: 'settings', label: 'Settings', icon: Settings },
-];
 
 export interface SwitcherProps {
   readonly open: boolean;
@@ -47,8 +40,8 @@ export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage
             <Command.Item value="New chat" onSelect={onNewChat}>
               <Plus size={14} aria-hidden /> New chat
             </Command.Item>
-            {PAGE_ITEMS.map((item) => (
-              <Command.Item key={item.page} value={`Page ${item.label}`} onSelect={() => onPage(item.page)}>
+            {PAGES.map((item) => (
+              <Command.Item key={item.id} value={`Page ${item.label}`} onSelect={() => onPage(item.id)}>
                 <item.icon size={14} aria-hidden /> {item.label}
               </Command.Item>
             ))}

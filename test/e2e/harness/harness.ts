@@ -319,6 +319,20 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
   return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
 }
 
+/** A chat whose run Ward lost track of (R8): running with `events` journaled, then uncertain, as after a crash. */
+export function seedUncertainRun(harness: UiHarness, title: string, events: readonly { readonly type: string; readonly payload: unknown }[]) {
+  const conversation = seedConversation(harness, title);
+  const store = harness.core.store(harness.ns);
+  const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
+  store.runs.transition(run.id, 'running');
+  store.journal.appendMany(
+    conversation.id,
+    events.map((event) => ({ ...event, runId: run.id })),
+  );
+  store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+  return { conversation, run, store };
+}
+
 /** Starts a chat through the UI's own "New chat" and sends its first prompt with the keyboard; the chat is titled from it. */
 export async function startChat(page: Page, agent: string, prompt: string): Promise<void> {
   await page.getByRole('button', { name: 'New chat' }).first().click();
