@@ -14,6 +14,7 @@ import { mergeRunState, shownToolName, timelineRows, type RunStatus, type Timeli
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
+import { ErrorBanner } from './PageNotice.js';
 import { FolderGrants } from './FolderGrants.js';
 import { estimateRowHeight, formatUsage, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
 import { UncertainBanner, type Outcome } from './UncertainBanner.js';
@@ -195,11 +196,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
           )}
         </div>
       </header>
-      {error !== null && (
-        <div className="banner banner-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner text={error} />
       {run?.state === 'uncertain' && <UncertainBanner run={run} onReconcile={reconcile} />}
       {state.items.length === 0 ? (
         <div className={conversation?.lastSeq === 0 ? 'chat-empty' : 'chat-loading'}>
@@ -219,11 +216,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
           ))}
         </div>
       )}
-      {actionError !== null && (
-        <div className="banner banner-error" role="alert">
-          {actionError}
-        </div>
-      )}
+      <ErrorBanner text={actionError} />
       <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} />
     </section>
   );

@@ -9,6 +9,7 @@ import type { AgentView, FolderAccess, WardApi } from '../../../preload/contract
 import { escapeLineForWindow } from '../../../preload/display.js';
 import { errorText, unwrap } from '../api.js';
 import { Composer } from './Composer.js';
+import { ErrorBanner } from './PageNotice.js';
 import { FolderGrants } from './FolderGrants.js';
 
 /** Published by main on first use (a fresh install has no agent of its own yet). */
@@ -107,11 +108,7 @@ export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: 
           <FolderGrants workspace={workspace} chatGrants={chatGrants} agent={agents.find((agent) => agent.name === agentName)} />
         </form>
       </div>
-      {error !== null && (
-        <div className="banner banner-error" role="alert">
-          {error}
-        </div>
-      )}
+      <ErrorBanner text={error} />
       <Composer run={null} onSend={start} onStop={() => undefined} focusKey={focusKey} hint="Your first message starts the chat and names it — Enter sends" />
     </section>
   );
