@@ -221,6 +221,19 @@ export const CONTRACT = {
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
   /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */
   'connections.add': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName, url: z.url({ protocol: /^https?$/ }).max(2_048) })),
+  /**
+   * Adds a local (stdio) MCP server: the program and its arguments (no shell), and secret variables
+   * whose values go renderer → main → the keychain only, never back (C1, C3).
+   */
+  'connections.addLocal': channel<ConnectionView>()(
+    z.strictObject({
+      ...inNamespace,
+      name: connectionName,
+      command: z.string().min(1).max(4_096),
+      args: z.array(z.string().max(4_096)).max(64),
+      secrets: z.array(z.strictObject({ name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a variable name is letters, digits and _'), value: z.string().min(1).max(16_384) })).max(16),
+    }),
+  ),
   /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */
   'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */

@@ -142,6 +142,11 @@ export class DesktopIpc {
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
     'connections.add': async ({ namespace, name, url }) => toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url })),
+    'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
+      const spec = { transport: 'stdio', name, command, args, secretEnv: secrets.map((secret) => secret.name) };
+      const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
+      return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values));
+    },
     'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name)),
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;

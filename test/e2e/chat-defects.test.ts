@@ -10,7 +10,7 @@ import { GrantStore } from '../../main/permissions/grant-store.js';
 import { journalEvent } from '../../preload/events.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { RUN_STARTED } from '../support/events.js';
-import { publishToolAgent, screenshot, seedConversation, seedUncertainRun, useUiSuite, type UiHarness } from './harness/harness.js';
+import { addRemoteConnection, publishToolAgent, screenshot, seedConversation, seedUncertainRun, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 
@@ -272,9 +272,7 @@ describe('defects of the desktop chat (issue 17), in real Chromium', () => {
 
       // Removing a connection asks first; Cancel keeps it.
       await page.getByRole('button', { name: 'Connections' }).click();
-      await page.getByRole('textbox', { name: 'Name' }).fill('tracker');
-      await page.getByRole('textbox', { name: 'Server URL' }).fill(server.url);
-      await page.getByRole('button', { name: 'Add connection' }).click();
+      await addRemoteConnection(page, 'tracker', server.url);
       const card = page.getByTestId('connection');
       await card.waitFor();
       await card.getByRole('button', { name: 'Remove' }).click();

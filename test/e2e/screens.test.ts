@@ -6,7 +6,8 @@ import { namespaceDir } from '../../main/namespaces/namespace.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
-import { CANARY_KEY, publishToolAgent, screenshot, seedConversation, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { FIXTURE_STDIO } from '../app/runs/agents.js';
+import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -118,9 +119,7 @@ describe('the other screens in real Chromium', () => {
     try {
       const page = await harness.open();
       await page.getByRole('button', { name: 'Connections' }).click();
-      await page.getByRole('textbox', { name: 'Name' }).fill('tracker');
-      await page.getByRole('textbox', { name: 'Server URL' }).fill(server.url);
-      await page.getByRole('button', { name: 'Add connection' }).click();
+      await addRemoteConnection(page, 'tracker', server.url);
       await page.getByTestId('connection').getByRole('button', { name: 'Check' }).click();
       await page.getByText('Checked tracker').waitFor();
 
@@ -158,9 +157,7 @@ describe('the other screens in real Chromium', () => {
       const page = await harness.open();
       await page.getByRole('button', { name: 'Connections' }).click();
       await page.getByText('No connections in this namespace yet.').waitFor();
-      await page.getByRole('textbox', { name: 'Name' }).fill('tracker');
-      await page.getByRole('textbox', { name: 'Server URL' }).fill(server.url);
-      await page.getByRole('button', { name: 'Add connection' }).click();
+      await addRemoteConnection(page, 'tracker', server.url);
       await page.getByText('Added tracker').waitFor();
       const card = page.getByTestId('connection');
       await expect(card.locator('.pill').textContent()).resolves.toBe('Not checked yet');
@@ -172,9 +169,7 @@ describe('the other screens in real Chromium', () => {
       await screenshot(page, 'connections');
 
       // A bad address is refused with a clear message, before anything is stored.
-      await page.getByRole('textbox', { name: 'Name' }).fill('bad');
-      await page.getByRole('textbox', { name: 'Server URL' }).fill('http://example.com/mcp');
-      await page.getByRole('button', { name: 'Add connection' }).click();
+      await addRemoteConnection(page, 'bad', 'http://example.com/mcp');
       await expect(page.getByRole('alert').textContent()).resolves.toMatch(/http/);
       await expect(page.getByTestId('connection').count()).resolves.toBe(1);
 
@@ -187,15 +182,41 @@ describe('the other screens in real Chromium', () => {
     }
   });
 
+  it('test_connections_a_local_stdio_server_is_added_with_its_arguments_and_a_secret_variable_whose_value_never_comes_back', async () => {
+    harness = await suite.start();
+    const secret = 'fixture-secret-value-7f3a9c21e5d04b86';
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Connections' }).click();
+    const form = page.getByRole('form', { name: 'Add a local MCP server' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('local');
+    await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
+    await form.getByRole('textbox', { name: 'Arguments, one per line' }).fill(['--import', 'tsx', FIXTURE_STDIO].join('\n'));
+    await form.getByRole('button', { name: 'Add a secret variable' }).click();
+    await form.getByRole('textbox', { name: 'Variable 1 name' }).fill('FIXTURE_TOKEN');
+    await form.getByLabel('Variable 1 value').fill(secret);
+    await form.getByRole('button', { name: 'Add local server' }).click();
+    await page.getByText('Added local').waitFor();
+    await expect(form.getByRole('textbox', { name: 'Program' }).inputValue()).resolves.toBe('');
+    const card = page.getByTestId('connection');
+    await card.getByRole('button', { name: 'Check' }).click();
+    await page.getByText('Checked local').waitFor({ timeout: 30_000 });
+    await expect.poll(() => card.locator('.pill').textContent()).toBe('Connected');
+    await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*local__echo/);
+    await screenshot(page, 'connections-local');
+    // The value went renderer → main → the secret store only: not back, not into the database.
+    const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
+    expect(crossed).not.toContain(secret);
+    await expect(page.content()).resolves.not.toContain(secret);
+    expect(fs.readFileSync(path.join(namespaceDir(harness.home, harness.ns), 'ward.db')).includes(secret)).toBe(false);
+  });
+
   it('test_connections_a_protected_server_shows_signed_out_until_the_person_signs_in_through_the_browser', async () => {
     harness = await suite.start();
     const remote = await startProtectedServer();
     try {
       const page = await harness.open();
       await page.getByRole('button', { name: 'Connections' }).click();
-      await page.getByRole('textbox', { name: 'Name' }).fill('remote');
-      await page.getByRole('textbox', { name: 'Server URL' }).fill(remote.url);
-      await page.getByRole('button', { name: 'Add connection' }).click();
+      await addRemoteConnection(page, 'remote', remote.url);
       const card = page.getByTestId('connection');
       await card.getByRole('button', { name: 'Check' }).click();
       await page.getByText('Checked remote').waitFor();

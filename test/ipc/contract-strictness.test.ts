@@ -29,6 +29,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'agents.revokeGrant': { ...NS, name: 'helper', grantId: 'grant-0001' },
   'connections.list': { ...NS },
   'connections.add': { ...NS, name: 'remote', url: 'https://mcp.example.com/mcp' },
+  'connections.addLocal': { ...NS, name: 'local', command: 'node', args: ['server.js'], secrets: [] },
   'connections.check': { ...NS, name: 'remote' },
   'connections.signIn': { ...NS, name: 'remote' },
   'connections.remove': { ...NS, name: 'remote' },

@@ -4,6 +4,7 @@ import type { AgentView, ConnectionView, WardApi } from '../../../preload/contra
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
+import { LocalServerForm } from './LocalServerForm.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
   signed_in: 'Connected',
@@ -40,14 +41,17 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
     void load();
   }, [load]);
 
-  const act = async (label: string, action: () => Promise<unknown>, done: string) => {
+  /** True when the action went through. */
+  const act = async (label: string, action: () => Promise<unknown>, done: string): Promise<boolean> => {
     setBusy(label);
     say.clear();
     try {
       await action();
       say.info(done);
+      return true;
     } catch (failure) {
       say.fail(failure);
+      return false;
     } finally {
       setBusy(null);
       await load();
@@ -89,9 +93,12 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
       </ul>
       <form
         className="form"
+        aria-label="Add a remote MCP server"
         onSubmit={(event) => {
           event.preventDefault();
-          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then(() => {
+          // A refused address keeps what was typed, to be corrected.
+          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then((added) => {
+            if (!added) return;
             setName('');
             setUrl('');
           });
@@ -109,8 +116,8 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         <button type="submit" className="primary" disabled={busy !== null}>
           Add connection
         </button>
-        <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>
       </form>
+      <LocalServerForm busy={busy !== null} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
       <PageNotice notice={notice} />
       <ConfirmDialog
         open={removing !== null}

@@ -319,6 +319,14 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
   return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
 }
 
+/** Fills the Connections page's remote-server form and submits it. */
+export async function addRemoteConnection(page: Page, name: string, url: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Add a remote MCP server' });
+  await form.getByRole('textbox', { name: 'Name' }).fill(name);
+  await form.getByRole('textbox', { name: 'Server URL' }).fill(url);
+  await form.getByRole('button', { name: 'Add connection' }).click();
+}
+
 /** A chat whose run Ward lost track of (R8): running with `events` journaled, then uncertain, as after a crash. */
 export function seedUncertainRun(harness: UiHarness, title: string, events: readonly { readonly type: string; readonly payload: unknown }[]) {
   const conversation = seedConversation(harness, title);
