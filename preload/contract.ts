@@ -238,6 +238,8 @@ export const CONTRACT = {
   'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */
   'connections.signIn': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
+  /** Forgets the sign-in to a remote server (its tokens); the next call needs a new one. */
+  'connections.signOut': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   'connections.remove': channel<null>()(z.strictObject({ ...inNamespace, name: connectionName })),
 
   'settings.get': channel<SettingsView>()(z.strictObject({ ...inNamespace })),

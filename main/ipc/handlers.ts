@@ -154,6 +154,7 @@ export class DesktopIpc {
       const view = await (await this.app.connections()).signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
       return toWindowView(view);
     },
+    'connections.signOut': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).signOut(this.store(namespace), name)),
     'connections.remove': async ({ namespace, name }) => {
       await (await this.app.connections()).remove(this.store(namespace), name);
       return null;

@@ -234,6 +234,15 @@ describe('the other screens in real Chromium', () => {
       const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
       expect(crossed).not.toMatch(/access_token|refresh_token|Bearer /);
       await screenshot(page, 'connections-signed-in');
+
+      // Sign out forgets the tokens: the server asks for a sign-in again, even after a check.
+      await card.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('Signed out of remote').waitFor();
+      await expect.poll(() => card.locator('.pill').textContent()).toBe('Signed out');
+      await card.getByRole('button', { name: 'Check' }).click();
+      await page.getByText('Checked remote').waitFor();
+      await expect.poll(() => card.locator('.pill').textContent()).toBe('Signed out');
+      await card.getByRole('button', { name: 'Sign in' }).waitFor();
     } finally {
       await remote.close();
     }

@@ -32,6 +32,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'connections.addLocal': { ...NS, name: 'local', command: 'node', args: ['server.js'], secrets: [] },
   'connections.check': { ...NS, name: 'remote' },
   'connections.signIn': { ...NS, name: 'remote' },
+  'connections.signOut': { ...NS, name: 'remote' },
   'connections.remove': { ...NS, name: 'remote' },
   'settings.get': { ...NS },
   'settings.setModelProvider': { ...NS, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },

@@ -79,11 +79,16 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
               <button type="button" disabled={busy !== null} onClick={() => void act('check', () => unwrap(api.connections.check({ namespace, name: connection.name })), `Checked ${connection.name}`)}>
                 Check
               </button>
-              {/^https?:/.test(connection.url) && (
-                <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
-                  Sign in
-                </button>
-              )}
+              {/^https?:/.test(connection.url) &&
+                (connection.status === 'signed_in' ? (
+                  <button type="button" disabled={busy !== null} onClick={() => void act('signout', () => unwrap(api.connections.signOut({ namespace, name: connection.name })), `Signed out of ${connection.name}`)}>
+                    Sign out
+                  </button>
+                ) : (
+                  <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
+                    Sign in
+                  </button>
+                ))}
               <button type="button" className="danger" disabled={busy !== null} onClick={() => setRemoving(connection)}>
                 Remove
               </button>
