@@ -17,6 +17,10 @@ export const EVENT_CHANNEL = 'ward:event';
 /** The longest prompt Ward takes, from any window or terminal (one limit for every entry point). */
 export const MAX_PROMPT_CHARS = 100_000;
 const MAX_QUERY_CHARS = 200;
+/** The longest link Ward opens in the system browser; a page offers no longer one. */
+export const MAX_LINK_CHARS = 2_000;
+/** The newest events a window may ask to have first, before the history behind them. */
+export const MAX_TAIL_EVENTS = 1_000;
 
 const namespaceName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters');
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'expected an id (UUID)');
@@ -27,7 +31,10 @@ const connectionName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a connection name 
 const inNamespace = { namespace: namespaceName };
 
 export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
-export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'deny'] as const;
+export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'allow_agent', 'deny'] as const;
+/** How a new chat may use its project folder without asking: not at all, reading, or reading and writing. */
+export const FOLDER_ACCESS = ['ask', 'read', 'write'] as const;
+export type FolderAccess = (typeof FOLDER_ACCESS)[number];
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
 
 // ---- values that cross the boundary (all renderer-visible: never a secret or capability) ----
@@ -50,6 +57,14 @@ export interface ConversationView {
   readonly agentVersion: number;
   readonly createdAt: string;
   readonly lastSeq: number;
+  /** The project folder the person chose; null when the chat works in a folder inside Ward's data. */
+  readonly workspace: string | null;
+  /** When the journal last changed (the creation time for an empty chat). */
+  readonly lastActivityAt: string;
+  /** The latest prompt or answer, bounded (model text: escape before showing). */
+  readonly preview: string;
+  /** Grants the person gave this chat alone (its project folder's, "allow in this conversation"). */
+  readonly grants: readonly AgentPermissionView[];
   /** The run holding the conversation's reservation, if any (running, stopping, uncertain…). */
   readonly activeRun: RunView | null;
 }
@@ -147,6 +162,16 @@ export interface PolicyView {
   readonly errors: readonly string[];
 }
 
+/** What "Test connection" found: the provider reached with the namespace's model and credential, or why not. */
+export interface ProviderTestView {
+  readonly ok: boolean;
+  /** The provider's HTTP status; 0 when it could not be reached. */
+  readonly status: number;
+  readonly durationMs: number;
+  /** In Ward's words, with the provider's own (escaped, bounded) where it gave one. */
+  readonly message: string;
+}
+
 // ---- channels ----
 
 /** A channel: the schema main parses the payload with, and (by type only) what it returns. */
@@ -164,10 +189,25 @@ export const CONTRACT = {
 
   'conversations.list': channel<ConversationView[]>()(z.strictObject({ ...inNamespace, query: z.string().max(MAX_QUERY_CHARS).optional() })),
   'conversations.get': channel<ConversationView>()(z.strictObject({ ...inNamespace, conversationId: uuid })),
-  'conversations.create': channel<ConversationView>()(z.strictObject({ ...inNamespace, agentName, title: z.string().min(1).max(200) })),
+  /** A new chat; `workspace` is its project folder (outside Ward's data), `access` what it may do there unasked. */
+  'conversations.create': channel<ConversationView>()(
+    z.strictObject({
+      ...inNamespace,
+      agentName,
+      title: z.string().min(1).max(200),
+      workspace: z.string().min(1).max(4_096).optional(),
+      access: z.enum(FOLDER_ACCESS).optional(),
+    }),
+  ),
 
-  /** Replays from `afterSeq`, then follows; events arrive on EVENT_CHANNEL under the subscription id. */
-  'journal.subscribe': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace, conversationId: uuid, afterSeq: seq })),
+  /**
+   * Replays from `afterSeq`, then follows; events arrive on EVENT_CHANNEL under the subscription id.
+   * With `tail`, the newest `tail` events come first (those after `tailFrom`), then the history
+   * before them, in order, while live events follow the tail.
+   */
+  'journal.subscribe': channel<{ subscriptionId: string; tailFrom: number | null }>()(
+    z.strictObject({ ...inNamespace, conversationId: uuid, afterSeq: seq, tail: z.number().int().min(1).max(MAX_TAIL_EVENTS).optional() }),
+  ),
   'journal.unsubscribe': channel<null>()(z.strictObject({ subscriptionId: z.string().min(1).max(64) })),
 
   'runs.send': channel<{ runId: string; attached: boolean }>()(
@@ -208,10 +248,25 @@ export const CONTRACT = {
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
   /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */
   'connections.add': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName, url: z.url({ protocol: /^https?$/ }).max(2_048) })),
+  /**
+   * Adds a local (stdio) MCP server: the program and its arguments (no shell), and secret variables
+   * whose values go renderer → main → the keychain only, never back (C1, C3).
+   */
+  'connections.addLocal': channel<ConnectionView>()(
+    z.strictObject({
+      ...inNamespace,
+      name: connectionName,
+      command: z.string().min(1).max(4_096),
+      args: z.array(z.string().max(4_096)).max(64),
+      secrets: z.array(z.strictObject({ name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a variable name is letters, digits and _'), value: z.string().min(1).max(16_384) })).max(16),
+    }),
+  ),
   /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */
   'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */
   'connections.signIn': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
+  /** Forgets the sign-in to a remote server (its tokens); the next call needs a new one. */
+  'connections.signOut': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   'connections.remove': channel<null>()(z.strictObject({ ...inNamespace, name: connectionName })),
 
   'settings.get': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
@@ -221,12 +276,17 @@ export const CONTRACT = {
   /** Renderer → main only: the key is stored and never sent back. */
   'settings.setKey': channel<SettingsView>()(z.strictObject({ ...inNamespace, key: z.string().min(8).max(500) })),
   'settings.clearKey': channel<SettingsView>()(z.strictObject({ ...inNamespace })),
+  /** Asks the provider to count the tokens of one word (nothing is generated) with the stored settings and key. */
+  'settings.testProvider': channel<ProviderTestView>()(z.strictObject({ ...inNamespace })),
 
   /** The admin policy this Ward started with (changes are read at the next start). */
   'policy.get': channel<PolicyView>()(z.strictObject({})),
 
   /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
-  'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(2_000) })),
+  'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(MAX_LINK_CHARS) })),
+
+  /** Asks the person for a folder with the system's folder dialog; null when they cancelled. */
+  'folders.pick': channel<{ path: string | null }>()(z.strictObject({})),
 } as const;
 
 export type ChannelName = keyof typeof CONTRACT;

@@ -11,6 +11,12 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u
 /** Also escaped where text must stay on one line (prompts, summaries). */
 const LINE_BREAKS = /[\n\t]/g;
 
+/**
+ * ANSI escape sequences (colours, cursor moves, titles) as a terminal would consume them: CSI,
+ * OSC (ended by BEL or ST) and two-character escapes.
+ */
+const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])/g;
+
 const escapeChar = (ch: string): string => `\\u{${ch.codePointAt(0)!.toString(16)}}`;
 
 /** Escapes invisible characters; keeps line breaks and tabs. Unbounded. */
@@ -41,4 +47,17 @@ const WHITESPACE_RUN = /[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]{3,}/g;
 export function showCommand(command: string): string {
   const collapsed = command.replace(WHITESPACE_RUN, (run) => ` ⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blanks'}⟩ `);
   return escapeInvisible(collapsed.replace(LINE_BREAKS, escapeChar));
+}
+
+/**
+ * For a window, where nothing interprets ANSI: its sequences are dropped (a window would show
+ * their ESC as a box), then everything else invisible is escaped. Unbounded; keeps line breaks.
+ */
+export function escapeForWindow(text: string): string {
+  return escapeInvisible(text.replace(ANSI, ''));
+}
+
+/** `escapeForWindow` for one-line places (titles, tool names, previews), bounded. */
+export function escapeLineForWindow(text: string, max: number): string {
+  return escapeOneLine(text.replace(ANSI, ''), max);
 }

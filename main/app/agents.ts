@@ -78,7 +78,8 @@ export class AgentService {
 
   /** A grant to the agent itself (every conversation with it); relative paths resolve against the home folder. */
   grant(store: NamespaceStore, name: string, effect: Effect, kind: string, entries: string): AgentView {
-    const rules = parseGrantList(effect, kind, entries, os.homedir(), 'agent');
+    // Errors speak the form ("Deny net: …"), not the flag the terminal uses.
+    const rules = parseGrantList(effect, kind, entries, os.homedir(), 'agent', `${effect === 'allow' ? 'Allow' : 'Deny'} ${kind}`);
     this.grants.grant(store, { agent: name }, rules, 'desktop');
     return this.view(store, store.agents.get(name));
   }

@@ -132,6 +132,14 @@ export class ConnectionService {
     });
   }
 
+  /** The next call to the server needs a new sign-in. */
+  signOut(store: NamespaceStore, name: string): Promise<ConnectionView> {
+    return this.use(store, async (manager) => {
+      await manager.signOut(name);
+      return manager.get(name);
+    });
+  }
+
   signIn(store: NamespaceStore, name: string, options: Parameters<ConnectionManager['login']>[1]): Promise<ConnectionView> {
     return this.use(store, async (manager) => {
       await manager.login(name, options);

@@ -5,17 +5,35 @@
  * the fields the schema names, redacted per field (preload/events.ts); an event that does not
  * parse leaves as `unreadable`, without its payload.
  */
-import type { ConversationView, JournalEventView, RunView } from '../../preload/contract.js';
+import type { ConversationView, FolderAccess, JournalEventView, RunView } from '../../preload/contract.js';
 import { journalEvent, readJournalEvent } from '../../preload/events.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC } from '../agents/spec.js';
+import { GrantStore } from '../permissions/grant-store.js';
+import type { Rule } from '../permissions/grants.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { Run, RunState } from '../store/runs.js';
+import type { GrantService } from './grants.js';
+import { checkWorkspace } from './runs/workspace.js';
+import { assertOutsideWardData } from './ward-data.js';
 
 /** Events delivered per message: big replays go in pages so one push never holds the whole journal. */
 const PAGE = 1_000;
 /** The first replay page is small: it is all a window needs to paint. */
 const FIRST_PAGE = 100;
+/** A session list's preview of the latest prompt or answer. */
+const PREVIEW_CHARS = 160;
+
+/** A new chat's project folder and what it may do there without asking. */
+export interface ProjectFolder {
+  readonly workspace: string;
+  readonly access: FolderAccess;
+}
+
+export interface ConversationDeps {
+  readonly home: () => string;
+  readonly grants: () => GrantService;
+}
 export function toEventView(event: JournalEvent): JournalEventView {
   return { seq: event.seq, runId: event.runId, createdAt: event.createdAt, ...readJournalEvent(event.type, event.payload) };
 }
@@ -32,6 +50,8 @@ export interface FeedListener {
 }
 
 export class ConversationService {
+  constructor(private readonly deps: ConversationDeps) {}
+
   view(store: NamespaceStore, id: string): ConversationView {
     const conversation = store.conversations.get(id);
     const active = store.runs.activeFor(id);
@@ -41,6 +61,11 @@ export class ConversationService {
     } catch {
       // A conversation always references a published version; keep the id if that ever fails.
     }
+    const latest = store.journal.latest(id, ['user_prompt', 'assistant_text']);
+    const grants = new GrantStore(store.db)
+      .list({ conversationId: id })
+      .filter((grant) => grant.scope === 'conversation' && grant.conversationId === id)
+      .map((grant) => ({ id: grant.id, effect: grant.effect, kind: grant.kind, value: grant.value, grantedBy: grant.grantedBy }));
     return {
       id: conversation.id,
       title: conversation.title,
@@ -48,6 +73,10 @@ export class ConversationService {
       agentVersion: conversation.agentVersion,
       createdAt: conversation.createdAt,
       lastSeq: conversation.lastSeq,
+      workspace: conversation.workspace,
+      lastActivityAt: store.journal.lastEventAt(id) ?? conversation.createdAt,
+      preview: previewOf(latest?.payload),
+      grants,
       activeRun: active === undefined ? null : toRunView(active),
     };
   }
@@ -60,10 +89,21 @@ export class ConversationService {
       .filter((view) => needle === '' || view.title.toLowerCase().includes(needle) || view.agentName.includes(needle) || view.id.startsWith(needle));
   }
 
-  create(store: NamespaceStore, agentName: string, title: string): ConversationView {
+  /**
+   * A new chat, in the project folder the person chose (outside Ward's data) or in one inside it.
+   * What the chat may do in its folder unasked becomes the chat's own grants, checked like any (P1, P5).
+   */
+  create(store: NamespaceStore, agentName: string, title: string, project?: ProjectFolder): ConversationView {
+    const workspace = project === undefined ? null : checkWorkspace(project.workspace);
+    if (workspace !== null) assertOutsideWardData(this.deps.home(), 'the project folder', workspace);
+    const rules: Rule[] =
+      workspace === null || project?.access === 'ask'
+        ? []
+        : (project?.access === 'write' ? (['read', 'write'] as const) : (['read'] as const)).map((kind) => ({ effect: 'allow', kind, value: workspace, source: 'conversation' }));
     // The built-in agent comes into being on first use, as with `ward run`.
     const agent = agentName === DEFAULT_AGENT && store.agents.find(DEFAULT_AGENT) === undefined ? store.agents.publish(DEFAULT_AGENT, DEFAULT_AGENT_SPEC) : store.agents.get(agentName);
-    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title });
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title, workspace });
+    if (rules.length > 0) this.deps.grants().grant(store, { conversation: conversation.id }, rules, 'desktop:project-folder');
     return this.view(store, conversation.id);
   }
 
@@ -74,44 +114,57 @@ export class ConversationService {
     return run;
   }
 
+  /** Where a feed that starts with the newest `tail` events cuts the journal: they are the events after it. */
+  tailFrom(store: NamespaceStore, conversationId: string, afterSeq: number, tail: number): number {
+    return Math.max(afterSeq, store.journal.lastSeq(conversationId) - tail);
+  }
+
   /**
    * Replays from the cursor in pages, one per tick, so a window paints the first page while the
    * rest is still being read; then follows live appends from wherever the replay ended (J1).
-   * Live events are coalesced per tick (the run loop appends in bursts). Returns stop().
+   * With `tailFrom` (see tailFrom()), the events after it come first, so a window opens at the
+   * latest message; live appends follow them, and the history up to `tailFrom` is replayed
+   * behind, in pages. Live events are coalesced per tick (the run loop appends in bursts).
+   * Returns stop().
    */
-  follow(store: NamespaceStore, conversationId: string, afterSeq: number, listener: FeedListener): () => void {
+  follow(store: NamespaceStore, conversationId: string, afterSeq: number, listener: FeedListener, tailFrom: number | null = null): () => void {
     store.conversations.get(conversationId);
     let stopped = false;
     let unsubscribe: (() => void) | undefined;
     const deliver = (events: JournalEventView[]) => {
       if (events.length > 0 && !stopped) listener.events(events);
     };
-    const history = store.journal.read(conversationId, afterSeq, PAGE);
-    let cursor = afterSeq;
-    let pageSize = FIRST_PAGE;
-    const replayPage = () => {
-      if (stopped) return;
-      const page: JournalEventView[] = [];
-      try {
-        while (page.length < pageSize) {
-          const next = history.next();
-          if (next.done) break;
-          page.push(toEventView(next.value));
+    /** Replays (from, to] a page per tick, then calls `done` with the last seq replayed. */
+    const replay = (from: number, to: number, firstPage: number, done: (cursor: number) => void) => {
+      const history = store.journal.read(conversationId, from, PAGE);
+      let cursor = from;
+      let pageSize = firstPage;
+      const replayPage = () => {
+        if (stopped) return;
+        const page: JournalEventView[] = [];
+        try {
+          while (page.length < pageSize) {
+            const next = history.next();
+            if (next.done || next.value.seq > to) break;
+            page.push(toEventView(next.value));
+          }
+        } catch (error) {
+          // The store closed (Ward is quitting) or broke: this feed ends; the reader resubscribes on reload.
+          stopped = true;
+          listener.ended?.(error);
+          return;
         }
-      } catch (error) {
-        // The store closed (Ward is quitting) or broke: this feed ends; the reader resubscribes on reload.
-        stopped = true;
-        listener.ended?.(error);
-        return;
-      }
-      if (page.length > 0) cursor = page[page.length - 1]!.seq;
-      deliver(page);
-      if (page.length === pageSize) {
-        pageSize = PAGE;
-        setImmediate(replayPage);
-      } else followLive();
+        if (page.length > 0) cursor = page[page.length - 1]!.seq;
+        deliver(page);
+        if (page.length === pageSize && cursor < to) {
+          pageSize = PAGE;
+          setImmediate(replayPage);
+        } else done(cursor);
+      };
+      replayPage();
     };
-    const followLive = () => {
+    const followLive = (cursor: number) => {
+      if (stopped) return;
       let batch: JournalEventView[] = [];
       let scheduled = false;
       unsubscribe = store.journal.subscribe(conversationId, cursor, (event) => {
@@ -127,10 +180,26 @@ export class ConversationService {
       });
     };
     // The caller hears of the feed before its first page.
-    setImmediate(replayPage);
+    if (tailFrom === null || tailFrom <= afterSeq) {
+      setImmediate(() => replay(afterSeq, Number.MAX_SAFE_INTEGER, FIRST_PAGE, followLive));
+    } else {
+      setImmediate(() =>
+        replay(tailFrom, Number.MAX_SAFE_INTEGER, PAGE, (cursor) => {
+          followLive(cursor);
+          replay(afterSeq, tailFrom, PAGE, () => undefined);
+        }),
+      );
+    }
     return () => {
       stopped = true;
       unsubscribe?.();
     };
   }
+}
+
+/** One line of a prompt or answer for a session list. */
+function previewOf(payload: unknown): string {
+  const text = typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string' ? (payload as { text: string }).text : '';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
 }

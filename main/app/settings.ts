@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SettingsView } from '../../preload/contract.js';
+import type { ProviderTestView, SettingsView } from '../../preload/contract.js';
+import { escapeOneLine } from '../../preload/display.js';
 import { WardError } from '../base/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
@@ -12,9 +13,12 @@ import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
 import { checkBaseUrl, PROFILES_FILE, resolveModelProfile } from '../providers/model-profile.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
+import { storedModelCredential } from './model-credential.js';
 import type { NamespaceService } from './namespaces.js';
 
 const DEFAULT_PROFILE = 'default';
+/** How long "Test connection" waits for the provider. */
+const TEST_TIMEOUT_MS = 15_000;
 
 export class SettingsService {
   constructor(
@@ -23,6 +27,41 @@ export class SettingsService {
     private readonly policy: AdminPolicy | null,
     private readonly stores: OpenStoreOptions = {},
   ) {}
+
+  /**
+   * "Test connection": one token count (free, nothing generated) against the namespace's provider,
+   * model and credential, as a run would send them. The credential never leaves main (C3).
+   */
+  async testProvider(store: NamespaceStore): Promise<ProviderTestView> {
+    const profile = resolveModelProfile(this.namespaces.home, store.namespace, DEFAULT_PROFILE, this.env);
+    const baseUrl = checkBaseUrl(profile.baseUrl, false, 'model provider');
+    assertProviderAllowed(this.policy, baseUrl);
+    const credential = await storedModelCredential(this.namespaces.home)(store.namespace, this.env);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
+    if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
+    else headers.authorization = `Bearer ${credential.value}`;
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    const host = new URL(baseUrl).host;
+    let response: Response;
+    try {
+      response = await fetch(new URL('v1/messages/count_tokens', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: profile.model, messages: [{ role: 'user', content: 'ping' }] }),
+        signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+        redirect: 'error',
+      });
+    } catch (error) {
+      const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${TEST_TIMEOUT_MS / 1_000} s` : 'the connection failed';
+      return { ok: false, status: 0, durationMs: took(), message: `Could not reach ${host}: ${why}.` };
+    }
+    if (response.ok) return { ok: true, status: response.status, durationMs: took(), message: `${host} answered for model ${profile.model} in ${took()} ms.` };
+    const body = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
+    const said = typeof body?.error?.message === 'string' ? `: ${escapeOneLine(body.error.message, 200)}` : '';
+    const hint = response.status === 401 || response.status === 403 ? ' Check the model key.' : response.status === 404 ? ' Check the endpoint and the model name.' : '';
+    return { ok: false, status: response.status, durationMs: took(), message: `${host} answered HTTP ${response.status}${said}.${hint}` };
+  }
 
   async view(store: NamespaceStore): Promise<SettingsView> {
     const profile = resolveModelProfile(this.namespaces.home, store.namespace, DEFAULT_PROFILE, this.env);

@@ -81,7 +81,7 @@ export class WardApp {
   private namespaceService: NamespaceService | undefined;
   private grantService: GrantService | undefined;
   private settingsService: SettingsService | undefined;
-  readonly conversations = new ConversationService();
+  readonly conversations = new ConversationService({ home: () => this.home, grants: () => this.grants });
   private runService: Promise<RunService> | undefined;
   private connectionService: Promise<ConnectionService> | undefined;
   private agentService: Promise<AgentService> | undefined;

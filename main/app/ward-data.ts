@@ -40,6 +40,6 @@ export function assertOutsideWardData(home: string, what: string, folder: string
 /** Refuses read and write grants that would show Ward's data folder. */
 export function assertGrantsOutsideWardData(home: string, rules: readonly Rule[]): void {
   for (const rule of rules) {
-    if (rule.effect === 'allow' && (rule.kind === 'read' || rule.kind === 'write')) assertOutsideWardData(home, `--allow-${rule.kind}=${rule.value}:`, rule.value);
+    if (rule.effect === 'allow' && (rule.kind === 'read' || rule.kind === 'write')) assertOutsideWardData(home, `a ${rule.kind} grant for`, rule.value);
   }
 }

@@ -109,6 +109,15 @@ export class ConnectionManager {
     return this.registry.remove(name);
   }
 
+  /** Forgets the connection's sign-in (its tokens; its client registration stays) and closes its session. */
+  async signOut(name: string): Promise<void> {
+    this.registry.get(name);
+    await this.disconnect(name);
+    this.providers.delete(name);
+    await this.options.secrets.delete(oauthAccounts(name).tokens);
+    this.registry.setHealth(name, 'not_signed_in', 'not_signed_in');
+  }
+
   list(): ConnectionView[] {
     return this.registry.list().map((record) => this.view(record));
   }

@@ -6,8 +6,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { CHANNEL_NAMES, EVENT_CHANNEL, wireChannel, type PushedEvent } from '../../preload/contract.js';
+import type { AttentionPort } from '../ipc/attention.js';
 import { startDesktop } from '../ipc/desktop.js';
 import type { Client, DesktopIpc } from '../ipc/handlers.js';
 import { APP_ENTRY, APP_SCHEME } from '../ipc/sender.js';
@@ -66,6 +67,36 @@ async function confirmAndOpen(url: URL): Promise<boolean> {
   await shell.openExternal(url.href);
   return true;
 }
+
+/** The system's folder dialog, for a new chat's project folder. */
+async function pickFolder(): Promise<string | null> {
+  const owner = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  const options = { title: 'Project folder for the new chat', properties: ['openDirectory' as const, 'createDirectory' as const] };
+  const { canceled, filePaths } = owner === undefined ? await dialog.showOpenDialog(options) : await dialog.showOpenDialog(owner, options);
+  return canceled ? null : (filePaths[0] ?? null);
+}
+
+function bringForward(): void {
+  const window = BrowserWindow.getAllWindows()[0];
+  if (window === undefined) return;
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}
+
+/** OS notifications and the dock/taskbar badge (app.setBadgeCount is a no-op where the OS has none). */
+const attention: AttentionPort = {
+  focused: () => BrowserWindow.getFocusedWindow() !== null,
+  notify(note, onClick) {
+    if (!Notification.isSupported()) return;
+    const shown = new Notification({ title: note.title, body: note.body, silent: false });
+    shown.on('click', onClick);
+    shown.show();
+  },
+  setBadge(count) {
+    app.setBadgeCount(count);
+  },
+};
 
 function clientFor(contents: WebContents): Client {
   return {
@@ -127,8 +158,9 @@ function createWindow(service: DesktopIpc): void {
 
 async function start(): Promise<void> {
   const denyAll = session.defaultSession;
-  denyAll.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  denyAll.setPermissionCheckHandler(() => false);
+  // Only writing to the clipboard (the Copy buttons); reading it, and everything else, is refused.
+  denyAll.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
+  denyAll.setPermissionCheckHandler((_contents, permission) => permission === 'clipboard-sanitized-write');
   denyAll.setDevicePermissionHandler(() => false);
 
   const desktop = startDesktop({
@@ -136,6 +168,9 @@ async function start(): Promise<void> {
     openExternal: confirmAndOpen,
     // The person pressed "Sign in"; main has checked the URL is http(s).
     openSignIn: (url) => shell.openExternal(url.href),
+    pickFolder,
+    attention,
+    bringForward,
   });
   serveRenderer();
   registerIpc(desktop.ipc);

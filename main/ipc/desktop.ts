@@ -4,7 +4,8 @@
  */
 import { WardApp, type WardAppOptions } from '../app/ward-app.js';
 import { ApprovalQueue } from '../permissions/approval-queue.js';
-import { DesktopIpc, type ExternalOpener, type SignInBrowser } from './handlers.js';
+import { watchApprovals, type AttentionPort } from './attention.js';
+import { DesktopIpc, type ExternalOpener, type FolderPicker, type SignInBrowser } from './handlers.js';
 
 export interface Desktop {
   readonly app: WardApp;
@@ -13,13 +14,31 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & { openExternal?: ExternalOpener; openSignIn?: SignInBrowser }): Desktop {
-  const { openExternal, openSignIn, ...appOptions } = options;
+export interface DesktopPortOptions {
+  readonly openExternal?: ExternalOpener;
+  readonly openSignIn?: SignInBrowser;
+  readonly pickFolder?: FolderPicker;
+  /** Notifications and the icon badge for approvals waiting in a window out of sight. */
+  readonly attention?: AttentionPort;
+  /** What clicking such a notification does (bring the window forward). */
+  readonly bringForward?: () => void;
+}
+
+export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & DesktopPortOptions): Desktop {
+  const { openExternal, openSignIn, pickFolder, attention, bringForward, ...appOptions } = options;
   // The queue asks the app for the timeout (the policy's approvalTimeoutSeconds) when a question is asked.
   const approvals: ApprovalQueue = new ApprovalQueue((): number => app.approvalTimeoutMs);
   const app: WardApp = new WardApp({ ...appOptions, prompter: approvals });
   // A malformed policy or conflicting namespace settings stop the app here (fail closed), not at the first click.
   void app.namespaces.fixed;
-  const ipc = new DesktopIpc(app, { approvals, ...(openExternal ? { openExternal } : {}), ...(openSignIn ? { openSignIn } : {}) });
-  return { app, ipc, close: () => app.close() };
+  const ipc = new DesktopIpc(app, { approvals, ...(openExternal ? { openExternal } : {}), ...(openSignIn ? { openSignIn } : {}), ...(pickFolder ? { pickFolder } : {}) });
+  const stopWatching = attention === undefined ? () => undefined : watchApprovals(approvals, attention, () => bringForward?.());
+  return {
+    app,
+    ipc,
+    close: () => {
+      stopWatching();
+      return app.close();
+    },
+  };
 }

@@ -24,12 +24,15 @@ export interface Client {
 export type ExternalOpener = (url: URL) => Promise<boolean>;
 /** Opens a sign-in page the person asked for (no extra confirmation; http/https only). */
 export type SignInBrowser = (url: URL) => Promise<void>;
+/** The system's folder dialog: the folder the person chose, or null when they cancelled. */
+export type FolderPicker = () => Promise<string | null>;
 
 export interface DesktopPorts {
   /** Approvals waiting for the person (the desktop's prompter). */
   readonly approvals?: ApprovalPort;
   readonly openExternal?: ExternalOpener;
   readonly openSignIn?: SignInBrowser;
+  readonly pickFolder?: FolderPicker;
 }
 
 /** A window follows a few conversations at a time; more is a leak or abuse (L1). */
@@ -68,18 +71,27 @@ export class DesktopIpc {
     'namespaces.create': ({ name }) => ({ name: this.app.namespaces.create(name).name }),
     'conversations.list': ({ namespace, query }) => this.app.conversations.list(this.store(namespace), query),
     'conversations.get': ({ namespace, conversationId }) => this.app.conversations.view(this.store(namespace), conversationId),
-    'conversations.create': ({ namespace, agentName, title }) => this.app.conversations.create(this.store(namespace), agentName, title),
-    'journal.subscribe': ({ namespace, conversationId, afterSeq }, client) => {
+    'conversations.create': ({ namespace, agentName, title, workspace, access = 'ask' }) =>
+      this.app.conversations.create(this.store(namespace), agentName, title, workspace === undefined ? undefined : { workspace, access }),
+    'journal.subscribe': ({ namespace, conversationId, afterSeq, tail }, client) => {
       const store = this.store(namespace);
-      return this.subscribe(client, (subscriptionId) =>
-        this.app.conversations.follow(store, conversationId, afterSeq, {
-          events: (events) => client.push({ kind: 'journal', subscriptionId, events }),
-          ended: (error) => {
-            console.error('ward: journal replay ended', error);
-            this.subscriptions.delete(subscriptionId);
+      const tailFrom = tail === undefined ? null : this.app.conversations.tailFrom(store, conversationId, afterSeq, tail);
+      const { subscriptionId } = this.subscribe(client, (id) =>
+        this.app.conversations.follow(
+          store,
+          conversationId,
+          afterSeq,
+          {
+            events: (events) => client.push({ kind: 'journal', subscriptionId: id, events }),
+            ended: (error) => {
+              console.error('ward: journal replay ended', error);
+              this.subscriptions.delete(id);
+            },
           },
-        }),
+          tailFrom,
+        ),
       );
+      return { subscriptionId, tailFrom };
     },
     'journal.unsubscribe': ({ subscriptionId }, client) => {
       const subscription = this.subscriptions.get(subscriptionId);
@@ -130,6 +142,11 @@ export class DesktopIpc {
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
     'connections.add': async ({ namespace, name, url }) => toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url })),
+    'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
+      const spec = { transport: 'stdio', name, command, args, secretEnv: secrets.map((secret) => secret.name) };
+      const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
+      return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values));
+    },
     'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name)),
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;
@@ -137,6 +154,7 @@ export class DesktopIpc {
       const view = await (await this.app.connections()).signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
       return toWindowView(view);
     },
+    'connections.signOut': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).signOut(this.store(namespace), name)),
     'connections.remove': async ({ namespace, name }) => {
       await (await this.app.connections()).remove(this.store(namespace), name);
       return null;
@@ -152,6 +170,7 @@ export class DesktopIpc {
       await this.app.settings.setKey(store.namespace, key);
       return this.app.settings.view(store);
     },
+    'settings.testProvider': ({ namespace }) => this.app.settings.testProvider(this.store(namespace)),
     'settings.clearKey': async ({ namespace }) => {
       const store = this.store(namespace);
       await this.app.settings.clearKey(store.namespace);
@@ -162,6 +181,10 @@ export class DesktopIpc {
       const parsed = parseExternalUrl(url);
       if (this.ports.openExternal === undefined) throw new WardError('unavailable', 'opening links is not available here');
       return { opened: await this.ports.openExternal(parsed) };
+    },
+    'folders.pick': async () => {
+      if (this.ports.pickFolder === undefined) throw new WardError('unavailable', 'choosing a folder is not available here');
+      return { path: await this.ports.pickFolder() };
     },
   };
 

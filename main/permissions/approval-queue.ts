@@ -10,8 +10,8 @@ import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
 
-const TO_PROMPT: Readonly<Record<ApprovalAnswer, PromptAnswer>> = { allow_once: 'once', allow_conversation: 'conversation', deny: 'deny' };
-const FROM_PROMPT: Partial<Record<PromptAnswer, ApprovalAnswer>> = { once: 'allow_once', conversation: 'allow_conversation', deny: 'deny' };
+const TO_PROMPT: Readonly<Record<ApprovalAnswer, PromptAnswer>> = { allow_once: 'once', allow_conversation: 'conversation', allow_agent: 'always', deny: 'deny' };
+const FROM_PROMPT: Readonly<Record<PromptAnswer, ApprovalAnswer>> = { once: 'allow_once', conversation: 'allow_conversation', always: 'allow_agent', deny: 'deny' };
 
 interface Entry {
   readonly namespace: string;
@@ -42,7 +42,7 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
     return new Promise((resolve) => {
       if (signal.aborted) return resolve('deny');
       const id = randomUUID();
-      const choices = question.choices.map((choice) => FROM_PROMPT[choice]).filter((choice): choice is ApprovalAnswer => choice !== undefined);
+      const choices = question.choices.map((choice) => FROM_PROMPT[choice]);
       const view: PendingApprovalView = {
         id,
         // Stated by the run that asks (RunPermissions), never guessed.

@@ -209,11 +209,12 @@ export function parsePermissionFlags(tokens: readonly string[], baseDir: string,
 
 /**
  * One `--EFFECT-KIND=LIST` grant (a flag, or the same fields from a form): every entry is
- * validated and made canonical; relative paths resolve against `baseDir`.
+ * validated and made canonical; relative paths resolve against `baseDir`. Errors name the grant
+ * by `label`: the flag by default, the form's own words for a form ("Deny net").
  */
-export function parseGrantList(effect: Effect, kind: string, list: string, baseDir: string, source: RuleSource = 'flag'): Rule[] {
+export function parseGrantList(effect: Effect, kind: string, list: string, baseDir: string, source: RuleSource = 'flag', label?: string): Rule[] {
   if (!path.isAbsolute(baseDir)) throw new WardError('internal', 'parseGrantList needs an absolute base directory');
-  const flag = `--${effect}-${kind}`;
+  const flag = label ?? `--${effect}-${kind}`;
   if (!isGrantKind(kind)) throw new WardError('invalid_grant', `${flag}: unknown permission kind ${shown(kind)}; kinds are ${GRANT_KINDS.join(', ')}`);
   if (list === '') throw new WardError('invalid_grant', `${flag} needs a list (${flag}=ENTRY,ENTRY); Ward has no allow-all for a kind`);
   return splitEntries(flag, list).map((entry) => {

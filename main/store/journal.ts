@@ -163,6 +163,24 @@ export class Journal {
     return row?.seq ?? undefined;
   }
 
+  /** The newest event of one of `types`, or undefined when there is none. */
+  latest(conversationId: string, types: readonly string[]): JournalEvent | undefined {
+    const row = this.db
+      .prepare<string[], [number, string | null, string, string, string, string]>(
+        `SELECT seq, run_id, type, payload, created_at, hash FROM events WHERE conversation_id = ? AND type IN (${types.map(() => '?').join(', ')}) ORDER BY seq DESC LIMIT 1`,
+      )
+      .raw()
+      .get(conversationId, ...types);
+    if (row === undefined) return undefined;
+    const [seq, runId, type, payload, createdAt, hash] = row;
+    return { conversationId, seq, runId, type, payload: JSON.parse(payload) as unknown, createdAt, hash };
+  }
+
+  /** When the newest event was written, or undefined for an empty journal. */
+  lastEventAt(conversationId: string): string | undefined {
+    return this.db.prepare<[string], { created_at: string }>('SELECT created_at FROM events WHERE conversation_id = ? ORDER BY seq DESC LIMIT 1').get(conversationId)?.created_at;
+  }
+
   lastSeq(conversationId: string): number {
     const head = this.selectHead.get(conversationId);
     if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);

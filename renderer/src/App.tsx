@@ -1,34 +1,37 @@
-/** The window: namespace switcher, navigation, searchable sessions, and the current page. */
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+/**
+ * The window: a fixed navigation rail, the sessions of the namespace (newest activity first), and
+ * the current page. Keyboard: Ctrl/Cmd+K switches sessions, Ctrl/Cmd+N starts a chat, F6 moves
+ * between the panes, Escape stops a run (ChatView). One status region announces what finished
+ * and which chat waits for an approval; approvals of other chats are a badge and a one-line notice.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { AgentView, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+import { escapeLineForWindow } from '../../preload/display.js';
 import { errorText, unwrap } from './api.js';
-import { ApprovalPrompt } from './components/ApprovalPrompt.js';
+import { secondsLeft } from './components/ApprovalPrompt.js';
 import { ChatView } from './components/ChatView.js';
-import { ManagedLock, policySetting, usePolicy } from './components/ManagedLock.js';
+import { usePolicy, policySetting } from './components/ManagedLock.js';
+import { NewChat } from './components/NewChat.js';
+import { SessionList } from './components/SessionList.js';
+import { Switcher } from './components/Switcher.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
 import { PolicyPage } from './pages/PolicyPage.js';
 import { SettingsPage } from './pages/SettingsPage.js';
+import { PAGES, type Page } from './pages.js';
 import { PushRouter } from './state/follow.js';
 
-type Page = 'chats' | 'agents' | 'connections' | 'settings' | 'policy';
-const PAGES: readonly { id: Page; label: string }[] = [
-  { id: 'chats', label: 'Chats' },
-  { id: 'agents', label: 'Agents' },
-  { id: 'connections', label: 'Connections' },
-  { id: 'settings', label: 'Settings' },
-  { id: 'policy', label: 'Policy' },
-];
 
-interface Place {
+/** `conversationId` "new" is a chat not started yet. */
+export interface Place {
   readonly namespace: string;
   readonly page: Page;
   readonly conversationId: string | null;
 }
 
 const PLACE_KEY = 'ward.place';
-/** Published by main on first use (a fresh install has no agent of its own yet). */
-const BUILT_IN_AGENT = 'default';
+/** Announced again when this little time is left to answer. */
+const LAST_CALL_S = 20;
 
 /** Where the person was, so a reload reopens the same conversation (and replays it). */
 function loadPlace(): Place {
@@ -43,6 +46,14 @@ function loadPlace(): Place {
   return { namespace: 'default', page: 'chats', conversationId: null };
 }
 
+const titleOf = (conversations: readonly ConversationView[], id: string | null) => {
+  const found = conversations.find((conversation) => conversation.id === id);
+  return found === undefined ? 'another chat' : escapeLineForWindow(found.title, 80);
+};
+
+/** The panes F6 cycles through, in order. */
+const PANES = ['.rail', '.sidebar', '.vlist, .page, .chat-empty', '.composer textarea'];
+
 export function App({ api }: { api: WardApi }) {
   const router = useMemo(() => new PushRouter(api), [api]);
   const policy = usePolicy(api);
@@ -54,13 +65,16 @@ export function App({ api }: { api: WardApi }) {
   const [query, setQuery] = useState('');
   const [approvals, setApprovals] = useState<readonly PendingApprovalView[]>([]);
   const [error, setError] = useState<string | null>(null);
-  const [newTitle, setNewTitle] = useState('');
-  const [newAgent, setNewAgent] = useState('');
   const [listTick, setListTick] = useState(0);
+  const [switcherOpen, setSwitcherOpen] = useState(false);
+  const [newChatKey, setNewChatKey] = useState(0);
+  const [chatTitle, setChatTitle] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
 
   const go = useCallback((next: Partial<Place>) => setPlace((current) => ({ ...current, ...next })), []);
   useEffect(() => sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)), [place]);
   const fail = (failure: unknown) => setError(errorText(failure));
+  const announce = useCallback((text: string) => setAnnouncement((current) => (current === text ? `${text}\u00a0` : text)), []);
 
   useEffect(() => {
     unwrap(api.namespaces.list({}))
@@ -79,7 +93,7 @@ export function App({ api }: { api: WardApi }) {
     if (!ready) return;
     const timer = setTimeout(() => {
       unwrap(api.conversations.list({ namespace: place.namespace, ...(query.trim() === '' ? {} : { query: query.trim() }) }))
-        .then(setConversations)
+        .then((list) => setConversations([...list].sort((a, b) => (a.lastActivityAt < b.lastActivityAt ? 1 : a.lastActivityAt > b.lastActivityAt ? -1 : 0))))
         .catch(fail);
     }, 120);
     return () => clearTimeout(timer);
@@ -88,10 +102,7 @@ export function App({ api }: { api: WardApi }) {
   useEffect(() => {
     if (!ready) return;
     unwrap(api.agents.list({ namespace: place.namespace }))
-      .then((list) => {
-        setAgents(list);
-        setNewAgent((current) => current || list[0]?.name || BUILT_IN_AGENT);
-      })
+      .then(setAgents)
       .catch(fail);
   }, [api, ready, place.namespace, place.page]);
 
@@ -114,97 +125,110 @@ export function App({ api }: { api: WardApi }) {
     };
   }, [api, router, ready, place.namespace]);
 
-  const refreshList = useCallback(() => setListTick((tick) => tick + 1), []);
+  // Each new approval is announced once, and once more near its end.
+  const announced = useRef(new Map<string, 'asked' | 'last-call'>());
+  useEffect(() => {
+    const check = () => {
+      for (const approval of approvals) {
+        const said = announced.current.get(approval.id);
+        const where = titleOf(conversations, approval.conversationId);
+        if (said === undefined) {
+          announced.current.set(approval.id, 'asked');
+          announce(`Approval needed in “${where}”: agent ${approval.agent} ${approval.summary}`);
+        } else if (said === 'asked' && secondsLeft(approval.expiresAt, Date.now()) <= LAST_CALL_S) {
+          announced.current.set(approval.id, 'last-call');
+          announce(`${LAST_CALL_S} seconds left to answer the approval in “${where}”`);
+        }
+      }
+    };
+    check();
+    if (approvals.length === 0) return;
+    const timer = setInterval(check, 1_000);
+    return () => clearInterval(timer);
+  }, [approvals, conversations, announce]);
 
+  const refreshList = useCallback(() => setListTick((tick) => tick + 1), []);
   const openLink = useCallback(
     (url: string) => {
       unwrap(api.links.openExternal({ url })).catch(fail);
     },
     [api],
   );
+  const newChat = useCallback(() => {
+    setNewChatKey((key) => key + 1);
+    go({ page: 'chats', conversationId: 'new' });
+  }, [go]);
 
-  // Questions from other conversations (or from a run main could not place) are shown window-wide.
-  const answer = (approvalId: string, value: ApprovalAnswer) => {
-    unwrap(api.approvals.answer({ namespace: place.namespace, approvalId, answer: value })).catch(fail);
-  };
+  // The window title names the chat (or the page).
+  const pageLabel = PAGES.find((page) => page.id === place.page)!.label;
+  const windowTitle = place.page !== 'chats' ? pageLabel : place.conversationId === 'new' ? 'New chat' : place.conversationId === null ? 'Chats' : (chatTitle ?? 'Chat');
+  useEffect(() => {
+    document.title = `${windowTitle} — Ward`;
+  }, [windowTitle]);
 
-  const createConversation = async () => {
-    try {
-      const created = await unwrap(api.conversations.create({ namespace: place.namespace, agentName: newAgent, title: newTitle.trim() || 'New chat' }));
-      setNewTitle('');
-      setListTick((tick) => tick + 1);
-      go({ page: 'chats', conversationId: created.id });
-    } catch (failure) {
-      fail(failure);
-    }
-  };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const mod = event.ctrlKey || event.metaKey;
+      if (mod && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setSwitcherOpen(true);
+      } else if (mod && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'n') {
+        event.preventDefault();
+        newChat();
+      } else if (event.key === 'F6' && document.querySelector('dialog[open]') === null) {
+        event.preventDefault();
+        const panes = PANES.map((selector) => document.querySelector<HTMLElement>(selector)).filter((pane): pane is HTMLElement => pane !== null);
+        if (panes.length === 0) return;
+        const now = panes.findIndex((pane) => pane.contains(document.activeElement));
+        const next = panes[(now + (event.shiftKey ? panes.length - 1 : 1)) % panes.length]!;
+        const target = next.matches('textarea, [tabindex]') ? next : (next.querySelector<HTMLElement>('button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])') ?? next);
+        target.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [newChat]);
 
-  const pendingCount = approvals.length;
+  const open = place.page === 'chats' ? place.conversationId : null;
+  const elsewhere = approvals.filter((approval) => approval.conversationId === null || approval.conversationId !== open);
+  const waiting = useMemo(() => new Set(approvals.map((approval) => approval.conversationId).filter((id): id is string => id !== null)), [approvals]);
   return (
-    <div className="app">
-      <nav className="sidebar" aria-label="Ward">
-        <label className="namespace-switcher">
-          Namespace
-          <select value={place.namespace} disabled={policySetting(policy, 'namespace') !== undefined} onChange={(event) => go({ namespace: event.target.value, conversationId: null })}>
-            {namespaces.map((ns) => (
-              <option key={ns.name} value={ns.name}>
-                {ns.name}
-              </option>
-            ))}
-            {!namespaces.some((ns) => ns.name === place.namespace) && <option value={place.namespace}>{place.namespace}</option>}
-          </select>
-        </label>
-        <ManagedLock setting={policySetting(policy, 'namespace')} />
-        <ul className="nav">
+    <div className={`app${place.page === 'chats' ? ' with-sessions' : ''}`}>
+      <nav className="rail" aria-label="Ward">
+        <div className="rail-mark" aria-hidden>
+          W
+        </div>
+        <ul>
           {PAGES.map((page) => (
             <li key={page.id}>
-              <button type="button" aria-current={place.page === page.id ? 'page' : undefined} onClick={() => go({ page: page.id })}>
-                {page.label}
-                {page.id === 'chats' && pendingCount > 0 && <span className="badge" aria-label={`${pendingCount} approvals waiting`}>{pendingCount}</span>}
+              <button type="button" className="rail-button" aria-current={place.page === page.id ? 'page' : undefined} onClick={() => go({ page: page.id })} title={page.label}>
+                <page.icon size={20} aria-hidden />
+                <span>{page.label}</span>
+                {page.id === 'chats' && approvals.length > 0 && (
+                  <span className="badge" aria-label={`${approvals.length} ${approvals.length === 1 ? 'approval' : 'approvals'} waiting`}>
+                    {approvals.length}
+                  </span>
+                )}
               </button>
             </li>
           ))}
         </ul>
-        <input type="search" className="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(event) => setQuery(event.target.value)} />
-        <ul className="sessions" aria-label="Sessions">
-          {conversations.map((conversation) => (
-            <li key={conversation.id}>
-              <button
-                type="button"
-                aria-current={conversation.id === place.conversationId ? 'true' : undefined}
-                onClick={() => go({ page: 'chats', conversationId: conversation.id })}
-              >
-                <span className="session-title">{conversation.title}</span>
-                <span className="session-meta">
-                  {conversation.agentName}
-                  {conversation.activeRun !== null && ` · ${conversation.activeRun.state}`}
-                </span>
-              </button>
-            </li>
-          ))}
-          {conversations.length === 0 && <li className="muted">{query ? 'No matching sessions' : 'No sessions yet'}</li>}
-        </ul>
-        <form
-          className="new-chat"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void createConversation();
-          }}
-        >
-          <select aria-label="Agent for a new chat" value={newAgent} onChange={(event) => setNewAgent(event.target.value)}>
-            {agents.map((agent) => (
-              <option key={agent.name} value={agent.name}>
-                {agent.name}
-              </option>
-            ))}
-            {!agents.some((agent) => agent.name === BUILT_IN_AGENT) && <option value={BUILT_IN_AGENT}>{BUILT_IN_AGENT} (built in)</option>}
-          </select>
-          <input aria-label="Title of a new chat" placeholder="Title" value={newTitle} maxLength={200} onChange={(event) => setNewTitle(event.target.value)} />
-          <button type="submit" disabled={newAgent === ''}>
-            New chat
-          </button>
-        </form>
       </nav>
+      {place.page === 'chats' && (
+        <SessionList
+          namespaces={namespaces}
+          namespace={place.namespace}
+          onNamespace={(namespace) => go({ namespace, conversationId: null })}
+          namespaceLock={policySetting(policy, 'namespace')}
+          conversations={conversations}
+          current={place.conversationId}
+          waiting={waiting}
+          query={query}
+          onQuery={setQuery}
+          onOpen={(conversationId) => go({ page: 'chats', conversationId })}
+          onNewChat={newChat}
+        />
+      )}
       <main className="content">
         {error !== null && (
           <div className="banner banner-error" role="alert">
@@ -214,18 +238,47 @@ export function App({ api }: { api: WardApi }) {
             </button>
           </div>
         )}
-        {approvals
-          .filter((approval) => place.page !== 'chats' || approval.conversationId === null || approval.conversationId !== place.conversationId)
-          .map((approval) => {
-            const from = approval.conversationId;
-            const origin = from === null ? undefined : { title: conversations.find((conversation) => conversation.id === from)?.title ?? 'another chat', onOpen: () => go({ page: 'chats', conversationId: from }) };
-            return <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} origin={origin} />;
-          })}
+        {elsewhere.length > 0 && (
+          <ul className="elsewhere" aria-label="Approvals in other chats">
+            {elsewhere.map((approval) => (
+              <li key={approval.id} className="elsewhere-item" data-testid="approval-elsewhere">
+                <span className="dot dot-waiting" aria-hidden />
+                <span className="elsewhere-text">
+                  Approval needed in “{titleOf(conversations, approval.conversationId)}”: agent {approval.agent} {approval.summary}
+                </span>
+                {approval.conversationId !== null && (
+                  <button type="button" className="link-button" onClick={() => go({ page: 'chats', conversationId: approval.conversationId })}>
+                    Open it
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
         {!ready && <div className="chat-loading">Loading…</div>}
         {ready &&
           place.page === 'chats' &&
           (place.conversationId === null ? (
-            <div className="chat-empty">Choose a session or start a new chat.</div>
+            <div className="chat-empty">
+              <div className="empty-state">
+                <p>Choose a session, or start a new chat.</p>
+                <button type="button" className="primary" onClick={newChat}>
+                  New chat <kbd>Ctrl+N</kbd>
+                </button>
+              </div>
+            </div>
+          ) : place.conversationId === 'new' ? (
+            <NewChat
+              key={`${place.namespace}/new/${newChatKey}`}
+              api={api}
+              namespace={place.namespace}
+              agents={agents}
+              focusKey={String(newChatKey)}
+              onCreated={(conversationId) => {
+                refreshList();
+                go({ conversationId });
+              }}
+            />
           ) : (
             <ChatView
               key={`${place.namespace}/${place.conversationId}`}
@@ -234,8 +287,11 @@ export function App({ api }: { api: WardApi }) {
               namespace={place.namespace}
               conversationId={place.conversationId}
               approvals={approvals}
+              agents={agents}
               onOpenLink={openLink}
               onRunChange={refreshList}
+              onTitle={setChatTitle}
+              announce={announce}
             />
           ))}
         {ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
@@ -243,6 +299,27 @@ export function App({ api }: { api: WardApi }) {
         {ready && place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} policy={policy} />}
         {place.page === 'policy' && <PolicyPage policy={policy} />}
       </main>
+      <div className="sr-only" role="status" aria-live="polite" data-testid="announcer">
+        {announcement}
+      </div>
+      <Switcher
+        open={switcherOpen}
+        conversations={conversations}
+        waiting={waiting}
+        onClose={() => setSwitcherOpen(false)}
+        onOpen={(conversationId) => {
+          setSwitcherOpen(false);
+          go({ page: 'chats', conversationId });
+        }}
+        onPage={(page) => {
+          setSwitcherOpen(false);
+          go({ page });
+        }}
+        onNewChat={() => {
+          setSwitcherOpen(false);
+          newChat();
+        }}
+      />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../preload/events.js';
 import { RUN_STARTED } from '../support/events.js';
-import { screenshot, seedConversation, useUiSuite, type UiHarness } from './harness/harness.js';
+import { screenshot, seedConversation, seedUncertainRun, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -37,8 +37,8 @@ describe('the chat in real Chromium, bridged to the real core', () => {
 
     const page = await harness.open();
     await page.getByRole('button', { name: /Trip planning/ }).click();
-    await page.getByText('Sunny, 24 °C.').waitFor();
-    await expect(page.getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
+    await timelineOf(page).getByText('Sunny, 24 °C.').waitFor();
+    await expect(timelineOf(page).getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
     await expect(page.locator('strong', { hasText: 'forecast' }).count()).resolves.toBe(1);
     const tool = page.getByTestId('tool-call');
     await expect(tool.textContent()).resolves.toMatch(/weather_lookup.*done.*1\.2 s/);
@@ -52,8 +52,8 @@ describe('the chat in real Chromium, bridged to the real core', () => {
 
     // A reload reopens the same conversation and replays it from the journal.
     await page.reload();
-    await page.getByText('Sunny, 24 °C.').waitFor();
-    await expect(page.getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
+    await timelineOf(page).getByText('Sunny, 24 °C.').waitFor();
+    await expect(timelineOf(page).getByText('What is the weather in Lisbon?').isVisible()).resolves.toBe(true);
   });
 
   it('test_renders_hostile_model_output_inert_no_img_no_script_no_javascript_or_data_link_onerror_never_fires', async () => {
@@ -71,7 +71,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     );
     const page = await harness.open();
     await page.getByRole('button', { name: /Hostile output/ }).click();
-    await page.getByText('Plain').waitFor();
+    await timelineOf(page).getByText('Plain').waitFor();
 
     await expect(page.locator('img').count()).resolves.toBe(0);
     await expect(page.locator('iframe').count()).resolves.toBe(0);
@@ -96,19 +96,11 @@ describe('the chat in real Chromium, bridged to the real core', () => {
 
   it('test_shows_an_uncertain_run_with_a_banner_reconciling_it_frees_the_conversation_for_a_new_prompt', async () => {
     harness = await suite.start();
-    const conversation = seedConversation(harness, 'Lost run');
-    const store = harness.core.store(harness.ns);
-    const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
-    store.runs.transition(run.id, 'running');
-    store.journal.appendMany(
-      conversation.id,
-      [
-        journalEvent('run_started', RUN_STARTED),
-        journalEvent('user_prompt', { text: 'rename every file in the project' }),
-        journalEvent('tool_call', { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } }),
-      ].map((event) => ({ ...event, runId: run.id })),
-    );
-    store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+    const { run, store } = seedUncertainRun(harness, 'Lost run', [
+      journalEvent('run_started', RUN_STARTED),
+      journalEvent('user_prompt', { text: 'rename every file in the project' }),
+      journalEvent('tool_call', { toolUseId: 'toolu_9', tool: 'rename', arguments: { all: true } }),
+    ]);
 
     const page = await harness.open();
     await page.getByRole('button', { name: /Lost run/ }).click();
@@ -118,7 +110,7 @@ describe('the chat in real Chromium, bridged to the real core', () => {
     await expect(page.getByRole('button', { name: 'Send' }).isDisabled()).resolves.toBe(true);
     await screenshot(page, 'chat-uncertain');
 
-    await banner.getByRole('combobox', { name: 'Outcome' }).selectOption('succeeded');
+    await banner.getByRole('radio', { name: /succeeded/ }).check();
     await banner.getByRole('textbox', { name: 'Note' }).fill('checked the folder: all renamed');
     await banner.getByRole('button', { name: 'Reconcile' }).click();
     await banner.waitFor({ state: 'detached' });

@@ -13,7 +13,7 @@ describe('the chat streams the answer and places each approval in its own chat (
     // 400 ms between word-sized deltas: the answer takes seconds to finish.
     harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: words.join(' ') }], deltaDelayMs: 400 }] });
     const page = await harness.open();
-    await startChat(page, 'default', 'Stream test', 'Tell me slowly');
+    await startChat(page, 'default', 'Tell me slowly');
 
     const answer = page.locator('.message-assistant');
     await answer.filter({ hasText: 'Streaming arrives' }).waitFor();
@@ -50,37 +50,41 @@ describe('the chat streams the answer and places each approval in its own chat (
     const chat = page.getByRole('region', { name: 'Chat' });
     const inChat = chat.getByTestId('approval');
 
-    await startChat(page, 'tooly', 'Alpha chat', 'read alpha');
+    await startChat(page, 'tooly', 'read alpha');
     await inChat.filter({ hasText: 'alpha.txt' }).waitFor();
-    await startChat(page, 'tooly', 'Beta chat', 'read beta');
+    await startChat(page, 'tooly', 'read beta');
     await inChat.filter({ hasText: 'beta.txt' }).waitFor();
-    // In Beta's chat only Beta's question; Alpha's waits window-wide, outside the chat.
+    // In Beta's chat only Beta's question, on its Read call; Alpha's is a one-line notice and a mark in the list.
     await expect(inChat.count()).resolves.toBe(1);
-    await expect(page.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(1);
-    await expect(chat.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(0);
-    // The window-wide prompt says which chat asks and leads there.
-    const elsewhere = page.getByTestId('approval').filter({ hasText: 'alpha.txt' });
-    await expect(elsewhere.locator('.approval-origin').textContent()).resolves.toBe('In the chat “Alpha chat” Open it');
+    await expect(chat.getByTestId('tool-call').filter({ has: page.getByTestId('approval') }).locator('.tool-status').textContent()).resolves.toBe('waiting for you');
+    await expect(page.getByTestId('approval').filter({ hasText: 'alpha.txt' }).count()).resolves.toBe(0);
+    const elsewhere = page.getByTestId('approval-elsewhere');
+    await expect(elsewhere.count()).resolves.toBe(1);
+    await expect(elsewhere.textContent()).resolves.toMatch(/^Approval needed in “read alpha”: agent tooly wants to read .*alpha\.txtOpen it$/);
+    const sessions = page.getByRole('list', { name: 'Sessions' });
+    await expect(sessions.getByRole('button', { name: /read alpha/ }).textContent()).resolves.toContain('waiting for you');
     await screenshot(page, 'chat-approvals-two-chats');
 
     // In Alpha's chat, its own question is there and is answered there.
     await elsewhere.getByRole('button', { name: 'Open it' }).click();
-    await page.getByRole('heading', { name: 'Alpha chat' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'read alpha' }).waitFor();
     await expect(inChat.count()).resolves.toBe(1);
     await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*alpha\.txt/);
+    await chat.locator('[data-testid=approval][data-armed=true]').waitFor();
     await inChat.getByRole('button', { name: 'Allow once' }).click();
     await chat.getByText('Alpha was read.').waitFor({ timeout: 30_000 });
 
-    await page.getByRole('list', { name: 'Sessions' }).getByRole('button', { name: /Beta chat/ }).click();
-    await page.getByRole('heading', { name: 'Beta chat' }).waitFor();
+    await sessions.getByRole('button', { name: /read beta/ }).click();
+    await page.getByRole('heading', { level: 1, name: 'read beta' }).waitFor();
     await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*beta\.txt/);
+    await chat.locator('[data-testid=approval][data-armed=true]').waitFor();
     await inChat.getByRole('button', { name: 'Deny' }).click();
     await chat.getByText('Beta was read.').waitFor({ timeout: 30_000 });
 
     // Each decision is journaled in the conversation whose run asked.
     for (const [title, file, decision] of [
-      ['Alpha chat', 'alpha.txt', 'allow'],
-      ['Beta chat', 'beta.txt', 'deny'],
+      ['read alpha', 'alpha.txt', 'allow'],
+      ['read beta', 'beta.txt', 'deny'],
     ] as const) {
       const conversation = store.conversations.list().find((candidate) => candidate.title === title)!;
       const decisions = [...store.journal.read(conversation.id)].filter((event) => event.type === 'permission_decision').map((event) => event.payload as { value: string; decision: string });

@@ -29,15 +29,19 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'agents.revokeGrant': { ...NS, name: 'helper', grantId: 'grant-0001' },
   'connections.list': { ...NS },
   'connections.add': { ...NS, name: 'remote', url: 'https://mcp.example.com/mcp' },
+  'connections.addLocal': { ...NS, name: 'local', command: 'node', args: ['server.js'], secrets: [] },
   'connections.check': { ...NS, name: 'remote' },
   'connections.signIn': { ...NS, name: 'remote' },
+  'connections.signOut': { ...NS, name: 'remote' },
   'connections.remove': { ...NS, name: 'remote' },
   'settings.get': { ...NS },
   'settings.setModelProvider': { ...NS, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },
   'settings.setKey': { ...NS, key: 'sk-ant-example-key' },
   'settings.clearKey': { ...NS },
   'policy.get': {},
+  'settings.testProvider': { ...NS },
   'links.openExternal': { url: 'https://example.com' },
+  'folders.pick': {},
 };
 
 describe('the IPC contract is strict (U2)', () => {

@@ -32,7 +32,7 @@ describe('the desktop approval queue (P3)', () => {
       agent: 'helper',
       tool: 'Read',
       summary: 'wants to read /home/me/secret.txt',
-      choices: ['allow_once', 'allow_conversation', 'deny'],
+      choices: ['allow_once', 'allow_conversation', 'allow_agent', 'deny'],
       expiresAt: '2026-03-01T12:02:00.000Z',
     });
     queue.answer(ns, pending!.id, 'allow_conversation');

@@ -77,6 +77,9 @@ describe('the chat view on the real core', () => {
     expect(view.container.querySelector('[data-testid=run-state]')!.textContent).toBe('Outcome unknown');
     expect(button(view.container, 'Send').disabled).toBe(true);
 
+    // Nothing is chosen for the person: Reconcile waits for an outcome.
+    expect(button(view.container, 'Reconcile').disabled).toBe(true);
+    await click(view.container.querySelector<HTMLInputElement>('input[type=radio][value=failed]')!);
     await click(button(view.container, 'Reconcile'));
     await settle(() => view.container.querySelector('[data-testid=uncertain-banner]') === null, 'the banner to go');
     expect(store.runs.get(run.id)).toMatchObject({ state: 'failed', reason: 'reconciled: checked by the user' });

@@ -23,7 +23,8 @@ describe('the Stop control (R6)', () => {
     const view = await render(<Composer run={run('stopping')} onSend={async () => true} onStop={() => undefined} />);
     expect(labels(view.container)).toEqual(['Stopping… (disabled)']);
     expect(status(view.container)).toBe('Stopping…');
-    expect(view.container.querySelector('textarea')!.placeholder).toBe('Wait for the current response to finish');
+    // The box says what is going on and what to do, not just to wait.
+    expect(view.container.querySelector('textarea')!.placeholder).toBe('Stopping — waiting for the tools that are running to finish');
     await view.unmount();
   });
 

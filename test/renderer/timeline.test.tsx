@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView } from '../../preload/contract.js';
-import { Markdown } from '../../renderer/src/components/Markdown.js';
+import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
 import { RUN_STARTED, viewFeed } from '../support/events.js';
@@ -49,13 +49,13 @@ describe('the timeline follows the journal (J1)', () => {
     expect(state.run?.state).toBe('stopping');
     state = applyEvents(state, [event('run_finished', { state: 'stopped', reason: 'stopped by the user' })]);
     expect(state.run?.state).toBe('stopped');
-    expect(state.items).toEqual([{ kind: 'notice', key: 'e3', tone: 'stopped', text: 'Stopped' }]);
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e3', runId: 'run-1', tone: 'stopped', text: 'Stopped' }]);
   });
 
   it('test_an_uncertain_run_and_a_failed_run_are_told_apart_from_a_stop', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [event('run_finished', { state: 'uncertain', reason: 'the CLI was killed; 1 tool call(s) were in flight' })]);
-    expect(state.items).toEqual([{ kind: 'notice', key: 'e1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
+    expect(state.items).toEqual([{ kind: 'notice', key: 'e1', runId: 'run-1', tone: 'warning', text: 'The outcome of this run is unknown: the CLI was killed; 1 tool call(s) were in flight' }]);
     const failed = applyEvents(EMPTY_CONVERSATION, [{ ...event('run_finished', { state: 'failed', reason: 'no model key' }), seq: 1 }]);
     expect(failed.items[0]).toMatchObject({ tone: 'error', text: 'The run failed: no model key' });
   });
@@ -73,11 +73,11 @@ describe('events that do not parse (old or foreign data)', () => {
       feed('assistant_text', { text: 'still here' }),
     ]);
     expect(state.items).toEqual([
-      { kind: 'notice', key: 'e1', tone: 'warning', text: 'Unreadable event: prompt' },
-      { kind: 'notice', key: 'e2', tone: 'warning', text: 'Unreadable event: run_finished' },
-      { kind: 'notice', key: 'e3', tone: 'warning', text: 'Unreadable event: tool_call' },
-      { kind: 'notice', key: 'e4', tone: 'warning', text: 'Unreadable event: bidi\\u{202e}evil\\u{a}line' },
-      { kind: 'assistant', key: 'e5', runId: 'run-1', text: 'still here' },
+      { kind: 'notice', key: 'e1', runId: 'run-1', tone: 'warning', text: 'Unreadable event: prompt' },
+      { kind: 'notice', key: 'e2', runId: 'run-1', tone: 'warning', text: 'Unreadable event: run_finished' },
+      { kind: 'notice', key: 'e3', runId: 'run-1', tone: 'warning', text: 'Unreadable event: tool_call' },
+      { kind: 'notice', key: 'e4', runId: 'run-1', tone: 'warning', text: 'Unreadable event: bidi\\u{202e}evil\\u{a}line' },
+      { kind: 'assistant', key: 'e5', runId: 'run-1', at: '2026-03-01T12:00:00.000Z', text: 'still here' },
     ]);
     // A run_finished that does not parse says nothing about the run.
     expect(state.run).toBeNull();
@@ -86,12 +86,13 @@ describe('events that do not parse (old or foreign data)', () => {
 });
 
 describe('a tool call entry', () => {
-  const base = { kind: 'tool', key: 'e1', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}' } as const;
+  const base = { kind: 'tool', key: 'e1', runId: 'run-1', at: '2026-03-01T12:00:00.000Z', callId: 't1', tool: 'lookup', args: '{\n  "q": "ward"\n}', summary: 'q: ward', permissions: [] } as const;
 
   it('test_shows_the_tool_its_state_and_duration_and_opens_to_its_arguments_and_result', async () => {
     const view = await render(<ToolCallEntry item={{ ...base, status: 'ok', output: '120 bytes returned to the model', durationMs: 2_400 }} />);
     const summary = view.container.querySelector('.tool-summary') as HTMLButtonElement;
-    expect(summary.textContent).toBe('lookupdone2.4 s');
+    // The collapsed row names the tool, summarizes its arguments, its state and how long it took.
+    expect(summary.textContent).toBe('lookupq: warddone2.4 s');
     expect(summary.getAttribute('aria-expanded')).toBe('false');
     await click(summary);
     expect(view.container.querySelector('.tool-args')!.textContent).toBe('{\n  "q": "ward"\n}');
@@ -101,10 +102,10 @@ describe('a tool call entry', () => {
 
   it('test_shows_a_running_call_without_a_duration_and_an_error_open_with_its_message', async () => {
     const running = await render(<ToolCallEntry item={{ ...base, status: 'running', output: null, durationMs: null }} />);
-    expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookuprunning…');
+    expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookupq: wardrunning…');
     await running.unmount();
     const failed = await render(<ToolCallEntry item={{ ...base, status: 'error', output: 'unreachable', durationMs: 15 }} />);
-    expect(failed.container.querySelector('.tool-label:last-of-type')!.textContent).toBe('Error');
+    expect([...failed.container.querySelectorAll('.tool-label')].at(-1)!.textContent).toBe('Error');
     expect(failed.container.querySelector('.tool-output')!.textContent).toBe('unreachable');
     await failed.unmount();
   });
@@ -133,5 +134,39 @@ describe('markdown from the model (U3)', () => {
     expect(view.container.querySelector('pre code')!.textContent).toBe('<b>not bold</b>');
     expect(view.container.querySelectorAll('b').length).toBe(0);
     await view.unmount();
+  });
+
+  it('test_renders_tables_and_nested_lists_escapes_what_entities_decode_to_and_offers_no_link_longer_than_main_opens', async () => {
+    const long = `https://example.com/${'x'.repeat(2_100)}`;
+    const source = ['| a | b |', '| - | -: |', '| 1 | 2 |', '', '- one', '  - nested', '', 'hidden &#x202E;txt.exe', '', `[too long](${long}) and [parens](https://en.wikipedia.org/wiki/Ward_(surname))`].join('\n');
+    const opened: string[] = [];
+    const view = await render(<Markdown source={source} onOpenLink={(url) => opened.push(url)} />);
+    expect([...view.container.querySelectorAll('th')].map((th) => th.textContent)).toEqual(['a', 'b']);
+    expect(view.container.querySelector('td.align-right')!.textContent).toBe('2');
+    expect(view.container.querySelector('li li')!.textContent).toBe('nested');
+    expect(view.container.textContent).toContain('hidden \\u{202e}txt.exe');
+    expect(view.container.querySelector('.inert-link')!.getAttribute('title')).toMatch(/too long to open/);
+    await click(view.container.querySelector('.untrusted-link') as HTMLButtonElement);
+    expect(opened).toEqual(['https://en.wikipedia.org/wiki/Ward_(surname)']);
+    await view.unmount();
+  });
+
+  it('test_a_long_answer_is_cut_into_pieces_outside_code_fences_and_growing_it_changes_only_its_last_piece', () => {
+    const paragraph = `${'word '.repeat(100)}\n\n`;
+    const fence = `\`\`\`\n${'code\n\n'.repeat(3_000)}\`\`\`\n\n`;
+    const text = paragraph.repeat(200) + fence + paragraph.repeat(200);
+    const whole = markdownPieces(text);
+    expect(whole.length).toBeGreaterThan(5);
+    expect(whole.join('')).toBe(text);
+    // No piece cuts a code block in two.
+    expect(whole.every((piece) => (piece.match(/```/g) ?? []).length % 2 === 0)).toBe(true);
+    // Grown a bit at a time (an answer streaming in), every piece but the last is as it was.
+    let before = markdownPieces(text.slice(0, 50_000));
+    for (let length = 50_000; length <= text.length; length += 9_973) {
+      const now = markdownPieces(text.slice(0, length));
+      expect(now.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
+      before = now;
+    }
+    expect(markdownPieces(text)).toEqual(whole);
   });
 });

@@ -3,8 +3,6 @@
  * (R6) or attached to; each turn itself is a Turn (./turn.ts). Electron-free: the `ward run`
  * command and the desktop both drive it through the composition root (../ward-app.ts).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
 import { WardError } from '../../base/errors.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
@@ -17,11 +15,10 @@ import type { DataFolder } from '../../store/data-folder.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
 import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data.js';
-import { assertSandboxUsable } from '../../sandbox/engine.js';
+import { assertSandboxUsable, sandboxPlatform } from '../../sandbox/engine.js';
 import { Turn, type TurnDeps } from './turn.js';
-import { conversationWorkspace } from './workspace.js';
+import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
-import { sandboxPlatform } from '../../sandbox/engine.js';
 
 export interface StartTurnInput {
   readonly namespace: Namespace;
@@ -184,18 +181,6 @@ export class RunService {
     });
     return { runId: run.id, conversationId: run.conversationId, attached: true, cursor, done, childPid: () => undefined };
   }
-}
-
-function checkWorkspace(dir: string): string {
-  const resolved = path.resolve(dir);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(resolved);
-  } catch {
-    throw new WardError('usage', `workspace ${resolved} does not exist; create the folder first`);
-  }
-  if (!stat.isDirectory()) throw new WardError('usage', `workspace ${resolved} is not a folder`);
-  return resolved;
 }
 
 function titleOf(prompt: string): string {

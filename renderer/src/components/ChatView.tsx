@@ -1,13 +1,22 @@
-/** The chat: the journal-driven timeline, the uncertain-run banner, pending approvals, the composer. */
-import { useCallback, useEffect, useState } from 'react';
-import type { ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
+/**
+ * The chat: its header (title, agent, project folder, what it cost), the uncertain-run banner, the
+ * journal-driven timeline with each approval on the tool call that asks, and the composer.
+ * Escape stops the run from anywhere in the window (a dialog or an approval with focus takes its
+ * own Escape first).
+ */
+import { Folder, Gauge, UserRound } from 'lucide-react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { AgentView, ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
+import { escapeLineForWindow } from '../../../preload/display.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
-import { mergeRunState, type RunStatus, type TimelineItem } from '../state/timeline.js';
+import { mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
-import { estimateRowHeight, TimelineRow } from './Timeline.js';
+import { ErrorBanner } from './PageNotice.js';
+import { FolderGrants } from './FolderGrants.js';
+import { estimateRowHeight, formatUsage, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
 import { UncertainBanner, type Outcome } from './UncertainBanner.js';
 import { VirtualList } from './VirtualList.js';
 
@@ -17,17 +26,44 @@ export interface ChatViewProps {
   readonly namespace: string;
   readonly conversationId: string;
   readonly approvals: readonly PendingApprovalView[];
+  /** The namespace's agents, for the grants a new chat works with. */
+  readonly agents?: readonly AgentView[];
   readonly onOpenLink: (url: string) => void;
   /** Told when the run's state changes, so lists showing it can refresh. */
   readonly onRunChange?: (state: string | null) => void;
+  /** Told the chat's title once known (the window title names the chat). */
+  readonly onTitle?: (title: string) => void;
+  /** Says something in the window's status region ("Answer finished"). */
+  readonly announce?: (text: string) => void;
 }
 
-const itemKey = (item: TimelineItem) => item.key;
+const rowKey = (row: TimelineRowModel) => row.key;
 
-export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink, onRunChange }: ChatViewProps) {
+/** Assigns each of this chat's approvals to the newest open call of its run and tool; the rest are unplaced. */
+function placeApprovals(items: readonly TimelineItem[], approvals: readonly PendingApprovalView[]): { byTool: Map<string, PendingApprovalView>; unplaced: PendingApprovalView[] } {
+  const byTool = new Map<string, PendingApprovalView>();
+  const unplaced: PendingApprovalView[] = [];
+  for (const approval of approvals) {
+    const tool = shownToolName(approval.tool);
+    let placed = false;
+    for (let index = items.length - 1; index >= 0 && index >= items.length - 200; index--) {
+      const item = items[index]!;
+      if (item.kind === 'tool' && item.output === null && item.runId === approval.runId && item.tool === tool && !byTool.has(item.key)) {
+        byTool.set(item.key, approval);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) unplaced.push(approval);
+  }
+  return { byTool, unplaced };
+}
+
+export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], onOpenLink, onRunChange, onTitle, announce }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
+  const [openGroups, setOpenGroups] = useState<ReadonlySet<string>>(new Set());
 
   const storeRun: RunStatus | null = conversation?.activeRun ?? null;
   let run = mergeRunState(state.run, storeRun);
@@ -39,8 +75,19 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
 
   const runState = run?.state ?? null;
   useEffect(() => onRunChange?.(runState), [runState, onRunChange]);
-
-  const renderItem = useCallback((item: TimelineItem) => <TimelineRow item={item} onOpenLink={onOpenLink} />, [onOpenLink]);
+  const title = conversation === null ? null : escapeLineForWindow(conversation.title, 200);
+  useEffect(() => {
+    if (title !== null) onTitle?.(title);
+  }, [title, onTitle]);
+  const previousState = useRef(runState);
+  useEffect(() => {
+    const before = previousState.current;
+    previousState.current = runState;
+    if (before !== 'running' && before !== 'admitted') return;
+    if (runState === 'succeeded') announce?.('Answer finished');
+    else if (runState === 'failed') announce?.('The run failed');
+    else if (runState === 'stopped') announce?.('Stopped');
+  }, [runState, announce]);
 
   const send = async (prompt: string): Promise<boolean> => {
     setActionError(null);
@@ -53,7 +100,8 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
       return false;
     }
   };
-  const stop = () => {
+  const active = runState === 'running' || runState === 'admitted';
+  const stop = useCallback(() => {
     if (run === null) return;
     const runId = run.id;
     setLocalRun({ id: runId, state: 'stopping', reason: null });
@@ -61,7 +109,18 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
     unwrap(api.runs.stop({ namespace, runId }))
       .then(() => refresh())
       .catch((failure: unknown) => setActionError(errorText(failure)));
-  };
+  }, [api, namespace, run, refresh]);
+  useEffect(() => {
+    if (!active) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('dialog[open]') !== null) return;
+      if (event.target instanceof HTMLInputElement && event.target.type === 'search') return;
+      event.preventDefault();
+      stop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [active, stop]);
   const reconcile = (outcome: Outcome, note: string) => {
     if (run === null) return;
     unwrap(api.runs.reconcile({ namespace, runId: run.id, outcome, note }))
@@ -71,41 +130,94 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
       })
       .catch((failure: unknown) => setActionError(errorText(failure)));
   };
-  const answer = (approvalId: string, value: ApprovalAnswer) => {
-    unwrap(api.approvals.answer({ namespace, approvalId, answer: value })).catch((failure: unknown) => setActionError(errorText(failure)));
-  };
+  const answer = useCallback(
+    (approvalId: string, value: ApprovalAnswer) => {
+      unwrap(api.approvals.answer({ namespace, approvalId, answer: value })).catch((failure: unknown) => setActionError(errorText(failure)));
+    },
+    [api, namespace],
+  );
 
-  const mine = approvals.filter((approval) => approval.conversationId === conversationId);
+  const mine = useMemo(() => approvals.filter((approval) => approval.conversationId === conversationId), [approvals, conversationId]);
+  const { byTool, unplaced } = useMemo(() => placeApprovals(state.items, mine), [state.items, mine]);
+  const rows = useMemo(() => timelineRows(state.items, openGroups, (tool) => tool.status === 'running' || byTool.has(tool.key)), [state.items, openGroups, byTool]);
+
+  const lastPrompt = useMemo(() => {
+    for (let index = state.items.length - 1; index >= 0; index--) {
+      const item = state.items[index]!;
+      if (item.kind === 'user') return { item, answer: state.items.slice(index + 1).findLast((later) => later.kind === 'assistant') };
+    }
+    return null;
+  }, [state.items]);
+  const idle = run === null || run.state === 'succeeded' || run.state === 'failed' || run.state === 'stopped';
+  const retryPrompt = lastPrompt?.item.kind === 'user' ? lastPrompt.item.prompt : null;
+  const retryKey = idle && lastPrompt !== null ? (lastPrompt.answer?.key ?? lastPrompt.item.key) : null;
+  const sendRef = useRef(send);
+  sendRef.current = send;
+  const context = useMemo<RowContext>(
+    () => ({
+      agent: conversation?.agentName ?? 'Agent',
+      onOpenLink,
+      retry: retryKey === null || retryPrompt === null ? null : { key: retryKey, run: () => void sendRef.current(retryPrompt) },
+      toolPhase: (tool: ToolItem): ToolPhase => {
+        if (byTool.has(tool.key)) return 'waiting';
+        if (tool.status !== 'running') return tool.status;
+        // A call of a run that is over (or lost) will not report back: what it did is unknown.
+        if (runState === 'stopping' && tool.runId === run?.id) return 'finishing';
+        return tool.runId === run?.id && (runState === 'running' || runState === 'admitted') ? 'running' : 'unknown';
+      },
+      approvalFor: (tool: ToolItem) => byTool.get(tool.key),
+      onAnswer: answer,
+      onOpenGroup: (key: string) => setOpenGroups((current) => new Set([...current, key])),
+    }),
+    [conversation?.agentName, onOpenLink, retryKey, retryPrompt, byTool, runState, run?.id, answer],
+  );
+  const renderRow = useCallback((row: TimelineRowModel) => <TimelineRow row={row} context={context} />, [context]);
+
+  const agent = agents.find((candidate) => candidate.name === conversation?.agentName);
   return (
     <section className="chat" aria-label="Chat">
       <header className="chat-header">
-        <h2>{conversation?.title ?? 'Loading…'}</h2>
-        {conversation !== null && (
-          <span className="chat-agent">
-            {conversation.agentName} v{conversation.agentVersion}
-          </span>
-        )}
-      </header>
-      {error !== null && (
-        <div className="banner banner-error" role="alert">
-          {error}
+        <div className="chat-heading">
+          <h1>{title ?? 'Loading…'}</h1>
+          {conversation !== null && (
+            <div className="chat-facts">
+              <span className="fact" title="Agent and version">
+                <UserRound size={13} aria-hidden /> {conversation.agentName} v{conversation.agentVersion}
+              </span>
+              <span className="fact" title="The folder this chat works in">
+                <Folder size={13} aria-hidden /> {conversation.workspace === null ? "a folder in Ward's data" : escapeLineForWindow(conversation.workspace, 300)}
+              </span>
+              {state.usage !== null && (
+                <span className="fact" title="What this chat's model calls cost" data-testid="chat-usage">
+                  <Gauge size={13} aria-hidden /> {formatUsage(state.usage)}
+                </span>
+              )}
+            </div>
+          )}
         </div>
-      )}
+      </header>
+      <ErrorBanner text={error} />
       {run?.state === 'uncertain' && <UncertainBanner run={run} onReconcile={reconcile} />}
       {state.items.length === 0 ? (
-        <div className={conversation?.lastSeq === 0 ? 'chat-empty' : 'chat-loading'}>{conversation?.lastSeq === 0 ? 'No messages yet.' : 'Loading…'}</div>
+        <div className={conversation?.lastSeq === 0 ? 'chat-empty' : 'chat-loading'}>
+          {conversation === null || conversation.lastSeq !== 0 ? (
+            'Loading…'
+          ) : (
+            <FolderGrants workspace={conversation.workspace} chatGrants={conversation.grants} agent={agent} />
+          )}
+        </div>
       ) : (
-        <VirtualList items={state.items} getKey={itemKey} estimateHeight={estimateRowHeight} renderItem={renderItem} label="Conversation" />
+        <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" />
       )}
-      {mine.map((approval) => (
-        <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
-      ))}
-      {actionError !== null && (
-        <div className="banner banner-error" role="alert">
-          {actionError}
+      {unplaced.length > 0 && (
+        <div className="approvals-unplaced">
+          {unplaced.map((approval) => (
+            <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
+          ))}
         </div>
       )}
-      <Composer run={run} onSend={send} onStop={stop} />
+      <ErrorBanner text={actionError} />
+      <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} />
     </section>
   );
 }

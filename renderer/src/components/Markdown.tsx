@@ -1,12 +1,24 @@
 /**
- * A small markdown subset rendered straight to React elements (U3). There is no HTML parsing
- * and no dangerouslySetInnerHTML anywhere: raw HTML in model output is shown as text, and
- * links are untrusted — only parsed http/https URLs become actions, which ask main to confirm
- * before opening the system browser. Everything else (javascript:, data:, relative) stays text.
+ * Markdown from the model, rendered to React elements (U3). markdown-it tokenizes with HTML off
+ * (raw HTML stays text) and its tokens become elements here; nothing is ever HTML: there is no
+ * dangerouslySetInnerHTML anywhere. Links are untrusted: only parsed http/https URLs no longer
+ * than main opens become actions, which ask main to confirm before the system browser opens;
+ * everything else (javascript:, data:, relative, too long) stays text that says why.
+ * Every text token passes the window escaper again: entities (`&#x202E;`) decode to characters.
+ * Parsed token trees are kept for recently shown texts, so a row scrolled back costs no parse.
  */
-import { Fragment, type ReactNode } from 'react';
+import MarkdownIt from 'markdown-it';
+import type { Token } from 'markdown-it';
+import { memo, type ReactNode } from 'react';
+import { MAX_LINK_CHARS } from '../../../preload/contract.js';
+import { escapeForWindow } from '../../../preload/display.js';
+import { CopyButton } from './CopyButton.js';
 
 export type OpenLink = (url: string) => void;
+
+const md = new MarkdownIt('default', { html: false, linkify: true, breaks: true, typographer: false });
+// Every link becomes a token, so the renderer (not the tokenizer) decides what is offered.
+md.validateLink = () => true;
 
 /** The URL if it is an absolute http(s) URL, else null. */
 export function safeLinkTarget(raw: string): URL | null {
@@ -19,153 +31,212 @@ export function safeLinkTarget(raw: string): URL | null {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
 }
 
-function UntrustedLink({ text, target, onOpenLink }: { text: string; target: string; onOpenLink: OpenLink }) {
+function UntrustedLink({ target, onOpenLink, children }: { target: string; onOpenLink: OpenLink; children: ReactNode }) {
   const url = safeLinkTarget(target);
-  if (url === null) {
+  if (url === null || url.href.length > MAX_LINK_CHARS) {
+    const why = url === null ? 'Not a web link: Ward does not open it' : `This link is too long to open (${url.href.length} characters; Ward opens up to ${MAX_LINK_CHARS})`;
     return (
-      <span className="inert-link" title="Not a web link: Ward does not open it">
-        {text}
+      <span className="inert-link" title={why}>
+        {children}
       </span>
     );
   }
   return (
     <>
-      <button type="button" className="untrusted-link" title={`Link from the model, opens in your browser after you confirm: ${url.href}`} onClick={() => onOpenLink(url.href)}>
-        {text}
+      <button type="button" className="untrusted-link" title={`Link from the model, opens in your browser after you confirm: ${escapeForWindow(url.href)}`} onClick={() => onOpenLink(url.href)}>
+        {children}
       </button>
-      <span className="link-host"> ({url.host})</span>
+      <span className="link-host"> ({escapeForWindow(url.host)})</span>
     </>
   );
 }
 
-const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\n]+\*|_[^_\n]+_)|(\[[^\]\n]*\]\([^)\s]*\))|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+/** Parsed trees of recently shown texts (virtualized rows mount and unmount as the person scrolls). */
+const CACHE_SIZE = 400;
+const cache = new Map<string, Token[]>();
+function tokensOf(source: string): Token[] {
+  const hit = cache.get(source);
+  if (hit !== undefined) {
+    cache.delete(source);
+    cache.set(source, hit);
+    return hit;
+  }
+  const tokens = md.parse(source, {});
+  cache.set(source, tokens);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return tokens;
+}
 
-function renderInline(text: string, onOpenLink: OpenLink, keyPrefix: string): ReactNode[] {
+/** The tokens between an opening token at `start` and its matching close: [children, index after the close]. */
+function until(tokens: readonly Token[], start: number): [Token[], number] {
+  let depth = 0;
+  for (let index = start; index < tokens.length; index++) {
+    depth += tokens[index]!.nesting;
+    if (depth === 0) return [tokens.slice(start + 1, index), index + 1];
+  }
+  return [tokens.slice(start + 1), tokens.length];
+}
+
+const BLOCK_TAGS = new Set(['p', 'blockquote', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's']);
+
+function renderTokens(tokens: readonly Token[], onOpenLink: OpenLink, keyPrefix: string): ReactNode[] {
   const out: ReactNode[] = [];
-  let rest = text;
   let index = 0;
-  while (rest.length > 0) {
-    const match = INLINE.exec(rest);
-    if (match === null) {
-      out.push(rest);
-      break;
+  while (index < tokens.length) {
+    const token = tokens[index]!;
+    const key = `${keyPrefix}.${index}`;
+    if (token.nesting === 1) {
+      const [inner, next] = until(tokens, index);
+      const children = renderTokens(inner, onOpenLink, key);
+      if (token.type === 'link_open') {
+        out.push(
+          <UntrustedLink key={key} target={String(token.attrGet('href') ?? '')} onOpenLink={onOpenLink}>
+            {children}
+          </UntrustedLink>,
+        );
+      } else if (/^h[1-6]$/.test(token.tag)) {
+        // The page's own headings come first: the model's start at level 3.
+        const Tag = `h${Math.min(6, Number(token.tag[1]) + 2)}` as 'h3';
+        out.push(<Tag key={key}>{children}</Tag>);
+      } else if (token.tag === 'ol') {
+        const start = Number(token.attrGet('start') ?? 1);
+        out.push(
+          <ol key={key} start={Number.isFinite(start) ? start : 1}>
+            {children}
+          </ol>
+        );
+      } else if (token.tag === 'th' || token.tag === 'td') {
+        const align = /text-align:(left|right|center)/.exec(String(token.attrGet('style') ?? ''))?.[1] as 'left' | 'right' | 'center' | undefined;
+        const Tag = token.tag;
+        out.push(
+          <Tag key={key} className={align === undefined ? undefined : `align-${align}`}>
+            {children}
+          </Tag>,
+        );
+      } else if (token.tag === 'table') {
+        out.push(
+          <div key={key} className="table-scroll">
+            <table>{children}</table>
+          </div>,
+        );
+      } else if (BLOCK_TAGS.has(token.tag)) {
+        const Tag = token.tag as 'p';
+        // A tight list's paragraphs are hidden by markdown-it: their text stands in the item.
+        out.push(token.hidden ? children : <Tag key={key}>{children}</Tag>);
+      } else out.push(...children);
+      index = next;
+      continue;
     }
-    if (match.index > 0) out.push(rest.slice(0, match.index));
-    const token = match[0];
-    const key = `${keyPrefix}.${index++}`;
-    if (match[1] !== undefined) out.push(<code key={key}>{token.slice(1, -1)}</code>);
-    else if (match[2] !== undefined) out.push(<strong key={key}>{renderInline(token.slice(2, -2), onOpenLink, key)}</strong>);
-    else if (match[3] !== undefined) out.push(<em key={key}>{renderInline(token.slice(1, -1), onOpenLink, key)}</em>);
-    else if (match[4] !== undefined) {
-      const close = token.indexOf('](');
-      out.push(<UntrustedLink key={key} text={token.slice(1, close) || token.slice(close + 2, -1)} target={token.slice(close + 2, -1)} onOpenLink={onOpenLink} />);
-    } else out.push(<UntrustedLink key={key} text={token} target={token} onOpenLink={onOpenLink} />);
-    rest = rest.slice(match.index + token.length);
+    switch (token.type) {
+      case 'inline':
+        out.push(...renderTokens(token.children ?? [], onOpenLink, key));
+        break;
+      case 'text':
+        out.push(escapeForWindow(token.content));
+        break;
+      case 'code_inline':
+        out.push(<code key={key}>{escapeForWindow(token.content)}</code>);
+        break;
+      case 'softbreak':
+      case 'hardbreak':
+        out.push(<br key={key} />);
+        break;
+      case 'fence':
+      case 'code_block': {
+        const code = escapeForWindow(token.content.replace(/\n$/, ''));
+        const language = escapeForWindow(token.info.trim().split(/\s+/)[0] ?? '').slice(0, 40);
+        out.push(
+          <div key={key} className="code-block">
+            <div className="code-block-bar">
+              <span className="code-language">{language || 'text'}</span>
+              <CopyButton text={code} label="Copy code" />
+            </div>
+            <pre>
+              <code>{code}</code>
+            </pre>
+          </div>,
+        );
+        break;
+      }
+      case 'hr':
+        out.push(<hr key={key} />);
+        break;
+      case 'image':
+        // Nothing is loaded: the alt text stands in, marked as an image.
+        out.push(<span key={key} className="inert-link" title="Images from the model are not loaded">{`[image: ${escapeForWindow(token.content)}]`}</span>);
+        break;
+      case 'html_block':
+      case 'html_inline':
+        out.push(escapeForWindow(token.content));
+        break;
+      default:
+        if (token.content !== '') out.push(escapeForWindow(token.content));
+    }
+    index++;
   }
   return out;
 }
 
-type Block =
-  | { kind: 'code'; text: string }
-  | { kind: 'heading'; level: number; text: string }
-  | { kind: 'list'; ordered: boolean; items: string[] }
-  | { kind: 'quote'; text: string }
-  | { kind: 'paragraph'; text: string };
+/** Texts longer than this are parsed in pieces, so a long answer streaming in re-parses only its end. */
+const PIECES_FROM = 16_000;
+const PIECE_CHARS = 8_000;
 
-export function parseBlocks(source: string): Block[] {
-  const lines = source.replace(/\r\n?/g, '\n').split('\n');
-  const blocks: Block[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i]!;
-    if (line.trim() === '') {
-      i++;
-      continue;
+/** Where the last long text was cut: a text that grew from it (an answer streaming in) is only scanned from its last cut. */
+let lastCuts: { readonly source: string; readonly cuts: readonly number[] } = { source: '', cuts: [] };
+
+const FENCE = /[ ]{0,3}(`{3,}|~{3,})/y;
+const BLANK = /[ \t]*(?:\n|$)/y;
+
+/**
+ * Cuts a long text at blank lines outside code fences into pieces of about PIECE_CHARS. The cut is
+ * greedy from the start, so text appended later changes only the last piece.
+ */
+export function markdownPieces(source: string): string[] {
+  if (source.length <= PIECES_FROM) return [source];
+  const kept = lastCuts.cuts.length > 0 && source.startsWith(lastCuts.source.slice(0, lastCuts.cuts.at(-1))) ? [...lastCuts.cuts] : [];
+  let start = kept.at(-1) ?? 0;
+  let fence: string | null = null;
+  let lineStart = start;
+  while (lineStart < source.length) {
+    let lineEnd = source.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = source.length;
+    FENCE.lastIndex = lineStart;
+    const marker = FENCE.exec(source)?.[1];
+    BLANK.lastIndex = lineStart;
+    if (marker !== undefined && (fence === null || marker.startsWith(fence))) fence = fence === null ? marker : null;
+    else if (fence === null && lineStart - start >= PIECE_CHARS && BLANK.test(source)) {
+      start = lineEnd + 1;
+      kept.push(start);
     }
-    if (line.startsWith('```')) {
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i]!.startsWith('```')) body.push(lines[i++]!);
-      i++;
-      blocks.push({ kind: 'code', text: body.join('\n') });
-      continue;
-    }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    if (heading !== null) {
-      blocks.push({ kind: 'heading', level: heading[1]!.length, text: heading[2]! });
-      i++;
-      continue;
-    }
-    const listItem = /^\s*(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/;
-    const first = listItem.exec(line);
-    if (first !== null) {
-      const ordered = first[2] !== undefined;
-      const items: string[] = [];
-      while (i < lines.length) {
-        const item = listItem.exec(lines[i]!);
-        if (item === null || (item[2] !== undefined) !== ordered) break;
-        items.push(item[3]!);
-        i++;
-      }
-      blocks.push({ kind: 'list', ordered, items });
-      continue;
-    }
-    if (line.startsWith('>')) {
-      const body: string[] = [];
-      while (i < lines.length && lines[i]!.startsWith('>')) body.push(lines[i++]!.replace(/^>\s?/, ''));
-      blocks.push({ kind: 'quote', text: body.join('\n') });
-      continue;
-    }
-    const body: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== '' && !lines[i]!.startsWith('```') && !/^(#{1,6})\s/.test(lines[i]!) && !listItem.test(lines[i]!)) {
-      body.push(lines[i++]!);
-    }
-    blocks.push({ kind: 'paragraph', text: body.join('\n') });
+    lineStart = lineEnd + 1;
   }
-  return blocks;
+  lastCuts = { source, cuts: kept };
+  const pieces: string[] = [];
+  let from = 0;
+  for (const cut of kept) {
+    pieces.push(source.slice(from, cut));
+    from = cut;
+  }
+  if (from < source.length) pieces.push(source.slice(from));
+  return pieces;
 }
 
-function withBreaks(text: string, onOpenLink: OpenLink, key: string): ReactNode[] {
-  return text.split('\n').map((line, index) => (
-    <Fragment key={`${key}.l${index}`}>
-      {index > 0 && <br />}
-      {renderInline(line, onOpenLink, `${key}.l${index}`)}
-    </Fragment>
-  ));
-}
+/** One piece of a long text; off screen, the browser skips its layout and paint (content-visibility). */
+const Piece = memo(function Piece({ source, onOpenLink, index }: { source: string; onOpenLink: OpenLink; index: number }) {
+  return <div className="markdown-piece">{renderTokens(tokensOf(source), onOpenLink, `m${index}`)}</div>;
+});
 
-export function Markdown({ source, onOpenLink }: { source: string; onOpenLink: OpenLink }) {
+function MarkdownView({ source, onOpenLink }: { source: string; onOpenLink: OpenLink }) {
+  const pieces = markdownPieces(source);
+  if (pieces.length === 1) return <div className="markdown">{renderTokens(tokensOf(source), onOpenLink, 'm')}</div>;
   return (
     <div className="markdown">
-      {parseBlocks(source).map((block, index) => {
-        const key = `b${index}`;
-        switch (block.kind) {
-          case 'code':
-            return (
-              <pre key={key}>
-                <code>{block.text}</code>
-              </pre>
-            );
-          case 'heading': {
-            const Tag = `h${Math.min(6, block.level + 2)}` as 'h3';
-            return <Tag key={key}>{renderInline(block.text, onOpenLink, key)}</Tag>;
-          }
-          case 'list': {
-            const Tag = block.ordered ? 'ol' : 'ul';
-            return (
-              <Tag key={key}>
-                {block.items.map((item, itemIndex) => (
-                  <li key={itemIndex}>{renderInline(item, onOpenLink, `${key}.${itemIndex}`)}</li>
-                ))}
-              </Tag>
-            );
-          }
-          case 'quote':
-            return <blockquote key={key}>{withBreaks(block.text, onOpenLink, key)}</blockquote>;
-          case 'paragraph':
-            return <p key={key}>{withBreaks(block.text, onOpenLink, key)}</p>;
-        }
-      })}
+      {pieces.map((piece, index) => (
+        <Piece key={index} index={index} source={piece} onOpenLink={onOpenLink} />
+      ))}
     </div>
   );
 }
+
+/** Re-renders only when its text (or the link handler) changes. */
+export const Markdown = memo(MarkdownView);

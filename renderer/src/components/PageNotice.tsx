@@ -36,3 +36,8 @@ export function PageNotice({ notice }: { readonly notice: Notice | null }) {
     </div>
   );
 }
+
+/** An error in a chat (an alert), or nothing. */
+export function ErrorBanner({ text }: { readonly text: string | null }) {
+  return text === null ? null : <PageNotice notice={{ tone: 'error', text }} />;
+}

@@ -1,6 +1,10 @@
-/** One row per timeline item: a message, a tool call entry, or a notice. */
-import { useState } from 'react';
-import type { TimelineItem } from '../state/timeline.js';
+/** One row per timeline entry: a message, a tool call card (or a group of them), or a notice. */
+import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Wrench, X } from 'lucide-react';
+import { memo, useState, type ReactNode } from 'react';
+import type { ApprovalAnswer, PendingApprovalView } from '../../../preload/contract.js';
+import type { TimelineItem, TimelineRowModel, ToolItem, Usage } from '../state/timeline.js';
+import { ApprovalPrompt } from './ApprovalPrompt.js';
+import { CopyButton } from './CopyButton.js';
 import { Markdown, type OpenLink } from './Markdown.js';
 
 export function formatDuration(ms: number | null): string {
@@ -10,25 +14,98 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
 }
 
-const STATUS_TEXT = { running: 'running…', ok: 'done', error: 'error' } as const;
+/** "14:05" today, "3 Mar 14:05" before. */
+export function formatTime(at: string, now = new Date()): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return '';
+  const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return date.toDateString() === now.toDateString() ? time : `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`;
+}
 
-export function ToolCallEntry({ item }: { item: Extract<TimelineItem, { kind: 'tool' }> }) {
-  const [open, setOpen] = useState(item.status === 'error');
+const tokens = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+/** "1.2K in · 340 out · $0.012": what a turn or a chat cost. */
+export function formatUsage(usage: Usage): string {
+  const parts = [`${tokens.format(usage.inputTokens + usage.cacheReadTokens + usage.cacheCreationTokens)} in`, `${tokens.format(usage.outputTokens)} out`];
+  if (usage.cacheReadTokens > 0) parts.push(`${tokens.format(usage.cacheReadTokens)} from cache`);
+  if (usage.costUsd !== null) parts.push(`$${usage.costUsd < 0.01 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`);
+  return parts.join(' · ');
+}
+
+/** Tool texts longer than this are cut on screen, with the rest a click away. */
+export const TOOL_TEXT_CAP = 2_000;
+
+/** What a tool card is doing, with what the run and the pending approvals say. */
+export type ToolPhase = ToolItem['status'] | 'waiting' | 'finishing';
+
+const PHASES: Readonly<Record<ToolPhase, { text: string; icon: ReactNode }>> = {
+  running: { text: 'running…', icon: <LoaderCircle size={14} className="spin" aria-hidden /> },
+  waiting: { text: 'waiting for you', icon: <Clock size={14} aria-hidden /> },
+  finishing: { text: 'finishing after Stop', icon: <Square size={12} aria-hidden /> },
+  ok: { text: 'done', icon: <Check size={14} aria-hidden /> },
+  error: { text: 'error', icon: <X size={14} aria-hidden /> },
+  unknown: { text: 'unknown', icon: <CircleHelp size={14} aria-hidden /> },
+};
+
+/** A long text cut at TOOL_TEXT_CAP, with "Show all" and "Copy" (which always copies all of it). */
+function CappedText({ text, className, what }: { text: string; className: string; what: string }) {
+  const [whole, setWhole] = useState(false);
+  const cut = !whole && text.length > TOOL_TEXT_CAP;
   return (
-    <div className={`tool-call tool-${item.status}`} data-testid="tool-call">
-      <button type="button" className="tool-summary" aria-expanded={open} onClick={() => setOpen(!open)}>
+    <div className="capped">
+      <pre className={className}>{cut ? `${text.slice(0, TOOL_TEXT_CAP)}…` : text}</pre>
+      <div className="capped-actions">
+        {cut && (
+          <button type="button" className="link-button" aria-label={`Show all ${what}`} onClick={() => setWhole(true)}>
+            Show all ({text.length.toLocaleString()} characters)
+          </button>
+        )}
+        <CopyButton text={text} label={`Copy ${what}`} />
+      </div>
+    </div>
+  );
+}
+
+export interface ToolCardProps {
+  readonly item: ToolItem;
+  readonly phase?: ToolPhase;
+  readonly approval?: PendingApprovalView | undefined;
+  readonly onAnswer?: (approvalId: string, answer: ApprovalAnswer) => void;
+}
+
+export function ToolCallEntry({ item, phase = item.status, approval, onAnswer }: ToolCardProps) {
+  const [toggled, setToggled] = useState<boolean | null>(null);
+  // Errors open by themselves, the same live as on replay; the person's choice wins once made.
+  const open = toggled ?? item.status === 'error';
+  const shown = PHASES[phase];
+  const denied = item.permissions.some((note) => note.decision === 'deny');
+  return (
+    <div className={`tool-call tool-${phase}`} data-testid="tool-call">
+      <button type="button" className="tool-summary" aria-expanded={open} onClick={() => setToggled(!open)}>
+        {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
+        <Wrench size={14} aria-hidden className="tool-icon" />
         <span className="tool-name">{item.tool}</span>
-        <span className="tool-status">{STATUS_TEXT[item.status]}</span>
+        {item.summary !== '' && <span className="tool-args-summary">{item.summary}</span>}
+        <span className={`tool-state tool-state-${phase}`}>
+          {shown.icon}
+          <span className="tool-status">{shown.text}</span>
+        </span>
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
+        {denied && <Ban size={14} aria-label="a permission was denied" className="tool-denied" />}
       </button>
+      {approval !== undefined && onAnswer !== undefined && <ApprovalPrompt approval={approval} onAnswer={(answer) => onAnswer(approval.id, answer)} />}
       {open && (
         <div className="tool-details">
+          {item.permissions.map((note, index) => (
+            <div key={index} className={`tool-permission permission-${note.decision}`}>
+              {note.decision === 'allow' ? <Check size={12} aria-hidden /> : <Ban size={12} aria-hidden />} {note.text}
+            </div>
+          ))}
           <div className="tool-label">Arguments</div>
-          <pre className="tool-args">{item.args || '(none)'}</pre>
+          {item.args === '' ? <pre className="tool-args">(none)</pre> : <CappedText text={item.args} className="tool-args" what="arguments" />}
           {item.output !== null && (
             <>
               <div className="tool-label">{item.status === 'error' ? 'Error' : 'Result'}</div>
-              <pre className="tool-output">{item.output || '(empty)'}</pre>
+              {item.output === '' ? <pre className="tool-output">(empty)</pre> : <CappedText text={item.output} className="tool-output" what="result" />}
             </>
           )}
         </div>
@@ -37,41 +114,95 @@ export function ToolCallEntry({ item }: { item: Extract<TimelineItem, { kind: 't
   );
 }
 
-export function TimelineRow({ item, onOpenLink }: { item: TimelineItem; onOpenLink: OpenLink }) {
+export function ToolGroup({ tools, onOpen }: { tools: readonly ToolItem[]; onOpen: () => void }) {
+  const errors = tools.filter((tool) => tool.status === 'error').length;
+  const names = [...new Set(tools.map((tool) => tool.tool))].slice(0, 4).join(', ');
+  return (
+    <div className={`tool-group${errors > 0 ? ' tool-group-error' : ''}`} data-testid="tool-group">
+      <button type="button" className="tool-summary" aria-expanded={false} onClick={onOpen}>
+        <ChevronRight size={14} aria-hidden />
+        <Wrench size={14} aria-hidden className="tool-icon" />
+        <span className="tool-name">
+          Ran {tools.length} tools{errors > 0 ? ` · ${errors} ${errors === 1 ? 'error' : 'errors'}` : ''}
+        </span>
+        <span className="tool-args-summary">{names}</span>
+      </button>
+    </div>
+  );
+}
+
+const NOTICE_ICONS = { info: Info, stopped: Square, error: CircleAlert, warning: CircleAlert } as const;
+
+export interface RowContext {
+  readonly agent: string;
+  readonly onOpenLink: OpenLink;
+  /** The last answer offers Retry (sends its prompt again). */
+  readonly retry: { readonly key: string; readonly run: () => void } | null;
+  readonly toolPhase: (tool: ToolItem) => ToolPhase;
+  readonly approvalFor: (tool: ToolItem) => PendingApprovalView | undefined;
+  readonly onAnswer: (approvalId: string, answer: ApprovalAnswer) => void;
+  readonly onOpenGroup: (key: string) => void;
+}
+
+function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user' | 'assistant' }>; context: RowContext }) {
+  const mine = item.kind === 'user';
+  return (
+    <article className={`message message-${item.kind}`} data-testid="message" aria-label={mine ? 'You' : `Agent ${context.agent}`}>
+      <header className="message-head">
+        <span className="message-author">{mine ? 'You' : context.agent}</span>
+        <time className="message-time" dateTime={item.at}>
+          {formatTime(item.at)}
+        </time>
+        <span className="message-actions">
+          <CopyButton text={item.text} label={mine ? 'Copy prompt' : 'Copy answer'} />
+          {context.retry?.key === item.key && (
+            <button type="button" className="icon-button" aria-label="Retry" title="Send the last prompt again" onClick={context.retry.run}>
+              <RotateCcw size={14} aria-hidden />
+            </button>
+          )}
+        </span>
+      </header>
+      {mine ? <div className="message-text">{item.text}</div> : <Markdown source={item.text} onOpenLink={context.onOpenLink} />}
+      {item.kind === 'assistant' && item.usage !== undefined && <div className="message-usage">{formatUsage(item.usage)}</div>}
+    </article>
+  );
+}
+
+function RowView({ row, context }: { row: TimelineRowModel; context: RowContext }) {
+  if (row.kind === 'group') return <ToolGroup tools={row.tools} onOpen={() => context.onOpenGroup(row.tools[0]!.key)} />;
+  const item = row.item;
   switch (item.kind) {
     case 'user':
-      return (
-        <div className="message message-user" data-testid="message">
-          <div className="message-author">You</div>
-          <div className="message-text">{item.text}</div>
-        </div>
-      );
     case 'assistant':
-      return (
-        <div className="message message-assistant" data-testid="message">
-          <div className="message-author">Agent</div>
-          <Markdown source={item.text} onOpenLink={onOpenLink} />
-        </div>
-      );
+      return <Message item={item} context={context} />;
     case 'tool':
-      return <ToolCallEntry item={item} />;
-    case 'notice':
+      return <ToolCallEntry item={item} phase={context.toolPhase(item)} approval={context.approvalFor(item)} onAnswer={context.onAnswer} />;
+    case 'notice': {
+      const Icon = NOTICE_ICONS[item.tone];
       return (
-        <div className={`notice notice-${item.tone}`} role={item.tone === 'error' ? 'alert' : 'status'}>
-          {item.text}
+        <div className={`notice notice-${item.tone}`}>
+          <Icon size={14} aria-hidden />
+          <span>{item.text}</span>
         </div>
       );
+    }
   }
 }
 
+/** A row re-renders only when its entry or what the chat around it says changes. */
+export const TimelineRow = memo(RowView);
+
 /** A first guess before a row is measured; close guesses keep the scrollbar steady. */
-export function estimateRowHeight(item: TimelineItem): number {
+export function estimateRowHeight(row: TimelineRowModel): number {
+  if (row.kind === 'group') return 44;
+  const item = row.item;
   switch (item.kind) {
     case 'tool':
       return 44;
     case 'notice':
       return 36;
     default:
-      return 56 + Math.ceil(item.text.length / 90) * 20;
+      // Row and message padding and the author line, then ~95 characters a line in the reading column.
+      return 46 + Math.max(1, Math.ceil(item.text.length / 95)) * 22 + (item.kind === 'assistant' && item.usage !== undefined ? 18 : 0);
   }
 }

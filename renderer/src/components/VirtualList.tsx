@@ -3,15 +3,22 @@
  * conversation of tens of thousands of entries costs what a screenful costs. Row heights are
  * estimated, then measured as rows render (a row that unmounts is no longer observed). The list
  * opens at the newest row and follows new rows, and rows that grow, while the person is at the
- * bottom. Positions are set as element style properties, which the renderer's CSP allows.
+ * bottom; rows arriving above (the history behind the latest messages) keep the rows in view where
+ * they are. Scrolled up, "Jump to latest" brings the newest row back. Positions are set as element
+ * style properties, which the renderer's CSP allows.
+ *
+ * Not a live region: the window's one status region announces what finished or waits.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { ArrowDown } from 'lucide-react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 
 /** Rows rendered beyond each edge of the viewport, so a quick scroll does not show blank space. */
-const OVERSCAN_ROWS = 6;
+const OVERSCAN_ROWS = 24;
 /** Within this distance of the bottom the person counts as reading the newest row. */
 const BOTTOM_SLACK_PX = 48;
+/** Further than this from the bottom, "Jump to latest" is offered. */
+const JUMP_AFTER_PX = 400;
 
 export interface VirtualListProps<T> {
   readonly items: readonly T[];
@@ -23,6 +30,7 @@ export interface VirtualListProps<T> {
 
 export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, label }: VirtualListProps<T>) {
   const viewport = useRef<HTMLDivElement>(null);
+  const [away, setAway] = useState(false);
   // Stable between renders with the same items: a new key function makes the virtualizer re-sum every row.
   const keyAt = useCallback((index: number) => getKey(items[index]!), [items, getKey]);
   const virtualizer = useVirtualizer({
@@ -39,15 +47,37 @@ export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, labe
   });
   useLayoutEffect(() => virtualizer.scrollToEnd(), [virtualizer]);
 
+  useEffect(() => {
+    const element = viewport.current;
+    if (element === null) return;
+    const onScroll = () => setAway(element.scrollHeight - element.scrollTop - element.clientHeight > JUMP_AFTER_PX);
+    element.addEventListener('scroll', onScroll, { passive: true });
+    return () => element.removeEventListener('scroll', onScroll);
+  }, []);
+
   return (
-    <div ref={viewport} className="vlist" role="log" aria-label={label} aria-live="polite" tabIndex={0}>
-      <div className="vlist-space" role="list" style={{ height: `${virtualizer.getTotalSize()}px` }}>
-        {virtualizer.getVirtualItems().map((row) => (
-          <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="vrow" role="listitem" style={{ transform: `translateY(${row.start}px)` }}>
-            {renderItem(items[row.index]!)}
-          </div>
-        ))}
+    <div className="vlist-frame">
+      <div ref={viewport} className="vlist" role="region" aria-label={label} tabIndex={0}>
+        <div className="vlist-space" role="list" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+          {virtualizer.getVirtualItems().map((row) => (
+            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="vrow" role="listitem" style={{ transform: `translateY(${row.start}px)` }}>
+              {renderItem(items[row.index]!)}
+            </div>
+          ))}
+        </div>
       </div>
+      {away && (
+        <button
+          type="button"
+          className="jump-latest"
+          onClick={() => {
+            virtualizer.scrollToEnd();
+            setAway(false);
+          }}
+        >
+          <ArrowDown size={14} aria-hidden /> Jump to latest
+        </button>
+      )}
     </div>
   );
 }

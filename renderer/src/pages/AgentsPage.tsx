@@ -17,6 +17,11 @@ const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'mcp', hint: 'server/tool, e.g. github/list_issues' },
 ];
 
+/** "1 tool", "3 tools". */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 /** `set` with every one of `items` added (on) or removed (off). */
 function setAll(set: ReadonlySet<string>, items: readonly string[], on: boolean): ReadonlySet<string> {
   const next = new Set(set);
@@ -85,13 +90,16 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
       tools: connection.tools.filter((exposed) => exposed.startsWith(`${connection.name}__`) && !pinned.has(exposed)).map((exposed) => exposed.slice(connection.name.length + 2)),
     }))
     .filter((entry) => entry.tools.length > 0);
-  const changePermissions = async (action: () => Promise<AgentView>, done: string) => {
+  /** True when it went through; a refused grant keeps what was typed, to be corrected. */
+  const changePermissions = async (action: () => Promise<AgentView>, done: string): Promise<boolean> => {
     try {
       setSelected(await action());
       say.info(done);
       await load();
+      return true;
     } catch (failure) {
       say.fail(failure);
+      return false;
     }
   };
 
@@ -105,7 +113,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
               {agent.name}
             </button>{' '}
             <span className="muted">
-              v{agent.version} · {agent.tools.length} tools · model profile {agent.modelProfile}
+              v{agent.version} · {plural(agent.tools.length, 'tool')} · model profile {agent.modelProfile}
             </span>
           </li>
         ))}
@@ -191,7 +199,9 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
             className="row"
             onSubmit={(event) => {
               event.preventDefault();
-              void changePermissions(() => unwrap(api.agents.grant({ namespace, name: selected.name, effect, kind, entries })), `Granted ${effect} ${kind}`).then(() => setEntries(''));
+              void changePermissions(() => unwrap(api.agents.grant({ namespace, name: selected.name, effect, kind, entries })), `Granted ${effect} ${kind}`).then((granted) => {
+                if (granted) setEntries('');
+              });
             }}
           >
             <select aria-label="Allow or deny" value={effect} onChange={(event) => setEffect(event.target.value as 'allow' | 'deny')}>

@@ -1,9 +1,11 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
-import type { ConnectionView, PolicyView, WardApi } from '../../../preload/contract.js';
+import type { AgentView, ConnectionView, PolicyView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { LockIcon, ManagedLock, policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
+import { LocalServerForm } from './LocalServerForm.js';
 
 const STATUS_TEXT: Record<ConnectionView['status'], string> = {
   signed_in: 'Connected',
@@ -18,6 +20,16 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
+  /** The connection whose removal waits for the person's confirmation. */
+  const [removing, setRemoving] = useState<ConnectionView | null>(null);
+  const [agents, setAgents] = useState<AgentView[]>([]);
+  useEffect(() => {
+    unwrap(api.agents.list({ namespace }))
+      .then(setAgents)
+      .catch(() => setAgents([]));
+  }, [api, namespace, removing]);
+  /** Agents whose latest version pins a tool of the connection. */
+  const pinnedBy = (name: string) => agents.filter((agent) => agent.tools.some((tool) => tool.upstream === name)).map((agent) => agent.name);
   const [notice, say] = usePageNotice();
 
   const load = useCallback(
@@ -31,14 +43,17 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
     void load();
   }, [load]);
 
-  const act = async (label: string, action: () => Promise<unknown>, done: string) => {
+  /** True when the action went through. */
+  const act = async (label: string, action: () => Promise<unknown>, done: string): Promise<boolean> => {
     setBusy(label);
     say.clear();
     try {
       await action();
       say.info(done);
+      return true;
     } catch (failure) {
       say.fail(failure);
+      return false;
     } finally {
       setBusy(null);
       await load();
@@ -53,7 +68,11 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
         {connections?.map((connection) => (
           <li key={connection.id} className="card" data-testid="connection">
             <div className="card-title">
-              {connection.name} <span className={`pill pill-${connection.status}`}>{STATUS_TEXT[connection.status]}</span>
+              {connection.name}{' '}
+              <span className={`pill pill-${connection.status}`}>
+                <span className={`dot dot-${connection.status}`} aria-hidden />
+                {STATUS_TEXT[connection.status]}
+              </span>
             </div>
             <div className="muted">{connection.url}</div>
             {connection.managedBy !== null && (
@@ -67,12 +86,17 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
               <button type="button" disabled={busy !== null} onClick={() => void act('check', () => unwrap(api.connections.check({ namespace, name: connection.name })), `Checked ${connection.name}`)}>
                 Check
               </button>
-              {/^https?:/.test(connection.url) && (
-                <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
-                  Sign in
-                </button>
-              )}
-              <button type="button" className="danger" disabled={busy !== null || connection.managedBy !== null} onClick={() => void act('remove', () => unwrap(api.connections.remove({ namespace, name: connection.name })), `Removed ${connection.name}`)}>
+              {/^https?:/.test(connection.url) &&
+                (connection.status === 'signed_in' ? (
+                  <button type="button" disabled={busy !== null} onClick={() => void act('signout', () => unwrap(api.connections.signOut({ namespace, name: connection.name })), `Signed out of ${connection.name}`)}>
+                    Sign out
+                  </button>
+                ) : (
+                  <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
+                    Sign in
+                  </button>
+                ))}
+              <button type="button" className="danger" disabled={busy !== null || connection.managedBy !== null} onClick={() => setRemoving(connection)}>
                 Remove
               </button>
             </div>
@@ -81,9 +105,12 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
       </ul>
       <form
         className="form"
+        aria-label="Add a remote MCP server"
         onSubmit={(event) => {
           event.preventDefault();
-          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then(() => {
+          // A refused address keeps what was typed, to be corrected.
+          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then((added) => {
+            if (!added) return;
             setName('');
             setUrl('');
           });
@@ -102,9 +129,27 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
         <button type="submit" className="primary" disabled={busy !== null || managedOnly?.value === 'true'}>
           Add connection
         </button>
-        <p className="muted">Local (stdio) servers are added with the ward command: ward connections add.</p>
       </form>
+      <LocalServerForm busy={busy !== null} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
       <PageNotice notice={notice} />
+      <ConfirmDialog
+        open={removing !== null}
+        title={`Remove ${removing?.name ?? ''}?`}
+        description={
+          removing === null
+            ? ''
+            : pinnedBy(removing.name).length > 0
+              ? `Agents ${pinnedBy(removing.name).join(', ')} pin its tools: they can no longer call them. Its stored sign-in is deleted too.`
+              : 'No agent pins its tools. Its stored sign-in is deleted too.'
+        }
+        confirmLabel="Remove"
+        onCancel={() => setRemoving(null)}
+        onConfirm={() => {
+          const name = removing!.name;
+          setRemoving(null);
+          void act('remove', () => unwrap(api.connections.remove({ namespace, name })), `Removed ${name}`);
+        }}
+      />
     </section>
   );
 }

@@ -1,7 +1,9 @@
 /** Model provider, model key (written to the keychain, never shown back) and the data folder. */
 import { useEffect, useState } from 'react';
-import type { PolicyView, SettingsView, WardApi } from '../../../preload/contract.js';
+import { PlugZap } from 'lucide-react';
+import type { PolicyView, ProviderTestView, SettingsView, WardApi } from '../../../preload/contract.js';
 import { unwrap } from '../api.js';
+import { ConfirmDialog } from '../components/Dialog.js';
 import { listed, ManagedLock, policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 
@@ -17,6 +19,17 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
   const [model, setModel] = useState('');
   const [key, setKey] = useState('');
   const [notice, say] = usePageNotice();
+  const [confirmRemoveKey, setConfirmRemoveKey] = useState(false);
+  const [test, setTest] = useState<ProviderTestView | 'testing' | null>(null);
+  const testProvider = () => {
+    setTest('testing');
+    unwrap(api.settings.testProvider({ namespace }))
+      .then(setTest)
+      .catch((failure: unknown) => {
+        setTest(null);
+        say.fail(failure);
+      });
+  };
 
   const show = (view: SettingsView) => {
     setSettings(view);
@@ -41,6 +54,9 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
   return (
     <section className="page" aria-label="Settings">
       <h2>Settings</h2>
+      <p className="muted">
+        The model provider and key below are this namespace's (<strong>{namespace}</strong>): other namespaces keep their own.
+      </p>
       <p>
         Data folder: <code>{settings?.dataFolder ?? '…'}</code>
       </p>
@@ -62,7 +78,18 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
           <input value={model} onChange={(event) => setModel(event.target.value)} />
         </label>
         <ManagedLock setting={policySetting(policy, 'models')} what={`models limited to ${listed(policySetting(policy, 'models'))}`} />
-        <button type="submit">Save provider</button>
+        <div className="row">
+          <button type="submit">Save provider</button>
+          <button type="button" onClick={testProvider} disabled={test === 'testing'}>
+            <PlugZap size={14} aria-hidden /> {test === 'testing' ? 'Testing…' : 'Test connection'}
+          </button>
+        </div>
+        {test !== null && test !== 'testing' && (
+          <p className={test.ok ? 'test-ok' : 'test-failed'} role={test.ok ? 'status' : 'alert'} data-testid="provider-test">
+            {test.ok ? 'Connected: ' : 'Failed: '}
+            {test.message}
+          </p>
+        )}
       </form>
       <form
         className="form"
@@ -84,12 +111,23 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
           <button type="submit" disabled={key.length === 0}>
             Store key
           </button>
-          <button type="button" disabled={!settings?.keySet} onClick={() => void run(() => unwrap(api.settings.clearKey({ namespace })), 'Key removed')}>
+          <button type="button" className="danger" disabled={!settings?.keySet} onClick={() => setConfirmRemoveKey(true)}>
             Remove key
           </button>
         </div>
       </form>
       <PageNotice notice={notice} />
+      <ConfirmDialog
+        open={confirmRemoveKey}
+        title="Remove the model key?"
+        description={`Chats in namespace ${namespace} cannot reach the model until a key is stored again. The key is deleted from ${settings === null ? 'its store' : STORE_NAME[settings.keyStore]}; Ward cannot show it back.`}
+        confirmLabel="Remove key"
+        onCancel={() => setConfirmRemoveKey(false)}
+        onConfirm={() => {
+          setConfirmRemoveKey(false);
+          void run(() => unwrap(api.settings.clearKey({ namespace })), 'Key removed');
+        }}
+      />
     </section>
   );
 }

@@ -3,34 +3,62 @@
  * function of the events up to `lastSeq`, so a reload replays from 0 and a resubscribe continues
  * from `lastSeq` (J1). Each event is parsed with its schema (preload/events.ts): the journal is
  * data, not trusted code, and one that does not parse is shown as unreadable, never guessed at.
+ * Every piece of model, tool or provider text is escaped here, once, with the one window escaper
+ * (preload/display.ts): answers, prompts, tool names, arguments and results alike (P1, U3).
+ * Answers are kept whole (the list is virtualized); only tool texts are cut, where they are shown.
  */
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
-import { escapeInvisible, escapeOneLine } from '../../../preload/display.js';
+import { escapeForWindow, escapeLineForWindow } from '../../../preload/display.js';
 import { readJournalEvent, type EventOf } from '../../../preload/events.js';
 
-export type ToolStatus = 'running' | 'ok' | 'error';
+export type ToolStatus = 'running' | 'ok' | 'error' | 'unknown';
+
+/** A permission check folded into the card of the call it was about. */
+export interface PermissionNote {
+  readonly decision: 'allow' | 'deny';
+  readonly text: string;
+}
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheCreationTokens: number;
+  readonly costUsd: number | null;
+}
 
 export type TimelineItem =
-  | { readonly kind: 'user'; readonly key: string; readonly text: string }
+  | { readonly kind: 'user'; readonly key: string; readonly runId: string | null; readonly at: string; readonly text: string; readonly prompt: string }
   | {
       readonly kind: 'assistant';
       readonly key: string;
       readonly runId: string | null;
+      readonly at: string;
+      readonly agent?: string;
       readonly text: string;
       /** Set while a block streams: its index in the run and the text before it, for the final text to replace the deltas. */
       readonly streaming?: { readonly messageIndex: number; readonly before: string } | null;
+      /** What the run's model calls cost, on the run's last answer. */
+      readonly usage?: Usage;
     }
   | {
       readonly kind: 'tool';
       readonly key: string;
+      readonly runId: string | null;
+      readonly at: string;
       readonly callId: string;
       readonly tool: string;
       readonly args: string;
+      /** One line: the first arguments, for the collapsed row. */
+      readonly summary: string;
       readonly status: ToolStatus;
       readonly output: string | null;
       readonly durationMs: number | null;
+      readonly permissions: readonly PermissionNote[];
     }
-  | { readonly kind: 'notice'; readonly key: string; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string };
+  | { readonly kind: 'notice'; readonly key: string; readonly runId: string | null; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string; readonly permission?: { readonly tool: string } };
+
+export type ToolItem = Extract<TimelineItem, { kind: 'tool' }>;
 
 /** The run the composer reflects; `stopping` is shown as "Stopping…", `stopped` is not an error. */
 export interface RunStatus {
@@ -43,15 +71,13 @@ export interface ConversationState {
   readonly items: readonly TimelineItem[];
   readonly lastSeq: number;
   readonly run: RunStatus | null;
+  /** Every usage event of the chat, summed. */
+  readonly usage: Usage | null;
 }
 
-export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null };
+export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null, usage: null };
 
-const MAX_SHOWN_CHARS = 4_000;
-
-function bounded(text: string): string {
-  return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS)}… (${text.length - MAX_SHOWN_CHARS} more characters)` : text;
-}
+const SUMMARY_CHARS = 120;
 
 function stringify(value: unknown): string {
   try {
@@ -61,131 +87,205 @@ function stringify(value: unknown): string {
   }
 }
 
+/** `file_path: /tmp/x, limit: 20`: what a collapsed tool row says about its arguments. */
+function summarize(value: unknown): string {
+  if (value === null || typeof value !== 'object') return value === undefined ? '' : escapeLineForWindow(String(value), SUMMARY_CHARS);
+  const parts = Object.entries(value as Record<string, unknown>).map(([key, item]) => `${key}: ${typeof item === 'string' ? item : JSON.stringify(item)}`);
+  return escapeLineForWindow(parts.join(', '), SUMMARY_CHARS);
+}
+
 const FINAL_STATES: readonly RunState[] = ['succeeded', 'failed', 'stopped', 'uncertain'];
 
 /** What a tool entry shows of its result: the preview main journaled, else what is known of it. */
 function toolOutput(result: EventOf<'tool_result'>['payload']): string {
   const code = result.errorCode === null ? '' : `${result.errorCode}: `;
   if ('delivered' in result) return `${code}the run ended before the result reached the model (${result.bytes} bytes)`;
-  if (result.preview !== '') return `${code}${escapeInvisible(result.preview)}${result.previewTruncated ? `… (${result.bytes} bytes in all)` : ''}`;
+  if (result.preview !== '') return `${code}${escapeForWindow(result.preview)}${result.previewTruncated ? `… (${result.bytes} bytes in all)` : ''}`;
   return result.errorCode ?? `${result.bytes} bytes returned to the model`;
 }
+
+/** Tool names as the timeline shows them: Ward's MCP prefix is not the person's concern. */
+export function shownToolName(tool: string): string {
+  return tool.startsWith('mcp__ward__') ? tool.slice('mcp__ward__'.length) : tool;
+}
+
+function addUsage(a: Usage | null | undefined, b: Usage): Usage {
+  if (a == null) return b;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
+    costUsd: a.costUsd === null && b.costUsd === null ? null : (a.costUsd ?? 0) + (b.costUsd ?? 0),
+  };
+}
+
+const joined = (text: string) => `${text}${text === '' || text.endsWith('\n') ? '' : '\n\n'}`;
 
 /** Applies a batch of events in order; events at or before `lastSeq` are ignored (idempotent replay). */
 export function applyEvents(state: ConversationState, events: readonly JournalEventView[]): ConversationState {
   const fresh = events.filter((event) => event.seq > state.lastSeq);
   if (fresh.length === 0) return state;
   const items = [...state.items];
-  // Tool entries are found by call id; built lazily from the current items.
-  const toolIndex: { map: Map<string, number> | null } = { map: null };
-  const findTool = (callId: string): number | undefined => {
-    if (toolIndex.map === null) {
-      const map = new Map<string, number>();
-      items.forEach((item, index) => {
-        if (item.kind === 'tool') map.set(item.callId, index);
-      });
-      toolIndex.map = map;
-    }
-    return toolIndex.map.get(callId);
-  };
   let run = state.run;
   let lastSeq = state.lastSeq;
+  let usage = state.usage;
+  /** The newest tool entry of the run still open for `tool` (a permission check is about it). */
+  const openTool = (runId: string | null, tool: string): number => {
+    for (let index = items.length - 1; index >= 0 && index >= items.length - 200; index--) {
+      const item = items[index]!;
+      if (item.kind === 'tool' && item.runId === runId && item.tool === tool && item.output === null) return index;
+    }
+    return -1;
+  };
+  const findTool = (callId: string): number => {
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!;
+      if (item.kind === 'tool' && item.callId === callId) return index;
+    }
+    return -1;
+  };
+  const lastAssistantOf = (runId: string | null): number => {
+    for (let index = items.length - 1; index >= 0; index--) {
+      const item = items[index]!;
+      if (item.kind === 'assistant' && item.runId === runId) return index;
+      if (item.kind === 'user') return -1;
+    }
+    return -1;
+  };
 
   for (const view of fresh) {
     lastSeq = view.seq;
     const key = `e${view.seq}`;
+    const at = view.createdAt;
+    const runId = view.runId;
     const event = readJournalEvent(view.type, view.payload);
     switch (event.type) {
       case 'run_started':
-        if (view.runId !== null) run = { id: view.runId, state: 'running', reason: null };
+        if (runId !== null) run = { id: runId, state: 'running', reason: null };
         break;
       case 'user_prompt':
-        items.push({ kind: 'user', key, text: bounded(event.payload.text) });
+        items.push({ kind: 'user', key, runId, at, text: escapeForWindow(event.payload.text), prompt: event.payload.text });
         break;
       case 'assistant_delta': {
-        const { text, messageIndex } = event.payload;
+        const { messageIndex } = event.payload;
+        const text = escapeForWindow(event.payload.text);
         const last = items[items.length - 1];
-        if (last?.kind === 'assistant' && last.runId === view.runId && last.streaming?.messageIndex === messageIndex) {
-          // Past the display bound the rest is not shown anyway; the final text settles it.
-          if (last.text.length < MAX_SHOWN_CHARS) items[items.length - 1] = { ...last, text: bounded(`${last.text}${text}`) };
-        } else if (last?.kind === 'assistant' && last.runId === view.runId) {
-          const before = `${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}`;
-          items[items.length - 1] = { ...last, text: bounded(`${before}${text}`), streaming: { messageIndex, before } };
+        if (last?.kind === 'assistant' && last.runId === runId && last.streaming?.messageIndex === messageIndex) {
+          items[items.length - 1] = { ...last, text: `${last.text}${text}` };
+        } else if (last?.kind === 'assistant' && last.runId === runId) {
+          const before = joined(last.text);
+          items[items.length - 1] = { ...last, text: `${before}${text}`, streaming: { messageIndex, before } };
         } else {
-          items.push({ kind: 'assistant', key, runId: view.runId, text: bounded(text), streaming: { messageIndex, before: '' } });
+          items.push({ kind: 'assistant', key, runId, at, text, streaming: { messageIndex, before: '' } });
         }
         break;
       }
       case 'assistant_text': {
-        const { text } = event.payload;
+        const text = escapeForWindow(event.payload.text);
         const last = items[items.length - 1];
-        if (last?.kind === 'assistant' && last.runId === view.runId && last.streaming != null) {
+        if (last?.kind === 'assistant' && last.runId === runId && last.streaming != null) {
           // The final text is authoritative: it replaces what the deltas built up.
-          items[items.length - 1] = { ...last, text: bounded(`${last.streaming.before}${text}`), streaming: null };
-        } else if (last?.kind === 'assistant' && last.runId === view.runId) {
-          items[items.length - 1] = { ...last, text: bounded(`${last.text}${last.text.endsWith('\n') ? '' : '\n\n'}${text}`) };
+          items[items.length - 1] = { ...last, text: `${last.streaming.before}${text}`, streaming: null };
+        } else if (last?.kind === 'assistant' && last.runId === runId) {
+          items[items.length - 1] = { ...last, text: `${joined(last.text)}${text}` };
         } else {
-          items.push({ kind: 'assistant', key, runId: view.runId, text: bounded(text) });
+          items.push({ kind: 'assistant', key, runId, at, text });
         }
         break;
       }
       case 'tool_call': {
-        const { toolUseId, tool } = event.payload;
-        items.push({ kind: 'tool', key, callId: toolUseId, tool, args: bounded(stringify(event.payload.arguments)), status: 'running', output: null, durationMs: null });
-        toolIndex.map?.set(toolUseId, items.length - 1);
+        const { toolUseId, arguments: args } = event.payload;
+        const tool = escapeLineForWindow(event.payload.tool, 200);
+        // A check journaled before its call arrived (the stream and the approval race) joins the card.
+        const permissions: PermissionNote[] = [];
+        for (let index = items.length - 1; index >= 0 && index >= items.length - 20; index--) {
+          const item = items[index]!;
+          if (item.kind === 'notice' && item.permission?.tool === tool && item.runId === runId) {
+            permissions.unshift({ decision: item.tone === 'warning' ? 'deny' : 'allow', text: item.text });
+            items.splice(index, 1);
+            break;
+          }
+        }
+        items.push({ kind: 'tool', key, runId, at, callId: toolUseId, tool, args: escapeForWindow(stringify(args)), summary: summarize(args), status: 'running', output: null, durationMs: null, permissions });
         break;
       }
       case 'tool_result': {
         const result = event.payload;
-        const done = { status: result.ok ? ('ok' as const) : ('error' as const), output: bounded(toolOutput(result)), durationMs: result.durationMs };
+        const done = { status: result.ok ? ('ok' as const) : ('error' as const), output: toolOutput(result), durationMs: result.durationMs };
         const index = findTool(result.toolUseId);
-        if (index === undefined) items.push({ kind: 'tool', key, callId: result.toolUseId, tool: result.tool ?? 'tool', args: '', ...done });
-        else items[index] = { ...(items[index] as Extract<TimelineItem, { kind: 'tool' }>), ...done };
+        if (index < 0) {
+          items.push({ kind: 'tool', key, runId, at, callId: result.toolUseId, tool: escapeLineForWindow(result.tool ?? 'tool', 200), args: '', summary: '', permissions: [], ...done });
+        } else items[index] = { ...(items[index] as ToolItem), ...done };
         break;
       }
       case 'run_stopping':
-        if (run !== null && (view.runId === null || view.runId === run.id)) run = { ...run, state: 'stopping' };
+        if (run !== null && (runId === null || runId === run.id)) run = { ...run, state: 'stopping' };
         break;
       case 'run_finished': {
         const { state, reason } = event.payload;
-        run = { id: view.runId ?? run?.id ?? '', state, reason };
-        if (state === 'stopped') items.push({ kind: 'notice', key, tone: 'stopped', text: 'Stopped' });
-        else if (state === 'failed') items.push({ kind: 'notice', key, tone: 'error', text: `The run failed${reason ? `: ${bounded(reason)}` : ''}` });
-        else if (state === 'uncertain') items.push({ kind: 'notice', key, tone: 'warning', text: `The outcome of this run is unknown${reason ? `: ${bounded(reason)}` : ''}` });
+        run = { id: runId ?? run?.id ?? '', state, reason };
+        // Calls the run never reported back on: what they did is unknown.
+        for (let index = items.length - 1; index >= 0; index--) {
+          const item = items[index]!;
+          if (item.kind === 'user' && item.runId !== runId) break;
+          if (item.kind === 'tool' && item.runId === runId && item.status === 'running') items[index] = { ...item, status: 'unknown' };
+        }
+        const shownReason = reason ? `: ${escapeForWindow(reason)}` : '';
+        if (state === 'stopped') items.push({ kind: 'notice', key, runId, tone: 'stopped', text: 'Stopped' });
+        else if (state === 'failed') items.push({ kind: 'notice', key, runId, tone: 'error', text: `The run failed${shownReason}` });
+        else if (state === 'uncertain') items.push({ kind: 'notice', key, runId, tone: 'warning', text: `The outcome of this run is unknown${shownReason}` });
         break;
       }
       case 'run_reconciled': {
         const { state, note } = event.payload;
-        run = { id: view.runId ?? run?.id ?? '', state, reason: note };
-        items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Reconciled as ${state}: ${note}`) });
+        run = { id: runId ?? run?.id ?? '', state, reason: note };
+        items.push({ kind: 'notice', key, runId, tone: 'info', text: `Reconciled as ${state}: ${escapeForWindow(note)}` });
         break;
       }
       case 'permission_decision': {
-        const { decision, tool, reason } = event.payload;
-        items.push({ kind: 'notice', key, tone: decision === 'allow' ? 'info' : 'warning', text: bounded(`Permission ${decision} for ${tool} (${reason})`) });
+        const { decision, reason, answerer } = event.payload;
+        const tool = escapeLineForWindow(shownToolName(event.payload.tool), 200);
+        const by = answerer.by === 'person' ? 'you' : answerer.by === 'rule' ? 'a grant' : answerer.by === 'timeout' ? 'no answer in time' : answerer.by === 'policy' ? 'the admin policy' : 'Ward';
+        const text = `${decision === 'allow' ? 'Allowed' : 'Denied'} by ${by} (${escapeForWindow(reason)})`;
+        const index = openTool(runId, tool);
+        if (index >= 0) {
+          const item = items[index] as ToolItem;
+          items[index] = { ...item, permissions: [...item.permissions, { decision, text }] };
+        } else {
+          items.push({ kind: 'notice', key, runId, tone: decision === 'allow' ? 'info' : 'warning', text: `Permission ${decision} for ${tool}: ${text}`, permission: { tool } });
+        }
         break;
       }
       case 'diagnostic':
-        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(event.payload.detail) });
+        items.push({ kind: 'notice', key, runId, tone: 'warning', text: escapeForWindow(event.payload.detail) });
         break;
       case 'unreadable':
-        items.push({ kind: 'notice', key, tone: 'warning', text: `Unreadable event: ${escapeOneLine(event.payload.storedType, 64)}` });
+        items.push({ kind: 'notice', key, runId, tone: 'warning', text: `Unreadable event: ${escapeLineForWindow(event.payload.storedType, 64)}` });
         break;
       case 'model_call':
         // Only a provider that failed is news in the chat (the CLI may be retrying).
         if (event.payload.status >= 400 || event.payload.status === 0) {
-          items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}`) });
+          items.push({ kind: 'notice', key, runId, tone: 'warning', text: `The model provider ${escapeForWindow(event.payload.problem ?? `answered HTTP ${event.payload.status}`)}` });
         }
         break;
       case 'model_retry': {
         const { attempt, maxRetries, delayMs, status } = event.payload;
-        items.push({ kind: 'notice', key, tone: 'info', text: bounded(`Retrying the model (${attempt} of ${maxRetries}) in ${Math.max(1, Math.round(delayMs / 1000))} s${status === null ? '' : ` after HTTP ${status}`}`) });
+        items.push({ kind: 'notice', key, runId, tone: 'info', text: escapeLineForWindow(`Retrying the model (${attempt} of ${maxRetries}) in ${Math.max(1, Math.round(delayMs / 1000))} s${status === null ? '' : ` after HTTP ${status}`}`, 200) });
         break;
       }
       case 'provider_error':
-        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model call failed: ${event.payload.text}`) });
+        items.push({ kind: 'notice', key, runId, tone: 'warning', text: escapeLineForWindow(`The model call failed: ${event.payload.text}`, 500) });
         break;
-      case 'usage':
+      case 'usage': {
+        usage = addUsage(usage, event.payload);
+        const index = lastAssistantOf(runId);
+        if (index >= 0) {
+          const item = items[index] as Extract<TimelineItem, { kind: 'assistant' }>;
+          items[index] = { ...item, usage: addUsage(item.usage, event.payload) };
+        }
+        break;
+      }
       case 'tool_refused':
       case 'tool_drained':
         // Not shown in the chat.
@@ -194,7 +294,7 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
         event satisfies never;
     }
   }
-  return { items, lastSeq, run };
+  return { items, lastSeq, run, usage };
 }
 
 /** Combines the journal's view of the run with the store's authoritative state (from conversations.get). */
@@ -202,4 +302,45 @@ export function mergeRunState(journalRun: RunStatus | null, storeRun: RunStatus 
   if (storeRun === null) return journalRun;
   if (journalRun !== null && journalRun.id === storeRun.id && FINAL_STATES.includes(journalRun.state)) return journalRun;
   return storeRun;
+}
+
+/** A row of the timeline: an item, or a run of consecutive tool calls folded into one. */
+export type TimelineRowModel = { readonly kind: 'item'; readonly key: string; readonly item: TimelineItem } | { readonly kind: 'group'; readonly key: string; readonly tools: readonly ToolItem[] };
+
+const ITEM_ROWS = new WeakMap<TimelineItem, TimelineRowModel>();
+
+/** Consecutive calls from this many on are grouped ("Ran 50 tools · 1 error"). */
+export const GROUP_FROM = 3;
+
+/**
+ * Rows for the list: runs of GROUP_FROM or more consecutive tool calls become one group row,
+ * unless the person opened it (`open` holds its key) or one of its calls is still running or
+ * waiting (so its state stays in sight).
+ */
+export function timelineRows(items: readonly TimelineItem[], open: ReadonlySet<string>, keep: (tool: ToolItem) => boolean): TimelineRowModel[] {
+  const rows: TimelineRowModel[] = [];
+  // The same item keeps the same row object, so a memoized row skips re-rendering.
+  const itemRow = (item: TimelineItem): TimelineRowModel => {
+    let row = ITEM_ROWS.get(item);
+    if (row === undefined) {
+      row = { kind: 'item', key: item.key, item };
+      ITEM_ROWS.set(item, row);
+    }
+    return row;
+  };
+  let run: ToolItem[] = [];
+  const flush = () => {
+    if (run.length >= GROUP_FROM && !open.has(run[0]!.key) && !run.some(keep)) rows.push({ kind: 'group', key: `g${run[0]!.key}`, tools: run });
+    else for (const tool of run) rows.push(itemRow(tool));
+    run = [];
+  };
+  for (const item of items) {
+    if (item.kind === 'tool') run.push(item);
+    else {
+      flush();
+      rows.push(itemRow(item));
+    }
+  }
+  flush();
+  return rows;
 }

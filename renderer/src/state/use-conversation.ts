@@ -1,28 +1,45 @@
 /**
- * Follows one conversation: subscribes to its journal from the last seen sequence number and
- * folds events into view state; re-reads the store's run state when a run event arrives (the
- * journal says what happened, the store says who holds the reservation now).
+ * Follows one conversation: subscribes to its journal and folds events into view state; re-reads
+ * the store's run state when a run event arrives (the journal says what happened, the store says
+ * who holds the reservation now).
+ *
+ * A chat opens at its latest message: main sends the newest TAIL events first, which are folded
+ * and shown at once, then the history before them. Once the history is all in, the whole journal
+ * is folded again from the start (the fold is a function of every event, J1), and from then on
+ * events are applied as they come.
  */
-import { useEffect, useRef, useState } from 'react';
-import type { ConversationView, WardApi } from '../../../preload/contract.js';
+import { startTransition, useEffect, useRef, useState } from 'react';
+import type { ConversationView, JournalEventView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 import type { JournalEventType } from '../../../preload/events.js';
 import type { PushRouter } from './follow.js';
 import { applyEvents, EMPTY_CONVERSATION, type ConversationState } from './timeline.js';
 
 const RUN_EVENTS = new Set<string>(['run_started', 'run_stopping', 'run_finished', 'run_reconciled'] satisfies JournalEventType[]);
+/** Enough for a few screens: what a chat needs to paint at its latest message. */
+export const TAIL_EVENTS = 200;
 
 export interface FollowedConversation {
   readonly state: ConversationState;
   readonly conversation: ConversationView | null;
   readonly error: string | null;
+  /** False while the history behind the latest messages is still arriving. */
+  readonly complete: boolean;
   readonly refresh: () => void;
+}
+
+/** Events held until the history behind the tail is complete. */
+interface Pending {
+  readonly tailFrom: number;
+  readonly history: JournalEventView[];
+  readonly recent: JournalEventView[];
 }
 
 export function useConversation(api: WardApi, router: PushRouter, namespace: string, conversationId: string): FollowedConversation {
   const [state, setState] = useState<ConversationState>(EMPTY_CONVERSATION);
   const [conversation, setConversation] = useState<ConversationView | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [complete, setComplete] = useState(false);
   const [refreshTick, setRefreshTick] = useState(0);
   const cursor = useRef(0);
 
@@ -32,6 +49,7 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
     setState(EMPTY_CONVERSATION);
     setConversation(null);
     setError(null);
+    setComplete(false);
   }, [namespace, conversationId]);
 
   useEffect(() => {
@@ -48,7 +66,8 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
     let cancelled = false;
     let unroute: (() => void) | null = null;
     let subscriptionId: string | null = null;
-    unwrap(api.journal.subscribe({ namespace, conversationId, afterSeq: cursor.current }))
+    const afterSeq = cursor.current;
+    unwrap(api.journal.subscribe({ namespace, conversationId, afterSeq, ...(afterSeq === 0 ? { tail: TAIL_EVENTS } : {}) }))
       .then((subscription) => {
         subscriptionId = subscription.subscriptionId;
         if (cancelled) {
@@ -56,14 +75,42 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
           void api.journal.unsubscribe({ subscriptionId });
           return;
         }
+        let pending: Pending | null = subscription.tailFrom !== null && subscription.tailFrom > afterSeq ? { tailFrom: subscription.tailFrom, history: [], recent: [] } : null;
+        if (pending === null) setComplete(true);
         unroute = router.route(subscription.subscriptionId, (pushed) => {
           if (pushed.kind !== 'journal') return;
-          setState((current) => {
-            const next = applyEvents(current, pushed.events);
-            cursor.current = next.lastSeq;
-            return next;
-          });
-          if (pushed.events.some((event) => RUN_EVENTS.has(event.type))) setRefreshTick((tick) => tick + 1);
+          const events = pushed.events;
+          if (pending === null) {
+            // A transition: React renders in slices and yields to input, so a long answer streaming in never holds the page.
+            startTransition(() =>
+              setState((current) => {
+                const next = applyEvents(current, events);
+                cursor.current = next.lastSeq;
+                return next;
+              }),
+            );
+          } else {
+            const held = pending;
+            const recent = events.filter((event) => event.seq > held.tailFrom);
+            held.history.push(...events.filter((event) => event.seq <= held.tailFrom));
+            held.recent.push(...recent);
+            if (held.history.length > 0 && held.history[held.history.length - 1]!.seq >= held.tailFrom) {
+              // The history is in: fold everything once, in order, and go on incrementally.
+              pending = null;
+              const whole = applyEvents(applyEvents(EMPTY_CONVERSATION, held.history), held.recent);
+              cursor.current = whole.lastSeq;
+              setState(whole);
+              setComplete(true);
+            } else if (recent.length > 0) {
+              // Until then the newest events are shown on their own (the tail, then live ones).
+              setState((current) => {
+                const next = applyEvents(current.lastSeq > held.tailFrom ? current : { ...EMPTY_CONVERSATION, lastSeq: held.tailFrom }, recent);
+                cursor.current = next.lastSeq;
+                return next;
+              });
+            }
+          }
+          if (events.some((event) => RUN_EVENTS.has(event.type))) setRefreshTick((tick) => tick + 1);
         });
       })
       .catch((failure: unknown) => !cancelled && setError(errorText(failure)));
@@ -74,5 +121,5 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
     };
   }, [api, router, namespace, conversationId]);
 
-  return { state, conversation, error, refresh: () => setRefreshTick((tick) => tick + 1) };
+  return { state, conversation, error, complete, refresh: () => setRefreshTick((tick) => tick + 1) };
 }

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { PushedEvent } from '../../../preload/contract.js';
 import { createAgentVersion } from '../../../main/agents/service.js';
 import { startDesktop, type Desktop } from '../../../main/ipc/desktop.js';
+import type { AttentionNote } from '../../../main/ipc/attention.js';
 import type { Client, ExternalOpener } from '../../../main/ipc/handlers.js';
 import { DataFolder } from '../../../main/store/data-folder.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
@@ -89,6 +90,10 @@ export interface UiHarness {
   readonly opened: URL[];
   /** Sign-in pages main asked the system browser to open (played by this Chromium). */
   readonly signIns: URL[];
+  /** What the system's folder dialog answers next (null: the person cancels it). */
+  folderChoice: string | null;
+  /** The OS side of approvals out of sight: whether Ward "has focus", the notifications shown, the badge counts set. */
+  readonly attention: { focused: boolean; readonly notes: AttentionNote[]; readonly clicks: (() => void)[]; readonly badges: number[] };
   open(): Promise<Page>;
   /** Pids of CLI children of this process (the pinned claude binary). */
   cliChildren(): number[];
@@ -129,11 +134,22 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
       .catch(() => undefined)
       .finally(() => void page.close().catch(() => undefined));
   };
+  const attention = { focused: true, notes: [] as AttentionNote[], clicks: [] as (() => void)[], badges: [] as number[] };
+  const folderDialog = { choice: null as string | null };
   const desktop = startDesktop({
     folder: core,
     env,
     openExternal,
     openSignIn,
+    pickFolder: () => Promise.resolve(folderDialog.choice),
+    attention: {
+      focused: () => attention.focused,
+      notify: (note, onClick) => {
+        attention.notes.push(note);
+        attention.clicks.push(onClick);
+      },
+      setBadge: (count) => attention.badges.push(count),
+    },
     run: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
   });
   const site = await serveRenderer();
@@ -190,6 +206,13 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     results,
     opened,
     signIns,
+    get folderChoice() {
+      return folderDialog.choice;
+    },
+    set folderChoice(choice: string | null) {
+      folderDialog.choice = choice;
+    },
+    attention,
     async open() {
       const page = await context.newPage();
       await page.goto(site.url);
@@ -273,9 +296,20 @@ export async function publishToolAgent(harness: UiHarness, name = 'tooly', tools
   );
 }
 
+/** The conversation's timeline (the session list repeats a chat's latest text as its preview). */
+export function timelineOf(page: Page) {
+  return page.getByRole('region', { name: 'Conversation' });
+}
+
+/** Saves the screen as `NAME-light.png` and `NAME-dark.png`, then leaves the page in the scheme it had. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  const dark = await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: dark ? 'dark' : 'light' });
 }
 
 /** Publishes an agent and creates a conversation whose journal the test fills through the store. */
@@ -285,13 +319,34 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
   return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
 }
 
-/** Creates a chat through the UI's own "New chat" form and sends a prompt with the keyboard. */
-export async function startChat(page: Page, agent: string, title: string, prompt: string): Promise<void> {
-  await page.getByRole('combobox', { name: 'Agent for a new chat' }).selectOption(agent);
-  await page.getByRole('textbox', { name: 'Title of a new chat' }).fill(title);
-  await page.getByRole('button', { name: 'New chat' }).click();
-  await page.getByRole('heading', { name: title }).waitFor();
+/** Fills the Connections page's remote-server form and submits it. */
+export async function addRemoteConnection(page: Page, name: string, url: string): Promise<void> {
+  const form = page.getByRole('form', { name: 'Add a remote MCP server' });
+  await form.getByRole('textbox', { name: 'Name' }).fill(name);
+  await form.getByRole('textbox', { name: 'Server URL' }).fill(url);
+  await form.getByRole('button', { name: 'Add connection' }).click();
+}
+
+/** A chat whose run Ward lost track of (R8): running with `events` journaled, then uncertain, as after a crash. */
+export function seedUncertainRun(harness: UiHarness, title: string, events: readonly { readonly type: string; readonly payload: unknown }[]) {
+  const conversation = seedConversation(harness, title);
+  const store = harness.core.store(harness.ns);
+  const { run } = store.runs.admit(conversation.id, 'req-lost', 'fingerprint');
+  store.runs.transition(run.id, 'running');
+  store.journal.appendMany(
+    conversation.id,
+    events.map((event) => ({ ...event, runId: run.id })),
+  );
+  store.runs.transition(run.id, 'uncertain', 'the Ward process (pid 4242) ended while the run was running; its outcome is unknown');
+  return { conversation, run, store };
+}
+
+/** Starts a chat through the UI's own "New chat" and sends its first prompt with the keyboard; the chat is titled from it. */
+export async function startChat(page: Page, agent: string, prompt: string): Promise<void> {
+  await page.getByRole('button', { name: 'New chat' }).first().click();
+  await page.getByRole('combobox', { name: 'Agent' }).selectOption(agent);
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(prompt);
   await box.press('Enter');
+  await page.getByRole('heading', { level: 1, name: prompt.split('\n')[0] }).waitFor();
 }

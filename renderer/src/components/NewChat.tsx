@@ -1,0 +1,115 @@
+/**
+ * A chat not started yet: the agent, the project folder (the system's folder dialog) and what the
+ * agent may do there unasked, with the grants shown before the first turn. The first prompt
+ * creates the chat, titled from that prompt, and sends it.
+ */
+import { FolderOpen } from 'lucide-react';
+import { useState } from 'react';
+import type { AgentView, FolderAccess, WardApi } from '../../../preload/contract.js';
+import { escapeLineForWindow } from '../../../preload/display.js';
+import { errorText, unwrap } from '../api.js';
+import { Composer } from './Composer.js';
+import { ErrorBanner } from './PageNotice.js';
+import { FolderGrants } from './FolderGrants.js';
+
+/** Published by main on first use (a fresh install has no agent of its own yet). */
+export const BUILT_IN_AGENT = 'default';
+const TITLE_CHARS = 80;
+
+/** A chat's title: the first line of its first prompt. */
+export function titleFrom(prompt: string): string {
+  const line = prompt.trim().split('\n')[0]!.trim();
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+const ACCESS: readonly { value: FolderAccess; label: string }[] = [
+  { value: 'ask', label: 'Ask me each time' },
+  { value: 'read', label: 'Read without asking' },
+  { value: 'write', label: 'Read and write without asking' },
+];
+
+export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: WardApi; namespace: string; agents: readonly AgentView[]; focusKey: string; onCreated: (conversationId: string) => void }) {
+  const names = agents.some((agent) => agent.name === BUILT_IN_AGENT) ? agents.map((agent) => agent.name) : [BUILT_IN_AGENT, ...agents.map((agent) => agent.name)];
+  const [agentName, setAgentName] = useState(names[0] ?? BUILT_IN_AGENT);
+  const [workspace, setWorkspace] = useState<string | null>(null);
+  const [access, setAccess] = useState<FolderAccess>('ask');
+  const [error, setError] = useState<string | null>(null);
+
+  const pick = async () => {
+    setError(null);
+    try {
+      const { path } = await unwrap(api.folders.pick({}));
+      if (path !== null) setWorkspace(path);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+  const start = async (prompt: string): Promise<boolean> => {
+    setError(null);
+    try {
+      const created = await unwrap(
+        api.conversations.create({ namespace, agentName, title: titleFrom(prompt), ...(workspace === null ? {} : { workspace, access }) }),
+      );
+      await unwrap(api.runs.send({ namespace, conversationId: created.id, requestId: crypto.randomUUID(), prompt }));
+      onCreated(created.id);
+      return true;
+    } catch (failure) {
+      setError(errorText(failure));
+      return false;
+    }
+  };
+  const chatGrants =
+    workspace === null || access === 'ask' ? [] : (access === 'write' ? (['read', 'write'] as const) : (['read'] as const)).map((kind) => ({ effect: 'allow' as const, kind, value: workspace }));
+
+  return (
+    <section className="chat" aria-label="New chat">
+      <header className="chat-header">
+        <div className="chat-heading">
+          <h1>New chat</h1>
+        </div>
+      </header>
+      <div className="chat-empty">
+        <form className="new-chat-form" onSubmit={(event) => event.preventDefault()}>
+          <label className="field">
+            Agent
+            <select value={agentName} onChange={(event) => setAgentName(event.target.value)}>
+              {names.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                  {name === BUILT_IN_AGENT && !agents.some((agent) => agent.name === BUILT_IN_AGENT) ? ' (built in)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div className="field">
+            <span id="project-folder-label">Project folder</span>
+            <div className="row">
+              <button type="button" onClick={() => void pick()} aria-describedby="project-folder-label">
+                <FolderOpen size={14} aria-hidden /> {workspace === null ? 'Choose a folder…' : 'Choose another folder…'}
+              </button>
+              {workspace !== null && (
+                <button type="button" className="link-button" onClick={() => setWorkspace(null)}>
+                  Use Ward's own folder
+                </button>
+              )}
+            </div>
+            {workspace !== null && <code className="chosen-folder">{escapeLineForWindow(workspace, 300)}</code>}
+          </div>
+          {workspace !== null && (
+            <fieldset className="choice-group">
+              <legend>In this folder, the agent may</legend>
+              {ACCESS.map((choice) => (
+                <label key={choice.value} className="choice">
+                  <input type="radio" name="folder-access" value={choice.value} checked={access === choice.value} onChange={() => setAccess(choice.value)} /> {choice.label}
+                </label>
+              ))}
+            </fieldset>
+          )}
+          <FolderGrants workspace={workspace} chatGrants={chatGrants} agent={agents.find((agent) => agent.name === agentName)} />
+        </form>
+      </div>
+      <ErrorBanner text={error} />
+      <Composer run={null} onSend={start} onStop={() => undefined} focusKey={focusKey} hint="Your first message starts the chat and names it — Enter sends" />
+    </section>
+  );
+}

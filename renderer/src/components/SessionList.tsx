@@ -1,0 +1,94 @@
+/**
+ * The sessions of a namespace, newest activity first, each with its date, a one-line preview and
+ * whether it waits for an approval; arrow keys move between them. Above: the namespace switcher,
+ * "New chat" and the search.
+ */
+import { Clock, Plus, Search } from 'lucide-react';
+import type { KeyboardEvent } from 'react';
+import type { ConversationView, NamespaceView, PolicySettingView } from '../../../preload/contract.js';
+import { ManagedLock } from './ManagedLock.js';
+import { escapeLineForWindow } from '../../../preload/display.js';
+import { formatTime } from './Timeline.js';
+
+export interface SessionListProps {
+  readonly namespaces: readonly NamespaceView[];
+  readonly namespace: string;
+  readonly onNamespace: (namespace: string) => void;
+  /** Set when the admin policy fixes the namespace: the switcher is locked and says so. */
+  readonly namespaceLock?: PolicySettingView | undefined;
+  readonly conversations: readonly ConversationView[];
+  readonly current: string | null;
+  /** Conversations with an approval waiting. */
+  readonly waiting: ReadonlySet<string>;
+  readonly query: string;
+  readonly onQuery: (query: string) => void;
+  readonly onOpen: (conversationId: string) => void;
+  readonly onNewChat: () => void;
+}
+
+/** ArrowUp/ArrowDown/Home/End move focus between the buttons of a list. */
+export function moveInList(event: KeyboardEvent<HTMLElement>): void {
+  const keys = ['ArrowDown', 'ArrowUp', 'Home', 'End'];
+  if (!keys.includes(event.key)) return;
+  const buttons = [...event.currentTarget.querySelectorAll<HTMLButtonElement>('button[data-list-item]')];
+  const now = buttons.indexOf(document.activeElement as HTMLButtonElement);
+  if (buttons.length === 0) return;
+  event.preventDefault();
+  const next = event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : Math.min(buttons.length - 1, Math.max(0, now + (event.key === 'ArrowDown' ? 1 : -1)));
+  buttons[next]!.focus();
+}
+
+export function SessionList({ namespaces, namespace, onNamespace, namespaceLock, conversations, current, waiting, query, onQuery, onOpen, onNewChat }: SessionListProps) {
+  return (
+    <aside className="sidebar" aria-label="Sessions pane">
+      <label className="namespace-switcher">
+        <span>Namespace</span>
+        <select value={namespace} disabled={namespaceLock !== undefined} onChange={(event) => onNamespace(event.target.value)}>
+          {namespaces.map((ns) => (
+            <option key={ns.name} value={ns.name}>
+              {ns.name}
+            </option>
+          ))}
+          {!namespaces.some((ns) => ns.name === namespace) && <option value={namespace}>{namespace}</option>}
+        </select>
+      </label>
+      <ManagedLock setting={namespaceLock} />
+      <button type="button" className="primary new-chat-button" onClick={onNewChat} title="New chat (Ctrl+N)">
+        <Plus size={16} aria-hidden /> New chat
+      </button>
+      <div className="search-field">
+        <Search size={14} aria-hidden />
+        <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(event) => onQuery(event.target.value)} />
+      </div>
+      <ul className="sessions" aria-label="Sessions" onKeyDown={moveInList}>
+        {conversations.map((conversation) => {
+          const asks = waiting.has(conversation.id);
+          return (
+            <li key={conversation.id}>
+              <button type="button" data-list-item aria-current={conversation.id === current ? 'true' : undefined} onClick={() => onOpen(conversation.id)}>
+                <span className="session-top">
+                  <span className="session-title">{escapeLineForWindow(conversation.title, 200)}</span>
+                  <time className="session-date" dateTime={conversation.lastActivityAt}>
+                    {formatTime(conversation.lastActivityAt)}
+                  </time>
+                </span>
+                <span className="session-preview">{conversation.preview === '' ? 'No messages yet' : escapeLineForWindow(conversation.preview, 160)}</span>
+                <span className="session-meta">
+                  {conversation.agentName}
+                  {conversation.activeRun !== null && ` · ${conversation.activeRun.state}`}
+                  {asks && ' · '}
+                  {asks && (
+                    <span className="session-waiting">
+                      <Clock size={12} aria-hidden /> waiting for you
+                    </span>
+                  )}
+                </span>
+              </button>
+            </li>
+          );
+        })}
+        {conversations.length === 0 && <li className="muted session-none">{query ? 'No matching sessions' : 'No sessions yet'}</li>}
+      </ul>
+    </aside>
+  );
+}

@@ -1,0 +1,72 @@
+/**
+ * Adds a local (stdio) MCP server: the program, its arguments one per line (no shell: each line
+ * is one argument as given), and secret variables whose values go to the keychain and are never
+ * shown again.
+ */
+import { Plus, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+
+export interface LocalServer {
+  readonly name: string;
+  readonly command: string;
+  readonly args: string[];
+  readonly secrets: { name: string; value: string }[];
+}
+
+export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server: LocalServer) => Promise<boolean> }) {
+  const [name, setName] = useState('');
+  const [command, setCommand] = useState('');
+  const [args, setArgs] = useState('');
+  const [secrets, setSecrets] = useState<{ name: string; value: string }[]>([]);
+  const setSecret = (index: number, change: Partial<{ name: string; value: string }>) => setSecrets(secrets.map((secret, at) => (at === index ? { ...secret, ...change } : secret)));
+  return (
+    <form
+      className="form"
+      aria-label="Add a local MCP server"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const lines = args.split('\n').filter((line) => line !== '');
+        void onAdd({ name: name.trim(), command: command.trim(), args: lines, secrets: secrets.filter((secret) => secret.name.trim() !== '').map((secret) => ({ name: secret.name.trim(), value: secret.value })) }).then((added) => {
+          if (!added) return;
+          setName('');
+          setCommand('');
+          setArgs('');
+          setSecrets([]);
+        });
+      }}
+    >
+      <h3>Add a local (stdio) MCP server</h3>
+      <label>
+        Name
+        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="files" required />
+      </label>
+      <label>
+        Program
+        <input value={command} onChange={(event) => setCommand(event.target.value)} placeholder="/usr/local/bin/mcp-server-files or npx" required />
+      </label>
+      <label>
+        Arguments, one per line
+        <textarea value={args} onChange={(event) => setArgs(event.target.value)} rows={3} placeholder={'--root\n/home/me/projects'} />
+      </label>
+      <fieldset>
+        <legend>Secret variables</legend>
+        <p className="muted">Their values are stored in the keychain and passed to the server alone; Ward never shows them again.</p>
+        {secrets.map((secret, index) => (
+          <div key={index} className="row">
+            <input aria-label={`Variable ${index + 1} name`} value={secret.name} onChange={(event) => setSecret(index, { name: event.target.value })} placeholder="API_TOKEN" />
+            <input aria-label={`Variable ${index + 1} value`} type="password" autoComplete="off" value={secret.value} onChange={(event) => setSecret(index, { value: event.target.value })} />
+            <button type="button" className="icon-button" aria-label={`Remove variable ${index + 1}`} onClick={() => setSecrets(secrets.filter((_, at) => at !== index))}>
+              <Trash2 size={14} aria-hidden />
+            </button>
+          </div>
+        ))}
+        <button type="button" onClick={() => setSecrets([...secrets, { name: '', value: '' }])}>
+          <Plus size={14} aria-hidden /> Add a secret variable
+        </button>
+      </fieldset>
+      <button type="submit" className="primary" disabled={busy}>
+        Add local server
+      </button>
+    </form>
+  );
+}
