@@ -200,8 +200,10 @@ export class McpSession {
     return new StreamableHTTPClientTransport(target.url, {
       ...(target.headers === undefined ? {} : { requestInit: { headers: { ...target.headers } } }),
       fetch: target.authorize?.(capped) ?? capped,
-      // A dropped stream is reported, never silently resumed or re-sent (B6).
-      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+      // A stream the server primed with an event id is resumed (SEP-1699): a GET with Last-Event-ID
+      // after the server's `retry`, which asks for the rest of the same answer and never re-sends
+      // the request (B6). A stream without one is not resumed. Bounded: three attempts.
+      reconnectionOptions: { maxRetries: 3, initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2 },
     });
   }
 
