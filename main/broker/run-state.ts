@@ -129,6 +129,7 @@ export class RunState {
       name: route.exposedName,
       description: route.description,
       inputSchema: route.inputSchema,
+      ...(route.outputSchema === undefined ? {} : { outputSchema: route.outputSchema }),
     }));
     tools.push({
       name: APPROVAL_TOOL,

@@ -306,6 +306,7 @@ export class ConnectionManager {
           upstreamName: pin.name,
           description: pin.description,
           inputSchema: pin.inputSchema,
+          ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }),
           schemaHash: pin.schemaHash,
         });
       }
@@ -430,7 +431,7 @@ function backoff(count: number): number {
 }
 
 function pinAsLive(pin: ToolPin): LiveTool {
-  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, schemaHash: pin.schemaHash };
+  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }), schemaHash: pin.schemaHash };
 }
 
 /** The pinned tools as the server lists them now; a pinned tool it no longer lists is left out, so sync marks it missing. */

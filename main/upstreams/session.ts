@@ -11,7 +11,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cappedFetch } from './capped-fetch.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js';
-import { schemaHash } from './schema-hash.js';
+import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
 import type { JsonSchema, PinnedToolRoute, ToolContent, ToolOutcome } from './types.js';
 
@@ -74,6 +74,9 @@ export interface LiveTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** The shape of the tool's structured result, when it declares one. */
+  readonly outputSchema?: JsonSchema;
+  /** Covers both schemas (toolSchemaHash). */
   readonly schemaHash: string;
 }
 
@@ -285,13 +288,13 @@ export class McpSession {
             unusable.push({ name: tool.name.slice(0, 128), reason: badName });
             continue;
           }
-          const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8');
+          const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? null), 'utf8');
           if (schemaBytes > this.limits.maxSchemaBytes) {
-            unusable.push({ name: tool.name, reason: `its input schema is ${schemaBytes} bytes, more than ${this.limits.maxSchemaBytes}` });
+            unusable.push({ name: tool.name, reason: `its schemas are ${schemaBytes} bytes, more than ${this.limits.maxSchemaBytes}` });
             continue;
           }
-          const inputSchema = tool.inputSchema as JsonSchema;
-          tools.push({ name: tool.name, description: (tool.description ?? '').slice(0, this.limits.maxDescriptionChars), inputSchema, schemaHash: schemaHash(inputSchema) });
+          const schemas = { inputSchema: tool.inputSchema as JsonSchema, ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }) };
+          tools.push({ name: tool.name, description: (tool.description ?? '').slice(0, this.limits.maxDescriptionChars), ...schemas, schemaHash: toolSchemaHash(schemas) });
         }
         if (this.fault !== undefined) throw this.fault;
         cursor = result.nextCursor;

@@ -16,7 +16,9 @@ export interface PinnedToolRoute {
   readonly upstreamName: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  /** SHA-256 of the canonical input schema at pinning time (B3). */
+  /** The shape of the tool's structured result, when it declares one; listed to the child as is. */
+  readonly outputSchema?: JsonSchema;
+  /** SHA-256 of the canonical schemas at pinning time (B3, toolSchemaHash). */
   readonly schemaHash: string;
 }
 
