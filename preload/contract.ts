@@ -179,8 +179,20 @@ export const CONTRACT = {
   'agents.revokeGrant': channel<AgentView>()(z.strictObject({ ...inNamespace, name: agentName, grantId: z.string().min(8).max(64) })),
 
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
-  /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */
-  'connections.add': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName, url: z.url({ protocol: /^https?$/ }).max(2_048) })),
+  /**
+   * Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`.
+   * `clientId` (and `clientSecret`, renderer → main only, kept in the keychain) name a client
+   * registered with the server's authorization server beforehand.
+   */
+  'connections.add': channel<ConnectionView>()(
+    z.strictObject({
+      ...inNamespace,
+      name: connectionName,
+      url: z.url({ protocol: /^https?$/ }).max(2_048),
+      clientId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'a client id is 1 to 256 visible characters without spaces').optional(),
+      clientSecret: z.string().min(1).max(4_096).optional(),
+    }),
+  ),
   /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */
   'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */

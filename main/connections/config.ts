@@ -92,6 +92,25 @@ export function parseServerUrl(raw: unknown, allowInsecureHttp: boolean, field =
   return url;
 }
 
+/**
+ * Ward's Client ID Metadata Document URL (SEP-991): it becomes the client id at authorization
+ * servers that support it, so it must be https with a path (the spec's rule), and public.
+ */
+export function parseClientMetadataUrl(raw: unknown, source: string): string {
+  const problem = (why: string) => new WardError('invalid_config', `${source}: "clientMetadataUrl" ${why}`);
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL_LENGTH || hasControl(raw)) throw problem(`must be a URL of at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw problem(`${shown(raw)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' || url.pathname === '/' || url.username !== '' || url.password !== '' || url.hash !== '') {
+    throw problem('must be an https URL with a path, without a user name, password or fragment');
+  }
+  return url.href;
+}
+
 function parseStringArray(raw: unknown, field: string, max: number): string[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw invalid(field, 'must be an array of strings');

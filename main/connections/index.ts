@@ -14,7 +14,7 @@ export { UpstreamError } from '../upstreams/errors.js';
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; clientMetadataUrl?: string } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
   return new ConnectionManager({
@@ -23,5 +23,6 @@ export function openConnections(
     namespaceDir: namespaceDir(core.home, ns),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
   });
 }

@@ -14,8 +14,10 @@ export type ToolStatus = 'pinned' | 'schema_changed' | 'missing';
 
 export interface ConnectionRecord {
   readonly spec: ConnectionSpec;
-  /** What Ward asks for at the next sign-in: the scope it last asked for, widened by an insufficient_scope answer (step-up); null = let discovery choose. */
+  /** The scope the last sign-in asked for; null when it named none (or before the first). */
   readonly scope: string | null;
+  /** Scope the server asked for since (insufficient_scope) beyond `scope`: the next sign-in asks for it too (step-up). */
+  readonly wantedScope: string | null;
   readonly health: ConnectionHealth;
   /** Stable code of the last failure (unreachable, not_signed_in, protocol_error, ...), null when healthy. */
   readonly lastErrorCode: string | null;
@@ -48,6 +50,7 @@ interface ConnectionRow {
   secret_env: string;
   client_id: string | null;
   scope: string | null;
+  wanted_scope: string | null;
   health: ConnectionHealth;
   last_error_code: string | null;
   checked_at: string | null;
@@ -73,7 +76,7 @@ function toRecord(row: ConnectionRow): ConnectionRecord {
     row.transport === 'stdio'
       ? parseConnectionSpec({ transport: 'stdio', name: row.name, command: row.command, args: JSON.parse(row.args) as unknown, secretEnv: JSON.parse(row.secret_env) as unknown })
       : parseConnectionSpec({ transport: 'http', name: row.name, url: row.url, allowInsecureHttp: row.allow_insecure_http === 1, clientId: row.client_id });
-  return { spec, scope: row.scope, health: row.health, lastErrorCode: row.last_error_code, checkedAt: row.checked_at, createdAt: row.created_at };
+  return { spec, scope: row.scope, wantedScope: row.wanted_scope, health: row.health, lastErrorCode: row.last_error_code, checkedAt: row.checked_at, createdAt: row.created_at };
 }
 
 function toPin(row: ToolRow): ToolPin {
@@ -148,9 +151,14 @@ export class ConnectionRegistry {
       .run(health, errorCode, new Date().toISOString(), name);
   }
 
-  /** The scope to ask for at the next sign-in (main/connections/scope.ts checks it). */
-  setScope(name: string, scope: string | null): void {
-    this.db.prepare('UPDATE connections SET scope = ? WHERE name = ?').run(scope, name);
+  /** A sign-in succeeded asking for `scope`: what the server wanted beyond the old one is now asked for. */
+  signedIn(name: string, scope: string | null): void {
+    this.db.prepare('UPDATE connections SET scope = ?, wanted_scope = NULL WHERE name = ?').run(scope, name);
+  }
+
+  /** The server asked for more than the last sign-in did (checked by main/connections/challenge.ts). */
+  setWantedScope(name: string, scope: string): void {
+    this.db.prepare('UPDATE connections SET wanted_scope = ? WHERE name = ?').run(scope, name);
   }
 
   tools(connection: string): ToolPin[] {

@@ -14,17 +14,17 @@ export const SETTINGS_FILE = 'settings.json';
 const MAX_SETTINGS_BYTES = 64 * 1024;
 
 /**
- * The store kind from `<WARD_HOME>/settings.json` ("credentialStore"). Absent means the OS
- * keychain; a malformed file or an unknown value fails closed (L1) rather than guessing.
+ * `<WARD_HOME>/settings.json`, the data folder's settings (an IT admin may ship it), as an object;
+ * absent is empty. A malformed or oversized file fails closed (L1); each reader checks its own key.
  */
-export function configuredStoreKind(home: string): CredentialStoreKind {
+export function readSettings(home: string): { readonly file: string; readonly values: Readonly<Record<string, unknown>> } {
   const file = path.join(home, SETTINGS_FILE);
   let raw: string;
   try {
     if (fs.statSync(file).size > MAX_SETTINGS_BYTES) throw new WardError('invalid_config', `${file} is larger than ${MAX_SETTINGS_BYTES} bytes`);
     raw = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'keychain';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file, values: {} };
     throw error;
   }
   let parsed: unknown;
@@ -34,7 +34,16 @@ export function configuredStoreKind(home: string): CredentialStoreKind {
     throw new WardError('invalid_config', `${file} is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new WardError('invalid_config', `${file} must hold a JSON object`);
-  const value = (parsed as Record<string, unknown>).credentialStore;
+  return { file, values: parsed as Record<string, unknown> };
+}
+
+/**
+ * The store kind from settings.json ("credentialStore"). Absent means the OS keychain; an
+ * unknown value fails closed (L1) rather than guessing.
+ */
+export function configuredStoreKind(home: string): CredentialStoreKind {
+  const { file, values } = readSettings(home);
+  const value = values.credentialStore;
   if (value === undefined) return 'keychain';
   if (typeof value !== 'string' || !KINDS.includes(value as CredentialStoreKind)) {
     throw new WardError('invalid_config', `${file}: "credentialStore" must be one of ${KINDS.map((kind) => `"${kind}"`).join(', ')}`);

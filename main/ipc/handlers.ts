@@ -129,7 +129,8 @@ export class DesktopIpc {
     'agents.grant': async ({ namespace, name, effect, kind, entries }) => (await this.app.agents()).grant(this.store(namespace), name, effect, kind, entries),
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
-    'connections.add': async ({ namespace, name, url }) => toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url })),
+    'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
+      toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret)),
     'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name)),
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;

@@ -19,7 +19,8 @@ const MAX_POLICY_BYTES = 1024 * 1024;
  *   "caps": { "read": ["/home/alice/src"], "net": ["*.example.com"], "mcp": ["github/*"] },
  *   "connections": ["github"],                    // MCP connections that may be used
  *   "providers": ["api.anthropic.com"],           // model provider base-URL hosts
- *   "cliVersions": ["2.1.328"]                    // pinned CLI versions allowed
+ *   "cliVersions": ["2.1.328"],                   // pinned CLI versions allowed
+ *   "clientMetadataUrl": "https://it.example.com/ward-client.json"  // Ward's OAuth Client ID Metadata Document
  * }
  */
 const PolicySchema = z
@@ -32,6 +33,7 @@ const PolicySchema = z
     connections: z.array(z.string().min(1).max(128)).max(1000).optional(),
     providers: z.array(z.string().min(1).max(300)).max(1000).optional(),
     cliVersions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/)).max(100).optional(),
+    clientMetadataUrl: z.url({ protocol: /^https$/ }).max(2048).optional(),
   })
   .strict();
 
@@ -46,6 +48,8 @@ export interface AdminPolicy {
   readonly connections: readonly string[] | null;
   readonly providers: readonly string[] | null;
   readonly cliVersions: readonly string[] | null;
+  /** The Client ID Metadata Document Ward presents to authorization servers that support it (SEP-991); not a restriction. */
+  readonly clientMetadataUrl: string | null;
 }
 
 /** Where the admin's policy lives on each OS: a place only an administrator can write. */
@@ -106,6 +110,7 @@ export function parsePolicy(text: string, file: string): AdminPolicy {
     connections: data.connections ?? null,
     providers: providers ?? null,
     cliVersions: data.cliVersions ?? null,
+    clientMetadataUrl: data.clientMetadataUrl ?? null,
   };
 }
 
@@ -171,6 +176,8 @@ export function mergePolicies(a: AdminPolicy | null, b: AdminPolicy | null): Adm
     connections: both(a.connections, b.connections),
     providers: a.providers === null ? b.providers : b.providers === null ? a.providers : bothAllow('net', a.providers, b.providers),
     cliVersions: both(a.cliVersions, b.cliVersions),
+    // Not a restriction: the admin's document wins over one a person names for themselves.
+    clientMetadataUrl: a.clientMetadataUrl ?? b.clientMetadataUrl,
   };
 }
 

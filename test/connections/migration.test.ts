@@ -41,7 +41,7 @@ describe('migration 5 (pre-registered clients, the scope to ask for, output sche
 
     const db = openDatabase(file);
     expect(readSchemaVersion(db)).toBeGreaterThanOrEqual(5);
-    expect(db.prepare('SELECT url, client_id, scope FROM connections').get()).toEqual({ url: 'https://mcp.example.com/mcp', client_id: null, scope: null });
+    expect(db.prepare('SELECT url, client_id, scope, wanted_scope FROM connections').get()).toEqual({ url: 'https://mcp.example.com/mcp', client_id: null, scope: null, wanted_scope: null });
     expect(db.prepare('SELECT schema_hash, output_schema FROM connection_tools').get()).toEqual({ schema_hash: 'h', output_schema: null });
     const setScope = db.prepare("UPDATE connections SET scope = ? WHERE name = 'remote'");
     expect(() => setScope.run('x'.repeat(1025))).toThrow(/CHECK constraint/);

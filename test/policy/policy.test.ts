@@ -58,6 +58,14 @@ describe('admin policy', () => {
     expect(mergePolicies(a, parsePolicy(JSON.stringify({ version: 1, cliVersions: ['2.1.328'], connections: ['github', 'jira'] }), 'c'))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'], connections: ['github', 'jira'] });
   });
 
+  it('test_the_admins_client_metadata_document_wins_over_a_personal_one_and_must_be_https', () => {
+    const admin = parsePolicy(JSON.stringify({ version: 1, clientMetadataUrl: 'https://it.example.com/ward.json' }), 'system');
+    const personal = parsePolicy(JSON.stringify({ version: 1, clientMetadataUrl: 'https://me.example.com/ward.json' }), 'mine');
+    expect(mergePolicies(admin, personal)?.clientMetadataUrl).toBe('https://it.example.com/ward.json');
+    expect(mergePolicies(parsePolicy('{"version":1}', 'system'), personal)?.clientMetadataUrl).toBe('https://me.example.com/ward.json');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, clientMetadataUrl: 'http://it.example.com/ward.json' }), 'p'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('clientMetadataUrl') });
+  });
+
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {
     expect(loadPolicy({}, 'linux')).toBeNull();
   });

@@ -15,6 +15,8 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
   const [connections, setConnections] = useState<ConnectionView[] | null>(null);
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [clientSecret, setClientSecret] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, say] = usePageNotice();
 
@@ -76,9 +78,13 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
         className="form"
         onSubmit={(event) => {
           event.preventDefault();
-          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then(() => {
+          // A client registered with the server beforehand; its secret goes to the keychain and never comes back.
+          const client = clientId.trim() === '' ? {} : { clientId: clientId.trim(), ...(clientSecret === '' ? {} : { clientSecret }) };
+          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim(), ...client })), `Added ${name.trim()}`).then(() => {
             setName('');
             setUrl('');
+            setClientId('');
+            setClientSecret('');
           });
         }}
       >
@@ -91,6 +97,16 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
           Server URL
           <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
         </label>
+        <label>
+          Client ID (only for a client registered with the server beforehand)
+          <input value={clientId} onChange={(event) => setClientId(event.target.value)} autoComplete="off" />
+        </label>
+        {clientId.trim() !== '' && (
+          <label>
+            Client secret (kept in the system keychain)
+            <input type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} autoComplete="off" />
+          </label>
+        )}
         <button type="submit" className="primary" disabled={busy !== null}>
           Add connection
         </button>
