@@ -13,7 +13,8 @@ import { cappedFetch } from './capped-fetch.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js';
 import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
-import type { JsonSchema, PinnedToolRoute, ToolContent, ToolOutcome } from './types.js';
+import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from './projection.js';
+import type { JsonSchema, PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from './types.js';
 
 export interface SessionLimits {
   /** Spawn or connect, and the MCP handshake. */
@@ -93,23 +94,21 @@ interface Listed {
 
 const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
 
-/** MCP content → text/image only, measured in bytes (B5). */
-export function projectResult(result: CallToolResult): { content: ToolContent[]; bytes: number } {
+/** MCP content → text, images, resource links and a structured result, measured in bytes (B5). */
+export function projectResult(result: CallToolResult): { content: ToolContent[]; structuredContent?: StructuredContent; bytes: number } {
   const content: ToolContent[] = [];
-  let bytes = 0;
-  const push = (item: ToolContent): void => {
-    content.push(item);
-    bytes += item.type === 'text' ? Buffer.byteLength(item.text, 'utf8') : item.data.length + item.mimeType.length;
-  };
   for (const item of result.content ?? []) {
-    if (item.type === 'text') push({ type: 'text', text: item.text });
-    else if (item.type === 'image') push({ type: 'image', data: item.data, mimeType: item.mimeType });
-    else if (item.type === 'resource' && 'text' in item.resource) push({ type: 'text', text: item.resource.text });
-    else if (item.type === 'resource_link') push({ type: 'text', text: `Resource: ${item.uri}` });
-    else push({ type: 'text', text: `[${item.type} content omitted]` });
+    if (item.type === 'text') content.push({ type: 'text', text: item.text });
+    else if (item.type === 'image') content.push({ type: 'image', data: item.data, mimeType: item.mimeType });
+    else if (item.type === 'resource' && 'text' in item.resource) content.push({ type: 'text', text: item.resource.text });
+    else if (item.type === 'resource_link') content.push(resourceLinkOf(item) ?? { type: 'text', text: '[malformed resource link omitted]' });
+    else content.push({ type: 'text', text: `[${item.type} content omitted]` });
   }
-  if (content.length === 0 && result.structuredContent !== undefined) push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  return { content, bytes };
+  const structured = structuredOf(result.structuredContent) ?? undefined;
+  // The spec asks servers to repeat a structured result as text; for one that did not, the child still gets it as text.
+  if (content.length === 0 && structured !== undefined) content.push({ type: 'text', text: JSON.stringify(structured) });
+  const bytes = content.reduce((sum, item) => sum + contentBytes(item), structuredBytes(structured));
+  return { content, ...(structured === undefined ? {} : { structuredContent: structured }), bytes };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -331,7 +330,7 @@ export class McpSession {
       if (projected.bytes > this.limits.maxResultBytes) {
         return failedOutcome(new UpstreamError('too_large', `the result was ${projected.bytes} bytes, more than ${this.limits.maxResultBytes}`));
       }
-      return { ok: true, content: projected.content, isError: result.isError === true, bytes: projected.bytes };
+      return { ok: true, ...projected, isError: result.isError === true };
     } catch (error) {
       return failedOutcome(classifyUpstreamError(error, { ended: this.fault ?? this.endedWith, signal: controller.signal }));
     } finally {

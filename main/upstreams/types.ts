@@ -22,11 +22,24 @@ export interface PinnedToolRoute {
   readonly schemaHash: string;
 }
 
+/** A link to a resource the server offers (MCP `resource_link`), passed on as a link: Ward fetches nothing. */
+export interface ResourceLink {
+  readonly type: 'resource_link';
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
 /** MCP content the broker hands back to the child (already capped and projected, B5). */
-export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string } | ResourceLink;
+
+/** A tool's structured result (MCP `structuredContent`), a JSON object. */
+export type StructuredContent = Readonly<Record<string, unknown>>;
 
 export type ToolOutcome =
-  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly isError: boolean; readonly bytes: number }
+  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly structuredContent?: StructuredContent; readonly isError: boolean; readonly bytes: number }
   | { readonly ok: false; readonly errorCode: string; readonly message: string };
 
 /** Reaches the upstream MCP server that owns a pinned tool (stdio child or Streamable HTTP). */
