@@ -29,6 +29,9 @@ const inNamespace = { namespace: namespaceName };
 export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
 export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'deny'] as const;
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
+export const ELICITATION_ACTIONS = ['accept', 'decline', 'cancel'] as const;
+export type ElicitationAction = (typeof ELICITATION_ACTIONS)[number];
+export type ElicitationFieldValue = string | number | boolean | string[];
 
 // ---- values that cross the boundary (all renderer-visible: never a secret or capability) ----
 
@@ -111,6 +114,40 @@ export interface PendingApprovalView {
   readonly expiresAt: string;
 }
 
+/** One field of a server's form; text escaped and bounded by main. `value`s of options go back as they are. */
+export interface ElicitationFieldView {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly kind: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi';
+  readonly required: boolean;
+  /** Shown masked; its value is never journaled. */
+  readonly sensitive: boolean;
+  readonly format: 'email' | 'uri' | 'date' | 'date-time' | null;
+  readonly options: readonly { readonly value: string; readonly label: string }[];
+  /** Pre-filled (SEP-1034); null when the field has none. */
+  readonly default: ElicitationFieldValue | null;
+}
+
+/**
+ * An upstream server asks the person for input during a tool call (MCP elicitation): a form, or a
+ * page to open. Shown where approvals are; its answer goes to the server, never to the model.
+ */
+export interface PendingElicitationView {
+  readonly id: string;
+  readonly conversationId: string | null;
+  readonly runId: string | null;
+  readonly agent: string;
+  /** The connection or inline upstream that asks. */
+  readonly server: string;
+  readonly message: string;
+  readonly mode: 'form' | 'url';
+  readonly fields: readonly ElicitationFieldView[];
+  /** The page a URL request asks to open (escaped for display; main opens its own copy on accept). */
+  readonly url: string | null;
+  readonly expiresAt: string;
+}
+
 export interface SettingsView {
   readonly dataFolder: string;
   readonly modelProvider: { readonly baseUrl: string; readonly model: string };
@@ -153,8 +190,17 @@ export const CONTRACT = {
 
   'approvals.list': channel<PendingApprovalView[]>()(z.strictObject({ ...inNamespace })),
   'approvals.answer': channel<null>()(z.strictObject({ ...inNamespace, approvalId: z.string().min(1).max(64), answer: z.enum(APPROVAL_ANSWERS) })),
-  /** Pushes the namespace's pending approvals on EVENT_CHANNEL whenever they change. */
+  /** Pushes the namespace's pending approvals and servers' requests for input on EVENT_CHANNEL whenever they change. */
   'approvals.watch': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace })),
+  /** Answers a server's request for input; an accepted form is checked by main (an error names the field), an accepted URL is opened by main. */
+  'elicitations.answer': channel<null>()(
+    z.strictObject({
+      ...inNamespace,
+      elicitationId: z.string().min(1).max(64),
+      action: z.enum(ELICITATION_ACTIONS),
+      content: z.record(z.string().max(64), z.union([z.string().max(4_096), z.number(), z.boolean(), z.array(z.string().max(256)).max(64)])).optional(),
+    }),
+  ),
 
   'agents.list': channel<AgentView[]>()(z.strictObject({ ...inNamespace })),
   /**
@@ -248,7 +294,7 @@ export type IpcResult<T> = { readonly ok: true; readonly value: T } | { readonly
 
 export type PushedEvent =
   | { readonly kind: 'journal'; readonly subscriptionId: string; readonly events: readonly JournalEventView[] }
-  | { readonly kind: 'approvals'; readonly subscriptionId: string; readonly pending: readonly PendingApprovalView[] };
+  | { readonly kind: 'approvals'; readonly subscriptionId: string; readonly pending: readonly PendingApprovalView[]; readonly elicitations: readonly PendingElicitationView[] };
 
 type Group<C> = C extends `${infer G}.${string}` ? G : never;
 type Method<C, G extends string> = C extends `${G}.${infer M}` ? M : never;

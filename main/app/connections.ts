@@ -9,6 +9,7 @@ import { WardError } from '../base/errors.js';
 import { exposedToolName, parseClientMetadataUrl, parseConnectionSpec } from '../connections/config.js';
 import { readSettings } from '../credentials/open-store.js';
 import { UpstreamError } from '../upstreams/errors.js';
+import type { Elicitor } from '../upstreams/elicitation.js';
 import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
@@ -69,10 +70,13 @@ export class ConnectionService {
     private readonly storeOptions: OpenStoreOptions,
   ) {}
 
-  /** The namespace's connections, open until the caller closes them (a run keeps them for its length). */
-  open(ns: Namespace): ConnectionManager {
+  /**
+   * The namespace's connections, open until the caller closes them (a run keeps them for its
+   * length, with `elicit` asking its person when a server asks for input).
+   */
+  open(ns: Namespace, elicit?: (connection: string) => Elicitor): ConnectionManager {
     const clientMetadataUrl = this.clientMetadataUrl();
-    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions, ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }) });
+    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions, ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }), ...(elicit === undefined ? {} : { elicit }) });
   }
 
   /** Ward's Client ID Metadata Document: the admin policy's, else the data folder's settings.json "clientMetadataUrl". */

@@ -182,7 +182,7 @@ export class WardApp {
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus: await this.sandboxEngine.status(),
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home),
-      openConnections: (ns) => connections.open(ns),
+      openConnections: (ns, elicit) => connections.open(ns, elicit),
     };
     return new RunService(this.folder, deps);
   }

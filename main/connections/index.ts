@@ -14,7 +14,7 @@ export { UpstreamError } from '../upstreams/errors.js';
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; clientMetadataUrl?: string } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit'] } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
   return new ConnectionManager({
@@ -24,5 +24,6 @@ export function openConnections(
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    ...(options.elicit ? { elicit: options.elicit } : {}),
   });
 }

@@ -9,6 +9,7 @@ import { WardError, describeError } from '../base/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstreams/errors.js';
+import type { Elicitor } from '../upstreams/elicitation.js';
 import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
 import { startCallbackServer, SIGNIN_TIMEOUT_MS } from '../auth/loopback-callback.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec } from './config.js';
@@ -37,6 +38,8 @@ export interface ConnectionManagerOptions {
   /** The namespace folder (locks for compare-before-delete). */
   readonly namespaceDir: string;
   readonly limits?: Partial<SessionLimits>;
+  /** Asks the person when a connection's server elicits input during a call (a run's); absent, elicitations are declined. */
+  readonly elicit?: (connection: string) => Elicitor;
   /** Ward's Client ID Metadata Document URL (admin policy or settings), used where an authorization server supports it. */
   readonly clientMetadataUrl?: string;
   /** Clock for restart back-off. */
@@ -215,7 +218,7 @@ export class ConnectionManager {
     const record = this.registry.get(name);
     let connection: McpSession;
     try {
-      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool));
+      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool), this.options.elicit?.(name));
     } catch (error) {
       const failure = classifyUpstreamError(error);
       this.noteFailure(name, failure.code);

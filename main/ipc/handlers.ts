@@ -114,7 +114,7 @@ export class DesktopIpc {
       const approvals = this.ports.approvals;
       return this.subscribe(client, (subscriptionId) => {
         const push = () => {
-          if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'approvals', subscriptionId, pending: approvals?.pending(ns) ?? [] });
+          if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'approvals', subscriptionId, pending: approvals?.pending(ns) ?? [], elicitations: approvals?.elicitations(ns) ?? [] });
         };
         const stop = approvals?.onChange((changed) => {
           if (changed === ns.name) push();
@@ -122,6 +122,16 @@ export class DesktopIpc {
         setImmediate(push);
         return stop ?? (() => undefined);
       });
+    },
+    'elicitations.answer': async ({ namespace, elicitationId, action, content }) => {
+      if (this.ports.approvals === undefined) throw new WardError('not_found', `no pending request for input ${elicitationId}`);
+      const url = this.ports.approvals.answerElicitation(this.store(namespace).namespace, elicitationId, action, content);
+      // The person chose to open the server's page: no second confirmation (main opens its own copy of the URL).
+      if (url !== null) {
+        if (this.ports.openSignIn === undefined) throw new WardError('unavailable', 'opening pages needs a browser, which is not available here');
+        await this.ports.openSignIn(parseExternalUrl(url.href));
+      }
+      return null;
     },
     'agents.list': async ({ namespace }) => (await this.app.agents()).views(this.store(namespace)),
     'agents.publish': async ({ namespace, name, instructions, keepTools, addTools = [] }) =>

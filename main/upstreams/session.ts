@@ -8,8 +8,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { cappedFetch } from './capped-fetch.js';
+import { ElicitationRefusal, parseElicitation, type Elicitor } from './elicitation.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js';
 import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
@@ -148,25 +149,35 @@ export class McpSession {
   private endedWith: UpstreamError | undefined;
   private readonly inFlight = new Set<AbortController>();
   private readonly endListeners: Array<(failure: UpstreamError) => void> = [];
-  private readonly client = new Client(CLIENT_INFO, { capabilities: {} });
+  /** Servers may ask the person for input (elicitation, both modes); without an elicitor the answer is decline. */
+  private readonly client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
   private readonly transport: Transport;
 
   private constructor(
     target: SessionTarget,
     private readonly limits: SessionLimits,
     private readonly unusableName: (tool: string) => string | undefined,
+    private readonly elicitor: Elicitor | undefined,
   ) {
     this.transport = this.makeTransport(target);
   }
 
   /**
    * Connects and initializes within the connect bound; the process or session is closed on any
-   * failure. `unusableName` says why a tool name cannot be offered (the owner's naming rule).
+   * failure. `unusableName` says why a tool name cannot be offered (the owner's naming rule);
+   * `elicitor` asks the person when the server elicits input during a call.
    */
-  static async open(target: SessionTarget, limits: SessionLimits = DEFAULT_LIMITS, unusableName: (tool: string) => string | undefined = () => undefined): Promise<McpSession> {
-    const session = new McpSession(target, limits, unusableName);
+  static async open(
+    target: SessionTarget,
+    limits: SessionLimits = DEFAULT_LIMITS,
+    unusableName: (tool: string) => string | undefined = () => undefined,
+    elicitor?: Elicitor,
+  ): Promise<McpSession> {
+    const session = new McpSession(target, limits, unusableName, elicitor);
     const client = session.client;
     client.onclose = () => session.onTransportClosed();
+    // Ward reads elicitation requests itself (the SDK's own handler would refuse some without a word to Ward).
+    client.fallbackRequestHandler = (request, extra) => session.onServerRequest(request, extra.signal);
     const deadline = withDeadline(limits.connectTimeoutMs, () => new UpstreamError('timed_out', 'the server did not finish the MCP handshake in time'));
     try {
       await client.connect(session.transport, { signal: deadline.signal, timeout: limits.connectTimeoutMs });
@@ -207,6 +218,22 @@ export class McpSession {
       // the request (B6). A stream without one is not resumed. Bounded: three attempts.
       reconnectionOptions: { maxRetries: 3, initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2 },
     });
+  }
+
+  /** A request from the server: elicitation is the one Ward answers (server → person → server; the model never sees it). */
+  private async onServerRequest(request: JSONRPCRequest, signal: AbortSignal): Promise<ElicitResult> {
+    if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    let parsed;
+    try {
+      parsed = parseElicitation(request.params);
+    } catch (error) {
+      if (!(error instanceof ElicitationRefusal)) throw error;
+      this.elicitor?.refused(error.message);
+      throw new McpError(ErrorCode.InvalidParams, `Ward refuses this elicitation: ${error.message}`);
+    }
+    if (this.elicitor === undefined) return { action: 'decline' };
+    const reply = await this.elicitor.ask(parsed, signal);
+    return reply.action === 'accept' ? { action: 'accept', content: { ...reply.content } } : { action: reply.action };
   }
 
   get pid(): number | undefined {

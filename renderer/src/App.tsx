@@ -1,8 +1,9 @@
 /** The window: namespace switcher, navigation, searchable sessions, and the current page. */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+import type { AgentView, ApprovalAnswer, ConversationView, ElicitationAction, ElicitationFieldValue, NamespaceView, PendingApprovalView, PendingElicitationView, WardApi } from '../../preload/contract.js';
 import { errorText, unwrap } from './api.js';
 import { ApprovalPrompt } from './components/ApprovalPrompt.js';
+import { ElicitationPrompt } from './components/ElicitationPrompt.js';
 import { ChatView } from './components/ChatView.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
@@ -49,6 +50,7 @@ export function App({ api }: { api: WardApi }) {
   const [agents, setAgents] = useState<AgentView[]>([]);
   const [query, setQuery] = useState('');
   const [approvals, setApprovals] = useState<readonly PendingApprovalView[]>([]);
+  const [elicitations, setElicitations] = useState<readonly PendingElicitationView[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [newTitle, setNewTitle] = useState('');
   const [newAgent, setNewAgent] = useState('');
@@ -96,11 +98,14 @@ export function App({ api }: { api: WardApi }) {
     let cancelled = false;
     let unroute: (() => void) | null = null;
     setApprovals([]);
+    setElicitations([]);
     unwrap(api.approvals.watch({ namespace: place.namespace }))
       .then(({ subscriptionId }) => {
         if (cancelled) return router.forget(subscriptionId);
         unroute = router.route(subscriptionId, (pushed) => {
-          if (pushed.kind === 'approvals') setApprovals(pushed.pending);
+          if (pushed.kind !== 'approvals') return;
+          setApprovals(pushed.pending);
+          setElicitations(pushed.elicitations);
         });
       })
       .catch(fail);
@@ -124,6 +129,9 @@ export function App({ api }: { api: WardApi }) {
     unwrap(api.approvals.answer({ namespace: place.namespace, approvalId, answer: value })).catch(fail);
   };
 
+  const answerElicitation = (elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationFieldValue>) =>
+    unwrap(api.elicitations.answer({ namespace: place.namespace, elicitationId, action, ...(content === undefined ? {} : { content }) }));
+
   const createConversation = async () => {
     try {
       const created = await unwrap(api.conversations.create({ namespace: place.namespace, agentName: newAgent, title: newTitle.trim() || 'New chat' }));
@@ -135,7 +143,10 @@ export function App({ api }: { api: WardApi }) {
     }
   };
 
-  const pendingCount = approvals.length;
+  const pendingCount = approvals.length + elicitations.length;
+  const elsewhere = (conversationId: string | null) => place.page !== 'chats' || conversationId === null || conversationId !== place.conversationId;
+  const originOf = (from: string | null) =>
+    from === null ? undefined : { title: conversations.find((conversation) => conversation.id === from)?.title ?? 'another chat', onOpen: () => go({ page: 'chats', conversationId: from }) };
   return (
     <div className="app">
       <nav className="sidebar" aria-label="Ward">
@@ -210,12 +221,20 @@ export function App({ api }: { api: WardApi }) {
           </div>
         )}
         {approvals
-          .filter((approval) => place.page !== 'chats' || approval.conversationId === null || approval.conversationId !== place.conversationId)
-          .map((approval) => {
-            const from = approval.conversationId;
-            const origin = from === null ? undefined : { title: conversations.find((conversation) => conversation.id === from)?.title ?? 'another chat', onOpen: () => go({ page: 'chats', conversationId: from }) };
-            return <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} origin={origin} />;
-          })}
+          .filter((approval) => elsewhere(approval.conversationId))
+          .map((approval) => (
+            <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} origin={originOf(approval.conversationId)} />
+          ))}
+        {elicitations
+          .filter((elicitation) => elsewhere(elicitation.conversationId))
+          .map((elicitation) => (
+            <ElicitationPrompt
+              key={elicitation.id}
+              elicitation={elicitation}
+              onAnswer={(action, content) => answerElicitation(elicitation.id, action, content)}
+              origin={originOf(elicitation.conversationId)}
+            />
+          ))}
         {!ready && <div className="chat-loading">Loading…</div>}
         {ready &&
           place.page === 'chats' &&
@@ -229,6 +248,8 @@ export function App({ api }: { api: WardApi }) {
               namespace={place.namespace}
               conversationId={place.conversationId}
               approvals={approvals}
+              elicitations={elicitations}
+              onAnswerElicitation={answerElicitation}
               onOpenLink={openLink}
               onRunChange={refreshList}
             />

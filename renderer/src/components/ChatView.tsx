@@ -1,11 +1,12 @@
 /** The chat: the journal-driven timeline, the uncertain-run banner, pending approvals, the composer. */
 import { useCallback, useEffect, useState } from 'react';
-import type { ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
+import type { ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
 import { mergeRunState, type RunStatus, type TimelineItem } from '../state/timeline.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
+import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { Composer } from './Composer.js';
 import { estimateRowHeight, TimelineRow } from './Timeline.js';
 import { UncertainBanner, type Outcome } from './UncertainBanner.js';
@@ -17,6 +18,9 @@ export interface ChatViewProps {
   readonly namespace: string;
   readonly conversationId: string;
   readonly approvals: readonly PendingApprovalView[];
+  /** Servers' requests for input; this chat shows its own. */
+  readonly elicitations?: readonly PendingElicitationView[];
+  readonly onAnswerElicitation?: (elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationFieldValue>) => Promise<unknown>;
   readonly onOpenLink: (url: string) => void;
   /** Told when the run's state changes, so lists showing it can refresh. */
   readonly onRunChange?: (state: string | null) => void;
@@ -24,7 +28,7 @@ export interface ChatViewProps {
 
 const itemKey = (item: TimelineItem) => item.key;
 
-export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink, onRunChange }: ChatViewProps) {
+export function ChatView({ api, router, namespace, conversationId, approvals, elicitations = [], onAnswerElicitation, onOpenLink, onRunChange }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
@@ -100,6 +104,10 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
       {mine.map((approval) => (
         <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
       ))}
+      {onAnswerElicitation !== undefined &&
+        elicitations
+          .filter((elicitation) => elicitation.conversationId === conversationId)
+          .map((elicitation) => <ElicitationPrompt key={elicitation.id} elicitation={elicitation} onAnswer={(action, content) => onAnswerElicitation(elicitation.id, action, content)} />)}
       {actionError !== null && (
         <div className="banner banner-error" role="alert">
           {actionError}

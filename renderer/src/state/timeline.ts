@@ -177,10 +177,21 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
           items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}`) });
         }
         break;
+      case 'elicitation_answered': {
+        const { server, action, by } = event.payload;
+        const how = by === 'person' ? '' : by === 'timeout' ? ' (no answer in time)' : by === 'no_one' ? ' (no one to ask)' : ' (the run ended)';
+        const outcome = { accept: 'answered', decline: 'declined', cancel: 'cancelled' }[action];
+        items.push({ kind: 'notice', key, tone: 'info', text: bounded(`The server ${server} asked for input: ${outcome}${how}`) });
+        break;
+      }
+      case 'elicitation_refused':
+        items.push({ kind: 'notice', key, tone: 'warning', text: bounded(`Ward refused a request for input from ${event.payload.server}: ${event.payload.reason}`) });
+        break;
       case 'usage':
       case 'tool_refused':
       case 'tool_drained':
-        // Not shown in the chat.
+      case 'elicitation_requested':
+        // Not shown in the chat (the request itself is shown where approvals are).
         break;
       default:
         event satisfies never;
