@@ -42,6 +42,11 @@ export interface ApprovalPort {
   onChange(listener: (namespace: string) => void): () => void;
 }
 
+/** Where a pending question comes from, as its view says it: stated by the run that asks (never guessed), escaped. */
+function askedBy(id: string, question: { readonly conversationId?: string | null; readonly runId?: string | null; readonly agent: string }) {
+  return { id, conversationId: question.conversationId ?? null, runId: question.runId ?? null, agent: escapeOneLine(question.agent, 64) };
+}
+
 function fieldView(field: ElicitationField): ElicitationFieldView {
   const kind = field.kind === 'number' && field.integer ? 'integer' : field.kind;
   const options = field.kind === 'enum' || field.kind === 'multi' ? field.options.map((option) => ({ value: option.value, label: escapeOneLine(option.label, 200) })) : [];
@@ -70,34 +75,48 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
   ) {}
 
   ask(question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve('deny');
-      const id = randomUUID();
-      const choices = question.choices.map((choice) => FROM_PROMPT[choice]).filter((choice): choice is ApprovalAnswer => choice !== undefined);
-      const view: PendingApprovalView = {
-        id,
-        // Stated by the run that asks (RunPermissions), never guessed.
-        conversationId: question.conversationId ?? null,
-        runId: question.runId ?? null,
-        agent: escapeOneLine(question.agent, 64),
+    const choices = question.choices.map((choice) => FROM_PROMPT[choice]).filter((choice): choice is ApprovalAnswer => choice !== undefined);
+    // The run timed out or ended: the question is withdrawn, which is a deny.
+    return this.hold<PromptAnswer, Entry>(this.entries, question.namespace, signal, 'deny', (id, settle) => ({
+      namespace: question.namespace,
+      settle,
+      view: {
+        ...askedBy(id, question),
         tool: escapeOneLine(question.tool, 100),
         summary: `wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
         details: escapeOneLine(question.argumentsSummary, 300),
         reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
-        expiresAt: new Date(this.now() + this.timeoutMs).toISOString(),
-      };
-      const settle = (answer: PromptAnswer) => {
-        if (!this.entries.delete(id)) return;
+        expiresAt: this.expiresAt(),
+      },
+    }));
+  }
+
+  private expiresAt(): string {
+    return new Date(this.now() + this.timeoutMs).toISOString();
+  }
+
+  /** Keeps an entry pending until it is settled, or withdrawn (`withdrawn`) when `signal` aborts. */
+  private hold<A, E extends { readonly settle: (answer: A) => void }>(
+    entries: Map<string, E>,
+    namespace: string,
+    signal: AbortSignal,
+    withdrawn: A,
+    make: (id: string, settle: (answer: A) => void) => E,
+  ): Promise<A> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve(withdrawn);
+      const id = randomUUID();
+      const settle = (answer: A) => {
+        if (!entries.delete(id)) return;
         signal.removeEventListener('abort', onAbort);
         resolve(answer);
-        this.changed(question.namespace);
+        this.changed(namespace);
       };
-      // The run timed out or ended: the question is withdrawn, which is a deny.
-      const onAbort = () => settle('deny');
+      const onAbort = () => settle(withdrawn);
       signal.addEventListener('abort', onAbort);
-      this.entries.set(id, { namespace: question.namespace, view, settle });
-      this.changed(question.namespace);
+      entries.set(id, make(id, settle));
+      this.changed(namespace);
     });
   }
 
@@ -115,34 +134,22 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
   }
 
   elicit(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve({ action: 'decline' });
-      const { request } = question;
-      const id = randomUUID();
-      const view: PendingElicitationView = {
-        id,
-        conversationId: question.conversationId ?? null,
-        runId: question.runId ?? null,
-        agent: escapeOneLine(question.agent, 64),
+    const { request } = question;
+    // Withdrawn (timeout, the call or the run ended): declined.
+    return this.hold<ElicitationReply, ElicitationEntry>(this.elicitationEntries, question.namespace, signal, { action: 'decline' }, (id, settle) => ({
+      namespace: question.namespace,
+      question,
+      settle,
+      view: {
+        ...askedBy(id, question),
         server: escapeOneLine(question.server, 64),
         message: escapeOneLine(request.message, 1_000),
         mode: request.mode,
         fields: request.mode === 'form' ? request.fields.map(fieldView) : [],
         url: request.mode === 'url' ? escapeOneLine(request.url.href, 500) : null,
-        expiresAt: new Date(this.now() + this.timeoutMs).toISOString(),
-      };
-      const settle = (reply: ElicitationReply) => {
-        if (!this.elicitationEntries.delete(id)) return;
-        signal.removeEventListener('abort', onAbort);
-        resolve(reply);
-        this.changed(question.namespace);
-      };
-      // Withdrawn (timeout, the call or the run ended): declined.
-      const onAbort = () => settle({ action: 'decline' });
-      signal.addEventListener('abort', onAbort);
-      this.elicitationEntries.set(id, { namespace: question.namespace, view, question, settle });
-      this.changed(question.namespace);
-    });
+        expiresAt: this.expiresAt(),
+      },
+    }));
   }
 
   elicitations(namespace: Namespace): PendingElicitationView[] {

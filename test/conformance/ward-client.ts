@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startModelProvider, toolResultsIn } from '../fixtures/model-provider/provider.js';
 import { followToCallback } from '../fixtures/oidc/provider.js';
+import { onTerminal } from '../support/pty.js';
 import { REPO_ROOT, WARD_BIN } from '../support/ward-cli.js';
 
 const CONNECTION = 'my-conf';
@@ -65,42 +66,36 @@ function log(line: string): void {
   process.stderr.write(`ward-client: ${line}\n`);
 }
 
-/** Runs `ward ARGS` (on a pty when `typed` answers are to be typed at the first `when` prompt). */
-function ward(args: readonly string[], options: { input?: string; onStderr?: (text: string) => void; pty?: { when: string; typed: string } } = {}): Promise<Result> {
+/** Runs `ward ARGS`; `onStderr` sees what it has written to stderr so far. */
+function ward(args: readonly string[], options: { input?: string; onStderr?: (text: string) => void } = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const argv = [WARD_BIN, ...args];
-    const child =
-      options.pty === undefined
-        ? spawn(process.execPath, argv, { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
-        : spawn('script', ['-qfec', [process.execPath, ...argv].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null'], { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WARD_BIN, ...args], { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let typed = false;
-    const screen = (): string => stdout + stderr;
-    const onData = (): void => {
-      if (options.pty !== undefined && !typed && screen().includes(options.pty.when)) {
-        typed = true;
-        child.stdin.write(options.pty.typed);
-      }
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      onData();
-    });
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       options.onStderr?.(stderr);
-      onData();
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      log(`ward ${args.slice(0, 2).join(' ')} → ${code}${code === 0 ? '' : `\n${screen().trim().slice(-1500)}`}`);
-      resolve({ code, stdout, stderr });
+      resolve(logged(args, { code, stdout, stderr }));
     });
-    if (options.pty === undefined) child.stdin.end(options.input ?? '');
+    child.stdin.end(options.input ?? '');
   });
+}
+
+/** `ward ARGS` on a terminal, typing `typed` once `when` shows (a person answering a question). */
+async function wardOnTerminal(args: readonly string[], when: string, typed: string): Promise<Result> {
+  const { code, screen } = await onTerminal([process.execPath, WARD_BIN, ...args], { env, cwd: REPO_ROOT, when, typed, timeoutMs: STEP_TIMEOUT_MS });
+  return logged(args, { code, stdout: screen, stderr: '' });
+}
+
+function logged(args: readonly string[], result: Result): Result {
+  log(`ward ${args.slice(0, 2).join(' ')} → ${result.code}${result.code === 0 ? '' : `\n${(result.stdout + result.stderr).trim().slice(-1500)}`}`);
+  return result;
 }
 
 /** `ward connections login`, playing the person's browser at the address it prints. */
@@ -153,9 +148,9 @@ async function main(): Promise<number> {
 
   for (;;) {
     provider.push({ blocks: [{ type: 'tool_use', name: `mcp__ward__${CONNECTION}__${call.tool}`, input: call.input }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    const args = ['run', '--json', '--agent', AGENT, '--', `call ${call.tool}`];
     // The person accepts a server's form with its defaults: Enter on every field, then accept.
-    const pty = scenario.startsWith('elicitation') ? { when: 'asks for input:', typed: `${'\r'.repeat(5)}a\r` } : undefined;
-    const run = await ward(['run', '--json', '--agent', AGENT, '--', `call ${call.tool}`], pty === undefined ? {} : { pty });
+    const run = scenario.startsWith('elicitation') ? await wardOnTerminal(args, 'asks for input:', `${'\r'.repeat(5)}a\r`) : await ward(args);
     const results = provider.conversationRequests().flatMap(toolResultsIn);
     const last = results.at(-1);
     log(`the model got: ${JSON.stringify(last?.content ?? null).slice(0, 300)}`);

@@ -3,13 +3,13 @@
  * (util-linux `script`): the built command, the real CLI, the scripted provider. The person
  * answers at the terminal; the model sees the tool's result and nothing of the request.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { ELICITATION_MESSAGE } from '../fixtures/mcp-servers/tools.js';
 import { CANARY_KEY } from '../app/runs/harness.js';
+import { onTerminal } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';
 import { REPO_ROOT, WARD_BIN, ward } from '../support/ward-cli.js';
 
@@ -36,26 +36,13 @@ describe('elicitation in a ward run', () => {
     fs.writeFileSync(instructions, 'Use the tools.');
     expect((await ward(['agents', 'create', 'helper', '--instructions-file', instructions, '--tool', 'fx/ask'], { env })).code).toBe(0);
 
-    const child = spawn('script', ['-qfec', `${process.execPath} ${WARD_BIN} run --agent helper -- ask me`, '/dev/null'], { env, cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-    let screen = '';
-    let answered = false;
-    const onOutput = (chunk: Buffer): void => {
-      screen += chunk.toString('utf8');
-      if (!answered && screen.includes('asks for input:')) {
-        answered = true;
-        // Defaults for name, age, status and verified; the key; then accept.
-        child.stdin.write(`\r\r\r\r${TYPED_SECRET}\ra\r`);
-      }
-    };
-    child.stdout.on('data', onOutput);
-    child.stderr.on('data', onOutput);
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (status) => {
-        clearTimeout(timer);
-        resolve(status);
-      });
+    // Defaults for name, age, status and verified; the key; then accept.
+    const { code, screen } = await onTerminal([process.execPath, WARD_BIN, 'run', '--agent', 'helper', '--', 'ask me'], {
+      env,
+      cwd: root,
+      when: 'asks for input:',
+      typed: `\r\r\r\r${TYPED_SECRET}\ra\r`,
+      timeoutMs: 60_000,
     });
     expect(code, screen).toBe(0);
     expect(screen).toContain(`Ward: the server fx (agent helper, namespace default) asks for input:\r\n  ${ELICITATION_MESSAGE}`);

@@ -10,10 +10,33 @@ export function secondsLeft(expiresAt: string, now: number): number {
   return Number.isFinite(end) ? Math.max(0, Math.ceil((end - now) / 1_000)) : 0;
 }
 
+/** Seconds left until `expiresAt`, ticking each second (fixed at `fixedNow` in tests). */
+export function useSecondsLeft(expiresAt: string, fixedNow: number | undefined): number {
+  const [now, setNow] = useState(() => fixedNow ?? Date.now());
+  useEffect(() => {
+    if (fixedNow !== undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [fixedNow]);
+  return secondsLeft(expiresAt, now);
+}
+
 /** Shown with a question from a chat other than the one open: which chat asks, and a way there. */
 export interface ApprovalOrigin {
   readonly title: string;
   readonly onOpen: () => void;
+}
+
+export function OriginLink({ origin }: { origin: ApprovalOrigin | undefined }) {
+  if (origin === undefined) return null;
+  return (
+    <div className="approval-origin">
+      In the chat “{origin.title}”{' '}
+      <button type="button" className="link-button" onClick={origin.onOpen}>
+        Open it
+      </button>
+    </div>
+  );
 }
 
 export function ApprovalPrompt({
@@ -27,14 +50,8 @@ export function ApprovalPrompt({
   now?: number;
   origin?: ApprovalOrigin;
 }) {
-  const [now, setNow] = useState(() => fixedNow ?? Date.now());
   const [sent, setSent] = useState(false);
-  useEffect(() => {
-    if (fixedNow !== undefined) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [fixedNow]);
-  const left = secondsLeft(approval.expiresAt, now);
+  const left = useSecondsLeft(approval.expiresAt, fixedNow);
   const answer = (value: ApprovalAnswer) => {
     setSent(true);
     onAnswer(value);
@@ -50,14 +67,7 @@ export function ApprovalPrompt({
         Tool <code>{approval.tool}</code> {approval.details}
       </div>
       <div className="muted">Asked because {approval.reason}</div>
-      {origin !== undefined && (
-        <div className="approval-origin">
-          In the chat “{origin.title}”{' '}
-          <button type="button" className="link-button" onClick={origin.onOpen}>
-            Open it
-          </button>
-        </div>
-      )}
+      <OriginLink origin={origin} />
       <div className="approval-time" aria-live="polite">
         {left > 0 ? `${left} s left — no answer denies` : 'Timed out: denied'}
       </div>

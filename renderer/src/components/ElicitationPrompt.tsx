@@ -5,10 +5,10 @@
  * before sending it (an error names the field, and the form stays open) and opens an accepted
  * page itself. When time runs out the request is declined.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ElicitationAction, ElicitationFieldValue, ElicitationFieldView, PendingElicitationView } from '../../../preload/contract.js';
 import { errorText } from '../api.js';
-import { secondsLeft, type ApprovalOrigin } from './ApprovalPrompt.js';
+import { OriginLink, useSecondsLeft, type ApprovalOrigin } from './ApprovalPrompt.js';
 
 type Values = Record<string, ElicitationFieldValue | undefined>;
 
@@ -98,16 +98,10 @@ export function ElicitationPrompt({
   now?: number;
   origin?: ApprovalOrigin;
 }) {
-  const [now, setNow] = useState(() => fixedNow ?? Date.now());
   const [values, setValues] = useState<Values>(() => initialValues(elicitation.fields));
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    if (fixedNow !== undefined) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [fixedNow]);
-  const left = secondsLeft(elicitation.expiresAt, now);
+  const left = useSecondsLeft(elicitation.expiresAt, fixedNow);
   const answer = (action: ElicitationAction) => {
     setBusy(true);
     setProblem(null);
@@ -141,14 +135,7 @@ export function ElicitationPrompt({
         </form>
       )}
       <div className="muted">The answer goes to the server only, never to the model.</div>
-      {origin !== undefined && (
-        <div className="approval-origin">
-          In the chat “{origin.title}”{' '}
-          <button type="button" className="link-button" onClick={origin.onOpen}>
-            Open it
-          </button>
-        </div>
-      )}
+      <OriginLink origin={origin} />
       {problem !== null && (
         <div className="banner banner-error" role="alert">
           {problem}
