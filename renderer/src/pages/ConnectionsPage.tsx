@@ -36,12 +36,14 @@ export function ConnectionsPage({ api, namespace }: { api: WardApi; namespace: s
     say.clear();
     try {
       await action();
+      // The list shows the outcome by the time it is announced.
+      await load();
       say.info(done);
     } catch (failure) {
       say.fail(failure);
+      await load();
     } finally {
       setBusy(null);
-      await load();
     }
   };
 
