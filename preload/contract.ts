@@ -36,6 +36,9 @@ export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'allow_agen
 export const FOLDER_ACCESS = ['ask', 'read', 'write'] as const;
 export type FolderAccess = (typeof FOLDER_ACCESS)[number];
 export type ApprovalAnswer = (typeof APPROVAL_ANSWERS)[number];
+export const ELICITATION_ACTIONS = ['accept', 'decline', 'cancel'] as const;
+export type ElicitationAction = (typeof ELICITATION_ACTIONS)[number];
+export type ElicitationFieldValue = string | number | boolean | string[];
 
 // ---- values that cross the boundary (all renderer-visible: never a secret or capability) ----
 
@@ -125,6 +128,40 @@ export interface PendingApprovalView {
   /** Why the grants did not settle it. */
   readonly reason: string;
   readonly choices: readonly ApprovalAnswer[];
+  readonly expiresAt: string;
+}
+
+/** One field of a server's form; text escaped and bounded by main. `value`s of options go back as they are. */
+export interface ElicitationFieldView {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly kind: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi';
+  readonly required: boolean;
+  /** Shown masked; its value is never journaled. */
+  readonly sensitive: boolean;
+  readonly format: 'email' | 'uri' | 'date' | 'date-time' | null;
+  readonly options: readonly { readonly value: string; readonly label: string }[];
+  /** Pre-filled (SEP-1034); null when the field has none. */
+  readonly default: ElicitationFieldValue | null;
+}
+
+/**
+ * An upstream server asks the person for input during a tool call (MCP elicitation): a form, or a
+ * page to open. Shown where approvals are; its answer goes to the server, never to the model.
+ */
+export interface PendingElicitationView {
+  readonly id: string;
+  readonly conversationId: string | null;
+  readonly runId: string | null;
+  readonly agent: string;
+  /** The connection or inline upstream that asks. */
+  readonly server: string;
+  readonly message: string;
+  readonly mode: 'form' | 'url';
+  readonly fields: readonly ElicitationFieldView[];
+  /** The page a URL request asks to open (escaped for display; main opens its own copy on accept). */
+  readonly url: string | null;
   readonly expiresAt: string;
 }
 
@@ -220,8 +257,17 @@ export const CONTRACT = {
 
   'approvals.list': channel<PendingApprovalView[]>()(z.strictObject({ ...inNamespace })),
   'approvals.answer': channel<null>()(z.strictObject({ ...inNamespace, approvalId: z.string().min(1).max(64), answer: z.enum(APPROVAL_ANSWERS) })),
-  /** Pushes the namespace's pending approvals on EVENT_CHANNEL whenever they change. */
+  /** Pushes the namespace's pending approvals and servers' requests for input on EVENT_CHANNEL whenever they change. */
   'approvals.watch': channel<{ subscriptionId: string }>()(z.strictObject({ ...inNamespace })),
+  /** Answers a server's request for input; an accepted form is checked by main (an error names the field), an accepted URL is opened by main. */
+  'elicitations.answer': channel<null>()(
+    z.strictObject({
+      ...inNamespace,
+      elicitationId: z.string().min(1).max(64),
+      action: z.enum(ELICITATION_ACTIONS),
+      content: z.record(z.string().max(64), z.union([z.string().max(4_096), z.number(), z.boolean(), z.array(z.string().max(256)).max(64)])).optional(),
+    }),
+  ),
 
   'agents.list': channel<AgentView[]>()(z.strictObject({ ...inNamespace })),
   /**
@@ -246,8 +292,20 @@ export const CONTRACT = {
   'agents.revokeGrant': channel<AgentView>()(z.strictObject({ ...inNamespace, name: agentName, grantId: z.string().min(8).max(64) })),
 
   'connections.list': channel<ConnectionView[]>()(z.strictObject({ ...inNamespace })),
-  /** Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`. */
-  'connections.add': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName, url: z.url({ protocol: /^https?$/ }).max(2_048) })),
+  /**
+   * Adds a remote (Streamable HTTP) MCP server; local servers are added with `ward connections add`.
+   * `clientId` (and `clientSecret`, renderer → main only, kept in the keychain) name a client
+   * registered with the server's authorization server beforehand.
+   */
+  'connections.add': channel<ConnectionView>()(
+    z.strictObject({
+      ...inNamespace,
+      name: connectionName,
+      url: z.url({ protocol: /^https?$/ }).max(2_048),
+      clientId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'a client id is 1 to 256 visible characters without spaces').optional(),
+      clientSecret: z.string().min(1).max(4_096).optional(),
+    }),
+  ),
   /**
    * Adds a local (stdio) MCP server: the program and its arguments (no shell), and secret variables
    * whose values go renderer → main → the keychain only, never back (C1, C3).
@@ -326,7 +384,7 @@ export type IpcResult<T> = { readonly ok: true; readonly value: T } | { readonly
 
 export type PushedEvent =
   | { readonly kind: 'journal'; readonly subscriptionId: string; readonly events: readonly JournalEventView[] }
-  | { readonly kind: 'approvals'; readonly subscriptionId: string; readonly pending: readonly PendingApprovalView[] };
+  | { readonly kind: 'approvals'; readonly subscriptionId: string; readonly pending: readonly PendingApprovalView[]; readonly elicitations: readonly PendingElicitationView[] };
 
 type Group<C> = C extends `${infer G}.${string}` ? G : never;
 type Method<C, G extends string> = C extends `${G}.${infer M}` ? M : never;

@@ -164,6 +164,34 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
     z.strictObject({ source: z.literal('cli_stdout'), reason: z.enum(['unparseable', 'oversized', 'unexpected_shape']), detail: z.string(), bytes: count }),
   ),
   event('permission_decision', permissionDecision),
+  /**
+   * An upstream server asked the person for input during a tool call (MCP elicitation). The model
+   * never sees it. A URL request records the page's origin only (its query may hold a one-time code).
+   */
+  event(
+    'elicitation_requested',
+    z.strictObject({
+      elicitationId: z.string(),
+      server: z.string(),
+      mode: z.enum(['form', 'url']),
+      message: z.string(),
+      fields: z.array(z.strictObject({ name: z.string(), kind: z.string(), required: z.boolean(), sensitive: z.boolean() })),
+      urlOrigin: z.string().nullable(),
+    }),
+  ),
+  /** How it was answered, and by whom; an accepted form's values, those of sensitive fields replaced by "[redacted]". */
+  event(
+    'elicitation_answered',
+    z.strictObject({
+      elicitationId: z.string(),
+      server: z.string(),
+      action: z.enum(['accept', 'decline', 'cancel']),
+      by: z.enum(['person', 'timeout', 'no_one', 'ended']),
+      content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).nullable(),
+    }),
+  ),
+  /** A request Ward would not show (an unsupported field type, too many fields…), with why; the server was answered with an error. */
+  event('elicitation_refused', z.strictObject({ server: z.string(), reason: z.string() })),
   event('run_stopping', z.strictObject({ reason: z.string() })),
   event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable() })),
   /** A person settled an uncertain run (R8). */

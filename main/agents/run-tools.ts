@@ -10,6 +10,7 @@ import type { ConnectionSpec } from '../connections/config.js';
 import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
 import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
+import type { Elicitor } from '../upstreams/elicitation.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
 import { toUpstreamDefinitions } from './upstreams.js';
 
@@ -24,6 +25,8 @@ export interface OpenRunToolsOptions {
   readonly upstreamOptions?: UpstreamOptions;
   /** Opens the namespace's connections; called only when the spec pins a connection tool. */
   readonly openConnections: () => ConnectionManager;
+  /** Who answers an upstream's request for input, by upstream name (none: declined). */
+  readonly elicit?: (upstream: string) => Elicitor;
   /** How the agent version is named in errors, e.g. `agent helper@2`. */
   readonly agentLabel: string;
   /** Throws when a connection may not be used (the admin policy, by what the server is); called before it is started. */
@@ -43,7 +46,7 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
       }
       await checkConnectionTools(manager, connectionTools, options.agentLabel);
     }
-    if (Object.keys(spec.upstreams).length > 0) inline = await openUpstreams(toUpstreamDefinitions(spec, options.env), options.upstreamOptions);
+    if (Object.keys(spec.upstreams).length > 0) inline = await openUpstreams(toUpstreamDefinitions(spec, options.env), options.upstreamOptions, options.elicit);
   } catch (error) {
     await manager?.close().catch(() => undefined);
     throw error;

@@ -125,6 +125,7 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
         exposedName: route.exposedName,
         description: route.description.slice(0, 8192),
         inputSchema: route.inputSchema,
+        ...(route.outputSchema === undefined ? {} : { outputSchema: route.outputSchema }),
         schemaHash: route.schemaHash,
       });
     }
@@ -157,6 +158,7 @@ async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readon
         exposedName: tool.name.replace(EXPOSED, '_').slice(0, 64),
         description: tool.description.slice(0, 8192),
         inputSchema: tool.inputSchema,
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
         schemaHash: tool.schemaHash,
       });
     }

@@ -29,6 +29,7 @@ const pinnedFields = {
   exposedName: z.string().regex(NAME),
   description: z.string().max(8192),
   inputSchema: z.looseObject({ type: z.literal('object') }),
+  outputSchema: z.looseObject({ type: z.literal('object') }).optional(),
   schemaHash: z.string().regex(/^[0-9a-f]{64}$/),
 };
 
@@ -83,6 +84,7 @@ export function toolRoute(tool: PinnedTool): PinnedToolRoute {
     upstreamName: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as PinnedToolRoute['inputSchema'],
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as PinnedToolRoute['inputSchema'] }),
     schemaHash: tool.schemaHash,
   };
 }

@@ -5,10 +5,13 @@
  * on first use and cannot be removed. Failures leave as WardErrors with stable codes. Views for the window carry public
  * metadata and state only: no secret, token or secret-variable value (C3, U3).
  */
+import path from 'node:path';
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
-import { exposedToolName, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
+import { exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
+import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 import { UpstreamError } from '../upstreams/errors.js';
+import type { Elicitor } from '../upstreams/elicitation.js';
 import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
@@ -23,21 +26,31 @@ const STATUS: Record<ConnectionView['health'], WindowConnectionView['status']> =
   unknown: 'unknown',
 };
 
+/** What a connection's health asks of the person, in words for the CLI and the window alike. */
+export function healthAdvice(view: ConnectionView): string | null {
+  const login = `"ward connections login ${view.spec.name}"`;
+  if (view.health === 'not_signed_in' && view.lastErrorCode === 'insufficient_scope') {
+    return `Needs more access: sign in again (${login}) to grant ${view.wantedScope ?? 'the scope it asks for'}.`;
+  }
+  if (view.health === 'not_signed_in') return `Sign in again (${login}).`;
+  if (view.health === 'error') return `Last failure: ${view.lastErrorCode ?? 'unknown'}.`;
+  return null;
+}
+
 export function toWindowView(view: ConnectionView, managedBy: string | null = null): WindowConnectionView {
   const { spec } = view;
-  const detail =
-    view.health === 'not_signed_in'
-      ? `Sign in again ("ward connections login ${spec.name}").`
-      : view.health === 'error'
-        ? `Last failure: ${view.lastErrorCode ?? 'unknown'}.`
-        : null;
   const changed = view.tools.filter((pin) => pin.status !== 'pinned').map((pin) => `${pin.name}: ${pin.reason ?? pin.status}`);
+  const parts = [
+    healthAdvice(view),
+    spec.transport === 'http' && spec.clientId !== null ? `Pre-registered client ${spec.clientId}.` : null,
+    changed.length === 0 ? null : `Disabled until re-pinned: ${changed.join('; ')}`,
+  ].filter((part) => part !== null);
   return {
     id: spec.name,
     name: spec.name,
     url: spec.transport === 'http' ? spec.url : [spec.command, ...spec.args].join(' '),
     status: STATUS[view.health],
-    detail: changed.length === 0 ? detail : [detail, `Disabled until re-pinned: ${changed.join('; ')}`].filter((part) => part !== null).join(' '),
+    detail: parts.length === 0 ? null : parts.join(' '),
     tools: view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').map((pin) => exposedToolName(pin.connection, pin.name)),
     managedBy,
   };
@@ -52,7 +65,7 @@ export function asWardError(error: unknown): unknown {
   if (!(error instanceof UpstreamError)) return error;
   // Ward's own detail says what happened to this server; the fixed text is worded for tool calls.
   const text = `${error.detail === '' ? error.message : error.detail} [${error.code}]`;
-  if (error.code === 'not_signed_in') return new WardError('not_signed_in', text, { cause: error });
+  if (error.code === 'not_signed_in' || error.code === 'insufficient_scope') return new WardError('not_signed_in', text, { cause: error });
   if (error.code === 'unauthorized') return new WardError('unauthorized', text, { cause: error });
   return new WardError('unavailable', text, { cause: error });
 }
@@ -66,10 +79,25 @@ export class ConnectionService {
 
   /**
    * The namespace's connections, open until the caller closes them (a run keeps them for its
-   * length). `onSecret` hears every credential value they read, for the run's redaction.
+   * length). `onSecret` hears every credential value they read, for the run's redaction; `elicit`
+   * asks its person when a server asks for input.
    */
-  open(ns: Namespace, onSecret?: (value: string) => void): ConnectionManager {
-    return openConnections(this.namespaces.folder, ns, { store: this.storeOptions, ...(onSecret === undefined ? {} : { onSecret }) });
+  open(ns: Namespace, onSecret?: (value: string) => void, elicit?: (connection: string) => Elicitor): ConnectionManager {
+    const clientMetadataUrl = this.clientMetadataUrl();
+    return openConnections(this.namespaces.folder, ns, {
+      store: this.storeOptions,
+      ...(onSecret === undefined ? {} : { onSecret }),
+      ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
+      ...(elicit === undefined ? {} : { elicit }),
+    });
+  }
+
+  /** Ward's Client ID Metadata Document: the admin policy's, else the data folder's settings.json "clientMetadataUrl". */
+  private clientMetadataUrl(): string | undefined {
+    if (this.policy?.clientMetadataUrl != null) return parseClientMetadataUrl(this.policy.clientMetadataUrl, `the admin policy (${this.policy.sources.join(', ')})`);
+    const home = this.namespaces.home;
+    const value = readSettingsObject(home).clientMetadataUrl;
+    return value === undefined ? undefined : parseClientMetadataUrl(value, path.join(home, SETTINGS_FILE));
   }
 
   /** Opens the namespace's connections for one action (the managed ones added first) and closes them after it. */
@@ -88,12 +116,12 @@ export class ConnectionService {
     }
   }
 
-  /** Adds a connection the policy allows (P5); secret variable values go to the secret store (C1). */
-  async add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}): Promise<ConnectionView> {
+  /** Adds a connection the policy allows (P5); secret variable values and a pre-registered client's secret go to the secret store (C1). */
+  async add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}, clientSecret?: string): Promise<ConnectionView> {
     const spec = parseConnectionSpec(input);
     assertConnectionAllowed(this.policy, spec.name, spec);
     return this.use(store, async (manager) => {
-      const record = await manager.add(spec, secrets);
+      const record = await manager.add(spec, secrets, clientSecret);
       return manager.get(record.spec.name);
     });
   }

@@ -216,7 +216,7 @@ export class WardApp {
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus: await this.sandboxEngine.status(),
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
-      openConnections: (ns, onSecret) => connections.open(ns, onSecret),
+      openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
     };
     return new RunService(this.folder, deps);
   }

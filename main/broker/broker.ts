@@ -10,7 +10,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } fr
 import { WardError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
-import { schemaHash } from '../upstreams/schema-hash.js';
+import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import { APPROVAL_TOOL, RunState, toolUseIdOf, type CallLimits } from './run-state.js';
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
@@ -76,7 +76,7 @@ function validateBinding(binding: RunBinding): void {
     }
     if (tool.exposedName === APPROVAL_TOOL) throw new WardError('invalid_config', `tool name "${APPROVAL_TOOL}" is reserved for Ward's approval tool`);
     // What the child is shown must be what was pinned (B3).
-    if (schemaHash(tool.inputSchema) !== tool.schemaHash) throw new WardError('invalid_config', `tool "${tool.exposedName}": its schema does not match its pinned hash; re-pin the tool`);
+    if (toolSchemaHash(tool) !== tool.schemaHash) throw new WardError('invalid_config', `tool "${tool.exposedName}": its schema does not match its pinned hash; re-pin the tool`);
     if (seen.has(tool.exposedName)) throw new WardError('invalid_config', `tool name "${tool.exposedName}" is pinned twice`);
     seen.add(tool.exposedName);
   }

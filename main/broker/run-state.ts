@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalDecision, BrokerEvent, RunBinding } from './types.js';
-import type { PinnedToolRoute, ToolContent, ToolOutcome } from '../upstreams/types.js';
+import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from '../upstreams/projection.js';
+import type { PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from '../upstreams/types.js';
 import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.js';
 
 /** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
@@ -68,22 +69,19 @@ function approvalResult(decision: ApprovalDecision): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(decision) }] };
 }
 
-/** Re-projects whatever an UpstreamCaller returned to text/image only and measures it (B5). */
-function project(content: readonly ToolContent[]): { content: ToolContent[]; bytes: number } | null {
+/** Re-projects whatever an UpstreamCaller returned to text, images, resource links and a structured object, and measures it (B5). */
+function project(outcome: Extract<ToolOutcome, { ok: true }>): { content: ToolContent[]; structuredContent?: StructuredContent; bytes: number } | null {
   const projected: ToolContent[] = [];
-  let bytes = 0;
-  for (const item of content) {
-    if (item.type === 'text' && typeof item.text === 'string') {
-      projected.push({ type: 'text', text: item.text });
-      bytes += Buffer.byteLength(item.text, 'utf8');
-    } else if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string') {
-      projected.push({ type: 'image', data: item.data, mimeType: item.mimeType });
-      bytes += item.data.length + item.mimeType.length;
-    } else {
-      return null;
-    }
+  for (const item of outcome.content) {
+    if (item.type === 'text' && typeof item.text === 'string') projected.push({ type: 'text', text: item.text });
+    else if (item.type === 'image' && typeof item.data === 'string' && typeof item.mimeType === 'string') projected.push({ type: 'image', data: item.data, mimeType: item.mimeType });
+    else if (item.type === 'resource_link' && resourceLinkOf(item) !== null) projected.push(resourceLinkOf(item)!);
+    else return null;
   }
-  return { content: projected, bytes };
+  const structured = outcome.structuredContent === undefined ? undefined : structuredOf(outcome.structuredContent);
+  if (structured === null) return null;
+  const bytes = projected.reduce((sum, item) => sum + contentBytes(item), structuredBytes(structured));
+  return { content: projected, ...(structured === undefined ? {} : { structuredContent: structured }), bytes };
 }
 
 export class RunState {
@@ -129,6 +127,7 @@ export class RunState {
       name: route.exposedName,
       description: route.description,
       inputSchema: route.inputSchema,
+      ...(route.outputSchema === undefined ? {} : { outputSchema: route.outputSchema }),
     }));
     tools.push({
       name: APPROVAL_TOOL,
@@ -237,7 +236,7 @@ export class RunState {
       if (childSignal.aborted) return fail('cancelled');
       return fail(outcome.errorCode);
     }
-    const projected = project(outcome.content);
+    const projected = project(outcome);
     if (projected === null) return fail('protocol_error');
     if (projected.bytes > this.limits.maxResultBytes) return fail('too_large', projected.bytes);
     // A tool-level error (isError) is the tool's own output, projected and capped like any other.
@@ -251,7 +250,7 @@ export class RunState {
       bytes: projected.bytes,
       durationMs,
     });
-    return { isError: outcome.isError, content: projected.content };
+    return { isError: outcome.isError, content: projected.content, ...(projected.structuredContent === undefined ? {} : { structuredContent: projected.structuredContent }) };
   }
 
   private async approve(rawArgs: unknown): Promise<CallToolResult> {

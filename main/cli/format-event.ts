@@ -79,6 +79,12 @@ function summarize(event: Readable): string {
       return `the model call failed (${oneLine(event.payload.error, 40)}): ${oneLine(event.payload.text)}`;
     case 'permission_decision':
       return decisionLine(event);
+    case 'elicitation_requested':
+      return `${oneLine(event.payload.server, 64)} asks the person (${event.payload.mode}): ${oneLine(event.payload.message)}`;
+    case 'elicitation_answered':
+      return `${oneLine(event.payload.server, 64)}'s request: ${event.payload.action} (${event.payload.by.replace('_', ' ')})`;
+    case 'elicitation_refused':
+      return `${oneLine(event.payload.server, 64)}'s request refused: ${oneLine(event.payload.reason)}`;
     case 'unreadable':
       return `unreadable event: ${oneLine(event.payload.problem)}`;
     default:
@@ -139,6 +145,8 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     case 'run_stopping':
     case 'model_retry':
     case 'provider_error':
+    case 'elicitation_answered':
+    case 'elicitation_refused':
       return { stream: 'stderr', text: `ward: ${summarize(parsed)}\n` };
     case 'unreadable':
       return { stream: 'stderr', text: `ward: ${oneLine(parsed.payload.storedType, 64)}: ${summarize(parsed)}\n` };

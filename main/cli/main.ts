@@ -1,4 +1,5 @@
 import { WardApp } from '../app/ward-app.js';
+import { openSystemBrowser } from '../auth/browser.js';
 import { prompterFor } from '../permissions/terminal-prompter.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
 import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
@@ -63,8 +64,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   let app: WardApp | undefined;
   const context: CommandContext = {
     io,
-    // Permission questions of a run go to the person at this terminal, if there is one (P3).
-    app: () => (app ??= new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr) })),
+    // Permission questions and servers' requests for input go to the person at this terminal, if there is one (P3).
+    app: () => (app ??= new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr, { openUrl: openSystemBrowser }) })),
   };
   try {
     return await command.run(args, context);

@@ -9,6 +9,8 @@ import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 /** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
 const CONNECTION_NAME = /^[a-z0-9-]{1,32}$/;
 export const CONNECTION_NAME_RULE = 'lowercase letters, digits and "-", 1 to 32 characters';
+/** An OAuth client id as RFC 6749 allows it (visible ASCII), bounded. */
+const CLIENT_ID = /^[\x21-\x7e]{1,256}$/;
 /** POSIX-portable environment variable names. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
@@ -33,6 +35,8 @@ export interface HttpConnectionSpec {
   readonly url: string;
   /** Set only by an explicit override: plain http to a non-loopback host. */
   readonly allowInsecureHttp: boolean;
+  /** A client registered with the server's authorization server beforehand (its secret, if any, is in the keychain); null = register at sign-in. */
+  readonly clientId: string | null;
 }
 
 export type ConnectionSpec = StdioConnectionSpec | HttpConnectionSpec;
@@ -88,6 +92,25 @@ export function parseServerUrl(raw: unknown, allowInsecureHttp: boolean, field =
   return url;
 }
 
+/**
+ * Ward's Client ID Metadata Document URL (SEP-991): it becomes the client id at authorization
+ * servers that support it, so it must be https with a path (the spec's rule), and public.
+ */
+export function parseClientMetadataUrl(raw: unknown, source: string): string {
+  const problem = (why: string) => new WardError('invalid_config', `${source}: "clientMetadataUrl" ${why}`);
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL_LENGTH || hasControl(raw)) throw problem(`must be a URL of at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw problem(`${shown(raw)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' || url.pathname === '/' || url.username !== '' || url.password !== '' || url.hash !== '') {
+    throw problem('must be an https URL with a path, without a user name, password or fragment');
+  }
+  return url.href;
+}
+
 function parseStringArray(raw: unknown, field: string, max: number): string[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw invalid(field, 'must be an array of strings');
@@ -103,7 +126,7 @@ export function parseConnectionSpec(input: unknown): ConnectionSpec {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalid('spec', 'must be an object');
   const raw = input as Record<string, unknown>;
   const name = parseConnectionName(raw.name);
-  const known = raw.transport === 'stdio' ? ['transport', 'name', 'command', 'args', 'secretEnv'] : ['transport', 'name', 'url', 'allowInsecureHttp'];
+  const known = raw.transport === 'stdio' ? ['transport', 'name', 'command', 'args', 'secretEnv'] : ['transport', 'name', 'url', 'allowInsecureHttp', 'clientId'];
   for (const key of Object.keys(raw)) {
     if (!known.includes(key) && raw[key] !== undefined) throw invalid(key, `unknown field for a ${String(raw.transport)} connection`);
   }
@@ -127,7 +150,9 @@ export function parseConnectionSpec(input: unknown): ConnectionSpec {
     if (raw.allowInsecureHttp !== undefined && typeof raw.allowInsecureHttp !== 'boolean') throw invalid('allowInsecureHttp', 'must be true or false');
     const allowInsecureHttp = raw.allowInsecureHttp === true;
     const url = parseServerUrl(raw.url, allowInsecureHttp);
-    return { transport: 'http', name, url: url.href, allowInsecureHttp };
+    const clientId = raw.clientId ?? null;
+    if (clientId !== null && (typeof clientId !== 'string' || !CLIENT_ID.test(clientId))) throw invalid('clientId', 'must be 1 to 256 visible ASCII characters without spaces');
+    return { transport: 'http', name, url: url.href, allowInsecureHttp, clientId };
   }
   throw invalid('transport', `${shown(raw.transport)} is not a transport; use "stdio" or "http"`);
 }

@@ -15,7 +15,7 @@ export { UpstreamError } from '../upstreams/errors.js';
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit'] } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
   const secrets = openSecretStore(core.home, ns, options.store);
@@ -25,5 +25,7 @@ export function openConnections(
     namespaceDir: namespaceDir(core.home, ns),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    ...(options.elicit ? { elicit: options.elicit } : {}),
   });
 }

@@ -9,10 +9,13 @@ import { WardError, describeError } from '../base/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstreams/errors.js';
+import type { Elicitor } from '../upstreams/elicitation.js';
 import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
 import { startCallbackServer, SIGNIN_TIMEOUT_MS } from '../auth/loopback-callback.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec } from './config.js';
-import { boundedFetch, connectionFetch } from './http-fetch.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { parseScope, readChallenge, unionScopes, type Challenge } from './challenge.js';
+import { boundedFetch, connectionFetch, type ScopeRecord } from './http-fetch.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
 
@@ -21,7 +24,9 @@ export type OpenBrowser = (url: URL) => Promise<void>;
 
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
-const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'unreachable', 'closed', 'protocol_error']);
+const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'insufficient_scope', 'unreachable', 'closed', 'protocol_error']);
+/** Failures only a new sign-in mends: the connection shows as signed out. */
+const SIGN_IN_AGAIN: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'insufficient_scope']);
 
 export function secretEnvAccount(connection: string, variable: string): string {
   return `mcp:${connection}:env:${variable}`;
@@ -33,6 +38,10 @@ export interface ConnectionManagerOptions {
   /** The namespace folder (locks for compare-before-delete). */
   readonly namespaceDir: string;
   readonly limits?: Partial<SessionLimits>;
+  /** Asks the person when a connection's server elicits input during a call (a run's); absent, elicitations are declined. */
+  readonly elicit?: (connection: string) => Elicitor;
+  /** Ward's Client ID Metadata Document URL (admin policy or settings), used where an authorization server supports it. */
+  readonly clientMetadataUrl?: string;
   /** Clock for restart back-off. */
   readonly now?: () => number;
 }
@@ -76,10 +85,18 @@ export class ConnectionManager {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** Adds a connection; secret env values go to the keychain first, so a failed write leaves no half-made entry. */
-  async add(input: unknown, secretValues: Readonly<Record<string, string>> = {}): Promise<ConnectionRecord> {
+  /**
+   * Adds a connection; secret env values and a pre-registered client's secret go to the keychain
+   * first, so a failed write leaves no half-made entry.
+   */
+  async add(input: unknown, secretValues: Readonly<Record<string, string>> = {}, clientSecret?: string): Promise<ConnectionRecord> {
     const spec = parseConnectionSpec(input);
     if (this.registry.has(spec.name)) throw new WardError('usage', `a connection named ${spec.name} already exists; remove it first`);
+    if (clientSecret !== undefined) {
+      if (spec.transport !== 'http' || spec.clientId === null) throw new WardError('usage', 'a client secret belongs to a remote connection with a client id (--client-id)');
+      if (clientSecret === '' || clientSecret.length > 4096 || /[\u0000-\u001f\u007f]/.test(clientSecret)) throw new WardError('invalid_config', 'the client secret must be 1 to 4096 characters without control characters');
+      await this.options.secrets.set(oauthAccounts(spec.name).clientSecret, clientSecret);
+    }
     const names = spec.transport === 'stdio' ? spec.secretEnv : [];
     for (const given of Object.keys(secretValues)) {
       if (!names.includes(given)) throw new WardError('invalid_config', `connection secretEnv: a value was given for ${given}, which is not listed`);
@@ -103,7 +120,7 @@ export class ConnectionManager {
     if (record === undefined) return false;
     const accounts = oauthAccounts(name);
     const names = record.spec.transport === 'stdio' ? record.spec.secretEnv : [];
-    for (const account of [accounts.tokens, accounts.client, ...names.map((variable) => secretEnvAccount(name, variable))]) {
+    for (const account of [accounts.tokens, accounts.client, accounts.clientSecret, ...names.map((variable) => secretEnvAccount(name, variable))]) {
       await this.options.secrets.delete(account);
     }
     return this.registry.remove(name);
@@ -142,6 +159,8 @@ export class ConnectionManager {
         connection: spec.name,
         serverUrl: new URL(spec.url),
         allowInsecureHttp: spec.allowInsecureHttp,
+        clientId: spec.clientId,
+        ...(this.options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: this.options.clientMetadataUrl }),
         secrets: this.options.secrets,
         namespaceDir: this.options.namespaceDir,
       });
@@ -172,8 +191,16 @@ export class ConnectionManager {
     }
     const serverUrl = new URL(spec.url);
     const provider = this.provider(spec);
+    const scopes: ScopeRecord = {
+      asked: () => this.registry.get(spec.name).scope,
+      want: (scope) => {
+        const wanted = this.registry.get(spec.name).wantedScope;
+        // Bounded like any scope: an ever-growing demand ends in a refusal, not an oversized row.
+        this.registry.setWantedScope(spec.name, parseScope(unionScopes(wanted, scope)!, 'the scope the server asks for'));
+      },
+    };
     // Ward's fetch handles the token and the one refresh-and-retry (under a lock), not the SDK transport.
-    return { transport: 'http', url: serverUrl, authorize: (fetch) => connectionFetch({ serverUrl, provider, lockFile: provider.lockFile }, fetch) };
+    return { transport: 'http', url: serverUrl, authorize: (fetch) => connectionFetch({ serverUrl, provider, lockFile: provider.lockFile, scopes }, fetch) };
   }
 
   /**
@@ -200,7 +227,7 @@ export class ConnectionManager {
     const record = this.registry.get(name);
     let connection: McpSession;
     try {
-      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool));
+      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool), this.options.elicit?.(name));
     } catch (error) {
       const failure = classifyUpstreamError(error);
       this.noteFailure(name, failure.code);
@@ -224,7 +251,7 @@ export class ConnectionManager {
   private noteFailure(name: string, code: string): void {
     this.healthy.delete(name);
     if (!this.registry.has(name)) return;
-    const health = code === 'not_signed_in' || code === 'unauthorized' ? 'not_signed_in' : 'error';
+    const health = SIGN_IN_AGAIN.has(code) ? 'not_signed_in' : 'error';
     this.registry.setHealth(name, health, code);
   }
 
@@ -315,6 +342,7 @@ export class ConnectionManager {
           upstreamName: pin.name,
           description: pin.description,
           inputSchema: pin.inputSchema,
+          ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }),
           schemaHash: pin.schemaHash,
         });
       }
@@ -344,12 +372,19 @@ export class ConnectionManager {
   /**
    * Signs in to an HTTP connection through Ward's one loopback callback (main/auth): 127.0.0.1 at
    * a random port, loopback peers and Host only, exactly one callback whose `state` must match (a
-   * wrong one fails the sign-in), a bounded wait (C5). Tokens replace the old ones only on success.
+   * wrong one fails the sign-in), a bounded wait (C5). It first asks the server without a token,
+   * as the MCP authorization spec says: its 401 names where the protected resource metadata is
+   * and which scope it wants. The scope asked for is that one together with what the connection
+   * was asked for before, widened by any insufficient_scope answer since (step-up). Tokens replace
+   * the old ones only on success.
    */
   async login(name: string, options: { openBrowser: OpenBrowser; timeoutMs?: number }): Promise<void> {
     const record = this.registry.get(name);
     if (record.spec.transport !== 'http') throw new WardError('usage', `connection ${name} is a local (stdio) server; only remote (http) connections sign in`);
     const serverUrl = new URL(record.spec.url);
+    const challenge = await this.challenge(serverUrl);
+    const scope = unionScopes(record.scope, record.wantedScope, challenge.scope);
+    const discovery = { serverUrl, fetchFn: boundedFetch, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
     const provider = this.provider(record.spec);
     const state = newState();
     const callback = await startCallbackServer({ expectedState: state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
@@ -357,12 +392,13 @@ export class ConnectionManager {
       provider.setInteractive({ redirectUrl: callback.redirectUri, state, onAuthorizationUrl: options.openBrowser });
       // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.
       provider.forgetTokensInMemory();
-      const started = await this.signInStep(() => auth(provider, { serverUrl, fetchFn: boundedFetch }));
+      const started = await this.signInStep(() => auth(provider, discovery));
       if (started === 'REDIRECT') {
         const code = authorizationCode(await callback.result);
-        const finished = await this.signInStep(() => auth(provider, { serverUrl, authorizationCode: code, fetchFn: boundedFetch }));
+        const finished = await this.signInStep(() => auth(provider, { ...discovery, authorizationCode: code }));
         if (finished !== 'AUTHORIZED') throw new WardError('signin_rejected', 'the authorization server did not issue tokens');
       }
+      this.registry.signedIn(name, provider.askedScope);
     } finally {
       provider.setInteractive(undefined);
       await callback.close();
@@ -370,6 +406,33 @@ export class ConnectionManager {
     // A session opened with the old tokens is replaced by one with the new.
     await this.disconnect(name);
     this.registry.setHealth(name, 'ok', null);
+  }
+
+  /**
+   * What the server says without a token (initialize, then tools/list): the first 401 or 403
+   * challenge, checked (readChallenge), or nothing when it asks for none. Bounded by the session limits.
+   */
+  private async challenge(serverUrl: URL): Promise<Challenge> {
+    let seen: Challenge | undefined;
+    let refusal: unknown;
+    const noting = (fetch: FetchLike): FetchLike => async (url, init) => {
+      const response = await fetch(url, init);
+      if ((response.status === 401 || response.status === 403) && seen === undefined && refusal === undefined) {
+        try {
+          seen = readChallenge(response, serverUrl);
+        } catch (error) {
+          refusal = error;
+        }
+      }
+      return response;
+    };
+    const session = await McpSession.open({ transport: 'http', url: serverUrl, authorize: noting }, this.limits).catch(() => undefined);
+    if (session !== undefined) {
+      await session.listTools().catch(() => undefined);
+      await session.close();
+    }
+    if (refusal !== undefined) throw refusal;
+    return seen ?? {};
   }
 
   private async signInStep<T>(step: () => Promise<T>): Promise<T> {
@@ -439,7 +502,7 @@ function backoff(count: number): number {
 }
 
 function pinAsLive(pin: ToolPin): LiveTool {
-  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, schemaHash: pin.schemaHash };
+  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }), schemaHash: pin.schemaHash };
 }
 
 /** The pinned tools as the server lists them now; a pinned tool it no longer lists is left out, so sync marks it missing. */

@@ -1,9 +1,11 @@
 /**
  * Sign-in to a remote MCP server per the MCP authorization spec, through the SDK's `auth()`:
- * protected resource metadata, authorization server discovery, dynamic client registration,
- * PKCE S256, the `resource` parameter on every authorization and token request (C5). Tokens
- * and client secrets live only in the namespace's secret store (C1); this provider keeps a
- * copy in memory for the connection's own requests and nothing else.
+ * protected resource metadata, authorization server discovery (or, for a 2025-03-26 server
+ * without any metadata, its /authorize, /token and /register), a client (pre-registered, a
+ * Client ID Metadata Document, or dynamic registration, in that order), PKCE S256, the
+ * `resource` parameter on every authorization and token request (C5). Tokens and client secrets
+ * live only in the namespace's secret store (C1); this provider keeps a copy in memory for the
+ * connection's own requests and nothing else.
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -12,12 +14,13 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import { WardError } from '../base/errors.js';
 import { checkServerUrl } from '../base/url-policy.js';
 import { CALLBACK_PATH } from '../auth/loopback-callback.js';
+import { parseScope } from './challenge.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 
-/** Keychain accounts of a connection (the store adds the namespace hash, N1). */
-export function oauthAccounts(connection: string): { tokens: string; client: string } {
-  return { tokens: `mcp:${connection}:oauth:tokens`, client: `mcp:${connection}:oauth:client` };
+/** Keychain accounts of a connection (the store adds the namespace hash, N1): tokens, a registration, a pre-registered client's secret. */
+export function oauthAccounts(connection: string): { tokens: string; client: string; clientSecret: string } {
+  return { tokens: `mcp:${connection}:oauth:tokens`, client: `mcp:${connection}:oauth:client`, clientSecret: `mcp:${connection}:oauth:client-secret` };
 }
 
 /** What an interactive sign-in sets on the provider for its duration. */
@@ -45,13 +48,17 @@ export interface ConnectionOAuthOptions {
   readonly connection: string;
   readonly serverUrl: URL;
   readonly allowInsecureHttp: boolean;
+  /** A client registered beforehand (its secret, if any, in the secret store); null = CIMD or dynamic registration. */
+  readonly clientId?: string | null;
+  /** Ward's Client ID Metadata Document (SEP-991), used where the authorization server supports it. */
+  readonly clientMetadataUrl?: string;
   readonly secrets: SecretStore;
   /** The namespace folder, where compare-before-delete takes its lock (C4). */
   readonly namespaceDir: string;
 }
 
 export class ConnectionOAuthProvider implements OAuthClientProvider {
-  private readonly accounts: { tokens: string; client: string };
+  private readonly accounts: ReturnType<typeof oauthAccounts>;
   private interactive: InteractiveSession | undefined;
   /** Raw stored values as last read or written, for compare-before-delete. */
   private tokensRaw: string | undefined;
@@ -60,6 +67,8 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   private clientLoaded = false;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
+  /** The scope the last authorization request asked for (recorded for the next sign-in). */
+  private asked: string | null = null;
 
   constructor(private readonly options: ConnectionOAuthOptions) {
     this.accounts = oauthAccounts(options.connection);
@@ -97,12 +106,22 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  get clientMetadataUrl(): string | undefined {
+    return this.options.clientMetadataUrl;
+  }
+
+  /** The scope the authorization request of this sign-in asked for, null when it named none. */
+  get askedScope(): string | null {
+    return this.asked;
+  }
+
   state(): string {
     if (this.interactive === undefined) throw notSignedIn(this.options.connection);
     return this.interactive.state;
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.options.clientId != null) return this.preRegistered(this.options.clientId);
     if (!this.clientLoaded) {
       this.clientRaw = await this.options.secrets.get(this.accounts.client);
       this.clientLoaded = true;
@@ -118,7 +137,14 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     return stored;
   }
 
+  /** A client registered beforehand is used as configured: never registered, replaced or bound here. */
+  private async preRegistered(clientId: string): Promise<OAuthClientInformationMixed> {
+    const secret = await this.options.secrets.get(this.accounts.clientSecret);
+    return { client_id: clientId, ...(secret === undefined ? {} : { client_secret: secret }) };
+  }
+
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    if (this.options.clientId != null) return;
     const raw = JSON.stringify(info);
     await this.options.secrets.set(this.accounts.client, raw);
     this.clientRaw = raw;
@@ -163,6 +189,9 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     if (!authorizationUrl.searchParams.has('resource')) throw new WardError('signin_rejected', 'the authorization request lacks the resource indicator; sign-in refused');
     if (authorizationUrl.searchParams.get('state') !== this.interactive.state) throw new WardError('signin_rejected', 'the authorization request lost its state; sign-in refused');
     this.checkEndpoint(authorizationUrl, 'authorization endpoint');
+    // The scope may come from the server's metadata: bounded and well-formed, or no sign-in.
+    const scope = authorizationUrl.searchParams.get('scope');
+    this.asked = scope === null ? null : parseScope(scope, 'the authorization request');
     await this.interactive.onAuthorizationUrl(authorizationUrl);
   }
 
@@ -193,11 +222,21 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     throw new WardError('signin_rejected', `the ${what} ${where} ${problem}; sign-in refused`);
   }
 
-  /** Discovery results are checked before anything is sent to the authorization server. */
+  /**
+   * Discovery results are checked before anything is sent to the authorization server. A server
+   * with neither protected resource metadata nor authorization server metadata is a 2025-03-26
+   * server: its own origin is the authorization server, at /authorize, /token and /register
+   * (the SDK's fallback), under the same https rule; that spec requires PKCE, and every
+   * authorization request is checked for S256 anyway (redirectToAuthorization).
+   */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     const metadata = state.authorizationServerMetadata;
     if (metadata === undefined) {
-      throw new WardError('signin_rejected', `no OAuth authorization server metadata found for ${state.authorizationServerUrl}; sign-in refused`);
+      const legacy = state.resourceMetadata === undefined && new URL(state.authorizationServerUrl).href === new URL('/', this.options.serverUrl).href;
+      if (!legacy) throw new WardError('signin_rejected', `no OAuth authorization server metadata found for ${state.authorizationServerUrl}; sign-in refused`);
+      for (const endpoint of ['/authorize', '/token', '/register']) this.checkEndpoint(new URL(endpoint, state.authorizationServerUrl), `${endpoint.slice(1)} endpoint`);
+      this.discovery = state;
+      return;
     }
     if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) {
       throw new WardError('signin_rejected', `the authorization server ${metadata.issuer} does not advertise PKCE S256; sign-in refused`);

@@ -6,7 +6,7 @@ import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import type { JsonSchema } from '../upstreams/types.js';
 import { parseConnectionName, parseConnectionSpec, type ConnectionSpec } from './config.js';
-import { schemaHash } from '../upstreams/schema-hash.js';
+import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import type { LiveTool } from '../upstreams/session.js';
 
 export type ConnectionHealth = 'unknown' | 'ok' | 'error' | 'not_signed_in';
@@ -14,6 +14,10 @@ export type ToolStatus = 'pinned' | 'schema_changed' | 'missing';
 
 export interface ConnectionRecord {
   readonly spec: ConnectionSpec;
+  /** The scope the last sign-in asked for; null when it named none (or before the first). */
+  readonly scope: string | null;
+  /** Scope the server asked for since (insufficient_scope) beyond `scope`: the next sign-in asks for it too (step-up). */
+  readonly wantedScope: string | null;
   readonly health: ConnectionHealth;
   /** Stable code of the last failure (unreachable, not_signed_in, protocol_error, ...), null when healthy. */
   readonly lastErrorCode: string | null;
@@ -26,6 +30,8 @@ export interface ToolPin {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** Pinned with the input schema and covered by the same hash (B3). */
+  readonly outputSchema?: JsonSchema;
   readonly schemaHash: string;
   readonly enabled: boolean;
   /** `schema_changed` and `missing` tools are refused until re-pinned (B3). */
@@ -42,6 +48,9 @@ interface ConnectionRow {
   url: string | null;
   allow_insecure_http: number;
   secret_env: string;
+  client_id: string | null;
+  scope: string | null;
+  wanted_scope: string | null;
   health: ConnectionHealth;
   last_error_code: string | null;
   checked_at: string | null;
@@ -53,6 +62,7 @@ interface ToolRow {
   name: string;
   description: string;
   input_schema: string;
+  output_schema: string | null;
   schema_hash: string;
   enabled: number;
   status: ToolStatus;
@@ -65,8 +75,8 @@ function toRecord(row: ConnectionRow): ConnectionRecord {
   const spec =
     row.transport === 'stdio'
       ? parseConnectionSpec({ transport: 'stdio', name: row.name, command: row.command, args: JSON.parse(row.args) as unknown, secretEnv: JSON.parse(row.secret_env) as unknown })
-      : parseConnectionSpec({ transport: 'http', name: row.name, url: row.url, allowInsecureHttp: row.allow_insecure_http === 1 });
-  return { spec, health: row.health, lastErrorCode: row.last_error_code, checkedAt: row.checked_at, createdAt: row.created_at };
+      : parseConnectionSpec({ transport: 'http', name: row.name, url: row.url, allowInsecureHttp: row.allow_insecure_http === 1, clientId: row.client_id });
+  return { spec, scope: row.scope, wantedScope: row.wanted_scope, health: row.health, lastErrorCode: row.last_error_code, checkedAt: row.checked_at, createdAt: row.created_at };
 }
 
 function toPin(row: ToolRow): ToolPin {
@@ -75,12 +85,17 @@ function toPin(row: ToolRow): ToolPin {
     name: row.name,
     description: row.description,
     inputSchema: JSON.parse(row.input_schema) as JsonSchema,
+    ...(row.output_schema === null ? {} : { outputSchema: JSON.parse(row.output_schema) as JsonSchema }),
     schemaHash: row.schema_hash,
     enabled: row.enabled === 1,
     status: row.status,
     reason: row.reason,
     pinnedAt: row.pinned_at,
   };
+}
+
+function outputSchemaText(tool: LiveTool): string | null {
+  return tool.outputSchema === undefined ? null : JSON.stringify(tool.outputSchema);
 }
 
 export const SCHEMA_CHANGED_REASON = 'its input schema changed upstream since it was pinned; re-pin it with "ward connections tools NAME --repin TOOL"';
@@ -99,8 +114,8 @@ export class ConnectionRegistry {
           .run(checked.name, checked.command, JSON.stringify(checked.args), JSON.stringify(checked.secretEnv), now);
       } else {
         this.db
-          .prepare("INSERT INTO connections (name, transport, url, allow_insecure_http, created_at) VALUES (?, 'http', ?, ?, ?)")
-          .run(checked.name, checked.url, checked.allowInsecureHttp ? 1 : 0, now);
+          .prepare("INSERT INTO connections (name, transport, url, allow_insecure_http, client_id, created_at) VALUES (?, 'http', ?, ?, ?, ?)")
+          .run(checked.name, checked.url, checked.allowInsecureHttp ? 1 : 0, checked.clientId, now);
       }
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -136,6 +151,16 @@ export class ConnectionRegistry {
       .run(health, errorCode, new Date().toISOString(), name);
   }
 
+  /** A sign-in succeeded asking for `scope`: what the server wanted beyond the old one is now asked for. */
+  signedIn(name: string, scope: string | null): void {
+    this.db.prepare('UPDATE connections SET scope = ?, wanted_scope = NULL WHERE name = ?').run(scope, name);
+  }
+
+  /** The server asked for more than the last sign-in did (checked by main/connections/challenge.ts). */
+  setWantedScope(name: string, scope: string): void {
+    this.db.prepare('UPDATE connections SET wanted_scope = ? WHERE name = ?').run(scope, name);
+  }
+
   tools(connection: string): ToolPin[] {
     return this.db.prepare<[string], ToolRow>('SELECT * FROM connection_tools WHERE connection = ? ORDER BY name').all(connection).map(toPin);
   }
@@ -165,13 +190,13 @@ export class ConnectionRegistry {
     const update = this.db.transaction(() => {
       const pinned = new Map(this.tools(connection).map((pin) => [pin.name, pin]));
       const insert = this.db.prepare(
-        'INSERT INTO connection_tools (connection, name, description, input_schema, schema_hash, pinned_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO connection_tools (connection, name, description, input_schema, output_schema, schema_hash, pinned_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       );
       const mark = this.db.prepare('UPDATE connection_tools SET status = ?, reason = ? WHERE connection = ? AND name = ?');
       for (const tool of live) {
         const pin = pinned.get(tool.name);
         pinned.delete(tool.name);
-        if (pin === undefined) insert.run(connection, tool.name, tool.description, JSON.stringify(tool.inputSchema), tool.schemaHash, now);
+        if (pin === undefined) insert.run(connection, tool.name, tool.description, JSON.stringify(tool.inputSchema), outputSchemaText(tool), tool.schemaHash, now);
         else if (pin.schemaHash !== tool.schemaHash) mark.run('schema_changed', SCHEMA_CHANGED_REASON, connection, tool.name);
         else if (pin.status !== 'pinned') mark.run('pinned', null, connection, tool.name);
       }
@@ -183,12 +208,12 @@ export class ConnectionRegistry {
 
   /** Pins the tool as the upstream lists it now, clearing a schema_changed mark. */
   repin(connection: string, tool: LiveTool): ToolPin {
-    if (tool.schemaHash !== schemaHash(tool.inputSchema)) throw new WardError('internal', 'schema hash does not match the schema');
+    if (tool.schemaHash !== toolSchemaHash(tool)) throw new WardError('internal', 'schema hash does not match the schema');
     const changed = this.db
       .prepare(
-        "UPDATE connection_tools SET description = ?, input_schema = ?, schema_hash = ?, status = 'pinned', reason = NULL, pinned_at = ? WHERE connection = ? AND name = ?",
+        "UPDATE connection_tools SET description = ?, input_schema = ?, output_schema = ?, schema_hash = ?, status = 'pinned', reason = NULL, pinned_at = ? WHERE connection = ? AND name = ?",
       )
-      .run(tool.description, JSON.stringify(tool.inputSchema), tool.schemaHash, new Date().toISOString(), connection, tool.name).changes;
+      .run(tool.description, JSON.stringify(tool.inputSchema), outputSchemaText(tool), tool.schemaHash, new Date().toISOString(), connection, tool.name).changes;
     if (changed === 0) throw new WardError('not_found', `connection ${connection} has no tool named ${tool.name}`);
     return this.tool(connection, tool.name)!;
   }

@@ -126,7 +126,7 @@ export class DesktopIpc {
       const approvals = this.ports.approvals;
       return this.subscribe(client, (subscriptionId) => {
         const push = () => {
-          if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'approvals', subscriptionId, pending: approvals?.pending(ns) ?? [] });
+          if (this.subscriptions.has(subscriptionId)) client.push({ kind: 'approvals', subscriptionId, pending: approvals?.pending(ns) ?? [], elicitations: approvals?.elicitations(ns) ?? [] });
         };
         const stop = approvals?.onChange((changed) => {
           if (changed === ns.name) push();
@@ -135,13 +135,24 @@ export class DesktopIpc {
         return stop ?? (() => undefined);
       });
     },
+    'elicitations.answer': async ({ namespace, elicitationId, action, content }) => {
+      if (this.ports.approvals === undefined) throw new WardError('not_found', `no pending request for input ${elicitationId}`);
+      const url = this.ports.approvals.answerElicitation(this.store(namespace).namespace, elicitationId, action, content);
+      // The person chose to open the server's page: no second confirmation (main opens its own copy of the URL).
+      if (url !== null) {
+        if (this.ports.openSignIn === undefined) throw new WardError('unavailable', 'opening pages needs a browser, which is not available here');
+        await this.ports.openSignIn(parseExternalUrl(url.href));
+      }
+      return null;
+    },
     'agents.list': async ({ namespace }) => (await this.app.agents()).views(this.store(namespace)),
     'agents.publish': async ({ namespace, name, instructions, keepTools, addTools = [] }) =>
       (await this.app.agents()).publishFromEditor(this.store(namespace), { name, instructions, keepTools, addTools: addTools.map(parseToolSelector) }),
     'agents.grant': async ({ namespace, name, effect, kind, entries }) => (await this.app.agents()).grant(this.store(namespace), name, effect, kind, entries),
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
-    'connections.add': async ({ namespace, name, url }) => toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url })),
+    'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
+      toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret)),
     'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
       const spec = { transport: 'stdio', name, command, args, secretEnv: secrets.map((secret) => secret.name) };
       const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));

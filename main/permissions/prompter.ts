@@ -1,3 +1,4 @@
+import type { ElicitationReply, ElicitationRequest } from '../upstreams/elicitation.js';
 import type { GrantKind } from './grants.js';
 
 /** The person's answer (P3). Dismissing, a bad answer and silence all count as deny. */
@@ -34,6 +35,18 @@ export const PROMPT_VERB: Readonly<Record<GrantKind, string>> = {
   mcp: 'call the tool',
 };
 
+/** An upstream server asks the person for input during a tool call (MCP elicitation). */
+export interface ElicitationQuestion {
+  /** The connection or inline upstream that asks. */
+  readonly server: string;
+  readonly agent: string;
+  readonly namespace: string;
+  readonly conversationId?: string | null;
+  readonly runId?: string | null;
+  /** Checked and bounded (main/upstreams/elicitation.ts); its text is still the server's: escape before showing. */
+  readonly request: ElicitationRequest;
+}
+
 /**
  * Asks a person. Swappable: a terminal for `ward run` on a TTY, the desktop UI through the
  * core, or no one. Must settle (or be abandoned) when `signal` aborts: the caller times out.
@@ -42,6 +55,11 @@ export interface Prompter {
   /** False when no one can answer: the question is not asked and the request is denied. */
   readonly interactive: boolean;
   ask(question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer>;
+  /**
+   * Shows a server's form (defaults filled in) or its URL, with accept, decline and cancel. An
+   * accepted URL is opened only then, by the prompter. Absent: elicitations are declined.
+   */
+  elicit?(question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply>;
 }
 
 /** For non-interactive runs: never asks, so everything the grants do not cover is denied. */

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { escapeOneLine } from '../../preload/display.js';
-import { noOnePrompter, PROMPT_VERB, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
+import type { ElicitationField, ElicitationReply, ElicitationValue } from '../upstreams/elicitation.js';
+import { completeContent, ElicitationRefusal } from '../upstreams/elicitation.js';
+import { noOnePrompter, PROMPT_VERB, type ElicitationQuestion, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
 
 const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
   once: { key: 'o', label: 'allow once' },
@@ -9,6 +11,8 @@ const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
   deny: { key: 'd', label: 'deny' },
 };
 const MAX_LINE = 256;
+/** A form's text answers may be longer than a key. */
+const MAX_FIELD_LINE = 4_096;
 const MAX_ATTEMPTS = 3;
 
 /** The question as terminal lines: every model-controlled part escaped and bounded (P1). */
@@ -25,59 +29,214 @@ export function renderQuestion(question: PromptQuestion): string {
   ].join('\n');
 }
 
+/** What a server's request looks like on the terminal: its name and message, escaped and bounded. */
+export function renderElicitation(question: ElicitationQuestion): string {
+  const { request } = question;
+  const who = `Ward: the server ${escapeOneLine(question.server, 64)} (agent ${escapeOneLine(question.agent, 64)}, namespace ${escapeOneLine(question.namespace, 32)})`;
+  const lines = ['', request.mode === 'url' ? `${who} asks you to open a page:` : `${who} asks for input:`, `  ${escapeOneLine(request.message, 1_000)}`];
+  if (request.mode === 'url') lines.push(`  ${escapeOneLine(request.url.href, 500)}`, '  (its answer goes to the server only, never to the model)', '  [o] open it in the browser  [d] decline  [c] cancel', '> ');
+  else lines.push('  (answers go to the server only, never to the model; an empty answer takes the default)');
+  return lines.join('\n');
+}
+
+function fieldPrompt(field: ElicitationField): string {
+  const what =
+    field.kind === 'number'
+      ? field.integer
+        ? 'whole number'
+        : 'number'
+      : field.kind === 'boolean'
+        ? 'y/n'
+        : field.kind === 'enum'
+          ? 'one number'
+          : field.kind === 'multi'
+            ? 'numbers, comma-separated'
+            : (field.format ?? 'text');
+  const fallback = field.default === undefined ? '' : `, default ${escapeOneLine(Array.isArray(field.default) ? field.default.join(', ') : String(field.default), 100)}`;
+  const lines = [`  ${escapeOneLine(field.title, 100)} (${what}${fallback}${field.required ? ', required' : ''}${field.sensitive ? ', sensitive: shown as you type' : ''})`];
+  if (field.description !== '') lines.push(`    ${escapeOneLine(field.description, 300)}`);
+  if (field.kind === 'enum' || field.kind === 'multi') field.options.forEach((option, index) => lines.push(`    ${index + 1}) ${escapeOneLine(option.label, 100)}`));
+  lines.push('  > ');
+  return lines.join('\n');
+}
+
+/** A typed line as the field's value; undefined for an empty line (the default, or left out). */
+function valueOf(field: ElicitationField, line: string): ElicitationValue | undefined {
+  if (line === '') return undefined;
+  const choice = (text: string): string => {
+    const index = Number(text);
+    const options = field.kind === 'enum' || field.kind === 'multi' ? field.options : [];
+    return Number.isInteger(index) && index >= 1 && index <= options.length ? options[index - 1]!.value : text;
+  };
+  switch (field.kind) {
+    case 'number':
+      return Number(line);
+    case 'boolean':
+      return /^(y|yes|true)$/i.test(line) ? true : /^(n|no|false)$/i.test(line) ? false : line;
+    case 'enum':
+      return choice(line);
+    case 'multi':
+      return line.split(',').map((part) => choice(part.trim()));
+    case 'string':
+      return line;
+  }
+}
+
+/**
+ * Reads answers from a terminal. One question at a time (permission questions and server
+ * requests of parallel calls wait their turn); what was typed ahead of a question is dropped.
+ */
+class TerminalLines {
+  private buffer = '';
+  private turn: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly input: Readable) {}
+
+  /** Runs one question with the terminal to itself. */
+  exclusive<T>(question: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(() => {
+      this.buffer = '';
+      return question();
+    });
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The next line, trimmed; null at end of input or when `signal` aborts. */
+  next(signal: AbortSignal, maxLine: number): Promise<string | null> {
+    const input = this.input;
+    return new Promise((resolve) => {
+      const finish = (line: string | null): void => {
+        input.off('data', onData);
+        input.off('end', onEnd);
+        signal.removeEventListener('abort', onAbort);
+        input.pause();
+        resolve(line);
+      };
+      const take = (): boolean => {
+        const newline = this.buffer.indexOf('\n');
+        if (newline < 0) return false;
+        const line = this.buffer.slice(0, newline).trim();
+        this.buffer = this.buffer.slice(newline + 1);
+        finish(line);
+        return true;
+      };
+      const onAbort = (): void => finish(null);
+      const onEnd = (): void => finish(null);
+      const onData = (chunk: Buffer | string): void => {
+        this.buffer += chunk.toString();
+        if (this.buffer.length > maxLine && !this.buffer.includes('\n')) this.buffer = this.buffer.slice(0, maxLine);
+        take();
+      };
+      if (signal.aborted) return resolve(null);
+      if (take()) return;
+      signal.addEventListener('abort', onAbort, { once: true });
+      input.on('data', onData);
+      input.once('end', onEnd);
+      input.resume();
+    });
+  }
+}
+
+export interface TerminalPrompterOptions {
+  /** Opens an accepted URL elicitation (the system browser); without it the person is told to open it. */
+  readonly openUrl?: (url: URL) => Promise<void>;
+}
+
 /**
  * Asks on a terminal, one line per answer. End of input, a signal abort (timeout), or
- * MAX_ATTEMPTS unrecognized lines are a deny.
+ * MAX_ATTEMPTS unrecognized lines are a deny (a decline for a server's request).
  */
-export function terminalPrompter(input: Readable, output: Writable): Prompter {
+export function terminalPrompter(input: Readable, output: Writable, options: TerminalPrompterOptions = {}): Prompter {
+  const lines = new TerminalLines(input);
+
+  const ask = async (question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer> => {
+    const withdrawn = (): PromptAnswer => {
+      output.write('\n(no answer in time, or the run ended: denied)\n');
+      return 'deny';
+    };
+    // Withdrawn while waiting for its turn.
+    if (signal.aborted) return withdrawn();
+    output.write(renderQuestion(question));
+    for (let attempts = 1; ; attempts++) {
+      const line = await lines.next(signal, MAX_LINE);
+      if (line === null) return signal.aborted ? withdrawn() : 'deny';
+      const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
+      if (answer !== undefined) return answer;
+      if (attempts >= MAX_ATTEMPTS) {
+        output.write('(no valid answer: denied)\n');
+        return 'deny';
+      }
+      output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
+    }
+  };
+
+  /** One field, asked until it fits (MAX_ATTEMPTS); null when the person gave up, ran out of input or time ran out. */
+  const askField = async (field: ElicitationField, signal: AbortSignal): Promise<{ value: ElicitationValue | undefined } | null> => {
+    output.write(fieldPrompt(field));
+    for (let attempts = 1; ; attempts++) {
+      const line = await lines.next(signal, MAX_FIELD_LINE);
+      if (line === null) return null;
+      const value = valueOf(field, line);
+      try {
+        completeContent([field], value === undefined ? {} : { [field.name]: value });
+        return { value };
+      } catch (error) {
+        if (attempts >= MAX_ATTEMPTS || !(error instanceof ElicitationRefusal)) return null;
+        output.write(`  ${escapeOneLine(error.message, 200)}; try again\n  > `);
+      }
+    }
+  };
+
+  const choose = async (keys: Record<string, ElicitationReply['action']>, signal: AbortSignal): Promise<ElicitationReply['action'] | null> => {
+    for (let attempts = 1; attempts <= MAX_ATTEMPTS; attempts++) {
+      const line = await lines.next(signal, MAX_LINE);
+      if (line === null) return null;
+      const action = keys[line.toLowerCase()];
+      if (action !== undefined) return action;
+      output.write(`answer one of ${Object.keys(keys).join('/')}\n> `);
+    }
+    return null;
+  };
+
+  const elicit = async (question: ElicitationQuestion, signal: AbortSignal): Promise<ElicitationReply> => {
+    const { request } = question;
+    if (signal.aborted) return { action: 'decline' };
+    output.write(renderElicitation(question));
+    const gaveUp = (): ElicitationReply => {
+      output.write(signal.aborted ? '\n(no answer in time, or the run ended: declined)\n' : '(no valid answer: declined)\n');
+      return { action: 'decline' };
+    };
+    if (request.mode === 'url') {
+      const action = await choose({ o: 'accept', d: 'decline', c: 'cancel' }, signal);
+      if (action === null) return gaveUp();
+      if (action === 'accept') {
+        if (options.openUrl === undefined) output.write(`Open this address in a browser: ${escapeOneLine(request.url.href, 2_000)}\n`);
+        else await options.openUrl(request.url).catch(() => output.write(`The browser did not open; visit: ${escapeOneLine(request.url.href, 2_000)}\n`));
+      }
+      return { action };
+    }
+    output.write('\n');
+    const content: Record<string, ElicitationValue> = {};
+    for (const field of request.fields) {
+      const answer = await askField(field, signal);
+      if (answer === null) return gaveUp();
+      if (answer.value !== undefined) content[field.name] = answer.value;
+    }
+    output.write('  [a] accept and send  [d] decline  [c] cancel\n> ');
+    const action = await choose({ a: 'accept', d: 'decline', c: 'cancel' }, signal);
+    if (action === null) return gaveUp();
+    return action === 'accept' ? { action, content: completeContent(request.fields, content) } : { action };
+  };
+
   return {
     interactive: true,
-    ask(question, signal) {
-      return new Promise<PromptAnswer>((resolve) => {
-        let buffer = '';
-        let attempts = 0;
-        const finish = (answer: PromptAnswer): void => {
-          input.off('data', onData);
-          input.off('end', onEnd);
-          signal.removeEventListener('abort', onAbort);
-          input.pause();
-          resolve(answer);
-        };
-        const onAbort = (): void => {
-          output.write('\n(no answer in time, or the run ended: denied)\n');
-          finish('deny');
-        };
-        const onEnd = (): void => finish('deny');
-        const onData = (chunk: Buffer | string): void => {
-          buffer += chunk.toString();
-          if (buffer.length > MAX_LINE && !buffer.includes('\n')) buffer = buffer.slice(0, MAX_LINE);
-          let newline = buffer.indexOf('\n');
-          while (newline >= 0) {
-            const line = buffer.slice(0, newline).trim().toLowerCase();
-            buffer = buffer.slice(newline + 1);
-            const answer = question.choices.find((choice) => KEYS[choice].key === line || choice === line);
-            if (answer !== undefined) return finish(answer);
-            attempts += 1;
-            if (attempts >= MAX_ATTEMPTS) {
-              output.write('(no valid answer: denied)\n');
-              return finish('deny');
-            }
-            output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
-            newline = buffer.indexOf('\n');
-          }
-        };
-        if (signal.aborted) return resolve('deny');
-        signal.addEventListener('abort', onAbort, { once: true });
-        input.on('data', onData);
-        input.once('end', onEnd);
-        input.resume();
-        output.write(renderQuestion(question));
-      });
-    },
+    ask: (question, signal) => lines.exclusive(() => ask(question, signal)),
+    elicit: (question, signal) => lines.exclusive(() => elicit(question, signal)),
   };
 }
 
 /** A terminal prompter when both ends are a TTY, else one that never asks (and so denies). */
-export function prompterFor(stdin: Readable & { isTTY?: boolean }, stderr: Writable & { isTTY?: boolean }): Prompter {
-  return stdin.isTTY === true && stderr.isTTY === true ? terminalPrompter(stdin, stderr) : noOnePrompter;
+export function prompterFor(stdin: Readable & { isTTY?: boolean }, stderr: Writable & { isTTY?: boolean }, options: TerminalPrompterOptions = {}): Prompter {
+  return stdin.isTTY === true && stderr.isTTY === true ? terminalPrompter(stdin, stderr, options) : noOnePrompter;
 }

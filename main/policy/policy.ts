@@ -41,6 +41,8 @@ export interface AdminPolicy {
   /** Every key set, with its level and sources (`ward policy show`, the desktop's locks). */
   readonly settings: ReadonlyMap<string, PolicySetting>;
   readonly warnings: readonly string[];
+  /** The Client ID Metadata Document Ward presents to authorization servers that support it (SEP-991); not a restriction. */
+  readonly clientMetadataUrl: string | null;
 }
 
 /** Where each OS keeps the admin's policy: places only an administrator can write. */
@@ -159,6 +161,7 @@ export function compilePolicy(reading: PolicyReading): AdminPolicy | null {
     managedConnections: value<ManagedConnection[]>('managedConnections', []),
     allowFileCredentialStore: value('allowFileCredentialStore', true),
     requireSignedExports: value('requireSignedExports', false),
+    clientMetadataUrl: value<string | null>('clientMetadataUrl', null),
     settings: reading.settings,
     warnings: reading.warnings,
   };

@@ -205,6 +205,16 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     example: true,
   },
   {
+    key: 'clientMetadataUrl',
+    title: 'OAuth client metadata document',
+    description: 'The https URL of Ward\'s OAuth Client ID Metadata Document, presented to MCP authorization servers that support it (SEP-991) instead of registering a client dynamically. Overrides the data folder\'s settings.json "clientMetadataUrl".',
+    schema: z.url({ protocol: /^https$/ }).max(2048),
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'settings.json "clientMetadataUrl", else none',
+    example: 'https://it.example.com/ward-client.json',
+  },
+  {
     key: 'approvalTimeoutSeconds',
     title: 'Approval timeout',
     description: 'Seconds a person has to answer a permission question before it counts as a deny (10 to 3600).',

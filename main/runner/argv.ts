@@ -25,7 +25,8 @@ export interface CliArgsInput {
   readonly askTools?: readonly string[];
 }
 
-const CLI_RULE = /^[A-Za-z][A-Za-z0-9_]*(\([^()\n]{1,4200}\))?$/;
+/** A tool name (MCP names may hold "-", which the pinned CLI accepts), optionally with a scope in parentheses. */
+const CLI_RULE = /^[A-Za-z][A-Za-z0-9_-]*(\([^()\n]{1,4200}\))?$/;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -7,6 +7,7 @@ export type CallErrorCode =
   | 'not_signed_in'
   | 'unauthorized'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'unreachable'
   | 'timed_out'
   | 'upstream_error'
@@ -23,6 +24,7 @@ const MESSAGES: Record<CallErrorCode, string> = {
   not_signed_in: 'The connection for this tool is not signed in; sign in and try again.',
   unauthorized: 'The upstream server rejected the credentials (HTTP 401); sign in to the connection again.',
   forbidden: 'The upstream server refused access to this tool (HTTP 403).',
+  insufficient_scope: 'The connection needs more access for this tool: sign in again to grant it.',
   unreachable: 'The upstream server could not be reached.',
   timed_out: 'The tool call timed out. It was not retried and may or may not have taken effect.',
   upstream_error: 'The upstream server answered the call with an error.',

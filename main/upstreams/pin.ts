@@ -38,7 +38,8 @@ export async function pinTools(upstreams: Upstreams, selections: readonly ToolSe
     if (!EXPOSED_NAME.test(exposedName)) {
       throw new WardError('invalid_config', `tool name ${JSON.stringify(exposedName.slice(0, 80))} must be 1–64 of A-Z a-z 0-9 _ -; choose an exposed name`);
     }
-    routes.push({ exposedName, upstream: selection.upstream, upstreamName: tool.name, description: tool.description, inputSchema: tool.inputSchema, schemaHash: tool.schemaHash });
+    const { description, inputSchema, outputSchema, schemaHash } = tool;
+    routes.push({ exposedName, upstream: selection.upstream, upstreamName: tool.name, description, inputSchema, ...(outputSchema === undefined ? {} : { outputSchema }), schemaHash });
   }
   return routes;
 }

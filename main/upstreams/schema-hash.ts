@@ -1,4 +1,4 @@
-/** The pinning hash of a tool's input schema (B3): SHA-256 over canonical JSON. */
+/** The pinning hash of a tool's schemas (B3): SHA-256 over canonical JSON. */
 import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted at every depth, so equal schemas hash equally whatever their key order. */
@@ -19,4 +19,12 @@ export function canonicalJson(value: unknown): string {
 /** Lowercase hex SHA-256 of the canonical JSON of `inputSchema`. */
 export function schemaHash(inputSchema: unknown): string {
   return createHash('sha256').update(canonicalJson(inputSchema), 'utf8').digest('hex');
+}
+
+/**
+ * What a pin's hash covers: the input schema, and the output schema when the tool has one. A tool
+ * without one hashes as its input schema alone, so pins made before output schemas were pinned hold.
+ */
+export function toolSchemaHash(tool: { readonly inputSchema: unknown; readonly outputSchema?: unknown }): string {
+  return tool.outputSchema === undefined ? schemaHash(tool.inputSchema) : schemaHash({ inputSchema: tool.inputSchema, outputSchema: tool.outputSchema });
 }

@@ -8,12 +8,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { cappedFetch } from './capped-fetch.js';
+import { ElicitationRefusal, parseElicitation, type Elicitor } from './elicitation.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js';
-import { schemaHash } from './schema-hash.js';
+import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
-import type { JsonSchema, PinnedToolRoute, ToolContent, ToolOutcome } from './types.js';
+import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from './projection.js';
+import type { JsonSchema, PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from './types.js';
 
 export interface SessionLimits {
   /** Spawn or connect, and the MCP handshake. */
@@ -74,6 +76,9 @@ export interface LiveTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** The shape of the tool's structured result, when it declares one. */
+  readonly outputSchema?: JsonSchema;
+  /** Covers both schemas (toolSchemaHash). */
   readonly schemaHash: string;
 }
 
@@ -90,23 +95,21 @@ interface Listed {
 
 const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
 
-/** MCP content → text/image only, measured in bytes (B5). */
-export function projectResult(result: CallToolResult): { content: ToolContent[]; bytes: number } {
+/** MCP content → text, images, resource links and a structured result, measured in bytes (B5). */
+export function projectResult(result: CallToolResult): { content: ToolContent[]; structuredContent?: StructuredContent; bytes: number } {
   const content: ToolContent[] = [];
-  let bytes = 0;
-  const push = (item: ToolContent): void => {
-    content.push(item);
-    bytes += item.type === 'text' ? Buffer.byteLength(item.text, 'utf8') : item.data.length + item.mimeType.length;
-  };
   for (const item of result.content ?? []) {
-    if (item.type === 'text') push({ type: 'text', text: item.text });
-    else if (item.type === 'image') push({ type: 'image', data: item.data, mimeType: item.mimeType });
-    else if (item.type === 'resource' && 'text' in item.resource) push({ type: 'text', text: item.resource.text });
-    else if (item.type === 'resource_link') push({ type: 'text', text: `Resource: ${item.uri}` });
-    else push({ type: 'text', text: `[${item.type} content omitted]` });
+    if (item.type === 'text') content.push({ type: 'text', text: item.text });
+    else if (item.type === 'image') content.push({ type: 'image', data: item.data, mimeType: item.mimeType });
+    else if (item.type === 'resource' && 'text' in item.resource) content.push({ type: 'text', text: item.resource.text });
+    else if (item.type === 'resource_link') content.push(resourceLinkOf(item) ?? { type: 'text', text: '[malformed resource link omitted]' });
+    else content.push({ type: 'text', text: `[${item.type} content omitted]` });
   }
-  if (content.length === 0 && result.structuredContent !== undefined) push({ type: 'text', text: JSON.stringify(result.structuredContent) });
-  return { content, bytes };
+  const structured = structuredOf(result.structuredContent) ?? undefined;
+  // The spec asks servers to repeat a structured result as text; for one that did not, the child still gets it as text.
+  if (content.length === 0 && structured !== undefined) content.push({ type: 'text', text: JSON.stringify(structured) });
+  const bytes = content.reduce((sum, item) => sum + contentBytes(item), structuredBytes(structured));
+  return { content, ...(structured === undefined ? {} : { structuredContent: structured }), bytes };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -146,25 +149,35 @@ export class McpSession {
   private endedWith: UpstreamError | undefined;
   private readonly inFlight = new Set<AbortController>();
   private readonly endListeners: Array<(failure: UpstreamError) => void> = [];
-  private readonly client = new Client(CLIENT_INFO, { capabilities: {} });
+  /** Servers may ask the person for input (elicitation, both modes); without an elicitor the answer is decline. */
+  private readonly client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
   private readonly transport: Transport;
 
   private constructor(
     target: SessionTarget,
     private readonly limits: SessionLimits,
     private readonly unusableName: (tool: string) => string | undefined,
+    private readonly elicitor: Elicitor | undefined,
   ) {
     this.transport = this.makeTransport(target);
   }
 
   /**
    * Connects and initializes within the connect bound; the process or session is closed on any
-   * failure. `unusableName` says why a tool name cannot be offered (the owner's naming rule).
+   * failure. `unusableName` says why a tool name cannot be offered (the owner's naming rule);
+   * `elicitor` asks the person when the server elicits input during a call.
    */
-  static async open(target: SessionTarget, limits: SessionLimits = DEFAULT_LIMITS, unusableName: (tool: string) => string | undefined = () => undefined): Promise<McpSession> {
-    const session = new McpSession(target, limits, unusableName);
+  static async open(
+    target: SessionTarget,
+    limits: SessionLimits = DEFAULT_LIMITS,
+    unusableName: (tool: string) => string | undefined = () => undefined,
+    elicitor?: Elicitor,
+  ): Promise<McpSession> {
+    const session = new McpSession(target, limits, unusableName, elicitor);
     const client = session.client;
     client.onclose = () => session.onTransportClosed();
+    // Ward reads elicitation requests itself (the SDK's own handler would refuse some without a word to Ward).
+    client.fallbackRequestHandler = (request, extra) => session.onServerRequest(request, extra.signal);
     const deadline = withDeadline(limits.connectTimeoutMs, () => new UpstreamError('timed_out', 'the server did not finish the MCP handshake in time'));
     try {
       await client.connect(session.transport, { signal: deadline.signal, timeout: limits.connectTimeoutMs });
@@ -200,9 +213,27 @@ export class McpSession {
     return new StreamableHTTPClientTransport(target.url, {
       ...(target.headers === undefined ? {} : { requestInit: { headers: { ...target.headers } } }),
       fetch: target.authorize?.(capped) ?? capped,
-      // A dropped stream is reported, never silently resumed or re-sent (B6).
-      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
+      // A stream the server primed with an event id is resumed (SEP-1699): a GET with Last-Event-ID
+      // after the server's `retry`, which asks for the rest of the same answer and never re-sends
+      // the request (B6). A stream without one is not resumed. Bounded: three attempts.
+      reconnectionOptions: { maxRetries: 3, initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2 },
     });
+  }
+
+  /** A request from the server: elicitation is the one Ward answers (server → person → server; the model never sees it). */
+  private async onServerRequest(request: JSONRPCRequest, signal: AbortSignal): Promise<ElicitResult> {
+    if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    let parsed;
+    try {
+      parsed = parseElicitation(request.params);
+    } catch (error) {
+      if (!(error instanceof ElicitationRefusal)) throw error;
+      this.elicitor?.refused(error.message);
+      throw new McpError(ErrorCode.InvalidParams, `Ward refuses this elicitation: ${error.message}`);
+    }
+    if (this.elicitor === undefined) return { action: 'decline' };
+    const reply = await this.elicitor.ask(parsed, signal);
+    return reply.action === 'accept' ? { action: 'accept', content: { ...reply.content } } : { action: reply.action };
   }
 
   get pid(): number | undefined {
@@ -283,13 +314,13 @@ export class McpSession {
             unusable.push({ name: tool.name.slice(0, 128), reason: badName });
             continue;
           }
-          const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8');
+          const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? null), 'utf8');
           if (schemaBytes > this.limits.maxSchemaBytes) {
-            unusable.push({ name: tool.name, reason: `its input schema is ${schemaBytes} bytes, more than ${this.limits.maxSchemaBytes}` });
+            unusable.push({ name: tool.name, reason: `its schemas are ${schemaBytes} bytes, more than ${this.limits.maxSchemaBytes}` });
             continue;
           }
-          const inputSchema = tool.inputSchema as JsonSchema;
-          tools.push({ name: tool.name, description: (tool.description ?? '').slice(0, this.limits.maxDescriptionChars), inputSchema, schemaHash: schemaHash(inputSchema) });
+          const schemas = { inputSchema: tool.inputSchema as JsonSchema, ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }) };
+          tools.push({ name: tool.name, description: (tool.description ?? '').slice(0, this.limits.maxDescriptionChars), ...schemas, schemaHash: toolSchemaHash(schemas) });
         }
         if (this.fault !== undefined) throw this.fault;
         cursor = result.nextCursor;
@@ -326,7 +357,7 @@ export class McpSession {
       if (projected.bytes > this.limits.maxResultBytes) {
         return failedOutcome(new UpstreamError('too_large', `the result was ${projected.bytes} bytes, more than ${this.limits.maxResultBytes}`));
       }
-      return { ok: true, content: projected.content, isError: result.isError === true, bytes: projected.bytes };
+      return { ok: true, ...projected, isError: result.isError === true };
     } catch (error) {
       return failedOutcome(classifyUpstreamError(error, { ended: this.fault ?? this.endedWith, signal: controller.signal }));
     } finally {

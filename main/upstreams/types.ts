@@ -16,15 +16,30 @@ export interface PinnedToolRoute {
   readonly upstreamName: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
-  /** SHA-256 of the canonical input schema at pinning time (B3). */
+  /** The shape of the tool's structured result, when it declares one; listed to the child as is. */
+  readonly outputSchema?: JsonSchema;
+  /** SHA-256 of the canonical schemas at pinning time (B3, toolSchemaHash). */
   readonly schemaHash: string;
 }
 
+/** A link to a resource the server offers (MCP `resource_link`), passed on as a link: Ward fetches nothing. */
+export interface ResourceLink {
+  readonly type: 'resource_link';
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
 /** MCP content the broker hands back to the child (already capped and projected, B5). */
-export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+export type ToolContent = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string } | ResourceLink;
+
+/** A tool's structured result (MCP `structuredContent`), a JSON object. */
+export type StructuredContent = Readonly<Record<string, unknown>>;
 
 export type ToolOutcome =
-  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly isError: boolean; readonly bytes: number }
+  | { readonly ok: true; readonly content: readonly ToolContent[]; readonly structuredContent?: StructuredContent; readonly isError: boolean; readonly bytes: number }
   | { readonly ok: false; readonly errorCode: string; readonly message: string };
 
 /** Reaches the upstream MCP server that owns a pinned tool (stdio child or Streamable HTTP). */

@@ -8,6 +8,7 @@ import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js
 import { parseUpstreamDefinitions, type UpstreamDefinition } from './definitions.js';
 import { DEFAULT_LIMITS, McpSession, abortable, type LiveTool, type SessionLimits, type SessionTarget } from './session.js';
 import { BoundedLog, stdioEnvironment } from './stdio-transport.js';
+import type { Elicitor } from './elicitation.js';
 import type { UpstreamCaller } from './types.js';
 
 /** Overrides of the session limits (session.ts) for a run's inline upstreams. */
@@ -33,6 +34,7 @@ class InlineUpstream {
   constructor(
     private readonly def: UpstreamDefinition,
     private readonly limits: SessionLimits,
+    private readonly elicitor: Elicitor | undefined,
   ) {
     this.log = new BoundedLog(limits.maxStderrBytes);
   }
@@ -53,7 +55,7 @@ class InlineUpstream {
   ready(signal: AbortSignal): Promise<McpSession> {
     if (this.closed) return Promise.reject(new UpstreamError('closed', 'the run has ended'));
     if (this.session !== undefined && this.session.ended === undefined) return Promise.resolve(this.session);
-    this.opening ??= McpSession.open(this.target(), this.limits)
+    this.opening ??= McpSession.open(this.target(), this.limits, undefined, this.elicitor)
       .then((session) => (this.session = session))
       .finally(() => {
         this.opening = undefined;
@@ -71,10 +73,11 @@ class InlineUpstream {
 /**
  * Opens the upstreams of one run. Definitions are validated up front (WardError invalid_config);
  * servers are started on first use, so a broken one fails its calls, not the whole run.
+ * `elicit` gives the elicitor for each upstream by name (none: elicitations are declined).
  */
-export async function openUpstreams(defs: Readonly<Record<string, UpstreamDefinition>>, options: UpstreamOptions = {}): Promise<Upstreams> {
+export async function openUpstreams(defs: Readonly<Record<string, UpstreamDefinition>>, options: UpstreamOptions = {}, elicit?: (upstream: string) => Elicitor): Promise<Upstreams> {
   const limits: SessionLimits = { ...DEFAULT_LIMITS, ...options };
-  const upstreams = new Map(Object.entries(parseUpstreamDefinitions(defs)).map(([name, def]) => [name, new InlineUpstream(def, limits)]));
+  const upstreams = new Map(Object.entries(parseUpstreamDefinitions(defs)).map(([name, def]) => [name, new InlineUpstream(def, limits, elicit?.(name))]));
   let closed = false;
 
   return {

@@ -5,10 +5,11 @@
  * and which chat waits for an approval; approvals of other chats are a badge and a one-line notice.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentView, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+import type { AgentView, ConversationView, ElicitationAction, ElicitationFieldValue, NamespaceView, PendingApprovalView, PendingElicitationView, WardApi } from '../../preload/contract.js';
 import { escapeLineForWindow } from '../../preload/display.js';
 import { errorText, unwrap } from './api.js';
 import { secondsLeft } from './components/ApprovalPrompt.js';
+import { ElicitationPrompt } from './components/ElicitationPrompt.js';
 import { ChatView } from './components/ChatView.js';
 import { usePolicy, policySetting } from './components/ManagedLock.js';
 import { NewChat } from './components/NewChat.js';
@@ -64,6 +65,7 @@ export function App({ api }: { api: WardApi }) {
   const [agents, setAgents] = useState<AgentView[]>([]);
   const [query, setQuery] = useState('');
   const [approvals, setApprovals] = useState<readonly PendingApprovalView[]>([]);
+  const [elicitations, setElicitations] = useState<readonly PendingElicitationView[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [listTick, setListTick] = useState(0);
   const [switcherOpen, setSwitcherOpen] = useState(false);
@@ -111,11 +113,14 @@ export function App({ api }: { api: WardApi }) {
     let cancelled = false;
     let unroute: (() => void) | null = null;
     setApprovals([]);
+    setElicitations([]);
     unwrap(api.approvals.watch({ namespace: place.namespace }))
       .then(({ subscriptionId }) => {
         if (cancelled) return router.forget(subscriptionId);
         unroute = router.route(subscriptionId, (pushed) => {
-          if (pushed.kind === 'approvals') setApprovals(pushed.pending);
+          if (pushed.kind !== 'approvals') return;
+          setApprovals(pushed.pending);
+          setElicitations(pushed.elicitations);
         });
       })
       .catch(fail);
@@ -191,7 +196,13 @@ export function App({ api }: { api: WardApi }) {
 
   const open = place.page === 'chats' ? place.conversationId : null;
   const elsewhere = approvals.filter((approval) => approval.conversationId === null || approval.conversationId !== open);
-  const waiting = useMemo(() => new Set(approvals.map((approval) => approval.conversationId).filter((id): id is string => id !== null)), [approvals]);
+  const elicitationsElsewhere = elicitations.filter((elicitation) => elicitation.conversationId === null || elicitation.conversationId !== open);
+  const waiting = useMemo(
+    () => new Set([...approvals, ...elicitations].map((question) => question.conversationId).filter((id): id is string => id !== null)),
+    [approvals, elicitations],
+  );
+  const answerElicitation = (elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationFieldValue>) =>
+    unwrap(api.elicitations.answer({ namespace: place.namespace, elicitationId, action, ...(content === undefined ? {} : { content }) }));
   return (
     <div className={`app${place.page === 'chats' ? ' with-sessions' : ''}`}>
       <nav className="rail" aria-label="Ward">
@@ -255,6 +266,14 @@ export function App({ api }: { api: WardApi }) {
             ))}
           </ul>
         )}
+        {elicitationsElsewhere.map((elicitation) => (
+          <ElicitationPrompt
+            key={elicitation.id}
+            elicitation={elicitation}
+            onAnswer={(action, content) => answerElicitation(elicitation.id, action, content)}
+            origin={elicitation.conversationId === null ? undefined : { title: titleOf(conversations, elicitation.conversationId), onOpen: () => go({ page: 'chats', conversationId: elicitation.conversationId }) }}
+          />
+        ))}
         {!ready && <div className="chat-loading">Loading…</div>}
         {ready &&
           place.page === 'chats' &&
@@ -288,6 +307,8 @@ export function App({ api }: { api: WardApi }) {
               conversationId={place.conversationId}
               approvals={approvals}
               agents={agents}
+              elicitations={elicitations}
+              onAnswerElicitation={answerElicitation}
               onOpenLink={openLink}
               onRunChange={refreshList}
               onTitle={setChatTitle}

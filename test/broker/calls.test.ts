@@ -49,6 +49,30 @@ afterAll(async () => {
 });
 
 describe('broker calls (B3–B7)', () => {
+  it('test_passes_a_structured_result_with_its_pinned_output_schema_and_a_resource_link_through_to_the_child', async () => {
+    const routes = await pin(upstreams, 'fx', ['sum', 'link']);
+    const run = registerRun(broker, 'structured', routes, upstreams);
+    const client = await connectClient(run.registration.url, run.registration.capability);
+    const listed = await client.listTools();
+    expect(listed.tools.find((tool) => tool.name === 'fx_sum')?.outputSchema).toEqual({ type: 'object', properties: { sum: { type: 'number' }, pad: { type: 'string' } }, required: ['sum'] });
+    // The child's SDK client checks the structured result against that schema.
+    expect(await client.callTool({ name: 'fx_sum', arguments: { a: 2, b: 3 } })).toMatchObject({ structuredContent: { sum: 5, pad: '' }, content: [{ type: 'text', text: '{"sum":5}' }] });
+    expect(await client.callTool({ name: 'fx_link', arguments: {} })).toEqual({
+      isError: false,
+      content: [
+        { type: 'text', text: 'see the report' },
+        { type: 'resource_link', uri: 'file:///reports/q3.pdf', name: 'q3.pdf', title: 'Q3 report', mimeType: 'application/pdf' },
+      ],
+    });
+    // The 1 MiB cap counts the structured result too (B5).
+    const big = await client.callTool({ name: 'fx_sum', arguments: { a: 1, b: 1, pad: 1024 * 1024 } });
+    expect(big).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('[too_large]') }] });
+    expect(big.structuredContent).toBeUndefined();
+    await client.close();
+    await run.registration.close();
+  });
+
+
   it('test_refuses_a_tool_name_that_is_not_pinned_without_reaching_the_upstream', async () => {
     const run = registerRun(broker, 'unknown-tool', await pin(upstreams, 'fx', ['echo']), upstreams);
     const client = await connectClient(run.registration.url, run.registration.capability);

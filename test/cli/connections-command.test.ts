@@ -85,4 +85,30 @@ describe('ward connections', () => {
       for (const token of tokens) expect(output.stdout + output.stderr).not.toContain(token);
     }
   });
+
+  it('test_a_pre_registered_client_its_secret_from_stdin_signs_in_and_a_step_up_shows_as_needing_more_access', async () => {
+    const preRegistered = { clientId: 'ward-cli', clientSecret: `client-secret-canary-${Date.now()}` };
+    const remote = await startProtectedServer({ preRegistered, callScope: 'mcp:write' });
+    servers.push(remote);
+    const home = path.join(tempDir(), 'home');
+    expect(await ward(['connections', 'add', 'remote', '--url', remote.url, '--client-secret-stdin'], { env: env(home), input: 'x\n' })).toMatchObject({ code: 2, stderr: expect.stringMatching(/--client-secret-stdin needs --client-id/) });
+    const added = await ward(['connections', 'add', 'remote', '--url', remote.url, '--client-id', preRegistered.clientId, '--client-secret-stdin'], { env: env(home), input: `${preRegistered.clientSecret}\n` });
+    expect(added, added.stderr).toMatchObject({ code: 0 });
+    expect(await loginPlayingBrowser(env(home), 'remote')).toMatchObject({ code: 0 });
+    expect(remote.counts.registrations).toBe(0);
+    expect(remote.seen.tokenClientAuth).toEqual(['basic']);
+    const listed = JSON.parse((await ward(['connections', 'tools', 'remote', '--json'], { env: env(home) })).stdout) as Record<string, unknown>;
+    expect(listed).toMatchObject({ name: 'remote', clientId: 'ward-cli', health: 'ok', wantedScope: null });
+
+    // What a run sees when the server asks for more (the broker's caller), and what the list then says.
+    const { WardApp } = await import('../../main/app/ward-app.js');
+    const app = new WardApp({ home, env: {}, policy: null });
+    const store = app.namespaces.fromFlag(undefined);
+    const outcome = await (await app.connections()).use(store, (manager) => manager.caller.callTool(manager.routes().find((r) => r.exposedName === 'remote__echo')!, { text: 'x' }, new AbortController().signal));
+    await app.close();
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'insufficient_scope' });
+    const needs = await ward(['connections', 'list'], { env: env(home) });
+    expect(needs.stdout).toMatch(/^remote {2}http {2}\S+ {2}needs more access: sign in again with "ward connections login remote" to grant mcp:write {2}tools \d+\/\d+ on$/m);
+    for (const output of [added, needs]) expect(output.stdout + output.stderr).not.toContain(preRegistered.clientSecret);
+  });
 });

@@ -43,13 +43,13 @@ async function setup(): Promise<Setup> {
 }
 
 /** `ward connections add local` for the SDK stdio fixture server, optionally with its tool list in a file and a file its pids are appended to. */
-async function addLocal(s: Setup, toolsFile?: string, pidFile?: string): Promise<void> {
-  const args = ['connections', 'add', 'local', '--command', process.execPath, '--arg', STDIO_SERVER];
+async function addLocal(s: Setup, toolsFile?: string, pidFile?: string, name = 'local'): Promise<void> {
+  const args = ['connections', 'add', name, '--command', process.execPath, '--arg', STDIO_SERVER];
   if (toolsFile !== undefined) args.push('--arg=--tools-file', '--arg', toolsFile);
   if (pidFile !== undefined) args.push('--arg=--pid-file', '--arg', pidFile);
   const added = await s.ward(args);
   expect(added.code, added.stderr).toBe(0);
-  const listed = await s.ward(['connections', 'tools', 'local']);
+  const listed = await s.ward(['connections', 'tools', name]);
   expect(listed.code, listed.stderr).toBe(0);
 }
 
@@ -88,6 +88,17 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     const second = s.provider.conversationRequests()[1]!;
     expect(JSON.stringify(toolResultsIn(second))).toContain('pong-via-connection');
     expect(second.body?.tools?.map((tool) => tool.name)).toContain('mcp__ward__local__echo');
+  });
+
+  it('test_a_connection_named_with_a_hyphen_runs_its_pinned_tool_the_cli_accepts_the_hyphenated_rule', async () => {
+    const s = await setup();
+    await addLocal(s, undefined, undefined, 'my-conf');
+    expect((await s.ward(['agents', 'create', 'helper', '--instructions-file', s.instructions, '--tool', 'my-conf/echo'])).code).toBe(0);
+    echoThen('pong-hyphen', s.provider, 'mcp__ward__my-conf__echo');
+    const run = await s.ward(['run', '--json', '--agent', 'helper', '--', 'echo please']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(events(run.stdout).find((event) => event.type === 'tool_result')?.payload).toMatchObject({ tool: 'my-conf__echo', ok: true });
+    expect(JSON.stringify(toolResultsIn(s.provider.conversationRequests()[1]!))).toContain('pong-hyphen');
   });
 
   it('test_refuses_a_tool_that_is_unknown_or_turned_off_when_creating_the_agent_naming_why', async () => {

@@ -17,6 +17,7 @@ describe('connection configuration', () => {
       name: 'remote',
       url: 'https://mcp.example.com/mcp',
       allowInsecureHttp: false,
+      clientId: null,
     });
     expect(parseConnectionSpec({ transport: 'http', name: 'local', url: 'http://127.0.0.1:8080/mcp' }).transport).toBe('http');
   });

@@ -40,6 +40,19 @@ describe('remote connections with sessions', () => {
     await h.manager.disconnect('stateful');
     expect(fixture.deleted).toEqual(fixture.opened);
   });
+
+  it('test_a_call_whose_stream_the_server_closes_after_its_priming_event_resumes_with_last_event_id_and_gets_its_answer', async () => {
+    const fixture = await startSessionServer({ resumable: true, retryMs: 200 });
+    closers.push(() => fixture.close());
+    // Without resumption the call would wait for this bound and time out.
+    const h = harness({ limits: { callTimeoutMs: 8_000 } });
+    await h.manager.add({ transport: 'http', name: 'polling', url: fixture.url });
+    await h.manager.discover('polling');
+    const drop = h.manager.routes().find((r) => r.exposedName === 'polling__drop')!;
+    expect(await h.manager.caller.callTool(drop, {}, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'resumed' }] });
+    // The answer came on a GET that named the last event seen: the call itself was sent once (B6).
+    expect(fixture.resumedFrom.filter((id) => id !== null)).toHaveLength(1);
+  });
 });
 
 describe('remote connections that fail', () => {

@@ -30,3 +30,22 @@ describe('migration 3 (connections)', () => {
     db.close();
   });
 });
+
+describe('migration 5 (pre-registered clients, the scope to ask for, output schemas)', () => {
+  it('test_upgrades_a_version_4_database_keeping_connections_and_pins_with_no_client_scope_or_output_schema', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const old = openDatabase(file, { targetVersion: 4 });
+    old.prepare("INSERT INTO connections (name, transport, url, created_at) VALUES ('remote', 'http', 'https://mcp.example.com/mcp', 'now')").run();
+    old.prepare("INSERT INTO connection_tools (connection, name, description, input_schema, schema_hash, pinned_at) VALUES ('remote', 'echo', '', '{}', 'h', 'now')").run();
+    old.close();
+
+    const db = openDatabase(file);
+    expect(readSchemaVersion(db)).toBeGreaterThanOrEqual(5);
+    expect(db.prepare('SELECT url, client_id, scope, wanted_scope FROM connections').get()).toEqual({ url: 'https://mcp.example.com/mcp', client_id: null, scope: null, wanted_scope: null });
+    expect(db.prepare('SELECT schema_hash, output_schema FROM connection_tools').get()).toEqual({ schema_hash: 'h', output_schema: null });
+    const setScope = db.prepare("UPDATE connections SET scope = ? WHERE name = 'remote'");
+    expect(() => setScope.run('x'.repeat(1025))).toThrow(/CHECK constraint/);
+    expect(() => setScope.run('')).toThrow(/CHECK constraint/);
+    db.close();
+  });
+});

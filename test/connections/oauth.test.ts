@@ -7,7 +7,9 @@ import type { BrokerEvent } from '../../main/broker/types.js';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import { oauthAccounts } from '../../main/connections/oauth.js';
 import { followToCallback, visitCallback } from '../fixtures/oidc/provider.js';
-import { startPlainPkceServer, startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
+import { startPlainPkceServer, startProtectedServer, type ProtectedServer, type ProtectedServerOptions } from '../fixtures/mcp-oauth/protected-server.js';
+import { startSimpleAuthServer } from '../fixtures/mcp-oauth/simple-auth-server.js';
+import { WardApp } from '../../main/app/ward-app.js';
 import { databaseBytes, harness, signal, stdioSpec, type Harness } from './support.js';
 
 /** Plays the person's browser: follows the authorization server's redirects, then visits the loopback callback. */
@@ -17,8 +19,8 @@ async function playBrowser(url: URL): Promise<void> {
 }
 
 const servers: Array<{ close(): Promise<void> }> = [];
-async function server(): Promise<ProtectedServer> {
-  const started = await startProtectedServer();
+async function server(options: ProtectedServerOptions = {}): Promise<ProtectedServer> {
+  const started = await startProtectedServer(options);
   servers.push(started);
   return started;
 }
@@ -26,7 +28,7 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
 
-async function signedIn(h: Harness, name: string, remote: ProtectedServer): Promise<void> {
+async function signedIn(h: Harness, name: string, remote: { url: string }): Promise<void> {
   await h.manager.add({ transport: 'http', name, url: remote.url });
   await h.manager.login(name, { openBrowser: playBrowser, timeoutMs: 20_000 });
   await h.manager.discover(name);
@@ -265,5 +267,146 @@ describe('remote connections with OAuth', () => {
     }
     expect(journal).toContain("tool_call_finished");
     expect(journal).toContain("not_signed_in");
+  });
+});
+
+describe('what a protected server says in its 401 and 403 (MCP authorization 2025-11-25)', () => {
+  it('test_signs_in_to_a_server_that_names_its_metadata_only_in_the_401_it_answers_without_a_token', async () => {
+    const remote = await server({ metadataPath: '/custom/metadata/location.json' });
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    expect(remote.seen.authorizationResource).toBe(remote.url);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'found it' }, signal())).toMatchObject({ ok: true });
+  });
+
+  it('test_asks_for_the_scope_the_401_names_which_the_metadata_does_not_list_so_the_token_is_accepted', async () => {
+    const remote = await server({ challengeScope: 'mcp:tools' });
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    expect(remote.seen.authorizationScopes).toEqual(['mcp:tools']);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'in scope' }, signal())).toMatchObject({ ok: true });
+    expect(h.manager.get('remote')).toMatchObject({ scope: 'mcp:tools', wantedScope: null });
+  });
+
+  it('test_step_up_a_403_insufficient_scope_fails_the_call_as_needing_more_access_and_the_next_sign_in_asks_for_the_union', async () => {
+    const remote = await server({ challengeScope: 'mcp:tools', callScope: 'mcp:write' });
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    const outcome = await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'write' }, signal());
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'insufficient_scope', message: expect.stringMatching(/needs more access.*sign in again/) });
+    expect(JSON.stringify(outcome)).not.toContain('must not be forwarded');
+    expect(h.manager.get('remote')).toMatchObject({ health: 'not_signed_in', lastErrorCode: 'insufficient_scope', wantedScope: 'mcp:tools mcp:write' });
+    expect(remote.counts.toolCalls).toBe(0);
+
+    await h.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    expect(remote.seen.authorizationScopes).toEqual(['mcp:tools', 'mcp:tools mcp:write']);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'written' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'written' }] });
+    expect(h.manager.get('remote')).toMatchObject({ scope: 'mcp:tools mcp:write', wantedScope: null });
+  });
+
+  it('test_step_up_is_bounded_a_server_that_asks_again_for_scope_the_last_sign_in_asked_for_is_a_plain_refusal', async () => {
+    // "mcp:admin" is not a scope the authorization server grants: asking for it again would not help.
+    const remote = await server({ challengeScope: 'mcp:tools', callScope: 'mcp:admin' });
+    const h = harness();
+    await signedIn(h, 'remote', remote);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'insufficient_scope' });
+    await h.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    const again = await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'x' }, signal());
+    expect(again).toMatchObject({ ok: false, errorCode: 'forbidden' });
+    expect(h.manager.get('remote')).toMatchObject({ health: 'error', lastErrorCode: 'forbidden', wantedScope: null });
+    expect(remote.seen.authorizationScopes).toHaveLength(2);
+  });
+
+  it('test_refuses_a_401_whose_metadata_is_on_another_origin_or_whose_scope_is_malformed_before_any_browser_opens', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['Bearer resource_metadata="https://elsewhere.example/.well-known/oauth-protected-resource"', /protected resource metadata on another origin/],
+      [`Bearer scope="mcp:${'x'.repeat(1100)}"`, /scope of \d+ characters, more than 1024/],
+      ['Bearer scope="mcp\tread"', /scope with characters a scope cannot hold/],
+    ];
+    for (const [header, message] of cases) {
+      const fake = await challengingServer(header);
+      const h = harness();
+      await h.manager.add({ transport: 'http', name: 'odd', url: fake.url });
+      let opened = 0;
+      await expect(h.manager.login('odd', { openBrowser: async () => void (opened += 1), timeoutMs: 5_000 }), header).rejects.toMatchObject({ code: 'signin_rejected', message: expect.stringMatching(message) });
+      expect(opened).toBe(0);
+      expect(fake.requests.some((path) => path.includes('well-known'))).toBe(false);
+    }
+  });
+
+  it('test_a_pre_registered_client_signs_in_without_registering_its_secret_goes_to_the_keychain_only', async () => {
+    const preRegistered = { clientId: 'ward-desktop', clientSecret: 'pre-registered-secret-canary-7c1e' };
+    const remote = await server({ preRegistered });
+    const h = harness();
+    await h.manager.add({ transport: 'http', name: 'remote', url: remote.url, clientId: preRegistered.clientId }, {}, preRegistered.clientSecret);
+    await h.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    await h.manager.discover('remote');
+    expect(remote.counts).toMatchObject({ registrations: 0, codeGrants: 1 });
+    expect(remote.seen.tokenClientAuth).toEqual(['basic']);
+    expect(await h.manager.caller.callTool(echoRoute(h, 'remote'), { text: 'pre' }, signal())).toMatchObject({ ok: true });
+    expect(h.manager.get('remote').spec).toMatchObject({ clientId: 'ward-desktop' });
+    expect(await openSecretStore(h.core.home, h.ns, { kind: 'keychain' }).get(oauthAccounts('remote').clientSecret)).toBe(preRegistered.clientSecret);
+    expect(databaseBytes(h).includes(preRegistered.clientSecret)).toBe(false);
+
+    await h.manager.remove('remote');
+    expect(await openSecretStore(h.core.home, h.ns, { kind: 'keychain' }).get(oauthAccounts('remote').clientSecret)).toBeUndefined();
+  });
+});
+
+/** A server answering every request 401 with the given WWW-Authenticate; records the paths asked for. */
+async function challengingServer(header: string): Promise<{ url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const http = await import('node:http');
+  const fake = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(401, { 'www-authenticate': header }).end();
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  servers.push({ close: () => new Promise<void>((resolve) => fake.close(() => resolve())) });
+  return { url: `http://127.0.0.1:${(fake.address() as { port: number }).port}/mcp`, requests };
+}
+
+describe('how Ward gets a client id and finds an older server\'s endpoints', () => {
+  const CLIENT_METADATA_URL = 'https://it.example.com/ward/client-metadata.json';
+
+  it('test_presents_the_configured_client_id_metadata_document_where_the_authorization_server_supports_it_instead_of_registering', async () => {
+    const remote = await startSimpleAuthServer('cimd');
+    servers.push(remote);
+    const h = harness();
+    fs.writeFileSync(`${h.core.home}/settings.json`, JSON.stringify({ clientMetadataUrl: CLIENT_METADATA_URL }));
+    const app = new WardApp({ folder: h.core, env: {}, policy: null, connectionStore: { kind: 'keychain' } });
+    const connections = await app.connections();
+    const store = h.core.store(h.ns);
+    await connections.add(store, { transport: 'http', name: 'remote', url: remote.url });
+    await connections.signIn(store, 'remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    expect(remote.authorizations).toEqual([CLIENT_METADATA_URL]);
+    expect(remote.registrations).toBe(0);
+    expect((await connections.check(store, 'remote')).health).toBe('ok');
+
+    // Without a configured document, the same server is registered with, as before.
+    const other = harness();
+    await other.manager.add({ transport: 'http', name: 'remote', url: remote.url });
+    await other.manager.login('remote', { openBrowser: playBrowser, timeoutMs: 20_000 });
+    expect(remote.registrations).toBe(1);
+    expect(remote.authorizations.at(-1)).toBe('registered-1');
+  });
+
+  it('test_refuses_a_configured_client_metadata_url_that_is_not_https_with_a_path', async () => {
+    const h = harness();
+    const app = new WardApp({ folder: h.core, env: {}, policy: null, connectionStore: { kind: 'keychain' } });
+    for (const bad of ['http://it.example.com/ward.json', 'https://it.example.com/', 'https://user@it.example.com/ward.json']) {
+      fs.writeFileSync(`${h.core.home}/settings.json`, JSON.stringify({ clientMetadataUrl: bad }));
+      await expect((await app.connections()).list(h.core.store(h.ns)), bad).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringMatching(/"clientMetadataUrl" must be an https URL with a path/) });
+    }
+  });
+
+  it('test_signs_in_to_a_2025_03_26_server_without_any_metadata_at_its_own_authorize_token_and_register', async () => {
+    const legacy = await startSimpleAuthServer('legacy');
+    servers.push(legacy);
+    const h = harness();
+    await signedIn(h, 'old', legacy);
+    expect(legacy.registrations).toBe(1);
+    expect(legacy.paths).toEqual(expect.arrayContaining(['/register', '/authorize', '/token']));
+    expect(await h.manager.caller.callTool(echoRoute(h, 'old'), { text: 'from 2025' }, signal())).toMatchObject({ ok: true });
   });
 });

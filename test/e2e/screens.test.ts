@@ -7,6 +7,7 @@ import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
+import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
 import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
@@ -127,7 +128,7 @@ describe('the other screens in real Chromium', () => {
       const offered = page.getByRole('group', { name: 'tracker' });
       await offered.getByRole('checkbox', { name: 'echo from tracker' }).waitFor();
       // Its five tools, and one checkbox for all of them.
-      await expect(offered.getByRole('checkbox', { name: /from tracker$/ }).count()).resolves.toBe(5);
+      await expect(offered.getByRole('checkbox', { name: /from tracker$/ }).count()).resolves.toBe(fixtureTools(1).length);
       await expect(offered.getByRole('checkbox', { name: 'every tool of tracker' }).isChecked()).resolves.toBe(false);
       await page.getByRole('textbox', { name: 'Name' }).fill('reader');
       // Keyboard: the checkbox takes focus and Space checks it.

@@ -23,6 +23,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'approvals.list': { ...NS },
   'approvals.answer': { ...NS, approvalId: 'a1', answer: 'deny' },
   'approvals.watch': { ...NS },
+  'elicitations.answer': { ...NS, elicitationId: 'e1', action: 'accept', content: { name: 'Ada', age: 36, ok: true, tags: ['a'] } },
   'agents.list': { ...NS },
   'agents.publish': { ...NS, name: 'helper', instructions: '', keepTools: [] },
   'agents.grant': { ...NS, name: 'helper', effect: 'allow', kind: 'read', entries: '/tmp' },

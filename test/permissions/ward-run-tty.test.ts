@@ -4,11 +4,11 @@
  * (Hostile text in questions is tested on renderQuestion: the pinned CLI itself already refuses
  * file paths with control, bidi or zero-width characters before it asks Ward.)
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { onTerminal } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';
 
 const WARD = path.resolve('bin/ward.js');
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 /** Runs `ward run` on a pty and types `answer` + Enter when the question's choices appear. */
-async function onTerminal(
+async function answerOnTerminal(
   fileName: string,
   answer: string,
   step: (file: string) => { name: string; input: Record<string, unknown> } = (file) => ({ name: 'Read', input: { file_path: file } }),
@@ -38,32 +38,14 @@ async function onTerminal(
   // The prompt flow itself, unsandboxed: an approval at a prompt cannot widen a running OS sandbox
   // (the file stays invisible to the child; test/runner/sandbox.test.ts pins that down).
   const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb', WARD_SANDBOX: 'off' };
-  const child = spawn('script', ['-qfec', `${process.execPath} ${WARD} run ${grant} -- read the file`, '/dev/null'], { env, cwd: project, stdio: ['pipe', 'pipe', 'pipe'] });
-  let screen = '';
-  let answered = false;
-  const onOutput = (chunk: Buffer): void => {
-    screen += chunk.toString('utf8');
-    if (!answered && screen.includes('[d] deny')) {
-      answered = true;
-      child.stdin.write(`${answer}\r`);
-    }
-  };
-  child.stdout.on('data', onOutput);
-  child.stderr.on('data', onOutput);
-  const code = await new Promise<number | null>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve(status);
-    });
-  });
+  const argv = [process.execPath, WARD, 'run', ...(grant === '' ? [] : [grant]), '--', 'read the file'];
+  const { code, screen } = await onTerminal(argv, { env, cwd: project, when: '[d] deny', typed: `${answer}\r`, timeoutMs: 30_000 });
   return { code, screen, modelSawSecret: provider.requests.some((request) => request.rawBody.includes(SECRET)) };
 }
 
 describe('ward run on a terminal', () => {
   it('test_allow_once_typed_at_the_prompt_lets_the_read_through', async () => {
-    const result = await onTerminal('secret.txt', 'o');
+    const result = await answerOnTerminal('secret.txt', 'o');
     expect(result.screen).toMatch(/Ward: agent default \(namespace default\) wants to read \/\S+\/secret\.txt/);
     expect(result.screen).toContain('[o] allow once  [c] allow for this conversation  [a] always allow for this agent in this namespace  [d] deny');
     expect(result.modelSawSecret).toBe(true);
@@ -71,7 +53,7 @@ describe('ward run on a terminal', () => {
   });
 
   it('test_deny_typed_at_the_prompt_keeps_the_file_from_the_model', async () => {
-    const result = await onTerminal('secret.txt', 'd');
+    const result = await answerOnTerminal('secret.txt', 'd');
     expect(result.modelSawSecret).toBe(false);
     expect(result.screen).toContain('ward: denied Read');
     expect(result.code).toBe(0);
@@ -79,7 +61,7 @@ describe('ward run on a terminal', () => {
 
   it('test_a_command_hiding_its_tail_past_400_spaces_is_shown_whole_at_the_prompt_and_in_the_denial', async () => {
     // Issue 12 #4: `ls` + 400 spaces + `&& touch …` read as "wants to run ls" and `o` ran the hidden part.
-    const result = await onTerminal('pwned', 'd', (file) => ({ name: 'Bash', input: { command: `ls${' '.repeat(400)}&& touch ${file}-made`, description: 'list' } }), '--allow-run=ls');
+    const result = await answerOnTerminal('pwned', 'd', (file) => ({ name: 'Bash', input: { command: `ls${' '.repeat(400)}&& touch ${file}-made`, description: 'list' } }), '--allow-run=ls');
     const question = result.screen.split('\n').find((line) => line.includes('command: ls'));
     expect(question).toMatch(/command: ls ⟨400 spaces⟩ && touch \/\S+\/pwned-made/);
     expect(result.screen).toContain('[o] allow once  [d] deny');

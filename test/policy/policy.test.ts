@@ -68,6 +68,16 @@ describe('admin policy', () => {
     expect(loadPolicy({ WARD_POLICY: agreeing }, 'linux', at(admin))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'] });
   });
 
+  it('test_a_client_metadata_document_set_by_one_source_applies_two_different_ones_fail_closed_and_it_must_be_https', () => {
+    const admin = writePolicy({ clientMetadataUrl: 'https://it.example.com/ward.json' });
+    const plain = writePolicy({ cliVersions: ['2.1.328'] });
+    const personal = writePolicy({ clientMetadataUrl: 'https://me.example.com/ward.json' });
+    expect(loadPolicy({ WARD_POLICY: plain }, 'linux', at(admin))?.clientMetadataUrl).toBe('https://it.example.com/ward.json');
+    expect(loadPolicy({ WARD_POLICY: personal }, 'linux', at(plain))?.clientMetadataUrl).toBe('https://me.example.com/ward.json');
+    expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: personal }, 'linux', at(admin)))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('the sources must agree on clientMetadataUrl') });
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ clientMetadataUrl: 'http://it.example.com/ward.json' }), 'p'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('clientMetadataUrl') });
+  });
+
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {
     expect(loadPolicy({}, 'linux', at(path.join(tempDir(), 'absent.json')))).toBeNull();
   });

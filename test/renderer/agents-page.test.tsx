@@ -8,8 +8,14 @@ import { dispatch } from '../../main/ipc/dispatch.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { AgentsPage } from '../../renderer/src/pages/AgentsPage.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-servers/http.js';
+import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
 import { tempDir } from '../support/temp.js';
 import { button, click, render, settle } from './render.js';
+
+/** Every tool the fixture server offers, in the order the page lists them. */
+const FIXTURE_TOOLS = fixtureTools(1)
+  .map((tool) => tool.name)
+  .sort();
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -64,7 +70,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     expect(group.querySelector('legend')!.textContent).toBe('tracker');
     expect([...group.querySelectorAll('label')].map((label) => label.textContent?.trim())).toEqual([
       'every tool of tracker',
-      ...['crash', 'echo', 'fail', 'huge', 'slow'].map((tool) => `${tool} from tracker`),
+      ...FIXTURE_TOOLS.map((tool) => `${tool} from tracker`),
     ]);
 
     await type(nameField(view.container), 'reader');
@@ -86,7 +92,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     const view = await render(<AgentsPage api={api} namespace="default" />);
     cleanups.push(() => view.unmount());
     await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
-    const tools = ['crash', 'echo', 'fail', 'huge', 'slow'];
+    const tools = FIXTURE_TOOLS;
     const checked = () => tools.filter((tool) => checkbox(view.container, new RegExp(`^${tool} from tracker$`)).checked);
 
     await click(checkbox(view.container, /^every tool of tracker$/));

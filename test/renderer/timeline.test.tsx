@@ -27,6 +27,22 @@ describe('the timeline follows the journal (J1)', () => {
     expect(state.lastSeq).toBe(6);
   });
 
+  it('test_a_servers_request_for_input_shows_as_how_it_was_answered_and_a_refused_one_with_why_never_the_values', () => {
+    const event = viewFeed();
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', RUN_STARTED),
+      event('elicitation_requested', { elicitationId: 'e1', server: 'tracker', mode: 'form', message: 'Who?', fields: [{ name: 'pin', kind: 'string', required: true, sensitive: true }], urlOrigin: null }),
+      event('elicitation_answered', { elicitationId: 'e1', server: 'tracker', action: 'accept', by: 'person', content: { pin: '[redacted]' } }),
+      event('elicitation_answered', { elicitationId: 'e2', server: 'tracker', action: 'decline', by: 'timeout', content: null }),
+      event('elicitation_refused', { server: 'tracker', reason: 'the form has 1000 fields, more than 32' }),
+    ]);
+    expect(state.items.map((item) => (item.kind === 'notice' ? item.text : item.kind))).toEqual([
+      'The server tracker asked for input: answered',
+      'The server tracker asked for input: declined (no answer in time)',
+      'Ward refused a request for input from tracker: the form has 1000 fields, more than 32',
+    ]);
+  });
+
   it('test_replaying_overlapping_batches_gives_the_same_state_as_one_pass_idempotent_from_a_cursor', () => {
     const event = viewFeed();
     const events = [

@@ -23,7 +23,9 @@ import { GrantStore } from '../../permissions/grant-store.js';
 import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
-import { looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
+import { DEFAULT_PROMPT_TIMEOUT_MS, looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
+import { RunElicitations } from '../../permissions/elicitations.js';
+import type { Elicitor } from '../../upstreams/elicitation.js';
 import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
 import { providerAccess, type ProviderAccess } from './provider-access.js';
@@ -71,8 +73,11 @@ export interface TurnDeps {
   /** What the sandbox found on this machine (probed once, before the first admission). */
   readonly sandboxStatus: SandboxStatus;
   readonly resolveCredential: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
-  /** The namespace's connections; every credential value they read is told to `onSecret` (redacted from the journal). */
-  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void) => ConnectionManager;
+  /**
+   * The namespace's connections; every credential value they read is told to `onSecret` (redacted
+   * from the journal), and `elicit` asks the person when a server asks for input.
+   */
+  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void, elicit?: (connection: string) => Elicitor) => ConnectionManager;
 }
 
 export interface TurnInput {
@@ -133,6 +138,7 @@ export class Turn {
   private readonly journal: TurnJournal;
   private readonly deltas: TextDeltaCoalescer;
   private permissions: RunPermissions | undefined;
+  private elicitations: RunElicitations | undefined;
   private upstreams: RunTools | undefined;
   private registration: RunRegistration | undefined;
   private gatewayRoute: GatewayRegistration | undefined;
@@ -288,10 +294,13 @@ export class Turn {
       },
     });
     const permissions = this.permissions;
+    const elicitations = this.openElicitations(plan);
+    const elicit = (server: string) => elicitations.for(server);
     this.upstreams = await openRunTools(plan.spec, {
       env: deps.env,
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
-      openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value)),
+      openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value), elicit),
+      elicit,
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
       checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
@@ -323,6 +332,40 @@ export class Turn {
       modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
+  }
+
+  /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
+  private openElicitations(plan: Plan): RunElicitations {
+    const { deps, input } = this;
+    const journal = this.journal;
+    const redact = (text: string) => journal.redact(text);
+    this.elicitations = new RunElicitations({
+      prompter: deps.prompter,
+      timeoutMs: deps.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS,
+      agentName: plan.agentName,
+      namespace: input.namespace.name,
+      conversationId: input.conversationId,
+      runId: input.runId,
+      accepting: () => this.state === 'running',
+      journal: {
+        requested: ({ elicitationId, server, request }) =>
+          journal.emit('elicitation_requested', {
+            elicitationId,
+            server,
+            mode: request.mode,
+            message: truncateText(redact(request.message)),
+            fields: request.mode === 'form' ? request.fields.map(({ name, kind, required, sensitive }) => ({ name, kind, required, sensitive })) : [],
+            urlOrigin: request.mode === 'url' ? request.url.origin : null,
+          }),
+        answered: ({ content, ...answer }) =>
+          journal.emit('elicitation_answered', {
+            ...answer,
+            content: content === null ? null : Object.fromEntries(Object.entries(content).map(([name, value]) => [name, typeof value === 'string' ? redact(value) : value])),
+          }),
+        refused: ({ server, reason }) => journal.emit('elicitation_refused', { server, reason: redact(reason).slice(0, 500) }),
+      },
+    });
+    return this.elicitations;
   }
 
   /** G4: each model call, its status and its tokens; a call ending after the turn settled is not part of it. */
@@ -539,6 +582,7 @@ export class Turn {
     this.deltas.close();
     // An open permission question is withdrawn: nobody waits for an answer to a finished run.
     this.permissions?.close();
+    this.elicitations?.close();
     this.gatewayRoute?.close();
     this.sandboxed?.release();
     try {

@@ -20,11 +20,23 @@ async function readSecretLines(stream: Readable, names: readonly string[]): Prom
   return Object.fromEntries(names.map((name, index) => [name, lines[index]!]));
 }
 
+/** A pre-registered client's secret: one line on stdin, never argv (C3). */
+async function readClientSecret(stream: Readable): Promise<string> {
+  const text = await readBoundedStdin(stream, { what: 'the client secret', maxBytes: MAX_STDIN_BYTES, timeoutMs: STDIN_TIMEOUT_MS });
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length !== 1 || lines[0] === '') throw new WardError('usage', `expected the client secret as one non-empty line on stdin, got ${lines.length} line(s)`);
+  return lines[0]!;
+}
+
 function target(view: ConnectionView): string {
   return view.spec.transport === 'stdio' ? [view.spec.command, ...view.spec.args].map((part) => escapeForDisplay(part, 120)).join(' ') : view.spec.url;
 }
 
 function healthText(view: ConnectionView): string {
+  if (view.health === 'not_signed_in' && view.lastErrorCode === 'insufficient_scope') {
+    return `needs more access: sign in again with "ward connections login ${view.spec.name}" to grant ${view.wantedScope ?? 'what it asks for'}`;
+  }
   if (view.health === 'not_signed_in') return `not signed in: sign in again with "ward connections login ${view.spec.name}"`;
   if (view.health === 'error') return `error (${view.lastErrorCode ?? 'unknown'})`;
   return view.health;
@@ -39,7 +51,9 @@ function viewJson(view: ConnectionView): Record<string, unknown> {
   return {
     name: spec.name,
     transport: spec.transport,
-    ...(spec.transport === 'stdio' ? { command: spec.command, args: spec.args, secretEnv: spec.secretEnv } : { url: spec.url, allowInsecureHttp: spec.allowInsecureHttp }),
+    ...(spec.transport === 'stdio'
+      ? { command: spec.command, args: spec.args, secretEnv: spec.secretEnv }
+      : { url: spec.url, allowInsecureHttp: spec.allowInsecureHttp, clientId: spec.clientId, scope: view.scope, wantedScope: view.wantedScope }),
     health: view.health,
     lastErrorCode: view.lastErrorCode,
     checkedAt: view.checkedAt,
@@ -72,9 +86,9 @@ export const connectionsCommand: Command = {
   name: 'connections',
   summary: 'add, list, sign in to and pick the tools of MCP servers (local stdio programs or remote https services)',
   usage:
-    'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] | --url URL [--allow-insecure-http]) | ' +
+    'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] | --url URL [--allow-insecure-http] [--client-id ID [--client-secret-stdin]]) | ' +
     'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +
-    'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env are read from stdin, one line each; an argument starting with "-" is written --arg=-x)',
+    'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env, or a pre-registered client\'s secret, are read from stdin, one line each; an argument starting with "-" is written --arg=-x)',
   async run(args, context) {
     const { values, positionals } = parseCommandArgs(this, args, {
       command: { type: 'string' },
@@ -82,6 +96,8 @@ export const connectionsCommand: Command = {
       'secret-env': { type: 'string', multiple: true },
       url: { type: 'string' },
       'allow-insecure-http': { type: 'boolean', default: false },
+      'client-id': { type: 'string' },
+      'client-secret-stdin': { type: 'boolean', default: false },
       'no-browser': { type: 'boolean', default: false },
       timeout: { type: 'string' },
       enable: { type: 'string' },
@@ -101,12 +117,15 @@ export const connectionsCommand: Command = {
       const input =
         values.command !== undefined
           ? { transport: 'stdio', name: name(), command: values.command, args: values.arg ?? [], secretEnv }
-          : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'] };
+          : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'], clientId: values['client-id'] };
       if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
+      if (values.command !== undefined && values['client-id'] !== undefined) throw new WardError('usage', '--client-id is for --url connections');
+      if (values['client-secret-stdin'] && values['client-id'] === undefined) throw new WardError('usage', '--client-secret-stdin needs --client-id');
       const app = context.app();
       const store = app.namespaces.fromFlag(values.namespace);
       const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
-      const view = await (await app.connections()).add(store, input, secrets);
+      const clientSecret = values['client-secret-stdin'] ? await readClientSecret(io.stdin) : undefined;
+      const view = await (await app.connections()).add(store, input, secrets, clientSecret);
       if (values.json) writeJson(io.stdout, viewJson(view));
       else {
         writeLine(io.stdout, `added connection ${view.spec.name}`);

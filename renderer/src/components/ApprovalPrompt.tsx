@@ -24,20 +24,43 @@ const LABELS: Readonly<Record<ApprovalAnswer, string>> = {
   deny: 'Deny',
 };
 
-export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval: PendingApprovalView; onAnswer: (answer: ApprovalAnswer) => void; now?: number }) {
+/** Seconds left until `expiresAt`, ticking each second (fixed at `fixedNow` in tests). */
+export function useSecondsLeft(expiresAt: string, fixedNow: number | undefined): number {
   const [now, setNow] = useState(() => fixedNow ?? Date.now());
+  useEffect(() => {
+    if (fixedNow !== undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [fixedNow]);
+  return secondsLeft(expiresAt, now);
+}
+
+/** Shown with a question from a chat other than the one open: which chat asks, and a way there. */
+export interface ApprovalOrigin {
+  readonly title: string;
+  readonly onOpen: () => void;
+}
+
+export function OriginLink({ origin }: { origin: ApprovalOrigin | undefined }) {
+  if (origin === undefined) return null;
+  return (
+    <div className="approval-origin">
+      In the chat “{origin.title}”{' '}
+      <button type="button" className="link-button" onClick={origin.onOpen}>
+        Open it
+      </button>
+    </div>
+  );
+}
+
+export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval: PendingApprovalView; onAnswer: (answer: ApprovalAnswer) => void; now?: number }) {
   const [sent, setSent] = useState(false);
   const [armed, setArmed] = useState(false);
   useEffect(() => {
     const timer = setTimeout(() => setArmed(true), ARM_MS);
     return () => clearTimeout(timer);
   }, []);
-  useEffect(() => {
-    if (fixedNow !== undefined) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [fixedNow]);
-  const left = secondsLeft(approval.expiresAt, now);
+  const left = useSecondsLeft(approval.expiresAt, fixedNow);
   const live = !sent && left > 0;
   const answer = (value: ApprovalAnswer) => {
     if (!armed || !live) return;

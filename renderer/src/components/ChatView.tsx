@@ -6,8 +6,9 @@
  */
 import { Folder, Gauge, UserRound } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentView, ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
+import type { AgentView, ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView, WardApi } from '../../../preload/contract.js';
 import { escapeLineForWindow } from '../../../preload/display.js';
+import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
 import { mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
@@ -28,6 +29,9 @@ export interface ChatViewProps {
   readonly approvals: readonly PendingApprovalView[];
   /** The namespace's agents, for the grants a new chat works with. */
   readonly agents?: readonly AgentView[];
+  /** Servers' requests for input; this chat shows its own. */
+  readonly elicitations?: readonly PendingElicitationView[];
+  readonly onAnswerElicitation?: (elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationFieldValue>) => Promise<unknown>;
   readonly onOpenLink: (url: string) => void;
   /** Told when the run's state changes, so lists showing it can refresh. */
   readonly onRunChange?: (state: string | null) => void;
@@ -59,7 +63,7 @@ function placeApprovals(items: readonly TimelineItem[], approvals: readonly Pend
   return { byTool, unplaced };
 }
 
-export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], onOpenLink, onRunChange, onTitle, announce }: ChatViewProps) {
+export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], elicitations = [], onAnswerElicitation, onOpenLink, onRunChange, onTitle, announce }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
@@ -139,6 +143,8 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
 
   const mine = useMemo(() => approvals.filter((approval) => approval.conversationId === conversationId), [approvals, conversationId]);
   const { byTool, unplaced } = useMemo(() => placeApprovals(state.items, mine), [state.items, mine]);
+  // A server's request for input waits below the timeline, with the questions not placed on a call.
+  const myElicitations = useMemo(() => (onAnswerElicitation === undefined ? [] : elicitations.filter((elicitation) => elicitation.conversationId === conversationId)), [elicitations, onAnswerElicitation, conversationId]);
   const rows = useMemo(() => timelineRows(state.items, openGroups, (tool) => tool.status === 'running' || byTool.has(tool.key)), [state.items, openGroups, byTool]);
 
   const lastPrompt = useMemo(() => {
@@ -209,10 +215,13 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       ) : (
         <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" />
       )}
-      {unplaced.length > 0 && (
+      {(unplaced.length > 0 || myElicitations.length > 0) && (
         <div className="approvals-unplaced">
           {unplaced.map((approval) => (
             <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
+          ))}
+          {myElicitations.map((elicitation) => (
+            <ElicitationPrompt key={elicitation.id} elicitation={elicitation} onAnswer={(action, content) => onAnswerElicitation!(elicitation.id, action, content)} />
           ))}
         </div>
       )}

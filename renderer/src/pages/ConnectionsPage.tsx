@@ -19,6 +19,8 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
   const [connections, setConnections] = useState<ConnectionView[] | null>(null);
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [clientSecret, setClientSecret] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   /** The connection whose removal waits for the person's confirmation. */
   const [removing, setRemoving] = useState<ConnectionView | null>(null);
@@ -49,14 +51,16 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
     say.clear();
     try {
       await action();
+      // The list shows the outcome by the time it is announced.
+      await load();
       say.info(done);
       return true;
     } catch (failure) {
       say.fail(failure);
+      await load();
       return false;
     } finally {
       setBusy(null);
-      await load();
     }
   };
 
@@ -109,10 +113,14 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
         onSubmit={(event) => {
           event.preventDefault();
           // A refused address keeps what was typed, to be corrected.
-          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim() })), `Added ${name.trim()}`).then((added) => {
+          // A client registered with the server beforehand; its secret goes to the keychain and never comes back.
+          const client = clientId.trim() === '' ? {} : { clientId: clientId.trim(), ...(clientSecret === '' ? {} : { clientSecret }) };
+          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim(), ...client })), `Added ${name.trim()}`).then((added) => {
             if (!added) return;
             setName('');
             setUrl('');
+            setClientId('');
+            setClientSecret('');
           });
         }}
       >
@@ -126,6 +134,16 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
           Server URL
           <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
         </label>
+        <label>
+          Client ID (only for a client registered with the server beforehand)
+          <input value={clientId} onChange={(event) => setClientId(event.target.value)} autoComplete="off" />
+        </label>
+        {clientId.trim() !== '' && (
+          <label>
+            Client secret (kept in the system keychain)
+            <input type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} autoComplete="off" />
+          </label>
+        )}
         <button type="submit" className="primary" disabled={busy !== null || managedOnly?.value === 'true'}>
           Add connection
         </button>

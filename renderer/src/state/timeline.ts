@@ -277,6 +277,16 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
       case 'provider_error':
         items.push({ kind: 'notice', key, runId, tone: 'warning', text: escapeLineForWindow(`The model call failed: ${event.payload.text}`, 500) });
         break;
+      case 'elicitation_answered': {
+        const { server, action, by } = event.payload;
+        const how = by === 'person' ? '' : by === 'timeout' ? ' (no answer in time)' : by === 'no_one' ? ' (no one to ask)' : ' (the run ended)';
+        const outcome = { accept: 'answered', decline: 'declined', cancel: 'cancelled' }[action];
+        items.push({ kind: 'notice', key, runId, tone: 'info', text: escapeLineForWindow(`The server ${server} asked for input: ${outcome}${how}`, 300) });
+        break;
+      }
+      case 'elicitation_refused':
+        items.push({ kind: 'notice', key, runId, tone: 'warning', text: escapeLineForWindow(`Ward refused a request for input from ${event.payload.server}: ${event.payload.reason}`, 500) });
+        break;
       case 'usage': {
         usage = addUsage(usage, event.payload);
         const index = lastAssistantOf(runId);
@@ -288,7 +298,8 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
       }
       case 'tool_refused':
       case 'tool_drained':
-        // Not shown in the chat.
+      case 'elicitation_requested':
+        // Not shown in the chat (the request itself is shown where approvals are).
         break;
       default:
         event satisfies never;

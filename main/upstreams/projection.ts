@@ -1,0 +1,35 @@
+/**
+ * B5: what of a tool result reaches the child, and how it is measured. Text, images, links to
+ * resources (passed on as links; Ward fetches nothing) and a structured result (a JSON object,
+ * with the tool's pinned output schema); the byte count is what the 1 MiB cap applies to.
+ */
+import type { ResourceLink, StructuredContent, ToolContent } from './types.js';
+
+const LINK_TEXT_FIELDS = ['title', 'description', 'mimeType'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A resource link with its string fields only, or null when uri or name is missing. */
+export function resourceLinkOf(item: unknown): ResourceLink | null {
+  if (!isPlainObject(item) || typeof item.uri !== 'string' || typeof item.name !== 'string') return null;
+  const link: { -readonly [K in keyof ResourceLink]: ResourceLink[K] } = { type: 'resource_link', uri: item.uri, name: item.name };
+  for (const field of LINK_TEXT_FIELDS) if (typeof item[field] === 'string') link[field] = item[field];
+  return link;
+}
+
+/** A structured result as the child may get it: a JSON object, else null. */
+export function structuredOf(value: unknown): StructuredContent | null {
+  return isPlainObject(value) ? value : null;
+}
+
+export function contentBytes(item: ToolContent): number {
+  if (item.type === 'text') return Buffer.byteLength(item.text, 'utf8');
+  if (item.type === 'image') return item.data.length + item.mimeType.length;
+  return Buffer.byteLength(JSON.stringify(item), 'utf8');
+}
+
+export function structuredBytes(value: StructuredContent | undefined): number {
+  return value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
+}

@@ -1,0 +1,173 @@
+/**
+ * Ward as the client under test of the official MCP conformance suite. The suite starts a server
+ * for one scenario and runs `node --import tsx test/conformance/ward-client.ts SERVER_URL` with
+ * MCP_CONFORMANCE_SCENARIO (and, for some, MCP_CONFORMANCE_CONTEXT) set. This does what a person
+ * would, with the built `ward` command only: add the server as a connection (with the client id
+ * the scenario hands out, if any), sign in when the server asks for it (playing the browser),
+ * list and pin its tools, and call one through a real `ward run` (the pinned CLI in the sandbox,
+ * the scripted model provider asking for the call). Answers to a server's request for input are
+ * typed at the terminal (`script` gives the run a pty). When Ward says the connection needs more
+ * access, it signs in again, twice at most, as a person would.
+ *
+ * Exit status 0 when the tool call went through (or there was no tool to call).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startModelProvider, toolResultsIn } from '../fixtures/model-provider/provider.js';
+import { followToCallback } from '../fixtures/oidc/provider.js';
+import { onTerminal } from '../support/pty.js';
+import { REPO_ROOT, WARD_BIN } from '../support/ward-cli.js';
+
+const CONNECTION = 'my-conf';
+const AGENT = 'conformance';
+/** Ward's Client ID Metadata Document as an admin would configure it; the suite's CIMD scenario expects this one. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const MAX_SIGN_INS = 3;
+const STEP_TIMEOUT_MS = 60_000;
+
+/** What to ask the model to call, per scenario; the auth scenarios' servers all offer test-tool. */
+const CALLS: Record<string, { tool: string; input: Record<string, unknown> }> = {
+  tools_call: { tool: 'add_numbers', input: { a: 5, b: 3 } },
+  'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', input: {} },
+  'sse-retry': { tool: 'test_reconnection', input: {} },
+};
+
+interface Result {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const serverUrl = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+if (serverUrl === undefined) {
+  console.error('usage: ward-client.ts SERVER_URL');
+  process.exit(2);
+}
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-conformance-'));
+const home = path.join(root, 'home');
+fs.mkdirSync(home);
+fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file', clientMetadataUrl: CLIENT_METADATA_URL }));
+const provider = await startModelProvider();
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: root,
+  TMPDIR: root,
+  WARD_HOME: home,
+  ANTHROPIC_API_KEY: 'sk-ant-conformance-not-a-key',
+  WARD_MODEL_BASE_URL: provider.url,
+  TERM: 'dumb',
+};
+
+function log(line: string): void {
+  process.stderr.write(`ward-client: ${line}\n`);
+}
+
+/** Runs `ward ARGS`; `onStderr` sees what it has written to stderr so far. */
+function ward(args: readonly string[], options: { input?: string; onStderr?: (text: string) => void } = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WARD_BIN, ...args], { env, cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      options.onStderr?.(stderr);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(logged(args, { code, stdout, stderr }));
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** `ward ARGS` on a terminal, typing `typed` once `when` shows (a person answering a question). */
+async function wardOnTerminal(args: readonly string[], when: string, typed: string): Promise<Result> {
+  const { code, screen } = await onTerminal([process.execPath, WARD_BIN, ...args], { env, cwd: REPO_ROOT, when, typed, timeoutMs: STEP_TIMEOUT_MS });
+  return logged(args, { code, stdout: screen, stderr: '' });
+}
+
+function logged(args: readonly string[], result: Result): Result {
+  log(`ward ${args.slice(0, 2).join(' ')} → ${result.code}${result.code === 0 ? '' : `\n${(result.stdout + result.stderr).trim().slice(-1500)}`}`);
+  return result;
+}
+
+/** `ward connections login`, playing the person's browser at the address it prints. */
+async function signIn(): Promise<boolean> {
+  let played = false;
+  const result = await ward(['connections', 'login', CONNECTION, '--no-browser', '--timeout', '30'], {
+    onStderr: (text) => {
+      const match = /(https?:\/\/\S+)\s*$/m.exec(text);
+      if (match === null || played) return;
+      played = true;
+      followToCallback(new URL(match[1]!))
+        .then((callback) => fetch(callback, { signal: AbortSignal.timeout(10_000) }))
+        .then((response) => response.arrayBuffer())
+        .catch((error: unknown) => log(`the browser failed: ${String(error)}`));
+    },
+  });
+  return result.code === 0;
+}
+
+/** Whether Ward says the connection needs (more) sign-in: the person's cue to sign in again. */
+async function needsSignIn(): Promise<boolean> {
+  const listed = await ward(['connections', 'list', '--json']);
+  const view = JSON.parse(listed.stdout.trim().split('\n')[0] ?? '{}') as { health?: string };
+  return view.health === 'not_signed_in';
+}
+
+async function main(): Promise<number> {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  const client = context.client_id === undefined ? [] : ['--client-id', context.client_id, ...(context.client_secret === undefined ? [] : ['--client-secret-stdin'])];
+  const added = await ward(['connections', 'add', CONNECTION, '--url', serverUrl!, ...client], { input: context.client_secret === undefined ? '' : `${context.client_secret}\n` });
+  if (added.code !== 0) return 1;
+
+  let signIns = 0;
+  let listed = await ward(['connections', 'tools', CONNECTION, '--json']);
+  while (listed.code !== 0 && signIns < MAX_SIGN_INS && (await needsSignIn())) {
+    signIns += 1;
+    if (!(await signIn())) return 1;
+    listed = await ward(['connections', 'tools', CONNECTION, '--json']);
+  }
+  if (listed.code !== 0) return 1;
+  const tools = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+  const call = CALLS[scenario] ?? { tool: 'test-tool', input: {} };
+  if (!tools.includes(call.tool)) {
+    log(`the server offers no ${call.tool} (it offers: ${tools.join(', ') || 'nothing'}); nothing to call`);
+    return tools.length === 0 ? 0 : 1;
+  }
+  const instructions = path.join(root, 'instructions.md');
+  fs.writeFileSync(instructions, 'Call the tool you are asked to call.');
+  if ((await ward(['agents', 'create', AGENT, '--instructions-file', instructions, '--tool', `${CONNECTION}/${call.tool}`])).code !== 0) return 1;
+
+  for (;;) {
+    provider.push({ blocks: [{ type: 'tool_use', name: `mcp__ward__${CONNECTION}__${call.tool}`, input: call.input }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    const args = ['run', '--json', '--agent', AGENT, '--', `call ${call.tool}`];
+    // The person accepts a server's form with its defaults: Enter on every field, then accept.
+    const run = scenario.startsWith('elicitation') ? await wardOnTerminal(args, 'asks for input:', `${'\r'.repeat(5)}a\r`) : await ward(args);
+    const results = provider.conversationRequests().flatMap(toolResultsIn);
+    const last = results.at(-1);
+    log(`the model got: ${JSON.stringify(last?.content ?? null).slice(0, 300)}`);
+    if (run.code === 0 && last !== undefined && last.is_error !== true) return 0;
+    if (signIns >= MAX_SIGN_INS || !(await needsSignIn())) return 1;
+    signIns += 1;
+    if (!(await signIn())) return 1;
+  }
+}
+
+let status = 1;
+try {
+  status = await main();
+} catch (error) {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  await provider.close();
+  fs.rmSync(root, { recursive: true, force: true });
+}
+process.exit(status);

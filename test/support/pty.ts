@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+
+export interface TerminalSession {
+  readonly code: number | null;
+  /** Everything the program wrote to the terminal (the pty merges stdout and stderr). */
+  readonly screen: string;
+}
+
+/**
+ * Runs `argv` on a real pseudo-terminal (util-linux `script`), typing `typed` once `when`
+ * appears on the screen, as a person at the terminal would. Killed after `timeoutMs`.
+ */
+export function onTerminal(argv: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string; when: string; typed: string; timeoutMs: number }): Promise<TerminalSession> {
+  const command = argv.map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  let typed = false;
+  const onOutput = (chunk: Buffer): void => {
+    screen += chunk.toString('utf8');
+    if (!typed && screen.includes(options.when)) {
+      typed = true;
+      child.stdin.write(options.typed);
+    }
+  };
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    });
+  });
+}
