@@ -5,7 +5,7 @@
 import { WardApp, type WardAppOptions } from '../app/ward-app.js';
 import { ApprovalQueue } from '../permissions/approval-queue.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS } from '../permissions/run-permissions.js';
-import { DesktopIpc, type ExternalOpener, type SignInBrowser } from './handlers.js';
+import { DesktopIpc, type DesktopPorts } from './handlers.js';
 
 export interface Desktop {
   readonly app: WardApp;
@@ -14,12 +14,12 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & { openExternal?: ExternalOpener; openSignIn?: SignInBrowser }): Desktop {
-  const { openExternal, openSignIn, ...appOptions } = options;
+export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & Omit<DesktopPorts, 'approvals'>): Desktop {
+  const { openExternal, openSignIn, pickBundle, showReview, ...appOptions } = options;
   const approvals = new ApprovalQueue(options.run?.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS);
   const app = new WardApp({ ...appOptions, prompter: approvals });
   // A malformed policy or conflicting namespace settings stop the app here (fail closed), not at the first click.
   void app.namespaces.fixed;
-  const ipc = new DesktopIpc(app, { approvals, ...(openExternal ? { openExternal } : {}), ...(openSignIn ? { openSignIn } : {}) });
+  const ipc = new DesktopIpc(app, { approvals, openExternal, openSignIn, pickBundle, showReview });
   return { app, ipc, close: () => app.close() };
 }

@@ -19,7 +19,8 @@ const MAX_POLICY_BYTES = 1024 * 1024;
  *   "caps": { "read": ["/home/alice/src"], "net": ["*.example.com"], "mcp": ["github/*"] },
  *   "connections": ["github"],                    // MCP connections that may be used
  *   "providers": ["api.anthropic.com"],           // model provider base-URL hosts
- *   "cliVersions": ["2.1.328"]                    // pinned CLI versions allowed
+ *   "cliVersions": ["2.1.328"],                   // pinned CLI versions allowed
+ *   "signedExports": true                         // every export is a signed bundle (no transcripts)
  * }
  */
 const PolicySchema = z
@@ -32,6 +33,7 @@ const PolicySchema = z
     connections: z.array(z.string().min(1).max(128)).max(1000).optional(),
     providers: z.array(z.string().min(1).max(300)).max(1000).optional(),
     cliVersions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/)).max(100).optional(),
+    signedExports: z.boolean().optional(),
   })
   .strict();
 
@@ -46,6 +48,8 @@ export interface AdminPolicy {
   readonly connections: readonly string[] | null;
   readonly providers: readonly string[] | null;
   readonly cliVersions: readonly string[] | null;
+  /** Exports must carry a signature: only bundles, never unsigned transcripts (E2). */
+  readonly signedExports: boolean;
 }
 
 /** Where the admin's policy lives on each OS: a place only an administrator can write. */
@@ -106,6 +110,7 @@ export function parsePolicy(text: string, file: string): AdminPolicy {
     connections: data.connections ?? null,
     providers: providers ?? null,
     cliVersions: data.cliVersions ?? null,
+    signedExports: data.signedExports ?? false,
   };
 }
 
@@ -171,6 +176,7 @@ export function mergePolicies(a: AdminPolicy | null, b: AdminPolicy | null): Adm
     connections: both(a.connections, b.connections),
     providers: a.providers === null ? b.providers : b.providers === null ? a.providers : bothAllow('net', a.providers, b.providers),
     cliVersions: both(a.cliVersions, b.cliVersions),
+    signedExports: a.signedExports || b.signedExports,
   };
 }
 
@@ -248,6 +254,11 @@ export function assertProviderAllowed(policy: AdminPolicy | null, baseUrl: strin
 
 export function assertCliVersionAllowed(policy: AdminPolicy | null, version: string): void {
   if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) throw refused(policy, `Claude CLI version ${shown(version)} is not allowed`);
+}
+
+/** E2: under `signedExports` an export must be a signed bundle; a transcript carries no signature. */
+export function assertExportAllowed(policy: AdminPolicy | null, format: string): void {
+  if (policy?.signedExports === true && format !== 'bundle') throw refused(policy, `a ${format} export carries no signature, and every export must be signed; export a bundle`);
 }
 
 /** The policy as the permission engine sees it: requests outside caps are denied, never prompted; null without a policy. */

@@ -58,17 +58,22 @@ export function platformKey(platform: NodeJS.Platform = process.platform, arch: 
 }
 
 /** Ward's own package.json: the nearest one named "ward" above this module (source or dist/). */
-function wardPackageJson(): { path: string; json: { name?: string; dependencies?: Record<string, string> } } {
+function wardPackageJson(): { path: string; json: { name?: string; version?: string; dependencies?: Record<string, string> } } {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 6; depth += 1) {
     const candidate = path.join(dir, 'package.json');
     if (fs.existsSync(candidate)) {
-      const json = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; dependencies?: Record<string, string> };
+      const json = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version?: string; dependencies?: Record<string, string> };
       if (json.name === 'ward') return { path: candidate, json };
     }
     dir = path.dirname(dir);
   }
   throw new WardError('cli_pin_mismatch', "cannot find Ward's package.json to read the pinned CLI version");
+}
+
+/** Ward's own version, as its package.json gives it (exports record it). */
+export function wardVersion(): string {
+  return wardPackageJson().json.version ?? 'unknown';
 }
 
 /** The exact version of the CLI package Ward depends on; a range is refused (R1 needs one version). */

@@ -36,6 +36,11 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'settings.setModelProvider': { ...NS, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },
   'settings.setKey': { ...NS, key: 'sk-ant-example-key' },
   'settings.clearKey': { ...NS },
+  'search.query': { ...NS, query: 'lisbon' },
+  'usage.summary': { ...NS, since: '2026-01-01' },
+  'review.open': {},
+  'review.get': { reviewId: ID },
+  'review.events': { reviewId: ID, page: 0 },
   'links.openExternal': { url: 'https://example.com' },
 };
 

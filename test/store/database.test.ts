@@ -98,7 +98,7 @@ describe('migration 4: run owner identity', () => {
     v3.prepare("INSERT INTO runs (id, conversation_id, request_id, fingerprint, state, owner_pid, created_at, updated_at) VALUES ('r', 'c', 'q', 'f', 'running', ?, 'now', 'now')").run(process.ppid);
     v3.close();
 
-    const v4 = openDatabase(file);
+    const v4 = openDatabase(file, { targetVersion: 4 });
     expect(v4.pragma('user_version', { simple: true })).toBe(4);
     const runs = new RunRepository(v4);
     expect(runs.get('r')).toMatchObject({ state: 'running', ownerPid: process.ppid, ownerIdentity: null });

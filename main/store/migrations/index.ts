@@ -3,6 +3,8 @@ import { updateToSchemaVersion1 } from './0001-initial.js';
 import { updateToSchemaVersion2 } from './0002-grants.js';
 import { updateToSchemaVersion3 } from './0003-connections.js';
 import { updateToSchemaVersion4 } from './0004-run-owner-identity.js';
+import { updateToSchemaVersion5 } from './0005-anchors.js';
+import { updateToSchemaVersion6 } from './0006-search.js';
 
 export interface Migration {
   readonly version: number;
@@ -15,6 +17,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, up: updateToSchemaVersion2 },
   { version: 3, up: updateToSchemaVersion3 },
   { version: 4, up: updateToSchemaVersion4 },
+  { version: 5, up: updateToSchemaVersion5 },
+  { version: 6, up: updateToSchemaVersion6 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
