@@ -45,87 +45,90 @@ function money(value: number): number {
 }
 
 interface OpenTurn {
-  at: string;
-  gateway: Tokens | null;
-  cli: Tokens | null;
-  cost: number | null;
-  total: number | null;
+  readonly at: string;
+  readonly gateway: Tokens | null;
+  readonly cli: Tokens | null;
+  readonly cost: number | null;
+  readonly total: number | null;
 }
 
 type Parsed = JournalEventBody | UnreadableEvent;
 
+/** Where a conversation's usage fold stands: turns not yet finished, and the session's last total. */
+export interface UsageState {
+  readonly open: Readonly<Record<string, OpenTurn>>;
+  readonly lastTotal: number | null;
+  /** False while the events fed began mid-conversation and no total was seen yet: a first total's turn cost is then unknown. */
+  readonly fromStart: boolean;
+}
+
+export const USAGE_START: UsageState = { open: {}, lastTotal: null, fromStart: true };
+
+function closeTurn(runId: string, turn: OpenTurn): TurnUsage {
+  const tokensFrom = turn.gateway !== null ? 'gateway' : turn.cli !== null ? 'cli' : null;
+  return { runId, at: turn.at, tokens: turn.gateway ?? turn.cli ?? NO_TOKENS, tokensFrom, costUsd: turn.cost, sessionTotalUsd: turn.total };
+}
+
 /**
- * Feed it a conversation's events in order; it hands back each turn's usage as the turn ends.
- * Turns are keyed by run id; events without one are not part of a turn.
+ * One event into the fold (pure: the desktop's timeline keeps the state); returns the next state
+ * and, when the event ended a turn, that turn's usage. Events without a run id belong to no turn.
  */
+export function foldUsage(state: UsageState, runId: string | null, createdAt: string, event: Parsed): [UsageState, TurnUsage | null] {
+  if (runId === null || (event.type !== 'model_call' && event.type !== 'usage' && event.type !== 'run_finished')) return [state, null];
+  // Run ids come from the journal (or a bundle): only own entries count, never a prototype's.
+  const turn: OpenTurn = Object.hasOwn(state.open, runId) ? state.open[runId]! : { at: createdAt, gateway: null, cli: null, cost: null, total: null };
+  const withTurn = (next: OpenTurn, rest: Partial<UsageState> = {}): [UsageState, null] => [{ ...state, ...rest, open: { ...state.open, [runId]: next } }, null];
+  switch (event.type) {
+    case 'model_call': {
+      const { usage, path } = event.payload;
+      // count_tokens answers measure a prompt; they are not tokens the model processed.
+      if (usage === null || path.endsWith('/count_tokens')) return [state, null];
+      return withTurn({ ...turn, gateway: addTokens(turn.gateway ?? NO_TOKENS, { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheCreation: usage.cacheCreationTokens }) });
+    }
+    case 'usage': {
+      const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd } = event.payload;
+      const cli = { input: inputTokens, output: outputTokens, cacheRead: cacheReadTokens, cacheCreation: cacheCreationTokens };
+      if (costUsd === null) return withTurn({ ...turn, cli });
+      // A total lower than the last one is a new CLI session: its total is all this turn's.
+      const last = state.lastTotal;
+      const cost = last === null ? (state.fromStart ? money(costUsd) : null) : money(costUsd < last ? costUsd : costUsd - last);
+      return withTurn({ ...turn, cli, cost, total: costUsd }, { lastTotal: costUsd, fromStart: true });
+    }
+    case 'run_finished': {
+      const open = { ...state.open };
+      delete open[runId];
+      return [{ ...state, open }, closeTurn(runId, { ...turn, at: createdAt })];
+    }
+  }
+}
+
+/** The fold as an object, for readers that go through a journal once (`ward usage`, replay, exports). */
 export class UsageTally {
-  private readonly open = new Map<string, OpenTurn>();
-  private lastTotal: number | null = null;
+  private state: UsageState;
 
   /** `fromStart` false: the events fed begin mid-conversation, so the first total's turn cost is unknown. */
-  constructor(private fromStart = true) {}
+  constructor(fromStart = true) {
+    this.state = { ...USAGE_START, fromStart };
+  }
 
   /** The usage of the turn this event ended, if it ended one. */
   add(runId: string | null, createdAt: string, event: Parsed): TurnUsage | null {
-    if (runId === null) return null;
-    switch (event.type) {
-      case 'model_call': {
-        const { usage, path } = event.payload;
-        // count_tokens answers measure a prompt; they are not tokens the model processed.
-        if (usage === null || path.endsWith('/count_tokens')) return null;
-        const turn = this.turn(runId, createdAt);
-        turn.gateway = addTokens(turn.gateway ?? NO_TOKENS, { input: usage.inputTokens, output: usage.outputTokens, cacheRead: usage.cacheReadTokens, cacheCreation: usage.cacheCreationTokens });
-        return null;
-      }
-      case 'usage': {
-        const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd } = event.payload;
-        const turn = this.turn(runId, createdAt);
-        turn.cli = { input: inputTokens, output: outputTokens, cacheRead: cacheReadTokens, cacheCreation: cacheCreationTokens };
-        if (costUsd !== null) {
-          // A total lower than the last one is a new CLI session: its total is all this turn's.
-          if (this.lastTotal === null) turn.cost = this.fromStart ? money(costUsd) : null;
-          else turn.cost = money(costUsd < this.lastTotal ? costUsd : costUsd - this.lastTotal);
-          turn.total = costUsd;
-          this.lastTotal = costUsd;
-          this.fromStart = true;
-        }
-        return null;
-      }
-      case 'run_finished': {
-        const turn = this.turn(runId, createdAt);
-        this.open.delete(runId);
-        return this.close(runId, { ...turn, at: createdAt });
-      }
-      default:
-        return null;
-    }
+    const [next, turn] = foldUsage(this.state, runId, createdAt, event);
+    this.state = next;
+    return turn;
   }
 
   /** The usage so far of a turn not yet finished (what a `usage` event just added, for instance). */
   current(runId: string | null): TurnUsage | null {
-    const turn = runId === null ? undefined : this.open.get(runId);
-    return turn === undefined ? null : this.close(runId!, turn);
+    if (runId === null || !Object.hasOwn(this.state.open, runId)) return null;
+    return closeTurn(runId, this.state.open[runId]!);
   }
 
   /** Turns the journal has not finished (a run still going, or cut short): their usage so far. */
   unfinished(): TurnUsage[] {
-    const turns = [...this.open].map(([runId, turn]) => this.close(runId, turn));
-    this.open.clear();
+    const turns = Object.entries(this.state.open).map(([runId, turn]) => closeTurn(runId, turn));
+    this.state = { ...this.state, open: {} };
     return turns;
-  }
-
-  private turn(runId: string, at: string): OpenTurn {
-    let turn = this.open.get(runId);
-    if (turn === undefined) {
-      turn = { at, gateway: null, cli: null, cost: null, total: null };
-      this.open.set(runId, turn);
-    }
-    return turn;
-  }
-
-  private close(runId: string, turn: OpenTurn): TurnUsage {
-    const tokensFrom = turn.gateway !== null ? 'gateway' : turn.cli !== null ? 'cli' : null;
-    return { runId, at: turn.at, tokens: turn.gateway ?? turn.cli ?? NO_TOKENS, tokensFrom, costUsd: turn.cost, sessionTotalUsd: turn.total };
   }
 }
 

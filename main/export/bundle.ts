@@ -115,7 +115,12 @@ export function writeBundle(file: string, contents: BundleContents, key: Signing
     });
     const lines = exportLines(contents.conversationId, contents.head, contents.events, contents.check);
     let next = lines.next();
-    for (; !next.done; next = lines.next()) out.write(next.value.line);
+    try {
+      for (; !next.done; next = lines.next()) out.write(next.value.line);
+    } finally {
+      // A failed write stops reading the journal too.
+      if (!next.done) lines.return({ events: 0, head: '' });
+    }
     const chain = next.value;
     out.flush();
     journal.end();

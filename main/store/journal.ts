@@ -219,9 +219,13 @@ export class Journal {
     return { seq: head.last_seq, hash: head.last_hash };
   }
 
-  /** Events as stored, up to `lastSeq`, in order (exports hash and copy these exact bytes). */
-  stored(conversationId: string, lastSeq: number): IterableIterator<StoredEvent> {
-    return this.db
+  /**
+   * Events as stored, up to `lastSeq`, in order (exports hash and copy these exact bytes). The
+   * query starts with the first read, and ends when the reader stops: an iterator nobody reads
+   * does not hold the connection.
+   */
+  *stored(conversationId: string, lastSeq: number): Generator<StoredEvent> {
+    yield* this.db
       .prepare<[string, number], StoredEvent>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq <= ? ORDER BY seq')
       .iterate(conversationId, lastSeq);
   }

@@ -1,6 +1,7 @@
 /** The window: namespace switcher, navigation, searchable sessions, and the current page. */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, PendingApprovalView, WardApi } from '../../preload/contract.js';
+import type { AgentView, ApprovalAnswer, ConversationView, NamespaceView, PendingApprovalView, SearchHitView, UsageSummaryView, WardApi } from '../../preload/contract.js';
+import { describeUsage } from '../../preload/usage.js';
 import { errorText, unwrap } from './api.js';
 import { ApprovalPrompt } from './components/ApprovalPrompt.js';
 import { ChatView } from './components/ChatView.js';
@@ -53,6 +54,11 @@ export function App({ api }: { api: WardApi }) {
   const [newTitle, setNewTitle] = useState('');
   const [newAgent, setNewAgent] = useState('');
   const [listTick, setListTick] = useState(0);
+  const [hits, setHits] = useState<readonly SearchHitView[]>([]);
+  const [searchProblem, setSearchProblem] = useState<string | null>(null);
+  /** A search hit the chat brings into view. */
+  const [focus, setFocus] = useState<{ conversationId: string; seq: number } | null>(null);
+  const [today, setToday] = useState<UsageSummaryView['total'] | null>(null);
 
   const go = useCallback((next: Partial<Place>) => setPlace((current) => ({ ...current, ...next })), []);
   useEffect(() => sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)), [place]);
@@ -80,6 +86,35 @@ export function App({ api }: { api: WardApi }) {
     }, 120);
     return () => clearTimeout(timer);
   }, [api, ready, place.namespace, query, listTick]);
+
+  // Words in prompts, answers and tools, across the namespace's sessions (full-text search in main).
+  useEffect(() => {
+    const text = query.trim();
+    if (!ready || text === '') {
+      setHits([]);
+      setSearchProblem(null);
+      return;
+    }
+    const timer = setTimeout(() => {
+      unwrap(api.search.query({ namespace: place.namespace, query: text }))
+        .then((found) => {
+          setHits(found);
+          setSearchProblem(null);
+        })
+        .catch((failure: unknown) => {
+          setHits([]);
+          setSearchProblem(errorText(failure));
+        });
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [api, ready, place.namespace, query]);
+
+  useEffect(() => {
+    if (!ready) return;
+    unwrap(api.usage.summary({ namespace: place.namespace, since: new Date().toISOString().slice(0, 10) }))
+      .then((summary) => setToday(summary.total))
+      .catch(fail);
+  }, [api, ready, place.namespace, listTick]);
 
   useEffect(() => {
     if (!ready) return;
@@ -135,6 +170,11 @@ export function App({ api }: { api: WardApi }) {
     }
   };
 
+  // The bundle opens in a review window of its own (main shows the file dialog and the window).
+  const openBundle = () => {
+    unwrap(api.review.open({})).catch(fail);
+  };
+
   const pendingCount = approvals.length;
   return (
     <div className="app">
@@ -179,6 +219,35 @@ export function App({ api }: { api: WardApi }) {
           ))}
           {conversations.length === 0 && <li className="muted">{query ? 'No matching sessions' : 'No sessions yet'}</li>}
         </ul>
+        {query.trim() !== '' && (
+          <ul className="sessions search-hits" aria-label="Found in messages">
+            {hits.map((hit) => (
+              <li key={`${hit.conversationId}/${hit.seq}`}>
+                <button
+                  type="button"
+                  onClick={() => {
+                    setFocus({ conversationId: hit.conversationId, seq: hit.seq });
+                    go({ page: 'chats', conversationId: hit.conversationId });
+                  }}
+                >
+                  <span className="session-title">{hit.title}</span>
+                  <span className="hit-snippet">
+                    {hit.snippet.map((part, index) => (part.match ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+                  </span>
+                </button>
+              </li>
+            ))}
+            {hits.length === 0 && <li className="muted">{searchProblem ?? 'No matches in messages'}</li>}
+          </ul>
+        )}
+        {today !== null && today.turns > 0 && (
+          <div className="usage-today muted" data-testid="usage-today">
+            Today: {describeUsage(today.tokens, today.costUsd)}
+          </div>
+        )}
+        <button type="button" className="link-button" onClick={openBundle}>
+          Open bundle…
+        </button>
         <form
           className="new-chat"
           onSubmit={(event) => {
@@ -231,6 +300,7 @@ export function App({ api }: { api: WardApi }) {
               approvals={approvals}
               onOpenLink={openLink}
               onRunChange={refreshList}
+              focusSeq={focus?.conversationId === place.conversationId ? focus.seq : null}
             />
           ))}
         {ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}

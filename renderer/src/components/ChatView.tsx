@@ -1,9 +1,10 @@
 /** The chat: the journal-driven timeline, the uncertain-run banner, pending approvals, the composer. */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ApprovalAnswer, PendingApprovalView, WardApi } from '../../../preload/contract.js';
+import { describeUsage } from '../../../preload/usage.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
-import { mergeRunState, type RunStatus, type TimelineItem } from '../state/timeline.js';
+import { indexAtSeq, mergeRunState, type RunStatus, type TimelineItem } from '../state/timeline.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
@@ -20,12 +21,16 @@ export interface ChatViewProps {
   readonly onOpenLink: (url: string) => void;
   /** Told when the run's state changes, so lists showing it can refresh. */
   readonly onRunChange?: (state: string | null) => void;
+  /** An event to bring into view (a search hit). */
+  readonly focusSeq?: number | null;
 }
 
 const itemKey = (item: TimelineItem) => item.key;
 
-export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink, onRunChange }: ChatViewProps) {
+export function ChatView({ api, router, namespace, conversationId, approvals, onOpenLink, onRunChange, focusSeq = null }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
+  // Focused once the replay has reached the event.
+  const focusIndex = useMemo(() => (focusSeq === null || state.lastSeq < focusSeq ? null : indexAtSeq(state.items, focusSeq)), [focusSeq, state.items, state.lastSeq]);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
 
@@ -85,6 +90,11 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
             {conversation.agentName} v{conversation.agentVersion}
           </span>
         )}
+        {state.usageTotal.turns > 0 && (
+          <span className="chat-usage" data-testid="chat-usage">
+            Total: {describeUsage(state.usageTotal.tokens, state.usageTotal.costUsd)}
+          </span>
+        )}
       </header>
       {error !== null && (
         <div className="banner banner-error" role="alert">
@@ -95,7 +105,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, on
       {state.items.length === 0 ? (
         <div className={conversation?.lastSeq === 0 ? 'chat-empty' : 'chat-loading'}>{conversation?.lastSeq === 0 ? 'No messages yet.' : 'Loading…'}</div>
       ) : (
-        <VirtualList items={state.items} getKey={itemKey} estimateHeight={estimateRowHeight} renderItem={renderItem} label="Conversation" />
+        <VirtualList items={state.items} getKey={itemKey} estimateHeight={estimateRowHeight} renderItem={renderItem} label="Conversation" focusIndex={focusIndex} />
       )}
       {mine.map((approval) => (
         <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />

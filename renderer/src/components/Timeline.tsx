@@ -61,6 +61,12 @@ export function TimelineRow({ item, onOpenLink }: { item: TimelineItem; onOpenLi
           {item.text}
         </div>
       );
+    case 'usage':
+      return (
+        <div className="turn-usage" data-testid="turn-usage">
+          {item.text}
+        </div>
+      );
   }
 }
 
@@ -71,6 +77,8 @@ export function estimateRowHeight(item: TimelineItem): number {
       return 44;
     case 'notice':
       return 36;
+    case 'usage':
+      return 24;
     default:
       return 56 + Math.ceil(item.text.length / 90) * 20;
   }

@@ -6,7 +6,7 @@
  * bottom. Positions are set as element style properties, which the renderer's CSP allows.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /** Rows rendered beyond each edge of the viewport, so a quick scroll does not show blank space. */
 const OVERSCAN_ROWS = 6;
@@ -19,9 +19,11 @@ export interface VirtualListProps<T> {
   readonly estimateHeight: (item: T) => number;
   readonly renderItem: (item: T) => ReactNode;
   readonly label: string;
+  /** A row to bring into view and mark (a search hit); null for none. */
+  readonly focusIndex?: number | null;
 }
 
-export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, label }: VirtualListProps<T>) {
+export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, label, focusIndex = null }: VirtualListProps<T>) {
   const viewport = useRef<HTMLDivElement>(null);
   // Stable between renders with the same items: a new key function makes the virtualizer re-sum every row.
   const keyAt = useCallback((index: number) => getKey(items[index]!), [items, getKey]);
@@ -38,12 +40,23 @@ export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, labe
     scrollEndThreshold: BOTTOM_SLACK_PX,
   });
   useLayoutEffect(() => virtualizer.scrollToEnd(), [virtualizer]);
+  useEffect(() => {
+    if (focusIndex !== null && focusIndex < items.length) virtualizer.scrollToIndex(focusIndex, { align: 'center' });
+    // Only a new focus scrolls (not every new row): rows arriving later must not pull the view back to it.
+  }, [focusIndex, virtualizer]);
 
   return (
     <div ref={viewport} className="vlist" role="log" aria-label={label} aria-live="polite" tabIndex={0}>
       <div className="vlist-space" role="list" style={{ height: `${virtualizer.getTotalSize()}px` }}>
         {virtualizer.getVirtualItems().map((row) => (
-          <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="vrow" role="listitem" style={{ transform: `translateY(${row.start}px)` }}>
+          <div
+            key={row.key}
+            data-index={row.index}
+            ref={virtualizer.measureElement}
+            className={row.index === focusIndex ? 'vrow vrow-focus' : 'vrow'}
+            role="listitem"
+            style={{ transform: `translateY(${row.start}px)` }}
+          >
             {renderItem(items[row.index]!)}
           </div>
         ))}

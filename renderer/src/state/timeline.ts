@@ -7,6 +7,7 @@
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
 import { escapeInvisible, escapeOneLine } from '../../../preload/display.js';
 import { readJournalEvent, type EventOf } from '../../../preload/events.js';
+import { addTurn, describeUsage, foldUsage, NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../preload/usage.js';
 
 export type ToolStatus = 'running' | 'ok' | 'error';
 
@@ -30,7 +31,9 @@ export type TimelineItem =
       readonly output: string | null;
       readonly durationMs: number | null;
     }
-  | { readonly kind: 'notice'; readonly key: string; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string };
+  | { readonly kind: 'notice'; readonly key: string; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string }
+  /** What a turn used and cost, under the turn. */
+  | { readonly kind: 'usage'; readonly key: string; readonly text: string };
 
 /** The run the composer reflects; `stopping` is shown as "Stopping…", `stopped` is not an error. */
 export interface RunStatus {
@@ -43,9 +46,12 @@ export interface ConversationState {
   readonly items: readonly TimelineItem[];
   readonly lastSeq: number;
   readonly run: RunStatus | null;
+  /** The turns' usage so far (preload/usage.ts) and their total. */
+  readonly usage: UsageState;
+  readonly usageTotal: UsageTotal;
 }
 
-export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null };
+export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null, usage: USAGE_START, usageTotal: NO_USAGE };
 
 const MAX_SHOWN_CHARS = 4_000;
 
@@ -90,11 +96,15 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
   };
   let run = state.run;
   let lastSeq = state.lastSeq;
+  let usage = state.usage;
+  let usageTotal = state.usageTotal;
 
   for (const view of fresh) {
     lastSeq = view.seq;
     const key = `e${view.seq}`;
     const event = readJournalEvent(view.type, view.payload);
+    const [nextUsage, turn] = foldUsage(usage, view.runId, view.createdAt, event);
+    usage = nextUsage;
     switch (event.type) {
       case 'run_started':
         if (view.runId !== null) run = { id: view.runId, state: 'running', reason: null };
@@ -185,8 +195,19 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
       default:
         event satisfies never;
     }
+    // A turn that reported what it used gets a line under it.
+    if (turn !== null && (turn.tokensFrom !== null || turn.costUsd !== null)) {
+      usageTotal = addTurn(usageTotal, turn);
+      items.push({ kind: 'usage', key: `u${view.seq}`, text: `Turn: ${describeUsage(turn.tokens, turn.costUsd)}` });
+    }
   }
-  return { items, lastSeq, run };
+  return { items, lastSeq, run, usage, usageTotal };
+}
+
+/** The row that shows event `seq`: the last one made at or before it (a tool result lives in its call's row). */
+export function indexAtSeq(items: readonly TimelineItem[], seq: number): number | null {
+  for (let index = items.length - 1; index >= 0; index--) if (Number(items[index]!.key.slice(1)) <= seq) return index;
+  return null;
 }
 
 /** Combines the journal's view of the run with the store's authoritative state (from conversations.get). */
