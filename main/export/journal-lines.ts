@@ -20,9 +20,8 @@ export interface JournalLine {
 
 const FIELDS = ['conversationId', 'seq', 'runId', 'type', 'createdAt', 'payload', 'prevHash', 'hash'] as const;
 
-export function encodeLine(conversationId: string, row: StoredEvent): string {
-  const line: JournalLine = { conversationId, seq: row.seq, runId: row.run_id, type: row.type, createdAt: row.created_at, payload: row.payload, prevHash: row.prev_hash, hash: row.hash };
-  return `${JSON.stringify(line)}\n`;
+function toLine(conversationId: string, row: StoredEvent): JournalLine {
+  return { conversationId, seq: row.seq, runId: row.run_id, type: row.type, createdAt: row.created_at, payload: row.payload, prevHash: row.prev_hash, hash: row.hash };
 }
 
 function shapeProblem(value: unknown): string | null {
@@ -42,6 +41,16 @@ export interface ChainProblem {
   readonly reason: string;
 }
 
+/** Why an event does not continue the chain where event `expected` should be, or null when it does. */
+function linkProblem(expected: number, prevHash: string, conversationId: string, event: JournalLine): string | null {
+  if (event.conversationId !== conversationId) return `event ${expected} belongs to another conversation`;
+  if (event.seq > expected) return `event ${expected} is missing`;
+  if (event.seq !== expected) return `event ${expected} is out of order (line ${expected} holds event ${event.seq})`;
+  if (event.prevHash !== prevHash) return `event ${expected} does not follow event ${expected - 1} (chain broken)`;
+  if (hashEvent(event.prevHash, event.conversationId, event.seq, event.runId, event.type, event.payload, event.createdAt) !== event.hash) return `event ${expected} was altered`;
+  return null;
+}
+
 /**
  * Checks lines one at a time against the chain, as `Journal.verify` does rows: the first event
  * altered, removed, reordered or foreign is named; later lines are only counted.
@@ -55,29 +64,35 @@ export class ChainChecker {
 
   /** Checks one line's text; returns the parsed line while the chain holds. */
   push(text: string): JournalLine | null {
-    this.count += 1;
-    if (this.problem !== null) return null;
-    const expected = this.count;
-    const fail = (reason: string): null => {
-      this.problem = { firstBadSeq: expected, reason };
-      return null;
-    };
+    if (this.problem !== null) return this.fail('');
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return fail(`line ${expected} is not JSON (event ${expected} is unreadable)`);
+      return this.fail(`line ${this.count + 1} is not JSON (event ${this.count + 1} is unreadable)`);
     }
     const shape = shapeProblem(value);
-    if (shape !== null) return fail(`line ${expected} is not a journal event (${shape})`);
-    const line = value as JournalLine;
-    if (line.conversationId !== this.conversationId) return fail(`event ${expected} belongs to another conversation`);
-    if (line.seq > expected) return fail(`event ${expected} is missing`);
-    if (line.seq !== expected) return fail(`event ${expected} is out of order (line ${expected} holds event ${line.seq})`);
-    if (line.prevHash !== this.prevHash) return fail(`event ${expected} does not follow event ${expected - 1} (chain broken)`);
-    if (hashEvent(line.prevHash, line.conversationId, line.seq, line.runId, line.type, line.payload, line.createdAt) !== line.hash) return fail(`event ${expected} was altered`);
-    this.prevHash = line.hash;
-    return line;
+    if (shape !== null) return this.fail(`line ${this.count + 1} is not a journal event (${shape})`);
+    return this.pushEvent(value as JournalLine);
+  }
+
+  /** Checks one event already in hand (an export checks the rows it writes, without parsing its own lines). */
+  pushEvent(event: JournalLine): JournalLine | null {
+    this.count += 1;
+    if (this.problem !== null) return null;
+    const problem = linkProblem(this.count, this.prevHash, this.conversationId, event);
+    if (problem !== null) {
+      this.problem = { firstBadSeq: this.count, reason: problem };
+      return null;
+    }
+    this.prevHash = event.hash;
+    return event;
+  }
+
+  private fail(reason: string): null {
+    this.count += 1;
+    this.problem ??= { firstBadSeq: this.count, reason };
+    return null;
   }
 
   get events(): number {
@@ -107,9 +122,10 @@ export function* exportLines(
 ): Generator<{ readonly line: string; readonly event: StoredEvent }, { readonly events: number; readonly head: string }> {
   const chain = new ChainChecker(conversationId);
   for (const event of events) {
-    const line = encodeLine(conversationId, event);
-    chain.push(line);
+    const fields = toLine(conversationId, event);
+    chain.pushEvent(fields);
     if (chain.problem !== null) throw notExported(conversationId, chain.problem.reason);
+    const line = `${JSON.stringify(fields)}\n`;
     check(line, event);
     yield { line, event };
   }
