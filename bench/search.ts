@@ -33,7 +33,7 @@ function text(i: number): string {
 /**
  * E4: the first page (20 hits, ranked, with snippets and the events' type and time) of a search
  * over 100,000 journaled prompts, answers and tool results in 100 conversations, against the raw
- * FTS5 query for the same ranked page, in the same run.
+ * FTS5 query for the same ranked page (its row ids only), in the same run.
  */
 export async function benchSearch(): Promise<Record<string, unknown>> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-search-'));
@@ -55,7 +55,7 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       );
     }
     const search = new SearchService();
-    const raw = store.db.prepare('SELECT conversation_id, seq FROM events_fts WHERE events_fts MATCH ? ORDER BY rank LIMIT 20').raw(true);
+    const raw = store.db.prepare('SELECT rowid FROM events_fts WHERE events_fts MATCH ? ORDER BY rank LIMIT 20').raw(true);
     const wardSamples: number[] = [];
     const rawSamples: number[] = [];
     const perQuery: Record<string, { hits: number; wardP50Ms: number; rawP50Ms: number }> = {};

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { GENESIS_HASH, hashEvent } from './chain.js';
-import { searchableText } from './search.js';
+import { indexStatement, searchableText, SearchKeys } from './search.js';
 
 export { GENESIS_HASH };
 /** A bigger payload belongs in a file, not the journal; producers truncate before this. */
@@ -68,8 +68,8 @@ export class Journal {
   private readonly selectHead: Statement<[string], { last_seq: number; last_hash: string }>;
   private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
   private readonly updateHead: Statement<[number, string, string]>;
-  /** Prepared on first append: a read-only store of an older schema has no search index. */
-  private insertSearch: Statement<[string, string, number]> | undefined;
+  /** Prepared on first use: a read-only store of an older schema has no search index. */
+  private search: { readonly keys: SearchKeys; readonly insert: Statement<[number, number, string]> } | undefined;
   /** Raw rows (arrays, not objects): replay reads up to 100,000 events at a time. */
   private readonly selectPage: Statement<[string, number, number], PageRow>;
   private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
@@ -123,9 +123,11 @@ export class Journal {
     let prevHash = head.last_hash;
     const createdAt = this.now().toISOString();
     const events: JournalEvent[] = [];
+    let searchKey: number | undefined;
     for (const input of inputs) {
       const payload = JSON.stringify(input.payload ?? null);
-      if (Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD_BYTES) {
+      // A UTF-16 unit is at most 3 UTF-8 bytes: most payloads need no byte count.
+      if (payload.length * 3 > MAX_EVENT_PAYLOAD_BYTES && Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD_BYTES) {
         throw new WardError('usage', `event ${input.type} payload exceeds ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
       }
       seq += 1;
@@ -135,8 +137,9 @@ export class Journal {
       // E4: the search index changes in the same transaction as the journal.
       const searchable = searchableText(input.type, input.payload);
       if (searchable !== null) {
-        this.insertSearch ??= this.db.prepare('INSERT INTO events_fts (body, conversation_id, seq) VALUES (?, ?, ?)');
-        this.insertSearch.run(searchable, conversationId, seq);
+        this.search ??= { keys: new SearchKeys(this.db), insert: indexStatement(this.db) };
+        searchKey ??= this.search.keys.keyOf(conversationId);
+        this.search.insert.run(searchKey, seq, searchable);
       }
       events.push({ conversationId, seq, runId, type: input.type, payload: input.payload ?? null, createdAt, hash });
       prevHash = hash;

@@ -2,11 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../preload/events.js';
 import { isWardError } from '../../main/base/errors.js';
+import { snippetOf } from '../../main/store/search.js';
 import { appendTurn } from '../export/support.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 
-const indexed = (store: ReturnType<typeof seedConversation>['store']) => store.db.prepare('SELECT count(*) AS n FROM events_fts').get() as { n: number };
+/** Index rows holding a word, counted in the index itself (it keeps no text to scan). */
+const indexed = (store: ReturnType<typeof seedConversation>['store'], word: string) => store.db.prepare('SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ?').get(word) as { n: number };
 
 describe('search (E4)', () => {
   it('test_finds_prompts_answers_tool_names_and_previews_best_first_with_the_matched_words_marked', () => {
@@ -35,11 +37,11 @@ describe('search (E4)', () => {
   it('test_indexes_in_the_append_transaction_a_failed_append_leaves_neither_event_nor_index_row', () => {
     const { core, store, conversation } = seedConversation(tempDir());
     store.journal.append(conversation.id, journalEvent('user_prompt', { text: 'first words' }));
-    expect(indexed(store)).toEqual({ n: 1 });
+    expect(indexed(store, 'words')).toEqual({ n: 1 });
     expect(() =>
       store.journal.appendMany(conversation.id, [journalEvent('user_prompt', { text: 'second words' }), journalEvent('assistant_text', { text: 'x'.repeat(1024 * 1024 + 1) })]),
     ).toThrow(/exceeds/);
-    expect(indexed(store)).toEqual({ n: 1 });
+    expect(indexed(store, 'words')).toEqual({ n: 1 });
     expect(store.journal.lastSeq(conversation.id)).toBe(1);
     expect(store.search.query('second')).toEqual([]);
     // Streamed deltas repeat their final text: not indexed.
@@ -66,5 +68,16 @@ describe('search (E4)', () => {
     expect(store.search.query('"\'); DROP TABLE events; --"')).toEqual([]);
     expect(store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'events'").get()).toBeDefined();
     core.close();
+  });
+});
+
+describe('snippets', () => {
+  it('test_marks_words_prefixes_and_words_with_diacritics_as_fts5_matched_them_and_cuts_long_text_around_the_first_match', () => {
+    const marked = (body: string, query: string) => snippetOf(body, query).map((part) => (part.match ? `[${part.text}]` : part.text)).join('');
+    expect(marked('Deploying the café in Lisbon', 'deploy* AND cafe')).toBe('[Deploying] the [café] in Lisbon');
+    expect(marked('weather_lookup\nsunny', '"weather lookup"')).toBe('[weather]_[lookup]\nsunny');
+    const long = `${'filler '.repeat(50)}the needle is here ${'more '.repeat(50)}`;
+    expect(marked(long, 'needle')).toBe('…filler filler filler filler filler the [needle] is here more more more more more more more more more…');
+    expect(marked('nothing matches here', 'NEAR(a b)')).toBe('nothing matches here');
   });
 });

@@ -1,21 +1,30 @@
 import type { Database } from 'better-sqlite3';
-import { searchableText } from '../search.js';
+import { indexStatement, searchableText, SearchKeys } from '../search.js';
 
 /** Rows read per step while the index is filled, so memory stays bounded for any journal. */
 const PAGE = 5_000;
 
 /**
- * E4: the full-text index of prompts, answers, tool names and tool previews, filled from the
- * events already journaled; from here on the journal writes it in each append's transaction.
+ * E4: the full-text index of prompts, answers, tool names and tool previews (store/search.ts),
+ * filled from the events already journaled; from here on the journal writes it in each append's
+ * transaction. `search_keys` gives each conversation a stable small integer for the index's row
+ * ids (an INTEGER PRIMARY KEY, which VACUUM never renumbers).
  */
 export function updateToSchemaVersion6(db: Database): void {
-  db.exec(`CREATE VIRTUAL TABLE events_fts USING fts5(body, conversation_id UNINDEXED, seq UNINDEXED, tokenize = 'unicode61 remove_diacritics 2')`);
+  db.exec(`
+    CREATE TABLE search_keys (
+      key INTEGER PRIMARY KEY,
+      conversation_id TEXT NOT NULL UNIQUE REFERENCES conversations(id)
+    ) STRICT;
+    CREATE VIRTUAL TABLE events_fts USING fts5(body, content = '', columnsize = 0, tokenize = 'unicode61 remove_diacritics 2');
+  `);
   const page = db.prepare<[string, number, number], { conversation_id: string; seq: number; type: string; payload: string }>(
     `SELECT conversation_id, seq, type, payload FROM events
      WHERE (conversation_id, seq) > (?, ?) AND type IN ('user_prompt', 'assistant_text', 'tool_call', 'tool_result')
      ORDER BY conversation_id, seq LIMIT ?`,
   );
-  const insert = db.prepare('INSERT INTO events_fts (body, conversation_id, seq) VALUES (?, ?, ?)');
+  const keys = new SearchKeys(db);
+  const insert = indexStatement(db);
   let after = { conversationId: '', seq: 0 };
   for (;;) {
     const rows = page.all(after.conversationId, after.seq, PAGE);
@@ -27,7 +36,7 @@ export function updateToSchemaVersion6(db: Database): void {
         continue; // not JSON: nothing to index (verify names such an event)
       }
       const body = searchableText(row.type, payload);
-      if (body !== null) insert.run(body, row.conversation_id, row.seq);
+      if (body !== null) insert.run(keys.keyOf(row.conversation_id), row.seq, body);
     }
     if (rows.length < PAGE) return;
     const last = rows[rows.length - 1]!;
