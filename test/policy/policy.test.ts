@@ -7,6 +7,7 @@ import {
   PolicyGate,
   assertCliVersionAllowed,
   assertConnectionAllowed,
+  assertExportAllowed,
   assertProviderAllowed,
   assertRulesAllowed,
   loadPolicy,
@@ -56,6 +57,16 @@ describe('admin policy', () => {
     const b = parsePolicy(JSON.stringify({ version: 1, namespace: 'home' }), 'b');
     expect(wardErrorOf(() => mergePolicies(a, b))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('fix different namespaces (work, home)') });
     expect(mergePolicies(a, parsePolicy(JSON.stringify({ version: 1, cliVersions: ['2.1.328'], connections: ['github', 'jira'] }), 'c'))).toMatchObject({ namespace: 'work', cliVersions: ['2.1.328'], connections: ['github', 'jira'] });
+  });
+
+  it('test_signed_exports_stay_required_when_either_policy_requires_them_and_refuse_transcripts', () => {
+    const strict = parsePolicy(JSON.stringify({ version: 1, reason: 'Example IT', signedExports: true }), 'a');
+    const lax = parsePolicy(JSON.stringify({ version: 1 }), 'b');
+    expect(mergePolicies(lax, strict)).toMatchObject({ signedExports: true });
+    expect(lax.signedExports).toBe(false);
+    expect(() => assertExportAllowed(strict, 'bundle')).not.toThrow();
+    expect(wardErrorOf(() => assertExportAllowed(strict, 'markdown'))).toMatchObject({ code: 'policy_refused', message: 'a markdown export carries no signature, and every export must be signed; export a bundle: refused by Example IT' });
+    expect(() => assertExportAllowed(null, 'html')).not.toThrow();
   });
 
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {
