@@ -1,13 +1,7 @@
-import { EXIT, WardError } from '../../base/errors.js';
-import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { EXIT } from '../../base/errors.js';
+import { COMMON_OPTIONS, parseCommandArgs, parseWholeNumber, requirePositional, type Command } from '../command.js';
 import { EventPrinter } from '../format-event.js';
 import { writeJson, writeLine } from '../io.js';
-
-export function parseSeq(value: string | undefined, flag: string): number {
-  if (value === undefined) return 0;
-  if (!/^\d{1,15}$/.test(value)) throw new WardError('usage', `${flag} takes a sequence number (0 or more), not ${JSON.stringify(value.slice(0, 20))}`);
-  return Number(value);
-}
 
 export const replayCommand: Command = {
   name: 'replay',
@@ -19,7 +13,7 @@ export const replayCommand: Command = {
     const store = app().namespaces.readOnly(values.namespace);
     const conversation = store.conversations.resolve(requirePositional(this, positionals, 0, 'a conversation id'));
     // --from SEQ starts at SEQ itself: the cursor is the event before it.
-    const from = parseSeq(values.from, '--from');
+    const from = parseWholeNumber(values.from, '--from', 'a sequence number (0 or more)');
     const printer = new EventPrinter((line) => writeLine(io.stdout, line), from <= 1);
     for (const event of store.journal.read(conversation.id, Math.max(0, from - 1))) {
       // --json is the journal as stored (with its hashes), for machines; the text form is read by schema.

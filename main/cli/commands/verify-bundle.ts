@@ -16,16 +16,21 @@ export function describeVerdict(io: CliIo, verdict: BundleVerdict): void {
   if (statement.uncertainRuns.length > 0) writeLine(io.stdout, `  note: ${statement.uncertainRuns.length} run(s) had an unknown outcome when exported: ${statement.uncertainRuns.join(', ')}`);
 }
 
+/** FILE and --signer, as `verify-bundle` and `review` take them. */
+export function parseBundleArgs(command: Command, args: readonly string[]): { file: string; json: boolean; options: { expectedSigner?: string } } {
+  const { values, positionals } = parseCommandArgs(command, args, { json: COMMON_OPTIONS.json, signer: { type: 'string' } });
+  const file = requirePositional(command, positionals, 0, 'a bundle file');
+  return { file, json: values.json, options: values.signer === undefined ? {} : { expectedSigner: parseSigner(values.signer).fingerprint } };
+}
+
 export const verifyBundleCommand: Command = {
   name: 'verify-bundle',
   summary: 'check an export bundle offline: its signature, statement and hash chain (no data folder, keychain or network)',
   usage: 'ward verify-bundle FILE [--signer KEYFILE|FINGERPRINT] [--json]',
   async run(args, { io }) {
-    const { values, positionals } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json, signer: { type: 'string' } });
-    const file = requirePositional(this, positionals, 0, 'a bundle file');
-    const expected = values.signer === undefined ? undefined : parseSigner(values.signer).fingerprint;
-    const verdict = await verifyBundle(file, expected === undefined ? {} : { expectedSigner: expected });
-    if (values.json) writeJson(io.stdout, verdict);
+    const { file, json, options } = parseBundleArgs(this, args);
+    const verdict = await verifyBundle(file, options);
+    if (json) writeJson(io.stdout, verdict);
     else describeVerdict(io, verdict);
     return verdict.ok ? EXIT.ok : EXIT.verifyFailed;
   },
