@@ -11,6 +11,7 @@ import type { Journal } from './journal.js';
 export interface Anchor {
   readonly seq: number;
   readonly hash: string;
+  /** Empty for the mark migration 5 left at the head of a journal older than anchoring. */
   readonly mac: string;
 }
 
@@ -19,6 +20,8 @@ export interface AnchorCheck {
   readonly anchors: number;
   /** The newest anchored event, 0 when none is. */
   readonly anchoredSeq: number;
+  /** Events up to this one were journaled before anchoring existed (0: none were). */
+  readonly predates: number;
   /** Whether the MACs were checked with the keychain's key (false: it could not be read). */
   readonly keyChecked: boolean;
   /** The first problem, naming the first event that may be bad; null when the anchors hold. */
@@ -69,9 +72,10 @@ export class AnchorRepository {
   check(conversationId: string, key: Buffer | null): AnchorCheck {
     const anchors = this.list(conversationId);
     const hashAt = this.db.prepare<[string, number], { hash: string }>('SELECT hash FROM events WHERE conversation_id = ? AND seq = ?');
-    const result = (anchoredSeq: number, problem: AnchorCheck['problem']): AnchorCheck => ({ anchors: anchors.length, anchoredSeq, keyChecked: key !== null, problem });
+    const predates = anchors[0]?.mac === '' ? anchors[0].seq : 0;
+    const result = (anchoredSeq: number, problem: AnchorCheck['problem']): AnchorCheck => ({ anchors: anchors.length, anchoredSeq, predates, keyChecked: key !== null, problem });
     let anchoredSeq = 0;
-    for (const anchor of anchors) {
+    for (const [index, anchor] of anchors.entries()) {
       const stored = hashAt.get(conversationId, anchor.seq);
       if (stored === undefined) return result(anchoredSeq, { firstBadSeq: anchor.seq, reason: `event ${anchor.seq} is missing: it was anchored when its run ended (the journal was cut short)` });
       if (stored.hash !== anchor.hash) {
@@ -80,7 +84,9 @@ export class AnchorRepository {
           reason: `an event in #${anchoredSeq + 1}–#${anchor.seq} was altered and the chain recomputed: event ${anchor.seq} no longer matches its anchor`,
         });
       }
-      if (key !== null && !sameHex(anchor.mac, anchorMac(key, conversationId, anchor.seq, anchor.hash))) {
+      // Only the first row may be the unkeyed mark of a journal older than anchoring.
+      if (anchor.mac === '' && index > 0) return result(anchoredSeq, { firstBadSeq: anchoredSeq + 1, reason: `the anchor of event ${anchor.seq} carries no MAC (forged)` });
+      if (key !== null && anchor.mac !== '' && !sameHex(anchor.mac, anchorMac(key, conversationId, anchor.seq, anchor.hash))) {
         return result(anchoredSeq, {
           firstBadSeq: anchoredSeq + 1,
           reason: `the anchor of event ${anchor.seq} was not made with this namespace's anchor key (forged, or copied from another data folder)`,

@@ -8,6 +8,7 @@ import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
 import { RunRepository } from '../../main/store/runs.js';
 import { hashEvent } from '../../main/store/chain.js';
 import { SearchIndex } from '../../main/store/search.js';
+import { AnchorRepository } from '../../main/store/anchors.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -124,16 +125,21 @@ function olderRows(db: ReturnType<typeof openDatabase>, events: ReadonlyArray<re
 }
 
 describe('migration 5: journal anchors (J3)', () => {
-  it('test_adds_an_empty_anchors_table_and_keeps_the_journal_of_version_4', () => {
+  it('test_marks_the_head_of_each_journal_of_version_4_as_older_than_anchoring_without_a_mac', () => {
     const file = path.join(tempDir(), 'ward.db');
     const v4 = openDatabase(file, { targetVersion: 4 });
     v4.pragma('foreign_keys = OFF');
-    olderRows(v4, [['user_prompt', '{"text":"hello"}']]);
+    olderRows(v4, [
+      ['user_prompt', '{"text":"hello"}'],
+      ['run_finished', '{"state":"succeeded","reason":null}'],
+    ]);
     v4.close();
     const v5 = openDatabase(file, { targetVersion: 5 });
     expect(v5.pragma('user_version', { simple: true })).toBe(5);
-    expect(v5.prepare('SELECT count(*) AS n FROM anchors').get()).toEqual({ n: 0 });
-    expect(v5.prepare('SELECT count(*) AS n FROM events').get()).toEqual({ n: 1 });
+    const head = v5.prepare("SELECT last_hash FROM conversations WHERE id = 'c'").get() as { last_hash: string };
+    expect(v5.prepare('SELECT conversation_id, seq, hash, mac FROM anchors').all()).toEqual([{ conversation_id: 'c', seq: 2, hash: head.last_hash, mac: '' }]);
+    // The run that ended before anchoring existed is not reported unanchored, even with a key to check with.
+    expect(new AnchorRepository(v5).check('c', Buffer.alloc(32, 1))).toEqual({ anchors: 1, anchoredSeq: 2, predates: 2, keyChecked: true, problem: null });
     v5.close();
   });
 });

@@ -8,7 +8,8 @@ function anchorNote(anchors: IntegrityReport['anchors']): string {
   if (anchors === null) return '';
   if (anchors.anchors === 0) return '; not anchored yet';
   const checked = anchors.keyChecked ? 'their keys checked' : `their keys NOT checked: ${anchors.keyProblem ?? 'no key'}`;
-  return `; ${anchors.anchors} anchor${anchors.anchors === 1 ? '' : 's'} up to event ${anchors.anchoredSeq} hold, ${checked}`;
+  const older = anchors.predates === 0 ? '' : ` (events up to ${anchors.predates} predate anchoring)`;
+  return `; ${anchors.anchors} anchor${anchors.anchors === 1 ? '' : 's'} up to event ${anchors.anchoredSeq} hold${older}, ${checked}`;
 }
 
 export const verifyCommand: Command = {
