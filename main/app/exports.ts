@@ -11,7 +11,6 @@ import { WardError } from '../base/errors.js';
 import { BUNDLE_EXTENSION, ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle.js';
 import { exportLines } from '../export/journal-lines.js';
 import { SecretScanner, type KnownSecret } from '../export/secret-scan.js';
-import type { PublicKey } from '../export/signing.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../export/transcript.js';
 import { assertExportAllowed, type AdminPolicy } from '../policy/policy.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
@@ -157,10 +156,5 @@ export class ExportService {
       if (value !== undefined && value !== '') secrets.push({ label: `${variable} in Ward's environment`, value });
     }
     return secrets;
-  }
-
-  /** The namespace's signing key, public half (`ward keys show`); null before the first export. */
-  async publicKey(store: NamespaceStore, create = false): Promise<PublicKey | null> {
-    return this.keys.signingKey(store.namespace, create);
   }
 }

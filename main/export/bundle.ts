@@ -113,25 +113,19 @@ export function writeBundle(file: string, contents: BundleContents, key: Signing
       digest.update(chunk);
       journal.write(chunk);
     });
-    const lines = exportLines(contents.conversationId, contents.head, contents.events, contents.check);
-    let next = lines.next();
-    try {
-      for (; !next.done; next = lines.next()) out.write(next.value.line);
-    } finally {
-      // A failed write stops reading the journal too.
-      if (!next.done) lines.return({ events: 0, head: '' });
-    }
-    const chain = next.value;
+    // Each line checked against the chain, and the whole of it against the head, before the statement is signed.
+    for (const { line } of exportLines(contents.conversationId, contents.head, contents.events, contents.check)) out.write(line);
     out.flush();
     journal.end();
     const journalSha256 = digest.digest('hex');
-    const predicate: Predicate = { ...contents.predicate, events: chain.events, firstSeq: chain.events === 0 ? null : 1, lastSeq: chain.events, chainHead: chain.head };
+    const { seq: events, hash: chainHead } = contents.head;
+    const predicate: Predicate = { ...contents.predicate, events, firstSeq: events === 0 ? null : 1, lastSeq: events, chainHead };
     const statement = Buffer.from(JSON.stringify(statementFor(journalSha256, predicate)), 'utf8');
     tar.addFile(STATEMENT_FILE, Buffer.from(`${JSON.stringify(envelope(statement, key), null, 2)}\n`, 'utf8'));
     tar.addFile(KEY_FILE, Buffer.from(key.pem, 'utf8'));
     tar.addFile(README_FILE, Buffer.from(readme, 'utf8'));
     tar.finish();
-    written = { file, events: chain.events, journalSha256, fingerprint: key.fingerprint };
+    written = { file, events, journalSha256, fingerprint: key.fingerprint };
   });
   return { ...written!, bytes: fs.statSync(file).size };
 }

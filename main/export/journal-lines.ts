@@ -119,7 +119,7 @@ export function* exportLines(
   head: { readonly seq: number; readonly hash: string },
   events: Iterable<StoredEvent>,
   check: (line: string, event: StoredEvent) => void,
-): Generator<{ readonly line: string; readonly event: StoredEvent }, { readonly events: number; readonly head: string }> {
+): Generator<{ readonly line: string; readonly event: StoredEvent }> {
   const chain = new ChainChecker(conversationId);
   for (const event of events) {
     const fields = toLine(conversationId, event);
@@ -130,5 +130,4 @@ export function* exportLines(
     yield { line, event };
   }
   if (chain.events !== head.seq || chain.head !== head.hash) throw notExported(conversationId, `${chain.events} events end in ${chain.head.slice(0, 12)}…, not the ${head.seq} its head records`);
-  return { events: chain.events, head: chain.head };
 }
