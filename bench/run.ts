@@ -3,16 +3,20 @@ import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchColdStart } from './cold-start.js';
 import { benchConnections } from './connections.js';
 import { benchGateway } from './gateway.js';
+import { benchExport } from './export.js';
 import { benchJournal } from './journal.js';
 import { benchRendererFirstPaint } from './renderer-first-paint.js';
+import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
   connections: benchConnections,
   gateway: benchGateway,
+  export: benchExport,
   journal: benchJournal,
   rendererFirstPaint: benchRendererFirstPaint,
+  search: benchSearch,
   streamPipeline: benchStreamPipeline,
   wardColdStart: benchColdStart,
 };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { WardErrorCode } from '../main/base/errors.js';
 import { PERMISSION_KINDS, RUN_STATES, type JournalEventBody, type PermissionKind, type RunState, type UnreadableEvent } from './events.js';
+import type { UsageTotal } from './usage.js';
 
 export { PERMISSION_KINDS, RUN_STATES, type PermissionKind, type RunState };
 
@@ -209,6 +210,43 @@ export interface ProviderTestView {
   readonly message: string;
 }
 
+/** A search hit (E4): where it is and the matching passage, matched words marked. */
+export interface SearchHitView {
+  readonly conversationId: string;
+  readonly title: string;
+  readonly seq: number;
+  readonly type: string;
+  readonly createdAt: string;
+  readonly snippet: readonly { readonly text: string; readonly match: boolean }[];
+}
+
+/** A namespace's usage: per day (UTC) and in total, each turn counted on the day it ended. */
+export interface UsageSummaryView {
+  readonly days: readonly ({ readonly day: string } & UsageTotal)[];
+  readonly total: UsageTotal;
+}
+
+/** A bundle opened for read-only review, and what checking it found (E4). */
+export interface ReviewView {
+  readonly reviewId: string;
+  readonly fileName: string;
+  readonly ok: boolean;
+  readonly signature: 'valid' | 'invalid' | 'missing';
+  /** The fingerprint of the key the bundle carries. */
+  readonly signer: string;
+  readonly problems: readonly string[];
+  readonly firstBadSeq: number | null;
+  readonly conversationId: string;
+  readonly title: string;
+  readonly agent: string;
+  readonly exportedAt: string;
+  readonly events: number;
+  readonly uncertainRuns: readonly string[];
+  /** The bundle's events come in pages of this many (review.events). */
+  readonly pageEvents: number;
+  readonly pageCount: number;
+}
+
 // ---- channels ----
 
 /** A channel: the schema main parses the payload with, and (by type only) what it returns. */
@@ -339,6 +377,19 @@ export const CONTRACT = {
 
   /** The admin policy this Ward started with (changes are read at the next start). */
   'policy.get': channel<PolicyView>()(z.strictObject({})),
+
+  /** Full-text search over the namespace's prompts, answers, tool names and previews, best first. */
+  'search.query': channel<SearchHitView[]>()(
+    z.strictObject({ ...inNamespace, query: z.string().min(1).max(MAX_QUERY_CHARS), offset: z.number().int().min(0).max(10_000).optional() }),
+  ),
+  /** Tokens and cost per day; `since` is a day (YYYY-MM-DD, UTC). */
+  'usage.summary': channel<UsageSummaryView>()(z.strictObject({ ...inNamespace, since: z.iso.date().optional() })),
+
+  /** Asks the person for a bundle, checks it and shows it read-only in a window of its own; null when they cancel. */
+  'review.open': channel<ReviewView | null>()(z.strictObject({})),
+  'review.get': channel<ReviewView>()(z.strictObject({ reviewId: uuid })),
+  /** One page of the bundle's events, parsed by their schemas as the journal feed is. */
+  'review.events': channel<JournalEventView[]>()(z.strictObject({ reviewId: uuid, page: z.number().int().min(0).max(10_000) })),
 
   /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
   'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(MAX_LINK_CHARS) })),

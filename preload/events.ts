@@ -26,6 +26,11 @@ const REDACTED = '[redacted]';
 /** Argument names that could carry a credential. */
 const SECRET_KEY = /^(authorization|capability|cap|token|access_?token|refresh_?token|id_?token|api_?key|secret|password|client_?secret|bearer)$/i;
 
+/** Whether a field of this name could carry a credential. */
+export function isSecretKeyName(name: string): boolean {
+  return SECRET_KEY.test(name);
+}
+
 /** Replaces the value of every credential-like key, at any depth. */
 export function redactSecretKeys(value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') return value;

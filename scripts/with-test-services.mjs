@@ -2,8 +2,8 @@
 // a private D-Bus session bus with an unlocked gnome-keyring (the real OS credential store).
 // Everything started here dies with the dbus-run-session that owns it.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const command = process.argv.slice(2);
@@ -17,21 +17,23 @@ if (process.env.WARD_TEST_SERVICES_STARTED === '1') {
   run(command[0], command.slice(1));
 } else if (have('dbus-run-session') && have('gnome-keyring-daemon')) {
   // Inside the private bus: unlock a fresh keyring with a throwaway password, then run the command.
-  // The keyring file lives in a folder of this run's own: runs side by side (several checkouts on
-  // one machine) would otherwise rewrite one login.keyring and lose each other's secrets.
-  const keyringHome = mkdtempSync(path.join(tmpdir(), 'ward-test-keyring-'));
-  process.on('exit', () => rmSync(keyringHome, { recursive: true, force: true }));
-  const inner = 'printf "ward-test-keyring" | XDG_DATA_HOME="$WARD_TEST_KEYRING_HOME" gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "$@"';
-  run('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...command], { WARD_TEST_SERVICES_STARTED: '1', WARD_TEST_KEYRING_HOME: keyringHome });
+  // The keyring files are this run's own: daemons of runs side by side that shared
+  // ~/.local/share/keyrings reloaded each other's writes and lost secrets between processes.
+  const keyrings = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-keyrings-'));
+  const inner = 'printf "ward-test-keyring" | XDG_DATA_HOME="$WARD_TEST_KEYRINGS" gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "$@"';
+  run('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...command], { WARD_TEST_SERVICES_STARTED: '1', WARD_TEST_KEYRINGS: keyrings }, () => fs.rmSync(keyrings, { recursive: true, force: true }));
 } else {
   console.error('with-test-services: dbus-run-session and gnome-keyring-daemon are required (Debian: apt-get install dbus gnome-keyring)');
   process.exit(1);
 }
 
-function run(file, args, extraEnv = {}) {
+function run(file, args, extraEnv = {}, cleanup = () => undefined) {
   const child = spawn(file, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  child.on('exit', (code, signal) => {
+    cleanup();
+    process.exit(code ?? (signal ? 1 : 0));
+  });
 }

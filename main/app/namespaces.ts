@@ -36,6 +36,11 @@ export class NamespaceService {
     return this.storeOf(this.resolve(flag));
   }
 
+  /** The store for a `--namespace` flag, opened read-only: reading migrates, creates and marks nothing. */
+  readOnly(flag: string | undefined): NamespaceStore {
+    return this.folder.readOnlyStore(this.resolve(flag));
+  }
+
   /**
    * The namespace of a `--namespace` flag, without opening its database (credential commands
    * write nothing they do not need). It must exist; only "default" comes into being on use.

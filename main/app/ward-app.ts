@@ -22,14 +22,20 @@ import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
+import { ExportService } from './exports.js';
 import { GrantService } from './grants.js';
 import { approvalTimeoutMs, managedStore, sandboxModeFor } from './managed-settings.js';
+import { JournalIntegrity } from './journal-integrity.js';
+import { NamespaceKeys } from './namespace-keys.js';
 import { storedModelCredential } from './model-credential.js';
 import { NamespaceService } from './namespaces.js';
+import { ReviewService } from './review.js';
 import type { RunService } from './runs/run-service.js';
 import type { TurnDeps } from './runs/turn.js';
+import { SearchService } from './search.js';
 import { SettingsService } from './settings.js';
 import { runLimits } from './run-limits.js';
+import { UsageService } from './usage.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
 
 /** Seams for the run loop; production leaves them all unset. */
@@ -82,6 +88,13 @@ export class WardApp {
   private grantService: GrantService | undefined;
   private settingsService: SettingsService | undefined;
   readonly conversations = new ConversationService({ home: () => this.home, grants: () => this.grants });
+  readonly search = new SearchService();
+  readonly usage = new UsageService();
+  /** Bundles open for review; they belong to no namespace. */
+  readonly reviews = new ReviewService();
+  private namespaceKeys: NamespaceKeys | undefined;
+  private journalIntegrity: JournalIntegrity | undefined;
+  private exportService: ExportService | undefined;
   private runService: Promise<RunService> | undefined;
   private connectionService: Promise<ConnectionService> | undefined;
   private agentService: Promise<AgentService> | undefined;
@@ -149,6 +162,22 @@ export class WardApp {
     return this.folder.home;
   }
 
+  /** Each namespace's export signing key and journal anchor key (E2, J3). */
+  get keys(): NamespaceKeys {
+    this.namespaceKeys ??= new NamespaceKeys(this.home, this.options.connectionStore ?? {});
+    return this.namespaceKeys;
+  }
+
+  get integrity(): JournalIntegrity {
+    this.journalIntegrity ??= new JournalIntegrity(this.keys);
+    return this.journalIntegrity;
+  }
+
+  get exports(): ExportService {
+    this.exportService ??= new ExportService(this.keys, this.integrity, this.policy, this.env);
+    return this.exportService;
+  }
+
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     this.runService ??= this.startRuns();
@@ -174,6 +203,7 @@ export class WardApp {
     await this.closeBroker?.();
     await this.closeGateway?.();
     await this.sandboxEngine?.close();
+    await this.reviews.closeAll();
     if (this.ownsFolder) this.folder.close();
   }
 
@@ -218,6 +248,7 @@ export class WardApp {
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
       openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
     };
-    return new RunService(this.folder, deps);
+    // J3: each run's end is anchored once the run has settled.
+    return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId));
   }
 }

@@ -64,6 +64,12 @@ export const ERROR_CODES = {
     not_signed_in: EXIT.notFound,
     unauthorized: EXIT.failed,
   },
+  export: {
+    /** A bundle that cannot be read as one (truncated, foreign entries, too big): not verified. */
+    bundle_invalid: EXIT.verifyFailed,
+    /** E3: an export would have held a secret Ward keeps for the namespace; nothing was written. */
+    secret_in_export: EXIT.failed,
+  },
   policy: {
     policy_invalid: EXIT.unavailable,
     policy_refused: EXIT.usage,

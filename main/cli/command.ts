@@ -53,3 +53,10 @@ export function requirePositional(command: Pick<Command, 'usage'>, positionals: 
   if (value === undefined) throw new WardError('usage', `missing ${what}\nusage: ${command.usage}`);
   return value;
 }
+
+/** A numeric flag: digits only (no sign, no exponent), bounded; `fallback` when absent. */
+export function parseWholeNumber(value: string | undefined, flag: string, what: string, fallback = 0): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,15}$/.test(value)) throw new WardError('usage', `${flag} takes ${what}, not ${JSON.stringify(value.slice(0, 20))}`);
+  return Number(value);
+}

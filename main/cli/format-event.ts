@@ -5,6 +5,7 @@
  */
 import { escapeForDisplay } from '../../preload/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../preload/events.js';
+import { UsageTally, type TurnUsage } from '../../preload/usage.js';
 import type { JournalEvent } from '../store/journal.js';
 
 const MAX_SUMMARY = 200;
@@ -33,8 +34,23 @@ function retryLine({ payload }: EventOf<'model_retry'>): string {
   return `the model provider gave ${cause}; retry ${payload.attempt} of ${payload.maxRetries} in ${Math.max(1, Math.round(payload.delayMs / 1000))} s`;
 }
 
+function money(usd: number): string {
+  return `$${usd.toFixed(4)}`;
+}
+
+/**
+ * A turn's tokens, and its cost when the turn is known: the CLI reports a running total per
+ * session, so without the turn before it only the total can be shown, labelled as one.
+ */
+function usageSummary({ payload }: EventOf<'usage'>, turn: TurnUsage | null): string {
+  const tokens = `turn: ${payload.inputTokens} in / ${payload.outputTokens} out tokens`;
+  if (payload.costUsd === null) return tokens;
+  if (turn?.costUsd == null) return `${tokens}, session total ${money(payload.costUsd)}`;
+  return `${tokens}, ${money(turn.costUsd)} (session total ${money(payload.costUsd)})`;
+}
+
 /** One compact summary per event. */
-function summarize(event: Readable): string {
+function summarize(event: Readable, turn: TurnUsage | null = null): string {
   switch (event.type) {
     case 'user_prompt':
     case 'assistant_text':
@@ -52,10 +68,8 @@ function summarize(event: Readable): string {
       return event.payload.cause === 'not_asked_by_the_cli'
         ? `! ${oneLine(event.payload.tool)} was called with the run's capability by something other than the CLI: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`
         : `⋯ ${oneLine(event.payload.tool)} finished after the CLI stopped waiting for it: ${outcome(event.payload)} ${Math.round(event.payload.durationMs)} ms`;
-    case 'usage': {
-      const { inputTokens, outputTokens, costUsd } = event.payload;
-      return `${inputTokens} in / ${outputTokens} out tokens${costUsd === null ? '' : `, $${costUsd.toFixed(4)}`}`;
-    }
+    case 'usage':
+      return usageSummary(event, turn);
     case 'run_started': {
       const { agent, agentVersion, model, session } = event.payload;
       return `${oneLine(agent)}@${agentVersion} ${oneLine(model)} (${session} session)`;
@@ -93,9 +107,45 @@ function summarize(event: Readable): string {
 }
 
 /** One human line per journal event: `#seq time type summary` (an unreadable event keeps its stored type). */
-export function formatEvent(event: JournalEvent, parsed: Readable = readJournalEvent(event.type, event.payload)): string {
+export function formatEvent(event: JournalEvent, parsed: Readable = readJournalEvent(event.type, event.payload), turn: TurnUsage | null = null): string {
   const type = parsed.type === 'unreadable' ? oneLine(parsed.payload.storedType, 64) : parsed.type;
-  return `#${event.seq} ${event.createdAt.slice(11, 23)} ${type}  ${summarize(parsed)}`;
+  return `#${event.seq} ${event.createdAt.slice(11, 23)} ${type}  ${summarize(parsed, turn)}`;
+}
+
+/**
+ * A conversation as `ward replay` and `ward review` print it, one line per event. People read
+ * streamed text once: deltas are shown only when no assistant_text completes them (a turn
+ * stopped mid-answer), joined into one line. Usage lines carry the turn's own cost.
+ */
+export class EventPrinter {
+  private partial: { first: JournalEvent; deltas: EventOf<'assistant_delta'>[] } | null = null;
+  private readonly usage: UsageTally;
+
+  /** `fromStart` false when printing from a cursor: the first turn's cost is then unknown. */
+  constructor(private readonly write: (line: string) => void, fromStart = true) {
+    this.usage = new UsageTally(fromStart);
+  }
+
+  push(event: JournalEvent): void {
+    const parsed = readJournalEvent(event.type, event.payload);
+    this.usage.add(event.runId, event.createdAt, parsed);
+    if (parsed.type === 'assistant_delta') {
+      this.partial ??= { first: event, deltas: [] };
+      this.partial.deltas.push(parsed);
+      return;
+    }
+    if (parsed.type === 'assistant_text') this.partial = null;
+    this.end();
+    this.write(formatEvent(event, parsed, parsed.type === 'usage' ? this.usage.current(event.runId) : null));
+  }
+
+  /** Prints what is held back (deltas no final text completed). */
+  end(): void {
+    if (this.partial === null) return;
+    const { first, deltas } = this.partial;
+    this.partial = null;
+    this.write(formatEvent(first, { type: 'assistant_delta', payload: { text: deltas.map((delta) => delta.payload.text).join(''), messageIndex: deltas[0]!.payload.messageIndex } }));
+  }
 }
 
 /** What the live view already printed of the text block being streamed. */

@@ -37,5 +37,6 @@ export function watchedSecrets(store: SecretStore, onSecret: (value: string) => 
     },
     delete: (account) => store.delete(account),
     compareAndDelete: (account, expected) => store.compareAndDelete(account, expected),
+    entries: () => store.entries(),
   };
 }

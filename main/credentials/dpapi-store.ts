@@ -44,12 +44,15 @@ export class DpapiBackend implements SecretBackend {
     const slash = entry.indexOf('/');
     const namespaceHash = entry.slice(0, slash);
     if (!/^[0-9a-f]{64}$/.test(namespaceHash)) throw new WardError('internal', 'a DPAPI entry must start with a namespace hash');
-    const entryHash = createHash('sha256').update(entry).digest('hex');
+    return this.helperArgv(action, namespaceHash, createHash('sha256').update(entry).digest('hex'));
+  }
+
+  private helperArgv(action: 'get' | 'set' | 'delete', namespaceHash: string, entryHash: string): string[] {
     const helper = this.options.helperPath ?? defaultDpapiHelperPath();
     return ['-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', helper, '-Action', action, '-Entry', entryHash, '-Namespace', namespaceHash];
   }
 
-  private run(action: 'get' | 'set' | 'delete', entry: string, input?: string): Promise<HelperResult> {
+  private run(action: 'get' | 'set' | 'delete', entry: string, input?: string, argv: string[] = this.argv(action, entry)): Promise<HelperResult> {
     const env: NodeJS.ProcessEnv = {};
     const source = this.options.env ?? process.env;
     for (const name of ENV_ALLOWLIST) if (source[name] !== undefined) env[name] = source[name];
@@ -57,7 +60,7 @@ export class DpapiBackend implements SecretBackend {
     const fail = (why: string, cause?: unknown) =>
       new WardError('keychain_unavailable', `the Windows DPAPI helper could not ${action} the secret: ${why}. Ward does not fall back to plaintext; check that PowerShell runs and the Windows profile is loaded`, { cause });
     return new Promise((resolve, reject) => {
-      const child = (this.options.spawn ?? nodeSpawn)(this.options.powershell ?? 'powershell.exe', this.argv(action, entry), {
+      const child = (this.options.spawn ?? nodeSpawn)(this.options.powershell ?? 'powershell.exe', argv, {
         env,
         stdio: ['pipe', 'pipe', 'pipe'],
         windowsHide: true,
@@ -106,5 +109,25 @@ export class DpapiBackend implements SecretBackend {
 
   async delete(entry: string): Promise<boolean> {
     return (await this.run('delete', entry)).code === 0;
+  }
+
+  /** The helper keeps one file per entry, named by its hash, in the namespace's folder; each is read back through the helper. */
+  async list(prefix: string): Promise<Array<{ entry: string; secret: string }>> {
+    const namespaceHash = prefix.replace(/\/$/, '');
+    const dir = path.join(this.options.env?.LOCALAPPDATA ?? process.env.LOCALAPPDATA ?? '', 'Ward', 'secrets', namespaceHash);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const found: Array<{ entry: string; secret: string }> = [];
+    for (const name of names) {
+      const entryHash = /^([0-9a-f]{64})\.dpapi$/.exec(name)?.[1];
+      if (entryHash === undefined) continue;
+      const result = await this.run('get', name, undefined, this.helperArgv('get', namespaceHash, entryHash));
+      if (result.code === 0) found.push({ entry: `${prefix}dpapi-${entryHash.slice(0, 12)}`, secret: result.stdout.toString('utf8') });
+    }
+    return found;
   }
 }

@@ -101,6 +101,18 @@ export class FileBackend implements SecretBackend {
     fs.renameSync(temp, file);
   }
 
+  /** The folder is the namespace's own, so every file in it is listed; names are hashes, so entries are named by them. */
+  async list(prefix: string): Promise<Array<{ entry: string; secret: string }>> {
+    if (!this.checkDir(false)) return [];
+    const found: Array<{ entry: string; secret: string }> = [];
+    for (const name of fs.readdirSync(this.dir)) {
+      if (!name.endsWith('.secret')) continue;
+      const secret = this.readChecked(path.join(this.dir, name));
+      if (secret !== undefined) found.push({ entry: `${prefix}file-${name.slice(0, 12)}`, secret });
+    }
+    return found;
+  }
+
   async delete(entry: string): Promise<boolean> {
     if (!this.checkDir(false)) return false;
     const file = this.fileFor(entry);

@@ -6,6 +6,7 @@ export interface KeytarApi {
   getPassword(service: string, account: string): Promise<string | null>;
   setPassword(service: string, account: string, password: string): Promise<void>;
   deletePassword(service: string, account: string): Promise<boolean>;
+  findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
 }
 
 export const KEYCHAIN_TIMEOUT_MS = 10_000;
@@ -64,5 +65,11 @@ export class KeychainBackend implements SecretBackend {
 
   delete(entry: string): Promise<boolean> {
     return this.call('delete from', (api, service) => api.deletePassword(service, entry));
+  }
+
+  async list(prefix: string): Promise<Array<{ entry: string; secret: string }>> {
+    const found = await this.call('list', (api, service) => api.findCredentials(service));
+    // Only this prefix's entries are kept: the service holds every namespace's.
+    return found.filter(({ account }) => account.startsWith(prefix)).map(({ account, password }) => ({ entry: account, secret: password }));
   }
 }

@@ -18,6 +18,8 @@ export interface SecretStore {
    * processes only while the caller holds the account's lock (see AccountLocks).
    */
   compareAndDelete(account: string, expected: string): Promise<boolean>;
+  /** Every secret this namespace holds, by account (E3: what an export must never contain). */
+  entries(): Promise<Array<{ readonly account: string; readonly secret: string }>>;
 }
 
 /** What an OS store (keytar, DPAPI helper, file store) offers: flat names, no namespaces. */
@@ -26,6 +28,8 @@ export interface SecretBackend {
   get(entry: string): Promise<string | undefined>;
   set(entry: string, secret: string): Promise<void>;
   delete(entry: string): Promise<boolean>;
+  /** Entries whose name starts with `prefix`, with their secrets. */
+  list(prefix: string): Promise<Array<{ readonly entry: string; readonly secret: string }>>;
 }
 
 /** The keychain service every entry lives under. */
@@ -85,5 +89,10 @@ export class NamespacedSecretStore implements SecretStore {
     const current = await this.get(account);
     if (current === undefined || !sameSecret(current, expected)) return false;
     return this.delete(account);
+  }
+
+  async entries(): Promise<Array<{ readonly account: string; readonly secret: string }>> {
+    const prefix = `${this.namespace.hash}/`;
+    return (await this.backend.list(prefix)).map(({ entry, secret }) => ({ account: entry.slice(prefix.length), secret }));
   }
 }

@@ -23,6 +23,8 @@ const preloadFile = path.join(distDir, 'preload', 'bridge.cjs');
 process.umask(0o077);
 
 const windows = new Set<WebContents>();
+/** Review windows (E4) and the bundle each shows: they reach only the review channels. */
+const reviewWindows = new Map<WebContents, string>();
 
 // standard + secure give the page a real origin (app://ward) for CSP 'self' and ES modules;
 // nothing can be fetched anyway (connect-src 'none').
@@ -98,9 +100,18 @@ const attention: AttentionPort = {
   },
 };
 
+/** The person picks a bundle to review; nothing is read before they do. */
+async function pickBundle(): Promise<string | null> {
+  const owner = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  const options = { title: 'Open a Ward bundle', properties: ['openFile' as const], filters: [{ name: 'Ward bundles', extensions: ['wardbundle'] }] };
+  const picked = owner === undefined ? await dialog.showOpenDialog(options) : await dialog.showOpenDialog(owner, options);
+  return picked.canceled ? null : (picked.filePaths[0] ?? null);
+}
+
 function clientFor(contents: WebContents): Client {
   return {
     id: String(contents.id),
+    reviewOnly: reviewWindows.has(contents),
     push(event: PushedEvent) {
       if (!contents.isDestroyed()) contents.send(EVENT_CHANNEL, event);
     },
@@ -132,17 +143,19 @@ function serveRenderer(): void {
   });
 }
 
-function createWindow(service: DesktopIpc): void {
+/** The main window, or (with a review id) a review window that shows one bundle and reaches nothing else. */
+function createWindow(service: DesktopIpc, review?: { id: string; close: () => void }): void {
   const window = new BrowserWindow({
     width: 1200,
     height: 800,
-    title: 'Ward',
+    title: review === undefined ? 'Ward' : 'Ward · review',
     show: false,
     webPreferences: { ...WINDOW_WEB_PREFERENCES, preload: preloadFile },
   });
   const contents = window.webContents;
   const id = String(contents.id);
   windows.add(contents);
+  if (review !== undefined) reviewWindows.set(contents, review.id);
   // A reload or a crash ends the page's subscriptions; the new page subscribes again from its cursor.
   contents.on('did-start-navigation', (details) => {
     if (details.isMainFrame && !details.isSameDocument) service.releaseClient(id);
@@ -151,9 +164,10 @@ function createWindow(service: DesktopIpc): void {
   contents.on('destroyed', () => {
     service.releaseClient(id);
     windows.delete(contents);
+    if (reviewWindows.delete(contents)) review?.close();
   });
   window.once('ready-to-show', () => window.show());
-  void window.loadURL(APP_ENTRY);
+  void window.loadURL(review === undefined ? APP_ENTRY : `${APP_ENTRY}#review/${review.id}`);
 }
 
 async function start(): Promise<void> {
@@ -171,6 +185,8 @@ async function start(): Promise<void> {
     pickFolder,
     attention,
     bringForward,
+    pickBundle,
+    showReview: (reviewId) => createWindow(desktop.ipc, { id: reviewId, close: () => void desktop.app.reviews.close(reviewId) }),
   });
   serveRenderer();
   registerIpc(desktop.ipc);

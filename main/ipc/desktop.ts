@@ -5,7 +5,7 @@
 import { WardApp, type WardAppOptions } from '../app/ward-app.js';
 import { ApprovalQueue } from '../permissions/approval-queue.js';
 import { watchApprovals, type AttentionPort } from './attention.js';
-import { DesktopIpc, type ExternalOpener, type FolderPicker, type SignInBrowser } from './handlers.js';
+import { DesktopIpc, type DesktopPorts } from './handlers.js';
 
 export interface Desktop {
   readonly app: WardApp;
@@ -14,10 +14,7 @@ export interface Desktop {
   close(): Promise<void>;
 }
 
-export interface DesktopPortOptions {
-  readonly openExternal?: ExternalOpener;
-  readonly openSignIn?: SignInBrowser;
-  readonly pickFolder?: FolderPicker;
+export interface DesktopPortOptions extends Omit<DesktopPorts, 'approvals'> {
   /** Notifications and the icon badge for approvals waiting in a window out of sight. */
   readonly attention?: AttentionPort;
   /** What clicking such a notification does (bring the window forward). */
@@ -25,13 +22,13 @@ export interface DesktopPortOptions {
 }
 
 export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & DesktopPortOptions): Desktop {
-  const { openExternal, openSignIn, pickFolder, attention, bringForward, ...appOptions } = options;
+  const { openExternal, openSignIn, pickFolder, pickBundle, showReview, attention, bringForward, ...appOptions } = options;
   // The queue asks the app for the timeout (the policy's approvalTimeoutSeconds) when a question is asked.
   const approvals: ApprovalQueue = new ApprovalQueue((): number => app.approvalTimeoutMs);
   const app: WardApp = new WardApp({ ...appOptions, prompter: approvals });
   // A malformed policy or conflicting namespace settings stop the app here (fail closed), not at the first click.
   void app.namespaces.fixed;
-  const ipc = new DesktopIpc(app, { approvals, ...(openExternal ? { openExternal } : {}), ...(openSignIn ? { openSignIn } : {}), ...(pickFolder ? { pickFolder } : {}) });
+  const ipc = new DesktopIpc(app, { approvals, openExternal, openSignIn, pickFolder, pickBundle, showReview });
   const stopWatching = attention === undefined ? () => undefined : watchApprovals(approvals, attention, () => bringForward?.());
   return {
     app,

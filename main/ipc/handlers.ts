@@ -17,8 +17,13 @@ import { senderRefusal, type SenderFacts } from './sender.js';
 /** Whoever is calling: one window (or test page). Its subscriptions end with `releaseClient`. */
 export interface Client {
   readonly id: string;
+  /** A review window: it reaches the bundles it shows and nothing of any namespace (E4). */
+  readonly reviewOnly?: boolean;
   push(event: PushedEvent): void;
 }
+
+/** What a review window may call. */
+const REVIEW_CHANNELS: ReadonlySet<string> = new Set(['review.get', 'review.events', 'links.openExternal']);
 
 /** Asks the person, then opens the system browser; false when they declined. */
 export type ExternalOpener = (url: URL) => Promise<boolean>;
@@ -33,6 +38,10 @@ export interface DesktopPorts {
   readonly openExternal?: ExternalOpener;
   readonly openSignIn?: SignInBrowser;
   readonly pickFolder?: FolderPicker;
+  /** Asks the person for a bundle file; null when they cancel. */
+  readonly pickBundle?: () => Promise<string | null>;
+  /** Shows an opened bundle in a review window of its own. */
+  readonly showReview?: (reviewId: string) => void;
 }
 
 /** A window follows a few conversations at a time; more is a leak or abuse (L1). */
@@ -188,6 +197,18 @@ export class DesktopIpc {
       return this.app.settings.view(store);
     },
     'policy.get': () => this.app.policyView(),
+    'search.query': ({ namespace, query, offset }) => this.app.search.search(this.store(namespace), query, { offset: offset ?? 0 }),
+    'usage.summary': ({ namespace, since }) => this.app.usage.summary(this.store(namespace), since),
+    'review.open': async () => {
+      if (this.ports.pickBundle === undefined) throw new WardError('unavailable', 'opening a bundle needs a file dialog, which is not available here');
+      const file = await this.ports.pickBundle();
+      if (file === null) return null;
+      const view = await this.app.reviews.openFile(file);
+      this.ports.showReview?.(view.reviewId);
+      return view;
+    },
+    'review.get': ({ reviewId }) => this.app.reviews.view(reviewId),
+    'review.events': ({ reviewId, page }) => this.app.reviews.events(reviewId, page),
     'links.openExternal': async ({ url }) => {
       const parsed = parseExternalUrl(url);
       if (this.ports.openExternal === undefined) throw new WardError('unavailable', 'opening links is not available here');
@@ -208,6 +229,15 @@ export class DesktopIpc {
     if (refusal !== null) {
       const shown = typeof channel === 'string' ? channel.slice(0, 80) : typeof channel;
       return Promise.resolve(failure(IPC_ERROR_CODES.forbiddenSender, `${shown}: ${refusal}`));
+    }
+    return this.dispatch(client, channel, payload);
+  }
+
+  /** The contract for one client: a review window gets the review channels only. */
+  dispatch(client: Client, channel: unknown, payload: unknown): Promise<IpcResult<unknown>> {
+    if (client.reviewOnly === true && !(typeof channel === 'string' && REVIEW_CHANNELS.has(channel))) {
+      const shown = typeof channel === 'string' ? channel.slice(0, 80) : typeof channel;
+      return Promise.resolve(failure(IPC_ERROR_CODES.forbiddenSender, `${shown}: a review window reaches only the bundle it shows`));
     }
     return dispatch(this.handlers, client, channel, payload);
   }

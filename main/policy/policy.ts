@@ -244,6 +244,11 @@ export function assertCliVersionAllowed(policy: AdminPolicy | null, version: str
   }
 }
 
+/** E2: under `requireSignedExports` an export must be a signed bundle; a transcript carries no signature. */
+export function assertExportAllowed(policy: AdminPolicy | null, format: string): void {
+  if (policy?.requireSignedExports === true && format !== 'bundle') throw refused(policy, `an export as ${format} carries no signature, and every export must be signed; export a bundle`);
+}
+
 /** The policy as the permission engine sees it: requests outside caps are denied, never prompted; null without a policy. */
 export function policyGate(policy: AdminPolicy | null): PolicyGate | null {
   return policy === null ? null : new PolicyGate(policy);

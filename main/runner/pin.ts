@@ -71,7 +71,7 @@ function wardPackageJson(): { path: string; json: { name?: string; version?: str
   throw new WardError('cli_pin_mismatch', "cannot find Ward's package.json to read the pinned CLI version");
 }
 
-/** Ward's own version, as its package.json says. */
+/** Ward's own version, as its package.json gives it (exports record it). */
 export function wardVersion(): string {
   return wardPackageJson().json.version ?? 'unknown';
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
-import { GENESIS_HASH } from './journal.js';
+import { GENESIS_HASH } from './chain.js';
 import { rowByIdPrefix } from './id-prefix.js';
 
 export interface Conversation {

@@ -19,6 +19,7 @@ export interface NamespaceSummary {
  */
 export class DataFolder {
   private readonly stores = new Map<string, NamespaceStore>();
+  private readonly readOnlyStores = new Map<string, NamespaceStore>();
   /** Runs that start-up recovery marked uncertain (R8), for whoever wants to tell the person. */
   readonly recovered: Run[] = [];
 
@@ -50,6 +51,19 @@ export class DataFolder {
     const store = NamespaceStore.open(this.home, ns);
     this.recovered.push(...store.runs.markOrphansUncertain());
     this.stores.set(ns.name, store);
+    return store;
+  }
+
+  /**
+   * A namespace's store for reading only (review, replay, verify, search): the database opened
+   * read-only, never created, migrated or swept for orphaned runs, so reading changes nothing.
+   */
+  readOnlyStore(ns: Namespace): NamespaceStore {
+    const open = this.stores.get(ns.name) ?? this.readOnlyStores.get(ns.name);
+    if (open !== undefined) return open;
+    if (!this.namespaceExists(ns)) throw new WardError('namespace_not_found', `no namespace ${ns.name} in ${this.home}`);
+    const store = NamespaceStore.open(this.home, ns, { readonly: true });
+    this.readOnlyStores.set(ns.name, store);
     return store;
   }
 
@@ -112,7 +126,8 @@ export class DataFolder {
   }
 
   close(): void {
-    for (const store of this.stores.values()) store.close();
+    for (const store of [...this.stores.values(), ...this.readOnlyStores.values()]) store.close();
     this.stores.clear();
+    this.readOnlyStores.clear();
   }
 }

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
+import { GENESIS_HASH, hashEvent } from './chain.js';
+import { indexStatement, searchableText, SearchKeys } from './search.js';
 
-/** The hash that precedes event 1 of every conversation. */
-export const GENESIS_HASH = '0'.repeat(64);
+export { GENESIS_HASH };
 /** A bigger payload belongs in a file, not the journal; producers truncate before this. */
 export const MAX_EVENT_PAYLOAD_BYTES = 1024 * 1024;
 
@@ -37,14 +37,15 @@ export type EventListener = (event: JournalEvent) => void;
  */
 const CHECKPOINT_AFTER_MS = 250;
 
-interface EventRow {
-  seq: number;
-  run_id: string | null;
-  type: string;
-  payload: string;
-  created_at: string;
-  prev_hash: string;
-  hash: string;
+/** An event as stored: its payload is the JSON text the chain hashes. */
+export interface StoredEvent {
+  readonly seq: number;
+  readonly run_id: string | null;
+  readonly type: string;
+  readonly payload: string;
+  readonly created_at: string;
+  readonly prev_hash: string;
+  readonly hash: string;
 }
 
 /** seq, run_id, type, payload, created_at, hash */
@@ -53,14 +54,6 @@ type PageRow = [number, string | null, string, string, string, string];
 interface Subscriber {
   cursor: number;
   readonly listener: EventListener;
-}
-
-function hashEvent(prevHash: string, conversationId: string, seq: number, runId: string | null, type: string, payload: string, createdAt: string): string {
-  return createHash('sha256')
-    .update(prevHash)
-    .update('\n')
-    .update(JSON.stringify([conversationId, seq, runId, type, payload, createdAt]))
-    .digest('hex');
 }
 
 /**
@@ -75,6 +68,8 @@ export class Journal {
   private readonly selectHead: Statement<[string], { last_seq: number; last_hash: string }>;
   private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
   private readonly updateHead: Statement<[number, string, string]>;
+  /** Prepared on first use: a read-only store of an older schema has no search index. */
+  private search: { readonly keys: SearchKeys; readonly insert: Statement<[number, number, string]> } | undefined;
   /** Raw rows (arrays, not objects): replay reads up to 100,000 events at a time. */
   private readonly selectPage: Statement<[string, number, number], PageRow>;
   private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
@@ -128,15 +123,24 @@ export class Journal {
     let prevHash = head.last_hash;
     const createdAt = this.now().toISOString();
     const events: JournalEvent[] = [];
+    let searchKey: number | undefined;
     for (const input of inputs) {
       const payload = JSON.stringify(input.payload ?? null);
-      if (Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD_BYTES) {
+      // A UTF-16 unit is at most 3 UTF-8 bytes: most payloads need no byte count.
+      if (payload.length * 3 > MAX_EVENT_PAYLOAD_BYTES && Buffer.byteLength(payload) > MAX_EVENT_PAYLOAD_BYTES) {
         throw new WardError('usage', `event ${input.type} payload exceeds ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
       }
       seq += 1;
       const runId = input.runId ?? null;
       const hash = hashEvent(prevHash, conversationId, seq, runId, input.type, payload, createdAt);
       this.insertEvent.run(conversationId, seq, runId, input.type, payload, createdAt, prevHash, hash);
+      // E4: the search index changes in the same transaction as the journal.
+      const searchable = searchableText(input.type, input.payload);
+      if (searchable !== null) {
+        this.search ??= { keys: new SearchKeys(this.db), insert: indexStatement(this.db) };
+        searchKey ??= this.search.keys.keyOf(conversationId);
+        this.search.insert.run(searchKey, seq, searchable);
+      }
       events.push({ conversationId, seq, runId, type: input.type, payload: input.payload ?? null, createdAt, hash });
       prevHash = hash;
     }
@@ -229,16 +233,31 @@ export class Journal {
     }
   }
 
+  /** The head the conversation records: its last sequence number and that event's hash. */
+  head(conversationId: string): { readonly seq: number; readonly hash: string } {
+    const head = this.selectHead.get(conversationId);
+    if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);
+    return { seq: head.last_seq, hash: head.last_hash };
+  }
+
+  /**
+   * Events as stored, up to `lastSeq`, in order (exports hash and copy these exact bytes). The
+   * query starts with the first read, and ends when the reader stops: an iterator nobody reads
+   * does not hold the connection.
+   */
+  *stored(conversationId: string, lastSeq: number): Generator<StoredEvent> {
+    yield* this.db
+      .prepare<[string, number], StoredEvent>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq <= ? ORDER BY seq')
+      .iterate(conversationId, lastSeq);
+  }
+
   /** J2: recomputes the chain and names the first event that was altered, removed or reordered. */
   verify(conversationId: string): VerifyResult {
     const head = this.selectHead.get(conversationId);
     if (head === undefined) throw new WardError('not_found', `no conversation ${conversationId}`);
     let expected = 1;
     let prevHash = GENESIS_HASH;
-    const rows = this.db
-      .prepare<[string], EventRow>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? ORDER BY seq')
-      .iterate(conversationId);
-    for (const row of rows) {
+    for (const row of this.stored(conversationId, Number.MAX_SAFE_INTEGER)) {
       const bad = (reason: string): VerifyResult => ({ ok: false, count: expected - 1, firstBadSeq: expected, reason });
       if (row.seq !== expected) return bad(`event ${expected} is missing`);
       if (row.prev_hash !== prevHash) return bad(`event ${expected} does not follow event ${expected - 1} (chain broken)`);

@@ -2,10 +2,12 @@ import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { AgentRepository } from './agents.js';
+import { AnchorRepository } from './anchors.js';
 import { ConversationRepository } from './conversations.js';
 import { openDatabase, type Database, type OpenOptions } from './database.js';
 import { Journal } from './journal.js';
 import { RunRepository } from './runs.js';
+import { SearchIndex } from './search.js';
 
 export const DATABASE_FILE = 'ward.db';
 
@@ -19,6 +21,8 @@ export class NamespaceStore {
   readonly agents: AgentRepository;
   readonly conversations: ConversationRepository;
   readonly runs: RunRepository;
+  readonly anchors: AnchorRepository;
+  private searchIndex: SearchIndex | undefined;
 
   private constructor(
     readonly namespace: Namespace,
@@ -29,15 +33,28 @@ export class NamespaceStore {
     this.agents = new AgentRepository(db);
     this.conversations = new ConversationRepository(db);
     this.runs = new RunRepository(db);
+    this.anchors = new AnchorRepository(db);
   }
 
+  /** The full-text index (E4); a database opened read-only before it was migrated has none. */
+  get search(): SearchIndex {
+    if (this.searchIndex === undefined) {
+      if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'events_fts'").get() === undefined) {
+        throw new WardError('store_unavailable', `the database ${this.file} has no search index yet: run any command that writes to namespace ${this.namespace.name} (such as "ward conversations") once to build it`);
+      }
+      this.searchIndex = new SearchIndex(this.db);
+    }
+    return this.searchIndex;
+  }
+
+  /** Read-only (OpenOptions.readonly): no migration, no write of any kind (review, replay, verify, search). */
   static open(home: string, namespace: Namespace, options: OpenOptions = {}): NamespaceStore {
     const file = namespaceDatabasePath(home, namespace);
     const db = openDatabase(file, options);
     try {
       const recorded = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'namespace'").get();
       if (recorded === undefined) {
-        db.prepare("INSERT INTO meta (key, value) VALUES ('namespace', ?)").run(namespace.name);
+        if (!options.readonly) db.prepare("INSERT INTO meta (key, value) VALUES ('namespace', ?)").run(namespace.name);
       } else if (recorded.value !== namespace.name) {
         // A folder copied or renamed by hand: refuse rather than mix two namespaces' data.
         throw new WardError('namespace_conflict', `the database ${file} belongs to namespace ${JSON.stringify(recorded.value)}, not ${JSON.stringify(namespace.name)}`);

@@ -5,7 +5,7 @@
  * and which chat waits for an approval; approvals of other chats are a badge and a one-line notice.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentView, ConversationView, ElicitationAction, ElicitationFieldValue, NamespaceView, PendingApprovalView, PendingElicitationView, WardApi } from '../../preload/contract.js';
+import type { AgentView, ConversationView, ElicitationAction, ElicitationFieldValue, NamespaceView, PendingApprovalView, PendingElicitationView, SearchHitView, UsageSummaryView, WardApi } from '../../preload/contract.js';
 import { escapeLineForWindow } from '../../preload/display.js';
 import { errorText, unwrap } from './api.js';
 import { secondsLeft } from './components/ApprovalPrompt.js';
@@ -72,6 +72,11 @@ export function App({ api }: { api: WardApi }) {
   const [newChatKey, setNewChatKey] = useState(0);
   const [chatTitle, setChatTitle] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  const [hits, setHits] = useState<readonly SearchHitView[]>([]);
+  const [searchProblem, setSearchProblem] = useState<string | null>(null);
+  /** A search hit the chat brings into view. */
+  const [focus, setFocus] = useState<{ conversationId: string; seq: number } | null>(null);
+  const [today, setToday] = useState<UsageSummaryView['total'] | null>(null);
 
   const go = useCallback((next: Partial<Place>) => setPlace((current) => ({ ...current, ...next })), []);
   useEffect(() => sessionStorage.setItem(PLACE_KEY, JSON.stringify(place)), [place]);
@@ -100,6 +105,35 @@ export function App({ api }: { api: WardApi }) {
     }, 120);
     return () => clearTimeout(timer);
   }, [api, ready, place.namespace, query, listTick]);
+
+  // Words in prompts, answers and tools, across the namespace's sessions (full-text search in main).
+  useEffect(() => {
+    const text = query.trim();
+    if (!ready || text === '') {
+      setHits([]);
+      setSearchProblem(null);
+      return;
+    }
+    const timer = setTimeout(() => {
+      unwrap(api.search.query({ namespace: place.namespace, query: text }))
+        .then((found) => {
+          setHits(found);
+          setSearchProblem(null);
+        })
+        .catch((failure: unknown) => {
+          setHits([]);
+          setSearchProblem(errorText(failure));
+        });
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [api, ready, place.namespace, query]);
+
+  useEffect(() => {
+    if (!ready) return;
+    unwrap(api.usage.summary({ namespace: place.namespace, since: new Date().toISOString().slice(0, 10) }))
+      .then((summary) => setToday(summary.total))
+      .catch(fail);
+  }, [api, ready, place.namespace, listTick]);
 
   useEffect(() => {
     if (!ready) return;
@@ -203,6 +237,10 @@ export function App({ api }: { api: WardApi }) {
   );
   const answerElicitation = (elicitationId: string, action: ElicitationAction, content?: Record<string, ElicitationFieldValue>) =>
     unwrap(api.elicitations.answer({ namespace: place.namespace, elicitationId, action, ...(content === undefined ? {} : { content }) }));
+  // The bundle opens in a review window of its own (main shows the file dialog and the window).
+  const openBundle = () => {
+    unwrap(api.review.open({})).catch(fail);
+  };
   return (
     <div className={`app${place.page === 'chats' ? ' with-sessions' : ''}`}>
       <nav className="rail" aria-label="Ward">
@@ -238,6 +276,14 @@ export function App({ api }: { api: WardApi }) {
           onQuery={setQuery}
           onOpen={(conversationId) => go({ page: 'chats', conversationId })}
           onNewChat={newChat}
+          hits={hits}
+          searchProblem={searchProblem}
+          onOpenHit={(hit) => {
+            setFocus({ conversationId: hit.conversationId, seq: hit.seq });
+            go({ page: 'chats', conversationId: hit.conversationId });
+          }}
+          today={today}
+          onOpenBundle={openBundle}
         />
       )}
       <main className="content">
@@ -313,6 +359,7 @@ export function App({ api }: { api: WardApi }) {
               onRunChange={refreshList}
               onTitle={setChatTitle}
               announce={announce}
+              focusSeq={focus?.conversationId === place.conversationId ? focus.seq : null}
             />
           ))}
         {ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}

@@ -3,10 +3,10 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { wardApi } from './api.js';
 import { App } from './App.js';
+import { ReviewWindow, reviewIdOf } from './components/ReviewView.js';
 import './styles.css';
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App api={wardApi()} />
-  </StrictMode>,
-);
+// A review window (opened by main for one bundle) shows that bundle and nothing else.
+const reviewId = reviewIdOf(location.hash);
+
+createRoot(document.getElementById('root')!).render(<StrictMode>{reviewId === null ? <App api={wardApi()} /> : <ReviewWindow api={wardApi()} reviewId={reviewId} />}</StrictMode>);

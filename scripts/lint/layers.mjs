@@ -1,7 +1,7 @@
 // The layer rule (STYLE.md #1, after VS Code's): each folder of main/ may import only the folders
 // listed for it, so the import graph has no cycle and nothing climbs a layer.
 //   base ← domain folders (downward only) ← app ← adapters (ipc, cli, electron)
-// preload/{contract,display,events} are shared with the renderer: they import nothing of main/
+// preload/{contract,display,events,usage} are shared with the renderer: they import nothing of main/
 // but types from main/base/errors.ts. The renderer imports only those shared modules.
 import path from 'node:path';
 
@@ -23,6 +23,7 @@ export const MAIN_LAYERS = {
   gateway: [...BASE, 'providers', 'auth', 'credentials', 'namespaces'],
   runner: [...BASE, 'providers', 'permissions', 'sandbox'],
   agents: [...BASE, 'store', 'upstreams', 'connections'],
+  export: [...BASE, 'store'],
 };
 const DOMAIN = Object.keys(MAIN_LAYERS);
 MAIN_LAYERS.app = [...DOMAIN];
@@ -30,7 +31,7 @@ MAIN_LAYERS.ipc = [...DOMAIN, 'app'];
 MAIN_LAYERS.cli = [...DOMAIN, 'app'];
 MAIN_LAYERS.electron = [...DOMAIN, 'app', 'ipc'];
 
-const SHARED = new Set(['preload/contract', 'preload/display', 'preload/events']);
+const SHARED = new Set(['preload/contract', 'preload/display', 'preload/events', 'preload/usage']);
 
 function locate(file, root) {
   const rel = path.relative(root, file).split(path.sep).join('/');

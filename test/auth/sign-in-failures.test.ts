@@ -113,7 +113,7 @@ describe('sign-in failures are specific errors', () => {
 
   it('test_fails_with_keychain_unavailable_before_opening_the_browser_when_the_credential_store_is_unreachable', async () => {
     const idp = await provider();
-    const broken = { getPassword: async () => Promise.reject(new Error('Cannot autolaunch D-Bus without X11 $DISPLAY')), setPassword: async () => undefined, deletePassword: async () => false };
+    const broken = { getPassword: async () => Promise.reject(new Error('Cannot autolaunch D-Bus without X11 $DISPLAY')), setPassword: async () => undefined, deletePassword: async () => false, findCredentials: async () => [] };
     const context = { ...authContext(tempDir()), store: new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: broken })) };
     let opened = false;
     const attempt = signIn(context, { issuer: idp.issuer, clientId: idp.clientId, openBrowser: async () => void (opened = true) });

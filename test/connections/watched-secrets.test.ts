@@ -10,6 +10,7 @@ function memoryStore(): SecretStore {
     get: async (account) => values.get(account),
     set: async (account, secret) => void values.set(account, secret),
     delete: async (account) => values.delete(account),
+    entries: async () => [...values].map(([account, secret]) => ({ account, secret })),
     compareAndDelete: async (account, expected) => values.get(account) === expected && values.delete(account),
   };
 }

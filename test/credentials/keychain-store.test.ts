@@ -59,7 +59,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
   });
 
   it('test_bounds_a_keychain_call_that_never_answers_and_reports_keychain_unavailable_with_the_fix', async () => {
-    const hanging = { getPassword: () => new Promise<null>(() => undefined), setPassword: () => new Promise<void>(() => undefined), deletePassword: () => new Promise<boolean>(() => undefined) };
+    const hanging = { getPassword: () => new Promise<null>(() => undefined), setPassword: () => new Promise<void>(() => undefined), deletePassword: () => new Promise<boolean>(() => undefined), findCredentials: () => new Promise<never>(() => undefined) };
     const store = new NamespacedSecretStore(parseNamespace('default'), new KeychainBackend({ keytar: hanging, timeoutMs: 200 }));
     await expect(store.get('model-key')).rejects.toMatchObject({ code: 'keychain_unavailable', message: expect.stringContaining('no answer within 200 ms') });
   });

@@ -53,9 +53,9 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
     await timelineOf(page).getByText('The notes say hello.').waitFor({ timeout: 30_000 });
     await expect(page.title()).resolves.toBe('Summarize the project notes — Ward');
     await expect(page.locator('.chat-facts').textContent()).resolves.toContain(project);
-    // What the turn cost, on its answer and for the whole chat.
-    await expect.poll(() => page.locator('.message-usage').textContent(), { timeout: 10_000 }).toMatch(/in · 340 out/);
-    await expect(page.getByTestId('chat-usage').textContent()).resolves.toMatch(/in · 340 out/);
+    // What the turn used, under it, and for the whole chat.
+    await expect.poll(() => page.getByTestId('turn-usage').last().textContent(), { timeout: 10_000 }).toMatch(/^Turn: .* in · 340 out/);
+    await expect(page.getByTestId('chat-usage').textContent()).resolves.toMatch(/Total: .* in · 340 out/);
 
     const store = harness.core.store(harness.ns);
     const conversation = store.conversations.list().find((candidate) => candidate.title === 'Summarize the project notes')!;

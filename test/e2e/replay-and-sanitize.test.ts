@@ -2,19 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../preload/events.js';
 import { RUN_STARTED } from '../support/events.js';
 import { screenshot, seedConversation, seedUncertainRun, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { HOSTILE } from './harness/hostile.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
-
-const HOSTILE = [
-  'Here is an image: <img src=x onerror="window.__pwned = 1">',
-  '',
-  '<script>window.__pwned = 2</script><b>raw bold</b> <iframe src="https://example.com"></iframe>',
-  '',
-  '[click me](javascript:window.__pwned=3) and [data](data:text/html,<script>window.__pwned=4</script>) and [docs](https://example.com/docs)',
-  '',
-  'Plain **bold** and `code`.',
-].join('\n');
 
 describe('the chat in real Chromium, bridged to the real core', () => {
   it('test_replays_a_conversation_journaled_through_the_store_messages_a_tool_call_with_its_duration_stopped', async () => {

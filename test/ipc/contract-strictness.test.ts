@@ -41,6 +41,11 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'settings.clearKey': { ...NS },
   'policy.get': {},
   'settings.testProvider': { ...NS },
+  'search.query': { ...NS, query: 'lisbon' },
+  'usage.summary': { ...NS, since: '2026-01-01' },
+  'review.open': {},
+  'review.get': { reviewId: ID },
+  'review.events': { reviewId: ID, page: 0 },
   'links.openExternal': { url: 'https://example.com' },
   'folders.pick': {},
 };

@@ -8,6 +8,7 @@ import {
   assertCliVersionAllowed,
   assertConnectionAllowed,
   assertModelAllowed,
+  assertExportAllowed,
   assertProviderAllowed,
   assertRulesAllowed,
   loadPolicy,
@@ -76,6 +77,17 @@ describe('admin policy', () => {
     expect(loadPolicy({ WARD_POLICY: personal }, 'linux', at(plain))?.clientMetadataUrl).toBe('https://me.example.com/ward.json');
     expect(wardErrorOf(() => loadPolicy({ WARD_POLICY: personal }, 'linux', at(admin)))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('the sources must agree on clientMetadataUrl') });
     expect(wardErrorOf(() => parsePolicy(JSON.stringify({ clientMetadataUrl: 'http://it.example.com/ward.json' }), 'p'))).toMatchObject({ code: 'policy_invalid', message: expect.stringContaining('clientMetadataUrl') });
+  });
+
+  it('test_signed_exports_stay_required_when_either_policy_requires_them_and_refuse_transcripts', () => {
+    const strictFile = writePolicy({ reason: 'Example IT', requireSignedExports: true });
+    const laxFile = writePolicy({ requireSignedExports: false });
+    const strict = loadPolicy({ WARD_POLICY: strictFile }, 'linux', at(laxFile))!;
+    expect(strict.requireSignedExports).toBe(true);
+    expect(loadPolicy({ WARD_POLICY: laxFile }, 'linux', {})!.requireSignedExports).toBe(false);
+    expect(() => assertExportAllowed(strict, 'bundle')).not.toThrow();
+    expect(wardErrorOf(() => assertExportAllowed(strict, 'markdown'))).toMatchObject({ code: 'policy_refused', message: 'an export as markdown carries no signature, and every export must be signed; export a bundle: refused by Example IT' });
+    expect(() => assertExportAllowed(null, 'html')).not.toThrow();
   });
 
   it('test_no_policy_file_at_the_system_location_means_no_policy', () => {

@@ -77,6 +77,28 @@ describe('the timeline follows the journal (J1)', () => {
   });
 });
 
+describe('what each turn used', () => {
+  it('test_a_line_under_each_turn_with_its_own_cost_and_a_total_for_the_conversation', () => {
+    const turn = (runId: string, costUsd: number) => {
+      const event = viewFeed(runId);
+      return [
+        event('model_call', { path: '/v1/messages', status: 200, durationMs: 5, problem: null, usage: { inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0 } }),
+        event('usage', { inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd }),
+        event('run_finished', { state: 'succeeded', reason: null }),
+      ];
+    };
+    const events = [...turn('run-1', 0.002), ...turn('run-2', 0.005)].map((view, index) => ({ ...view, seq: index + 1 }));
+    const state = applyEvents(EMPTY_CONVERSATION, events);
+    expect(state.items).toEqual([
+      { kind: 'usage', key: 'u3', text: 'Turn: 1,200 in · 30 out tokens · $0.0020' },
+      { kind: 'usage', key: 'u6', text: 'Turn: 1,200 in · 30 out tokens · $0.0030' },
+    ]);
+    expect(state.usageTotal).toEqual({ turns: 2, tokens: { input: 2400, output: 60, cacheRead: 0, cacheCreation: 0 }, costUsd: 0.005 });
+    // Folded in pieces (a replay in pages, then live), the same.
+    expect(applyEvents(applyEvents(EMPTY_CONVERSATION, events.slice(0, 4)), events)).toEqual(state);
+  });
+});
+
 describe('events that do not parse (old or foreign data)', () => {
   it('test_shows_each_as_an_unreadable_notice_with_its_type_guesses_nothing_from_it_and_goes_on', () => {
     const feed = viewFeed();

@@ -6,6 +6,9 @@ import { DataFolder } from '../../main/store/data-folder.js';
 import { openDatabase } from '../../main/store/database.js';
 import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
 import { RunRepository } from '../../main/store/runs.js';
+import { hashEvent } from '../../main/store/chain.js';
+import { SearchIndex } from '../../main/store/search.js';
+import { AnchorRepository } from '../../main/store/anchors.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -104,5 +107,63 @@ describe('migration 4: run owner identity', () => {
     expect(runs.get('r')).toMatchObject({ state: 'running', ownerPid: process.ppid, ownerIdentity: null });
     expect(runs.markOrphansUncertain()).toEqual([]);
     v4.close();
+  });
+});
+
+/** Rows as a schema-4 or -5 Ward wrote them: an agent, a conversation, and events chained by hand. */
+function olderRows(db: ReturnType<typeof openDatabase>, events: ReadonlyArray<readonly [string, string]>): void {
+  db.prepare("INSERT INTO agents (id, name, created_at) VALUES ('a', 'helper', 'now')").run();
+  db.prepare("INSERT INTO agent_versions (agent_id, version, spec, spec_hash, published_at) VALUES ('a', 1, '{}', 'h', 'now')").run();
+  let prev = '0'.repeat(64);
+  const insert = db.prepare("INSERT INTO events (conversation_id, seq, run_id, type, payload, created_at, prev_hash, hash) VALUES ('c', ?, NULL, ?, ?, 'now', ?, ?)");
+  events.forEach(([type, payload], index) => {
+    const hash = hashEvent(prev, 'c', index + 1, null, type, payload, 'now');
+    insert.run(index + 1, type, payload, prev, hash);
+    prev = hash;
+  });
+  db.prepare("INSERT INTO conversations (id, agent_id, agent_version, cli_session_id, title, created_at, last_seq, last_hash) VALUES ('c', 'a', 1, 's', 't', 'now', ?, ?)").run(events.length, prev);
+}
+
+describe('migration 6: journal anchors (J3)', () => {
+  it('test_marks_the_head_of_each_journal_of_version_5_as_older_than_anchoring_without_a_mac', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const vOld = openDatabase(file, { targetVersion: 5 });
+    vOld.pragma('foreign_keys = OFF');
+    olderRows(vOld, [
+      ['user_prompt', '{"text":"hello"}'],
+      ['run_finished', '{"state":"succeeded","reason":null}'],
+    ]);
+    vOld.close();
+    const vNew = openDatabase(file, { targetVersion: 6 });
+    expect(vNew.pragma('user_version', { simple: true })).toBe(6);
+    const head = vNew.prepare("SELECT last_hash FROM conversations WHERE id = 'c'").get() as { last_hash: string };
+    expect(vNew.prepare('SELECT conversation_id, seq, hash, mac FROM anchors').all()).toEqual([{ conversation_id: 'c', seq: 2, hash: head.last_hash, mac: '' }]);
+    // The run that ended before anchoring existed is not reported unanchored, even with a key to check with.
+    expect(new AnchorRepository(vNew).check('c', Buffer.alloc(32, 1))).toEqual({ anchors: 1, anchoredSeq: 2, predates: 2, keyChecked: true, problem: null });
+    vNew.close();
+  });
+});
+
+describe('migration 7: the search index (E4)', () => {
+  it('test_indexes_the_prompts_answers_and_tools_journaled_at_version_6_skipping_what_does_not_parse', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const vOld = openDatabase(file, { targetVersion: 6 });
+    vOld.pragma('foreign_keys = OFF');
+    olderRows(vOld, [
+      ['user_prompt', '{"text":"plan a trip to Lisbon"}'],
+      ['assistant_delta', '{"text":"Lisbon in a delta","messageIndex":0}'],
+      ['assistant_text', '{"text":"Lisbon in spring is lovely"}'],
+      ['tool_result', '{"toolUseId":"t","tool":"weather_lookup","ok":true,"bytes":3,"durationMs":1,"errorCode":null,"preview":"Lisbon: 24 C","previewTruncated":false}'],
+      ['assistant_text', 'not json at all'],
+    ]);
+    vOld.close();
+    const vNew = openDatabase(file);
+    expect(vNew.pragma('user_version', { simple: true })).toBe(7);
+    expect(new SearchIndex(vNew).query('lisbon').map((hit) => [hit.seq, hit.type]).sort()).toEqual([
+      [1, 'user_prompt'],
+      [3, 'assistant_text'],
+      [4, 'tool_result'],
+    ]);
+    vNew.close();
   });
 });

@@ -68,6 +68,8 @@ export class RunService {
   constructor(
     private readonly folder: DataFolder,
     private readonly deps: TurnDeps,
+    /** Runs after each turn settled, before its outcome is handed out (the J3 anchor). */
+    private readonly afterTurn: (store: NamespaceStore, conversationId: string) => Promise<void> = async () => undefined,
   ) {
     // Folders (with a capability inside) left by a Ward process that was killed.
     sweepStaleRunDirs(isProcessAlive, deps.tmpRoot);
@@ -114,7 +116,10 @@ export class RunService {
     const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules });
     const done = Promise.resolve()
       .then(() => turn.run())
-      .then((outcome) => ({ runId, conversationId: conversation.id, ...outcome }));
+      .then(async (outcome) => {
+        await this.afterTurn(store, conversation.id);
+        return { runId, conversationId: conversation.id, ...outcome };
+      });
     const handle: RunHandle = { runId, conversationId: conversation.id, attached: false, cursor, done, childPid: () => turn.childPid() };
     this.active.set(runId, { turn, handle });
     void done.finally(() => this.active.delete(runId));

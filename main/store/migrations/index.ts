@@ -4,6 +4,8 @@ import { updateToSchemaVersion2 } from './0002-grants.js';
 import { updateToSchemaVersion3 } from './0003-connections.js';
 import { updateToSchemaVersion4 } from './0004-run-owner-identity.js';
 import { updateToSchemaVersion5 } from './0005-connection-auth-and-output.js';
+import { updateToSchemaVersion6 } from './0006-anchors.js';
+import { updateToSchemaVersion7 } from './0007-search.js';
 
 export interface Migration {
   readonly version: number;
@@ -17,6 +19,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, up: updateToSchemaVersion3 },
   { version: 4, up: updateToSchemaVersion4 },
   { version: 5, up: updateToSchemaVersion5 },
+  { version: 6, up: updateToSchemaVersion6 },
+  { version: 7, up: updateToSchemaVersion7 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

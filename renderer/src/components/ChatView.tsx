@@ -11,13 +11,14 @@ import { escapeLineForWindow } from '../../../preload/display.js';
 import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
-import { mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
+import { indexAtSeq, mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
+import { describeUsage } from '../../../preload/usage.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
 import { ErrorBanner } from './PageNotice.js';
 import { FolderGrants } from './FolderGrants.js';
-import { estimateRowHeight, formatUsage, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
+import { estimateRowHeight, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
 import { UncertainBanner, type Outcome } from './UncertainBanner.js';
 import { VirtualList } from './VirtualList.js';
 
@@ -39,6 +40,8 @@ export interface ChatViewProps {
   readonly onTitle?: (title: string) => void;
   /** Says something in the window's status region ("Answer finished"). */
   readonly announce?: (text: string) => void;
+  /** An event to bring into view (a search hit). */
+  readonly focusSeq?: number | null;
 }
 
 const rowKey = (row: TimelineRowModel) => row.key;
@@ -63,8 +66,10 @@ function placeApprovals(items: readonly TimelineItem[], approvals: readonly Pend
   return { byTool, unplaced };
 }
 
-export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], elicitations = [], onAnswerElicitation, onOpenLink, onRunChange, onTitle, announce }: ChatViewProps) {
+export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], elicitations = [], onAnswerElicitation, onOpenLink, onRunChange, onTitle, announce, focusSeq = null }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
+  // Focused once the replay has reached the event.
+  const focusIndex = useMemo(() => (focusSeq === null || state.lastSeq < focusSeq ? null : indexAtSeq(state.items, focusSeq)), [focusSeq, state.items, state.lastSeq]);
   const [actionError, setActionError] = useState<string | null>(null);
   const [localRun, setLocalRun] = useState<RunStatus | null>(null);
   const [openGroups, setOpenGroups] = useState<ReadonlySet<string>>(new Set());
@@ -146,6 +151,13 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
   // A server's request for input waits below the timeline, with the questions not placed on a call.
   const myElicitations = useMemo(() => (onAnswerElicitation === undefined ? [] : elicitations.filter((elicitation) => elicitation.conversationId === conversationId)), [elicitations, onAnswerElicitation, conversationId]);
   const rows = useMemo(() => timelineRows(state.items, openGroups, (tool) => tool.status === 'running' || byTool.has(tool.key)), [state.items, openGroups, byTool]);
+  // The row showing the search hit: its item's, or the group holding it.
+  const focusRow = useMemo(() => {
+    if (focusIndex === null) return null;
+    const key = state.items[focusIndex]!.key;
+    const at = rows.findIndex((row) => (row.kind === 'item' ? row.key === key : row.tools.some((tool) => tool.key === key)));
+    return at < 0 ? null : at;
+  }, [focusIndex, rows, state.items]);
 
   const lastPrompt = useMemo(() => {
     for (let index = state.items.length - 1; index >= 0; index--) {
@@ -193,9 +205,9 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
               <span className="fact" title="The folder this chat works in">
                 <Folder size={13} aria-hidden /> {conversation.workspace === null ? "a folder in Ward's data" : escapeLineForWindow(conversation.workspace, 300)}
               </span>
-              {state.usage !== null && (
-                <span className="fact" title="What this chat's model calls cost" data-testid="chat-usage">
-                  <Gauge size={13} aria-hidden /> {formatUsage(state.usage)}
+              {state.usageTotal.turns > 0 && (
+                <span className="fact" title="What this chat's turns used and cost" data-testid="chat-usage">
+                  <Gauge size={13} aria-hidden /> Total: {describeUsage(state.usageTotal.tokens, state.usageTotal.costUsd)}
                 </span>
               )}
             </div>
@@ -213,7 +225,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
           )}
         </div>
       ) : (
-        <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" />
+        <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" focusIndex={focusRow} />
       )}
       {(unplaced.length > 0 || myElicitations.length > 0) && (
         <div className="approvals-unplaced">

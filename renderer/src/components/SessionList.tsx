@@ -1,11 +1,13 @@
 /**
  * The sessions of a namespace, newest activity first, each with its date, a one-line preview and
  * whether it waits for an approval; arrow keys move between them. Above: the namespace switcher,
- * "New chat" and the search.
+ * "New chat" and the search; with a query, the messages it matches (E4); below, today's usage
+ * and "Open bundle…" for reviewing an exported session.
  */
-import { Clock, Plus, Search } from 'lucide-react';
+import { Clock, FolderOpen, Plus, Search } from 'lucide-react';
 import type { KeyboardEvent } from 'react';
-import type { ConversationView, NamespaceView, PolicySettingView } from '../../../preload/contract.js';
+import type { ConversationView, NamespaceView, PolicySettingView, SearchHitView, UsageSummaryView } from '../../../preload/contract.js';
+import { describeUsage } from '../../../preload/usage.js';
 import { ManagedLock } from './ManagedLock.js';
 import { escapeLineForWindow } from '../../../preload/display.js';
 import { formatTime } from './Timeline.js';
@@ -24,6 +26,13 @@ export interface SessionListProps {
   readonly onQuery: (query: string) => void;
   readonly onOpen: (conversationId: string) => void;
   readonly onNewChat: () => void;
+  /** Messages the query matches, and why there are none when the search failed. */
+  readonly hits: readonly SearchHitView[];
+  readonly searchProblem: string | null;
+  readonly onOpenHit: (hit: SearchHitView) => void;
+  /** The namespace's usage today (UTC), once known. */
+  readonly today: UsageSummaryView['total'] | null;
+  readonly onOpenBundle: () => void;
 }
 
 /** ArrowUp/ArrowDown/Home/End move focus between the buttons of a list. */
@@ -38,7 +47,7 @@ export function moveInList(event: KeyboardEvent<HTMLElement>): void {
   buttons[next]!.focus();
 }
 
-export function SessionList({ namespaces, namespace, onNamespace, namespaceLock, conversations, current, waiting, query, onQuery, onOpen, onNewChat }: SessionListProps) {
+export function SessionList({ namespaces, namespace, onNamespace, namespaceLock, conversations, current, waiting, query, onQuery, onOpen, onNewChat, hits, searchProblem, onOpenHit, today, onOpenBundle }: SessionListProps) {
   return (
     <aside className="sidebar" aria-label="Sessions pane">
       <label className="namespace-switcher">
@@ -89,6 +98,31 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
         })}
         {conversations.length === 0 && <li className="muted session-none">{query ? 'No matching sessions' : 'No sessions yet'}</li>}
       </ul>
+      {query.trim() !== '' && (
+        <ul className="sessions search-hits" aria-label="Found in messages" onKeyDown={moveInList}>
+          {hits.map((hit) => (
+            <li key={`${hit.conversationId}/${hit.seq}`}>
+              <button type="button" data-list-item onClick={() => onOpenHit(hit)}>
+                <span className="session-title">{escapeLineForWindow(hit.title, 200)}</span>
+                <span className="hit-snippet">
+                  {hit.snippet.map((part, index) => (part.match ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+                </span>
+              </button>
+            </li>
+          ))}
+          {hits.length === 0 && <li className="muted session-none">{searchProblem ?? 'No matches in messages'}</li>}
+        </ul>
+      )}
+      <div className="sidebar-foot">
+        {today !== null && today.turns > 0 && (
+          <div className="usage-today muted" data-testid="usage-today">
+            Today: {describeUsage(today.tokens, today.costUsd)}
+          </div>
+        )}
+        <button type="button" className="link-button" onClick={onOpenBundle}>
+          <FolderOpen size={14} aria-hidden /> Open bundle…
+        </button>
+      </div>
     </aside>
   );
 }

@@ -2,7 +2,7 @@
 import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Wrench, X } from 'lucide-react';
 import { memo, useState, type ReactNode } from 'react';
 import type { ApprovalAnswer, PendingApprovalView } from '../../../preload/contract.js';
-import type { TimelineItem, TimelineRowModel, ToolItem, Usage } from '../state/timeline.js';
+import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { CopyButton } from './CopyButton.js';
 import { Markdown, type OpenLink } from './Markdown.js';
@@ -20,15 +20,6 @@ export function formatTime(at: string, now = new Date()): string {
   if (Number.isNaN(date.getTime())) return '';
   const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
   return date.toDateString() === now.toDateString() ? time : `${date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${time}`;
-}
-
-const tokens = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
-/** "1.2K in · 340 out · $0.012": what a turn or a chat cost. */
-export function formatUsage(usage: Usage): string {
-  const parts = [`${tokens.format(usage.inputTokens + usage.cacheReadTokens + usage.cacheCreationTokens)} in`, `${tokens.format(usage.outputTokens)} out`];
-  if (usage.cacheReadTokens > 0) parts.push(`${tokens.format(usage.cacheReadTokens)} from cache`);
-  if (usage.costUsd !== null) parts.push(`$${usage.costUsd < 0.01 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`);
-  return parts.join(' · ');
 }
 
 /** Tool texts longer than this are cut on screen, with the rest a click away. */
@@ -163,7 +154,6 @@ function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user'
         </span>
       </header>
       {mine ? <div className="message-text">{item.text}</div> : <Markdown source={item.text} onOpenLink={context.onOpenLink} />}
-      {item.kind === 'assistant' && item.usage !== undefined && <div className="message-usage">{formatUsage(item.usage)}</div>}
     </article>
   );
 }
@@ -186,6 +176,12 @@ function RowView({ row, context }: { row: TimelineRowModel; context: RowContext 
         </div>
       );
     }
+    case 'usage':
+      return (
+        <div className="turn-usage" data-testid="turn-usage">
+          {item.text}
+        </div>
+      );
   }
 }
 
@@ -201,8 +197,10 @@ export function estimateRowHeight(row: TimelineRowModel): number {
       return 44;
     case 'notice':
       return 36;
+    case 'usage':
+      return 24;
     default:
       // Row and message padding and the author line, then ~95 characters a line in the reading column.
-      return 46 + Math.max(1, Math.ceil(item.text.length / 95)) * 22 + (item.kind === 'assistant' && item.usage !== undefined ? 18 : 0);
+      return 46 + Math.max(1, Math.ceil(item.text.length / 95)) * 22;
   }
 }

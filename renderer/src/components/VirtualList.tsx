@@ -26,9 +26,11 @@ export interface VirtualListProps<T> {
   readonly estimateHeight: (item: T) => number;
   readonly renderItem: (item: T) => ReactNode;
   readonly label: string;
+  /** A row to bring into view and mark (a search hit); null for none. */
+  readonly focusIndex?: number | null;
 }
 
-export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, label }: VirtualListProps<T>) {
+export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, label, focusIndex = null }: VirtualListProps<T>) {
   const viewport = useRef<HTMLDivElement>(null);
   const [away, setAway] = useState(false);
   // Stable between renders with the same items: a new key function makes the virtualizer re-sum every row.
@@ -46,6 +48,10 @@ export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, labe
     scrollEndThreshold: BOTTOM_SLACK_PX,
   });
   useLayoutEffect(() => virtualizer.scrollToEnd(), [virtualizer]);
+  useEffect(() => {
+    if (focusIndex !== null && focusIndex < items.length) virtualizer.scrollToIndex(focusIndex, { align: 'center' });
+    // Only a new focus scrolls (not every new row): rows arriving later must not pull the view back to it.
+  }, [focusIndex, virtualizer]);
 
   useEffect(() => {
     const element = viewport.current;
@@ -60,7 +66,14 @@ export function VirtualList<T>({ items, getKey, estimateHeight, renderItem, labe
       <div ref={viewport} className="vlist" role="region" aria-label={label} tabIndex={0}>
         <div className="vlist-space" role="list" style={{ height: `${virtualizer.getTotalSize()}px` }}>
           {virtualizer.getVirtualItems().map((row) => (
-            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="vrow" role="listitem" style={{ transform: `translateY(${row.start}px)` }}>
+            <div
+              key={row.key}
+              data-index={row.index}
+              ref={virtualizer.measureElement}
+              className={row.index === focusIndex ? 'vrow vrow-focus' : 'vrow'}
+              role="listitem"
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
               {renderItem(items[row.index]!)}
             </div>
           ))}

@@ -10,6 +10,7 @@
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
 import { escapeForWindow, escapeLineForWindow } from '../../../preload/display.js';
 import { readJournalEvent, type EventOf } from '../../../preload/events.js';
+import { addTurn, describeUsage, foldUsage, NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../preload/usage.js';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'unknown';
 
@@ -17,14 +18,6 @@ export type ToolStatus = 'running' | 'ok' | 'error' | 'unknown';
 export interface PermissionNote {
   readonly decision: 'allow' | 'deny';
   readonly text: string;
-}
-
-export interface Usage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cacheReadTokens: number;
-  readonly cacheCreationTokens: number;
-  readonly costUsd: number | null;
 }
 
 export type TimelineItem =
@@ -38,8 +31,6 @@ export type TimelineItem =
       readonly text: string;
       /** Set while a block streams: its index in the run and the text before it, for the final text to replace the deltas. */
       readonly streaming?: { readonly messageIndex: number; readonly before: string } | null;
-      /** What the run's model calls cost, on the run's last answer. */
-      readonly usage?: Usage;
     }
   | {
       readonly kind: 'tool';
@@ -56,7 +47,9 @@ export type TimelineItem =
       readonly durationMs: number | null;
       readonly permissions: readonly PermissionNote[];
     }
-  | { readonly kind: 'notice'; readonly key: string; readonly runId: string | null; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string; readonly permission?: { readonly tool: string } };
+  | { readonly kind: 'notice'; readonly key: string; readonly runId: string | null; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string; readonly permission?: { readonly tool: string } }
+  /** What a turn used and cost, under the turn. */
+  | { readonly kind: 'usage'; readonly key: string; readonly runId: string | null; readonly text: string };
 
 export type ToolItem = Extract<TimelineItem, { kind: 'tool' }>;
 
@@ -71,11 +64,12 @@ export interface ConversationState {
   readonly items: readonly TimelineItem[];
   readonly lastSeq: number;
   readonly run: RunStatus | null;
-  /** Every usage event of the chat, summed. */
-  readonly usage: Usage | null;
+  /** The turns' usage so far (preload/usage.ts) and their total. */
+  readonly usage: UsageState;
+  readonly usageTotal: UsageTotal;
 }
 
-export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null, usage: null };
+export const EMPTY_CONVERSATION: ConversationState = { items: [], lastSeq: 0, run: null, usage: USAGE_START, usageTotal: NO_USAGE };
 
 const SUMMARY_CHARS = 120;
 
@@ -109,17 +103,6 @@ export function shownToolName(tool: string): string {
   return tool.startsWith('mcp__ward__') ? tool.slice('mcp__ward__'.length) : tool;
 }
 
-function addUsage(a: Usage | null | undefined, b: Usage): Usage {
-  if (a == null) return b;
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheCreationTokens: a.cacheCreationTokens + b.cacheCreationTokens,
-    costUsd: a.costUsd === null && b.costUsd === null ? null : (a.costUsd ?? 0) + (b.costUsd ?? 0),
-  };
-}
-
 const joined = (text: string) => `${text}${text === '' || text.endsWith('\n') ? '' : '\n\n'}`;
 
 /** Applies a batch of events in order; events at or before `lastSeq` are ignored (idempotent replay). */
@@ -145,14 +128,7 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
     }
     return -1;
   };
-  const lastAssistantOf = (runId: string | null): number => {
-    for (let index = items.length - 1; index >= 0; index--) {
-      const item = items[index]!;
-      if (item.kind === 'assistant' && item.runId === runId) return index;
-      if (item.kind === 'user') return -1;
-    }
-    return -1;
-  };
+  let usageTotal = state.usageTotal;
 
   for (const view of fresh) {
     lastSeq = view.seq;
@@ -160,6 +136,8 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
     const at = view.createdAt;
     const runId = view.runId;
     const event = readJournalEvent(view.type, view.payload);
+    const [nextUsage, turn] = foldUsage(usage, view.runId, view.createdAt, event);
+    usage = nextUsage;
     switch (event.type) {
       case 'run_started':
         if (runId !== null) run = { id: runId, state: 'running', reason: null };
@@ -287,25 +265,28 @@ export function applyEvents(state: ConversationState, events: readonly JournalEv
       case 'elicitation_refused':
         items.push({ kind: 'notice', key, runId, tone: 'warning', text: escapeLineForWindow(`Ward refused a request for input from ${event.payload.server}: ${event.payload.reason}`, 500) });
         break;
-      case 'usage': {
-        usage = addUsage(usage, event.payload);
-        const index = lastAssistantOf(runId);
-        if (index >= 0) {
-          const item = items[index] as Extract<TimelineItem, { kind: 'assistant' }>;
-          items[index] = { ...item, usage: addUsage(item.usage, event.payload) };
-        }
-        break;
-      }
+      case 'usage':
       case 'tool_refused':
       case 'tool_drained':
       case 'elicitation_requested':
-        // Not shown in the chat (the request itself is shown where approvals are).
+        // Not shown in the chat: usage becomes the turn's line below, a request for input is shown where approvals are.
         break;
       default:
         event satisfies never;
     }
+    // A turn that reported what it used gets a line under it.
+    if (turn !== null && (turn.tokensFrom !== null || turn.costUsd !== null)) {
+      usageTotal = addTurn(usageTotal, turn);
+      items.push({ kind: 'usage', key: `u${view.seq}`, runId: turn.runId, text: `Turn: ${describeUsage(turn.tokens, turn.costUsd)}` });
+    }
   }
-  return { items, lastSeq, run, usage };
+  return { items, lastSeq, run, usage, usageTotal };
+}
+
+/** The row that shows event `seq`: the last one made at or before it (a tool result lives in its call's row). */
+export function indexAtSeq(items: readonly TimelineItem[], seq: number): number | null {
+  for (let index = items.length - 1; index >= 0; index--) if (Number(items[index]!.key.slice(1)) <= seq) return index;
+  return null;
 }
 
 /** Combines the journal's view of the run with the store's authoritative state (from conversations.get). */

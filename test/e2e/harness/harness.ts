@@ -19,7 +19,6 @@ import type { AttentionNote } from '../../../main/ipc/attention.js';
 import type { Client, ExternalOpener } from '../../../main/ipc/handlers.js';
 import { DataFolder } from '../../../main/store/data-folder.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor } from '../../../main/electron/policy.js';
-import { dispatch } from '../../../main/ipc/dispatch.js';
 import { parseNamespace, type Namespace } from '../../../main/namespaces/namespace.js';
 import { FIXTURE_STDIO } from '../../app/runs/agents.js';
 import { startModelProvider, type ModelProvider, type ScriptStep } from '../../fixtures/model-provider/provider.js';
@@ -106,6 +105,8 @@ export interface UiHarnessOptions {
   readonly promptTimeoutMs?: number;
   /** Extra variables in Ward's environment (WARD_NAMESPACE, WARD_POLICY, ...). */
   readonly env?: Readonly<Record<string, string>>;
+  /** The file "Open bundle…" picks (the Electron shell shows a file dialog). */
+  readonly bundleToOpen?: string;
 }
 
 export async function startUiHarness(browser: Browser, options: UiHarnessOptions = {}): Promise<UiHarness> {
@@ -151,6 +152,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
       setBadge: (count) => attention.badges.push(count),
     },
     run: { tmpRoot, stopGraceMs: options.stopGraceMs ?? 3_000, ...(options.promptTimeoutMs === undefined ? {} : { promptTimeoutMs: options.promptTimeoutMs }) },
+    pickBundle: async () => options.bundleToOpen ?? null,
   });
   const site = await serveRenderer();
   const pushed: PushedEvent[] = [];
@@ -164,6 +166,8 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     if (client === undefined) {
       client = {
         id: `page-${nextClient++}`,
+        // As the Electron shell marks the windows it opens for a bundle.
+        reviewOnly: page.url().includes('#review/'),
         push(event) {
           pushed.push(event);
           // As a JSON string: Playwright's argument serializer is slow for big object graphs.
@@ -175,7 +179,7 @@ export async function startUiHarness(browser: Browser, options: UiHarnessOptions
     return client;
   };
   await context.exposeBinding('__wardInvoke', async (source, channel: unknown, payload: unknown) => {
-    const result = await dispatch(desktop.ipc.handlers, clientFor(source.page), channel, payload);
+    const result = await desktop.ipc.dispatch(clientFor(source.page), channel, payload);
     results.push(JSON.stringify(result));
     return result;
   });

@@ -1,0 +1,160 @@
+/**
+ * `ward export`: a conversation as a signed bundle (E1–E3) or a readable transcript, and the
+ * namespace's signing key (`ward keys`). The journal is checked before anything is written (its
+ * anchors here, its chain while it streams), and every line is scanned for the secrets Ward
+ * holds for the namespace; a refusal leaves no file behind.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJournalEvent } from '../../preload/events.js';
+import { WardError } from '../base/errors.js';
+import { BUNDLE_EXTENSION, ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle.js';
+import { exportLines } from '../export/journal-lines.js';
+import { SecretScanner, type KnownSecret } from '../export/secret-scan.js';
+import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../export/transcript.js';
+import { assertExportAllowed, type AdminPolicy } from '../policy/policy.js';
+import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
+import type { Conversation } from '../store/conversations.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+import type { JournalIntegrity } from './journal-integrity.js';
+import type { NamespaceKeys } from './namespace-keys.js';
+
+export const EXPORT_FORMATS = ['bundle', 'markdown', 'html'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+const EXTENSIONS: Readonly<Record<ExportFormat, string>> = { bundle: BUNDLE_EXTENSION, markdown: '.md', html: '.html' };
+
+export interface ExportOptions {
+  readonly format: ExportFormat;
+  /** Default: the conversation's id prefix and the format's extension, in the current folder. */
+  readonly out?: string;
+  /** N1: the statement names the namespace by its hash unless this is set. */
+  readonly nameNamespace?: boolean;
+}
+
+export interface ExportResult {
+  readonly file: string;
+  readonly format: ExportFormat;
+  readonly events: number;
+  readonly bytes: number;
+  /** The signing key's fingerprint (bundles only). */
+  readonly signer: string | null;
+  readonly uncertainRuns: readonly string[];
+}
+
+function readme(conversation: Conversation, fingerprint: string): string {
+  return `This is a Ward export bundle: one conversation's event journal, signed.
+
+Files
+  journal.jsonl        every event of conversation ${conversation.id}, one JSON object a line, exactly as
+                       Ward journaled it ("payload" is the stored JSON text); each line's "hash" is
+                       SHA-256 over the previous hash, a newline, and the JSON array
+                       [conversationId, seq, runId, type, payload, createdAt].
+  statement.dsse.json  a DSSE envelope holding an in-toto Statement v1: the SHA-256 of journal.jsonl,
+                       the number of events and the last event's hash, signed with Ed25519.
+  signer.pub.pem       the public key that signed it: ${fingerprint}
+
+Check it (no Ward data folder, keychain or network needed):
+  ward verify-bundle THIS_FILE --signer ${fingerprint}
+Ask the sender for their fingerprint ("ward keys show") by a channel you trust; the key inside the
+bundle proves only that whoever made the bundle held that key.
+
+Read it:
+  ward review THIS_FILE
+`;
+}
+
+export class ExportService {
+  constructor(
+    private readonly keys: NamespaceKeys,
+    private readonly integrity: JournalIntegrity,
+    private readonly policy: AdminPolicy | null,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  async export(store: NamespaceStore, conversationRef: string, options: ExportOptions): Promise<ExportResult> {
+    assertExportAllowed(this.policy, options.format);
+    const conversation = store.conversations.resolve(conversationRef);
+    const file = path.resolve(options.out ?? `${conversation.id.slice(0, 8)}${EXTENSIONS[options.format]}`);
+    // A later append (a run still going) is not part of the export: it ends at this head.
+    const head = store.journal.head(conversation.id);
+    const anchors = await this.integrity.checkAnchors(store, conversation.id);
+    if (anchors?.problem != null) throw new WardError('journal_invalid', `the journal of conversation ${conversation.id} fails verification (${anchors.problem.reason}); it is not exported: see "ward verify"`);
+    const scanner = new SecretScanner(await this.namespaceSecrets(store));
+    const uncertainRuns = store.runs.listFor(conversation.id).filter((run) => run.state === 'uncertain').map((run) => run.id);
+    const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
+    const check = (line: string, event: { seq: number; type: string }) => scanner.check(line, event);
+
+    if (options.format === 'bundle') {
+      const key = (await this.keys.signingKey(store.namespace, true))!;
+      const written = writeBundle(
+        file,
+        {
+          conversationId: conversation.id,
+          head,
+          events: store.journal.stored(conversation.id, head.seq),
+          check,
+          predicate: {
+            conversationId: conversation.id,
+            title: conversation.title,
+            namespaceHash: store.namespace.hash,
+            ...(options.nameNamespace ? { namespace: store.namespace.name } : {}),
+            agent: { name: agent.agentName, version: agent.version },
+            cliVersion: COMMITTED_PIN.version,
+            wardVersion: wardVersion(),
+            exportedAt: new Date().toISOString(),
+            uncertainRuns,
+            anchoredSeq: anchors?.anchoredSeq ?? 0,
+          },
+        },
+        key,
+        readme(conversation, key.fingerprint),
+      );
+      return { file, format: 'bundle', events: written.events, bytes: written.bytes, signer: written.fingerprint, uncertainRuns };
+    }
+
+    const meta: TranscriptMeta = {
+      title: conversation.title,
+      conversationId: conversation.id,
+      agent: `${agent.agentName} v${agent.version}`,
+      exportedAt: new Date().toISOString(),
+      events: head.seq,
+      chainHead: head.hash,
+      uncertainRuns,
+    };
+    let bytes = 0;
+    writeNewFile(file, (fd) => {
+      const out = new ChunkedWriter((chunk) => {
+        bytes += chunk.length;
+        let done = 0;
+        while (done < chunk.length) done += fs.writeSync(fd, chunk, done);
+      });
+      const events = this.checkedEvents(store, conversation.id, head, check);
+      for (const piece of options.format === 'markdown' ? renderMarkdown(meta, events) : renderHtml(meta, events)) out.write(piece);
+      out.flush();
+    });
+    return { file, format: options.format, events: head.seq, bytes, signer: null, uncertainRuns };
+  }
+
+  /** The stored events, chain-checked and scanned like a bundle's lines, parsed by their schemas. */
+  private *checkedEvents(store: NamespaceStore, conversationId: string, head: { seq: number; hash: string }, check: (line: string, event: { seq: number; type: string }) => void): Generator<TranscriptEvent> {
+    for (const { event: stored } of exportLines(conversationId, head, store.journal.stored(conversationId, head.seq), check)) {
+      let payload: unknown = null;
+      try {
+        payload = JSON.parse(stored.payload);
+      } catch {
+        // shown as unreadable
+      }
+      yield { seq: stored.seq, runId: stored.run_id, createdAt: stored.created_at, event: readJournalEvent(stored.type, payload) };
+    }
+  }
+
+  /** E3: every secret of the namespace's credential store, and the model key Ward's environment gives it. */
+  private async namespaceSecrets(store: NamespaceStore): Promise<KnownSecret[]> {
+    const secrets: KnownSecret[] = (await this.keys.secretStore(store.namespace).entries()).map(({ account, secret }) => ({ label: `credential ${account}`, value: secret }));
+    for (const variable of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] as const) {
+      const value = this.env[variable];
+      if (value !== undefined && value !== '') secrets.push({ label: `${variable} in Ward's environment`, value });
+    }
+    return secrets;
+  }
+}

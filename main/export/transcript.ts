@@ -1,0 +1,188 @@
+/**
+ * Readable transcripts of a conversation, for sharing: Markdown, and HTML that is one
+ * self-contained page with no script, no remote loads and every model-written string escaped
+ * (as in the desktop: invisible characters shown as escapes, markup as text). A transcript is
+ * not evidence; the signed bundle is.
+ */
+import { escapeInvisible } from '../../preload/display.js';
+import type { JournalEventBody, UnreadableEvent } from '../../preload/events.js';
+import { describeUsage, UsageTally, type TurnUsage } from '../../preload/usage.js';
+
+export interface TranscriptMeta {
+  readonly title: string;
+  readonly conversationId: string;
+  readonly agent: string;
+  readonly exportedAt: string;
+  readonly events: number;
+  readonly chainHead: string;
+  readonly uncertainRuns: readonly string[];
+}
+
+export interface TranscriptEvent {
+  readonly seq: number;
+  readonly runId: string | null;
+  readonly createdAt: string;
+  readonly event: JournalEventBody | UnreadableEvent;
+}
+
+type Entry =
+  | { readonly kind: 'user' | 'assistant'; readonly at: string; readonly text: string; readonly cutShort?: boolean }
+  | { readonly kind: 'tool'; readonly at: string; readonly tool: string; readonly detail: string }
+  | { readonly kind: 'notice'; readonly at: string; readonly text: string }
+  | { readonly kind: 'turn'; readonly at: string; readonly usage: TurnUsage };
+
+/** A tool's arguments as people read them, bounded: the bundle has them whole. */
+const MAX_ARGUMENTS_CHARS = 4_000;
+
+function argumentsText(value: unknown): string {
+  const text = JSON.stringify(value, null, 2) ?? 'null';
+  return text.length > MAX_ARGUMENTS_CHARS ? `${text.slice(0, MAX_ARGUMENTS_CHARS)}… (${text.length - MAX_ARGUMENTS_CHARS} more characters)` : text;
+}
+
+/** What a person reads of a conversation, in order: streamed text only where no final text completed it. */
+function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
+  const usage = new UsageTally();
+  let partial: { runId: string | null; messageIndex: number; at: string; text: string } | null = null;
+  for (const { runId, createdAt: at, event } of events) {
+    const turn = usage.add(runId, at, event);
+    if (event.type === 'assistant_delta') {
+      if (partial !== null && (partial.runId !== runId || partial.messageIndex !== event.payload.messageIndex)) yield { kind: 'assistant', at: partial.at, text: partial.text, cutShort: true };
+      if (partial === null || partial.runId !== runId || partial.messageIndex !== event.payload.messageIndex) partial = { runId, messageIndex: event.payload.messageIndex, at, text: '' };
+      partial.text += event.payload.text;
+      continue;
+    }
+    if (event.type === 'assistant_text') partial = null;
+    if (partial !== null) {
+      yield { kind: 'assistant', at: partial.at, text: partial.text, cutShort: true };
+      partial = null;
+    }
+    switch (event.type) {
+      case 'user_prompt':
+        yield { kind: 'user', at, text: event.payload.text };
+        break;
+      case 'assistant_text':
+        yield { kind: 'assistant', at, text: event.payload.text };
+        break;
+      case 'tool_call':
+        yield { kind: 'tool', at, tool: event.payload.tool, detail: argumentsText(event.payload.arguments) };
+        break;
+      case 'tool_result': {
+        const result = event.payload;
+        const outcome = result.ok ? 'ok' : `error${result.errorCode === null ? '' : ` (${result.errorCode})`}`;
+        const shown = 'delivered' in result ? 'the run ended before the model saw this result' : result.preview === '' ? `${result.bytes} bytes` : `${result.preview}${result.previewTruncated ? '…' : ''}`;
+        yield { kind: 'tool', at, tool: `${result.tool ?? 'tool'} → ${outcome}`, detail: shown };
+        break;
+      }
+      case 'tool_refused':
+        yield { kind: 'notice', at, text: `Tool ${event.payload.tool} refused: ${event.payload.reason}` };
+        break;
+      case 'permission_decision':
+        if (event.payload.decision === 'deny') yield { kind: 'notice', at, text: `Denied ${event.payload.tool} ${event.payload.value ?? ''}: ${event.payload.reason}` };
+        break;
+      case 'run_finished':
+        if (event.payload.state !== 'succeeded') yield { kind: 'notice', at, text: `Run ${event.payload.state}${event.payload.reason === null ? '' : `: ${event.payload.reason}`}` };
+        break;
+      case 'run_reconciled':
+        yield { kind: 'notice', at, text: `Reconciled as ${event.payload.state}: ${event.payload.note}` };
+        break;
+      case 'model_call':
+        if (event.payload.status >= 400 || event.payload.status === 0) yield { kind: 'notice', at, text: `The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}` };
+        break;
+      case 'diagnostic':
+        yield { kind: 'notice', at, text: event.payload.detail };
+        break;
+      case 'unreadable':
+        yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
+        break;
+      default:
+        break;
+    }
+    if (turn !== null) yield { kind: 'turn', at, usage: turn };
+  }
+  if (partial !== null) yield { kind: 'assistant', at: partial.at, text: partial.text, cutShort: true };
+}
+
+function turnLine(usage: TurnUsage): string {
+  return `Turn: ${describeUsage(usage.tokens, usage.costUsd)}${usage.sessionTotalUsd === null ? '' : ` (session total $${usage.sessionTotalUsd.toFixed(4)})`}`;
+}
+
+function time(at: string): string {
+  return at.slice(0, 19).replace('T', ' ');
+}
+
+// ---- Markdown ----
+
+/** Model text stays Markdown, but no HTML in it can render, and nothing invisible stays hidden. */
+function markdownText(text: string): string {
+  return escapeInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A fence longer than any run of tildes inside, so the content cannot close it. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/~+/g)].map((match) => match[0].length));
+  const fence = '~'.repeat(longest + 1);
+  return `${fence}\n${escapeInvisible(text)}\n${fence}`;
+}
+
+export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<TranscriptEvent>): Generator<string> {
+  yield `# ${markdownText(meta.title).replace(/\n/g, ' ')}\n\n`;
+  yield `- Conversation: \`${meta.conversationId}\`\n- Agent: ${markdownText(meta.agent)}\n- Exported: ${meta.exportedAt} · ${meta.events} events · chain head \`${meta.chainHead}\`\n`;
+  if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map((id) => `\`${id}\``).join(', ')}\n`;
+  yield '\n> A transcript for reading. The signed `.wardbundle` export of this conversation is the verifiable record.\n';
+  for (const entry of entries(events)) {
+    switch (entry.kind) {
+      case 'user':
+      case 'assistant':
+        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${time(entry.at)}${entry.cutShort ? ' (cut short)' : ''}\n\n${markdownText(entry.text)}\n`;
+        break;
+      case 'tool':
+        yield `\n**Tool** ${markdownText(entry.tool)}\n\n${fenced(entry.detail)}\n`;
+        break;
+      case 'notice':
+        yield `\n> ${markdownText(entry.text).replace(/\n/g, '\n> ')}\n`;
+        break;
+      case 'turn':
+        yield `\n*${turnLine(entry.usage)}*\n`;
+        break;
+    }
+  }
+}
+
+// ---- HTML ----
+
+function html(text: string): string {
+  return escapeInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Nothing may run, load or be submitted: the page's own policy says so, whatever opens it. */
+const HTML_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-src 'none'";
+const HTML_STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:860px;margin:2em auto;padding:0 1em;color:#1d1d1f}
+header{border-bottom:1px solid #ddd;margin-bottom:1em}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dt{color:#666}dd{margin:0;word-break:break-all}
+.entry{margin:1em 0}.who{font-weight:600;color:#444}.at{color:#888;font-weight:400;font-size:12px}.text{white-space:pre-wrap;word-wrap:break-word}
+pre{background:#f5f5f7;padding:.6em;overflow:auto;white-space:pre-wrap}.notice{color:#8a5a00;white-space:pre-wrap}.turn{color:#666;font-size:13px}.note{color:#666}`;
+
+export function* renderHtml(meta: TranscriptMeta, events: Iterable<TranscriptEvent>): Generator<string> {
+  yield `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="${HTML_POLICY}">\n<meta name="referrer" content="no-referrer">\n`;
+  yield `<title>${html(meta.title)}</title>\n<style>${HTML_STYLE}</style></head>\n<body>\n<header><h1>${html(meta.title)}</h1><dl>`;
+  yield `<dt>Conversation</dt><dd>${html(meta.conversationId)}</dd><dt>Agent</dt><dd>${html(meta.agent)}</dd><dt>Exported</dt><dd>${html(meta.exportedAt)} · ${meta.events} events</dd><dt>Chain head</dt><dd>${html(meta.chainHead)}</dd>`;
+  if (meta.uncertainRuns.length > 0) yield `<dt>Unknown outcome</dt><dd>${meta.uncertainRuns.map(html).join(', ')}</dd>`;
+  yield '</dl><p class="note">A transcript for reading. The signed .wardbundle export of this conversation is the verifiable record.</p></header>\n<main>\n';
+  for (const entry of entries(events)) {
+    switch (entry.kind) {
+      case 'user':
+      case 'assistant':
+        yield `<section class="entry ${entry.kind}"><div class="who">${entry.kind === 'user' ? 'You' : 'Agent'} <span class="at">${html(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}</span></div><div class="text">${html(entry.text)}</div></section>\n`;
+        break;
+      case 'tool':
+        yield `<section class="entry tool"><div class="who">Tool ${html(entry.tool)}</div><pre>${html(entry.detail)}</pre></section>\n`;
+        break;
+      case 'notice':
+        yield `<p class="entry notice">${html(entry.text)}</p>\n`;
+        break;
+      case 'turn':
+        yield `<p class="turn">${html(turnLine(entry.usage))}</p>\n`;
+        break;
+    }
+  }
+  yield '</main>\n</body></html>\n';
+}

@@ -1,0 +1,63 @@
+/** What each run cost: per turn as the growth of the CLI's session total, per conversation and per day; totals labelled as totals. */
+import { describe, expect, it } from 'vitest';
+import { journalEvent } from '../../preload/events.js';
+import { UsageService } from '../../main/app/usage.js';
+import { appendTurn } from '../export/support.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
+
+const RUN = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+const tokens = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheCreation: 0 });
+
+describe('usage per turn', () => {
+  it('test_a_turn_costs_the_growth_of_the_session_total_tokens_come_from_the_gateway_and_count_tokens_calls_do_not_count', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    appendTurn(store, conversation.id, RUN(1), 'one', 0.002);
+    appendTurn(store, conversation.id, RUN(2), 'two', 0.005);
+    // A failed turn: the gateway saw its calls, the CLI reported nothing.
+    store.journal.appendMany(
+      conversation.id,
+      [
+        journalEvent('model_call', { path: '/v1/messages/count_tokens', status: 200, durationMs: 3, problem: null, usage: { inputTokens: 999, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0 } }),
+        journalEvent('model_call', { path: '/v1/messages', status: 200, durationMs: 3, problem: null, usage: { inputTokens: 50, outputTokens: 7, cacheReadTokens: 10, cacheCreationTokens: 0 } }),
+        journalEvent('run_finished', { state: 'failed', reason: 'the CLI exited' }),
+      ].map((event) => ({ ...event, runId: RUN(3) })),
+    );
+    // A new CLI session starts its total again.
+    appendTurn(store, conversation.id, RUN(4), 'four', 0.001);
+    const turns = new UsageService().turns(store);
+    expect(turns.map((turn) => [turn.runId, turn.tokens, turn.tokensFrom, turn.costUsd, turn.sessionTotalUsd])).toEqual([
+      [RUN(1), tokens(120, 30), 'gateway', 0.002, 0.002],
+      [RUN(2), tokens(120, 30), 'gateway', 0.003, 0.005],
+      [RUN(3), { input: 50, output: 7, cacheRead: 10, cacheCreation: 0 }, 'gateway', null, null],
+      [RUN(4), tokens(120, 30), 'gateway', 0.001, 0.001],
+    ]);
+    expect(new UsageService().byConversation(store).get(conversation.id)).toEqual({ turns: 4, tokens: { input: 410, output: 97, cacheRead: 10, cacheCreation: 0 }, costUsd: 0.006 });
+    core.close();
+  });
+
+  it('test_ward_replay_shows_each_turns_own_cost_beside_its_tokens_and_labels_the_running_total', async () => {
+    const home = tempDir();
+    const { core, store, conversation } = seedConversation(home);
+    appendTurn(store, conversation.id, RUN(1), 'one', 0.002);
+    appendTurn(store, conversation.id, RUN(2), 'two', 0.005);
+    core.close();
+    const env = { WARD_HOME: home };
+    const usageLines = (await ward(['replay', conversation.id], { env })).stdout.split('\n').filter((line) => line.includes(' usage '));
+    expect(usageLines.map((line) => line.split('  ')[1])).toEqual(['turn: 120 in / 30 out tokens, $0.0020 (session total $0.0020)', 'turn: 120 in / 30 out tokens, $0.0030 (session total $0.0050)']);
+    // From a cursor the turn before is not read: only the total is known, and it is called one.
+    expect((await ward(['replay', conversation.id, '--from', '9'], { env })).stdout).toContain('usage  turn: 120 in / 30 out tokens, session total $0.0050');
+
+    const daily = await ward(['usage', '--json'], { env });
+    const rows = daily.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows).toEqual([
+      { day: new Date().toISOString().slice(0, 10), turns: 2, tokens: tokens(240, 60), costUsd: 0.005 },
+      { day: 'total', turns: 2, tokens: tokens(240, 60), costUsd: 0.005 },
+    ]);
+    expect((await ward(['usage', '--since', '2999-01-01'], { env })).stdout).toBe('total          0 turns  0 in · 0 out tokens\n');
+    expect((await ward(['usage', '--since', 'yesterday'], { env })).code).toBe(2);
+    const listed = await ward(['conversations'], { env });
+    expect(listed.stdout).toMatch(/16 events\s+300 tokens\s+\$0\.0050 {2}first chat/);
+  });
+});

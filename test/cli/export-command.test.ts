@@ -1,0 +1,119 @@
+/** `ward export`, `ward keys`, `ward verify-bundle` and `ward review` as a user runs them (E1–E4). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { journalEvent } from '../../preload/events.js';
+import { openSecretStore } from '../../main/credentials/open-store.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { appendTurn } from '../export/support.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
+
+const bus = process.env.DBUS_SESSION_BUS_ADDRESS;
+
+/** A data folder with one conversation of two turns; the keychain is the test session's. */
+function exportable() {
+  const home = tempDir();
+  const { core, store, conversation } = seedConversation(home);
+  appendTurn(store, conversation.id, '00000000-0000-4000-8000-000000000001', 'It is sunny in Lisbon.', 0.002);
+  appendTurn(store, conversation.id, '00000000-0000-4000-8000-000000000002', 'Still sunny.', 0.005);
+  return { home, core, store, conversation, env: { WARD_HOME: home, DBUS_SESSION_BUS_ADDRESS: bus } };
+}
+
+describe('ward export and ward verify-bundle', () => {
+  it('test_round_trip_export_then_verify_on_a_fresh_ward_home_with_no_keychain', async () => {
+    expect(bus, 'run the tests through `npm test` (scripts/with-test-services.mjs starts gnome-keyring)').toBeTruthy();
+    const { home, core, conversation, env } = exportable();
+    core.close();
+    const out = path.join(tempDir(), 'chat.wardbundle');
+    expect(await ward(['keys', 'show'], { env })).toMatchObject({ code: 0, stdout: expect.stringContaining('has no signing key yet') });
+    const exported = await ward(['export', conversation.id.slice(0, 8), '--out', out], { env });
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    const fingerprint = /signed by (SHA256:\S+)/.exec(exported.stdout)![1]!;
+    expect(exported.stdout).toBe(`exported 16 events to ${out}, signed by ${fingerprint}\n`);
+    const shown = JSON.parse((await ward(['keys', 'show', '--json'], { env })).stdout);
+    expect(shown).toMatchObject({ namespace: 'default', fingerprint, publicKey: expect.stringContaining('BEGIN PUBLIC KEY') });
+    const keyFile = path.join(tempDir(), 'signer.pem');
+    expect(await ward(['keys', 'export-public', '--out', keyFile], { env })).toMatchObject({ code: 0, stdout: `wrote ${fingerprint} to ${keyFile}\n` });
+
+    // The recipient: no data folder, no keychain (no D-Bus), nothing but the file and the key.
+    const elsewhere = path.join(tempDir(), 'never-made');
+    const offline = { WARD_HOME: elsewhere };
+    for (const signer of [keyFile, fingerprint]) {
+      const verified = await ward(['verify-bundle', out, '--signer', signer], { env: offline });
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toContain(`ok: ${out} is intact and signed\n  conversation ${conversation.id} ("first chat"): 16 events`);
+      expect(verified.stdout).toContain(`signature valid by ${fingerprint} (the expected signer)`);
+    }
+    const json = JSON.parse((await ward(['verify-bundle', out, '--json'], { env: offline })).stdout);
+    expect(json).toMatchObject({ ok: true, signer: fingerprint, events: 16, statement: { namespaceHash: parseNamespace('default').hash, cliVersion: '2.1.328' } });
+    expect(json.statement.namespace).toBeUndefined();
+
+    const stranger = await ward(['verify-bundle', out, '--signer', `SHA256:${'A'.repeat(43)}`], { env: offline });
+    expect(stranger.code).toBe(3);
+    expect(stranger.stdout).toMatch(/^NOT VERIFIED: the bundle is signed by SHA256:\S+, not by the expected signer SHA256:A{43}\n/);
+
+    const review = await ward(['review', out], { env: offline });
+    expect(review.code).toBe(0);
+    expect(review.stdout).toMatch(new RegExp(`^Read-only review · signed by ${fingerprint.replace(/[+/]/g, '\\$&')}\n`));
+    expect(review.stdout).toMatch(/#5 \S+ assistant_text {2}It is sunny in Lisbon\./);
+    // Cost per turn is the growth of the session total; the total is labelled as one.
+    expect(review.stdout).toMatch(/#15 \S+ usage {2}turn: 120 in \/ 30 out tokens, \$0\.0030 \(session total \$0\.0050\)/);
+    expect(fs.existsSync(elsewhere)).toBe(false);
+    expect(fs.readdirSync(path.join(home, 'namespaces'))).toHaveLength(1);
+
+    const again = await ward(['export', conversation.id, '--out', out], { env });
+    expect(again).toMatchObject({ code: 2, stderr: `ward export: ${out} already exists; choose another name with --out or remove it\n` });
+  });
+
+  it('test_names_the_namespace_only_when_asked', async () => {
+    const { core, conversation, env } = exportable();
+    core.close();
+    const out = path.join(tempDir(), 'named.wardbundle');
+    expect((await ward(['export', conversation.id, '--out', out, '--name-namespace'], { env })).code).toBe(0);
+    expect(JSON.parse((await ward(['verify-bundle', out, '--json'])).stdout).statement.namespace).toBe('default');
+  });
+
+  it('test_markdown_and_html_transcripts_and_an_admin_policy_that_requires_signatures_refuses_them', async () => {
+    const { core, conversation, env } = exportable();
+    core.close();
+    const dir = tempDir();
+    expect((await ward(['export', conversation.id, '--format', 'markdown', '--out', path.join(dir, 'chat.md')], { env })).code).toBe(0);
+    const markdown = fs.readFileSync(path.join(dir, 'chat.md'), 'utf8');
+    expect(markdown).toContain('### Agent');
+    expect(markdown).toContain('It is sunny in Lisbon.');
+    expect(markdown).toContain('*Turn: 120 in · 30 out tokens · $0.0030 (session total $0.0050)*');
+
+    const policy = path.join(tempDir(), 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ reason: 'Example IT', requireSignedExports: true }), { mode: 0o644 });
+    const refused = await ward(['export', conversation.id, '--format', 'html', '--out', path.join(dir, 'chat.html')], { env: { ...env, WARD_POLICY: policy } });
+    expect(refused).toMatchObject({ code: 2, stderr: 'ward export: an export as html carries no signature, and every export must be signed; export a bundle: refused by Example IT\n' });
+    expect(fs.existsSync(path.join(dir, 'chat.html'))).toBe(false);
+    expect((await ward(['export', conversation.id, '--out', path.join(dir, 'chat.wardbundle')], { env: { ...env, WARD_POLICY: policy } })).code).toBe(0);
+  });
+
+  it('test_e3_refuses_an_export_holding_a_secret_of_the_namespace_names_the_event_and_writes_nothing', async () => {
+    const { home, core, store, conversation, env } = exportable();
+    const secret = 'ghp_canary_export_5f2c9a1e7b3d';
+    await openSecretStore(home, parseNamespace('default'), { kind: 'keychain' }).set('mcp:github', JSON.stringify({ access_token: secret, token_type: 'Bearer' }));
+    store.journal.append(conversation.id, { ...journalEvent('tool_result', { toolUseId: 't9', tool: 'github__search', ok: true, bytes: 60, durationMs: 5, errorCode: null, preview: `token is ${secret}`, previewTruncated: false }), runId: null });
+    core.close();
+    const dir = tempDir();
+    for (const format of ['bundle', 'markdown', 'html']) {
+      const out = path.join(dir, `chat.${format}`);
+      const result = await ward(['export', conversation.id, '--format', format, '--out', out], { env });
+      expect(result).toMatchObject({ code: 1, stderr: 'ward export: event 17 (tool_result) contains a secret Ward holds for this namespace (credential mcp:github); nothing was exported\n' });
+      expect(result.stderr).not.toContain(secret);
+    }
+    // The model key Ward's environment holds counts too.
+    const key = 'sk-ant-canary-export-0c1d2e3f4a5b';
+    const holder = seedConversation(home);
+    holder.store.journal.append(holder.conversation.id, { ...journalEvent('assistant_text', { text: `the key is ${key}` }), runId: null });
+    holder.core.close();
+    const leaked = await ward(['export', holder.conversation.id, '--out', path.join(dir, 'key.wardbundle')], { env: { ...env, ANTHROPIC_API_KEY: key } });
+    expect(leaked).toMatchObject({ code: 1, stderr: "ward export: event 1 (assistant_text) contains a secret Ward holds for this namespace (ANTHROPIC_API_KEY in Ward's environment); nothing was exported\n" });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});

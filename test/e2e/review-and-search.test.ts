@@ -1,0 +1,72 @@
+/** The desktop's session search, turn usage, and read-only review of a bundle, in real Chromium bridged to the real core. */
+import { describe, expect, it } from 'vitest';
+import { appendTurn, makeBundle } from '../export/support.js';
+import { screenshot, seedConversation, useUiSuite } from './harness/harness.js';
+
+const suite = useUiSuite();
+
+describe('searching sessions', () => {
+  it('test_finds_words_in_messages_across_sessions_jumps_to_the_event_and_shows_each_turns_usage_and_the_total', async () => {
+    const harness = await suite.start();
+    const store = harness.core.store(harness.ns);
+    const trip = seedConversation(harness, 'Trip planning');
+    appendTurn(store, trip.id, '00000000-0000-4000-8000-000000000001', 'Pack light for Lisbon.', 0.002);
+    for (let turn = 2; turn <= 30; turn++) appendTurn(store, trip.id, `00000000-0000-4000-8000-0000000000${String(turn).padStart(2, '0')}`, `Filler answer ${turn}.`, 0.002 * turn);
+    seedConversation(harness, 'Holiday plans');
+    const page = await harness.open();
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('pack light');
+    const found = page.getByRole('list', { name: 'Found in messages' });
+    await found.getByText('Trip planning').waitFor();
+    await expect(found.locator('mark').allTextContents()).resolves.toEqual(['Pack', 'light']);
+    await screenshot(page, 'search-hits');
+    await found.getByRole('button').first().click();
+    // The answer of the first turn is brought into view (the chat otherwise opens at its newest row).
+    const focused = page.locator('.vrow-focus');
+    await focused.getByText('Pack light for Lisbon.').waitFor();
+    await expect(page.getByRole('log', { name: 'Conversation' }).getByText('Pack light for Lisbon.').isVisible()).resolves.toBe(true);
+    await expect(page.getByTestId('turn-usage').first().textContent()).resolves.toBe('Turn: 120 in · 30 out tokens · $0.0020');
+    await expect(page.getByTestId('chat-usage').textContent()).resolves.toBe('Total: 3,600 in · 900 out tokens · $0.0600');
+    await expect(page.getByTestId('usage-today').textContent()).resolves.toBe('Today: 3,600 in · 900 out tokens · $0.0600');
+
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('pack-');
+    await found.getByText(/is not valid/).waitFor();
+    await expect(page.locator('[role=alert]').count()).resolves.toBe(0);
+  });
+});
+
+describe('reviewing a bundle', () => {
+  it('test_opens_a_bundle_read_only_with_the_signer_banner_no_composer_and_a_window_that_reaches_no_namespace', async () => {
+    const bundle = makeBundle(2);
+    const harness = await suite.start({ bundleToOpen: bundle.file });
+    const main = await harness.open();
+    await main.getByRole('button', { name: 'Open bundle…' }).click();
+    await expect.poll(() => harness.results.some((result) => result.includes('"reviewId"')), { timeout: 10_000 }).toBe(true);
+    const opened = JSON.parse(harness.results.find((result) => result.includes('"reviewId"'))!) as { value: { reviewId: string; ok: boolean } };
+    expect(opened.value.ok).toBe(true);
+
+    // The Electron shell opens this in a window of its own; here, a page at the same address.
+    const review = await harness.context.newPage();
+    await review.goto(`${harness.url}#review/${opened.value.reviewId}`);
+    const banner = review.getByTestId('review-banner');
+    await banner.waitFor();
+    await expect(banner.textContent()).resolves.toContain(`Read-only review · signed by ${bundle.key.fingerprint}`);
+    await review.getByText('It is sunny in Lisbon (turn 2).').waitFor();
+    await expect(review.getByRole('textbox', { name: 'Message' }).count()).resolves.toBe(0);
+    await expect(review.getByRole('button', { name: /Send|Stop/ }).count()).resolves.toBe(0);
+    await expect(review.getByTestId('turn-usage').allTextContents()).resolves.toEqual(['Turn: 120 in · 30 out tokens · $0.0020', 'Turn: 120 in · 30 out tokens · $0.0020']);
+    await screenshot(review, 'review-window');
+
+    // The review window reaches its bundle and nothing of any namespace.
+    const call = (channel: string, payload: unknown) =>
+      review.evaluate(([c, p]) => (window as unknown as { __wardInvoke(c: unknown, p: unknown): Promise<unknown> }).__wardInvoke(c, p), [channel, payload] as const);
+    for (const [channel, payload] of [
+      ['namespaces.list', {}],
+      ['conversations.list', { namespace: 'default' }],
+      ['settings.get', { namespace: 'default' }],
+      ['runs.send', { namespace: 'default', conversationId: bundle.conversationId, requestId: bundle.conversationId, prompt: 'hi' }],
+    ] as const) {
+      await expect(call(channel, payload)).resolves.toEqual({ ok: false, error: { code: 'forbidden_sender', message: `${channel}: a review window reaches only the bundle it shows` } });
+    }
+    await expect(call('review.get', { reviewId: opened.value.reviewId })).resolves.toMatchObject({ ok: true, value: { signer: bundle.key.fingerprint } });
+  });
+});

@@ -1,0 +1,177 @@
+/** E1, E4: a bundle checks out offline, and every way of changing one is named precisely. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { envelope, generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
+import { openBundle, verifyBundle } from '../../main/export/bundle.js';
+import { hashEvent } from '../../main/store/chain.js';
+import { tempDir } from '../support/temp.js';
+import { makeBundle, tarEntries, withLines, writeTar } from './support.js';
+
+type Line = { conversationId: string; seq: number; runId: string | null; type: string; createdAt: string; payload: string; prevHash: string; hash: string };
+const parse = (line: string) => JSON.parse(line) as Line;
+
+/** Recomputes every hash from `from` on, as someone rewriting the journal would. */
+function rechain(lines: Line[]): string[] {
+  let prev = '0'.repeat(64);
+  return lines.map((line, index) => {
+    const next = { ...line, seq: index + 1, prevHash: prev };
+    next.hash = hashEvent(prev, next.conversationId, next.seq, next.runId, next.type, next.payload, next.createdAt);
+    prev = next.hash;
+    return JSON.stringify(next);
+  });
+}
+
+describe('a bundle round trip', () => {
+  it('test_verifies_offline_and_names_the_signer_and_what_the_statement_commits_to', async () => {
+    const bundle = makeBundle(2);
+    expect(tarEntries(bundle.file).map(([name]) => name)).toEqual(['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    const verdict = await verifyBundle(bundle.file, { expectedSigner: bundle.key.fingerprint });
+    expect(verdict).toMatchObject({ ok: true, signature: 'valid', signer: bundle.key.fingerprint, events: 16, firstBadSeq: null, problems: [] });
+    expect(verdict.statement).toMatchObject({ conversationId: bundle.conversationId, events: 16, firstSeq: 1, lastSeq: 16, agent: { name: 'helper', version: 1 }, uncertainRuns: [] });
+    // N1: the namespace is named by its hash only.
+    expect(verdict.statement).not.toHaveProperty('namespace');
+    expect(verdict.statement.namespaceHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('test_an_empty_conversation_exports_and_verifies_as_zero_events_at_the_genesis_hash', async () => {
+    const bundle = makeBundle(0);
+    const verdict = await verifyBundle(bundle.file);
+    expect(verdict).toMatchObject({ ok: true, events: 0, statement: { events: 0, firstSeq: null, lastSeq: 0, chainHead: '0'.repeat(64) } });
+  });
+
+  it('test_a_conversation_with_an_uncertain_run_exports_and_the_statement_says_so', async () => {
+    const bundle = makeBundle(1, { uncertainRuns: ['00000000-0000-4000-8000-0000000000aa'] });
+    expect(await verifyBundle(bundle.file)).toMatchObject({ ok: true, statement: { uncertainRuns: ['00000000-0000-4000-8000-0000000000aa'] } });
+  });
+
+  it('test_reads_back_page_by_page_and_notices_a_bundle_changed_after_it_was_opened', async () => {
+    const bundle = makeBundle(1);
+    const opened = await openBundle(bundle.file);
+    try {
+      expect(opened.pageCount).toBe(1);
+      expect((await opened.readPage(0)).map((entry) => entry.line?.type)).toEqual(['run_started', 'user_prompt', 'tool_call', 'tool_result', 'assistant_text', 'model_call', 'usage', 'run_finished']);
+      const bytes = fs.readFileSync(bundle.file);
+      const at = bytes.indexOf('It is sunny');
+      bytes.write('It is rainy', at);
+      fs.writeFileSync(bundle.file, bytes);
+      await expect(opened.readPage(0)).rejects.toThrow(/changed after it was opened/);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
+describe('a tampered bundle (E4)', () => {
+  it('test_an_edited_event_is_named', async () => {
+    const bundle = makeBundle(2);
+    const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 4 ? line.replace('It is sunny', 'It is rainy') : line)));
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 5, problems: ['event 5 was altered', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)'] });
+  });
+
+  it('test_an_edited_event_with_the_chain_recomputed_fails_on_the_signed_statement', async () => {
+    const bundle = makeBundle(2);
+    const file = withLines(bundle, (lines) => rechain(lines.map(parse).map((line, index) => (index === 4 ? { ...line, payload: line.payload.replace('sunny', 'rainy') } : line))));
+    const verdict = await verifyBundle(file);
+    expect(verdict).toMatchObject({ ok: false, firstBadSeq: 16 });
+    expect(verdict.problems).toEqual([expect.stringMatching(/^the chain head does not match the statement's/), 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
+  });
+
+  it('test_a_removed_event_is_named', async () => {
+    const bundle = makeBundle(2);
+    const file = withLines(bundle, (lines) => lines.filter((_, index) => index !== 2));
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 3, problems: expect.arrayContaining(['event 3 is missing']) });
+  });
+
+  it('test_reordered_events_are_named', async () => {
+    const bundle = makeBundle(2);
+    const file = withLines(bundle, (lines) => [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)]);
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 2, problems: expect.arrayContaining(['event 2 is missing']) });
+  });
+
+  it('test_an_appended_event_even_with_a_valid_chain_is_not_covered_by_the_statement', async () => {
+    const bundle = makeBundle(1);
+    const file = withLines(bundle, (lines) => {
+      const parsed = lines.map(parse);
+      return rechain([...parsed, { ...parsed[4]!, payload: JSON.stringify({ text: 'added later' }) }]);
+    });
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 9, problems: expect.arrayContaining(['event 9 is not covered by the statement, which commits to 8 events (events were appended)']) });
+  });
+
+  it('test_a_journal_line_that_is_not_json_is_named', async () => {
+    const bundle = makeBundle(1);
+    const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 3 ? line.slice(0, 40) : line)));
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 4, problems: expect.arrayContaining(['line 4 is not JSON (event 4 is unreadable)']) });
+  });
+
+  it('test_a_statement_signed_by_another_key_fails_against_the_bundle_key_and_against_the_expected_signer', async () => {
+    const bundle = makeBundle(1);
+    const other = loadSigningKey(generateSigningKey());
+    const entries = tarEntries(bundle.file);
+    const statement = JSON.parse(entries[1]![1].toString('utf8')) as { payload: string };
+    const resigned = Buffer.from(JSON.stringify(envelope(Buffer.from(statement.payload, 'base64'), other)), 'utf8');
+    // Re-signed, with the original public key still in the bundle: the signature does not verify.
+    const keptKey = writeTar(path.join(bundle.dir, 'kept-key.wardbundle'), entries.map(([name, data]) => [name, name === 'statement.dsse.json' ? resigned : data]));
+    expect(await verifyBundle(keptKey)).toMatchObject({ ok: false, signature: 'invalid', problems: [expect.stringContaining("signature does not verify with the bundle's key")] });
+    // Re-signed and the key swapped for the forger's: it verifies as the forger's, and fails against the signer the reader expects.
+    const swapped = writeTar(
+      path.join(bundle.dir, 'swapped.wardbundle'),
+      entries.map(([name, data]) => [name, name === 'statement.dsse.json' ? resigned : name === 'signer.pub.pem' ? Buffer.from(other.pem) : data]),
+    );
+    expect(await verifyBundle(swapped)).toMatchObject({ ok: true, signer: other.fingerprint });
+    expect(await verifyBundle(swapped, { expectedSigner: bundle.key.fingerprint })).toMatchObject({
+      ok: false,
+      problems: [`the bundle is signed by ${other.fingerprint}, not by the expected signer ${bundle.key.fingerprint}`],
+    });
+  });
+});
+
+describe('a bundle that is not one (E4: nothing is followed, nothing is written)', () => {
+  function gnuTar(dir: string, args: string[]): string {
+    const file = path.join(dir, 'crafted.wardbundle');
+    execFileSync('tar', ['-cf', file, ...args], { cwd: dir });
+    return file;
+  }
+
+  it('test_a_truncated_bundle_is_refused_as_truncated', async () => {
+    const bundle = makeBundle(1);
+    const bytes = fs.readFileSync(bundle.file);
+    for (const cut of [bytes.length - 1024, 700, 300]) {
+      const file = path.join(bundle.dir, `cut-${cut}.wardbundle`);
+      fs.writeFileSync(file, bytes.subarray(0, cut));
+      await expect(verifyBundle(file)).rejects.toMatchObject({ code: 'bundle_invalid', message: expect.stringContaining('truncated') });
+    }
+  });
+
+  it('test_path_traversal_names_symlinks_and_extra_files_are_refused_by_name', async () => {
+    const bundle = makeBundle(1);
+    const dir = tempDir();
+    for (const [name, data] of tarEntries(bundle.file)) fs.writeFileSync(path.join(dir, name), data);
+    const traversal = gnuTar(dir, ['--transform', 's,^journal,../journal,', 'journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    await expect(verifyBundle(traversal)).rejects.toThrow('entry "../journal.jsonl" climbs out of its folder (path traversal)');
+
+    fs.renameSync(path.join(dir, 'README.txt'), path.join(dir, 'real-readme'));
+    fs.symlinkSync('/etc/passwd', path.join(dir, 'README.txt'));
+    const symlink = gnuTar(dir, ['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    await expect(verifyBundle(symlink)).rejects.toThrow('entry "README.txt" is a symbolic link; a bundle holds regular files only');
+
+    const extra = writeTar(path.join(dir, 'extra.wardbundle'), [...tarEntries(bundle.file), ['notes.txt', Buffer.from('hello')]]);
+    await expect(verifyBundle(extra)).rejects.toThrow('it holds an unexpected file "notes.txt"');
+    const missing = writeTar(path.join(dir, 'missing.wardbundle'), tarEntries(bundle.file).slice(0, 3));
+    await expect(verifyBundle(missing)).rejects.toThrow('it has no README.txt');
+    // Nothing was extracted or written anywhere: the folder holds what the test put there.
+    expect(fs.readdirSync(dir).sort()).toEqual(['README.txt', 'crafted.wardbundle', 'extra.wardbundle', 'journal.jsonl', 'missing.wardbundle', 'real-readme', 'signer.pub.pem', 'statement.dsse.json']);
+  });
+
+  it('test_a_file_that_is_not_a_tar_and_one_over_the_size_bound_are_refused', async () => {
+    const dir = tempDir();
+    const garbage = path.join(dir, 'garbage.wardbundle');
+    fs.writeFileSync(garbage, Buffer.alloc(4096, 7));
+    await expect(verifyBundle(garbage)).rejects.toThrow('the header at byte 0 is not a tar header');
+    const huge = path.join(dir, 'huge.wardbundle');
+    fs.writeFileSync(huge, '');
+    fs.truncateSync(huge, 1024 ** 3 + 1);
+    await expect(verifyBundle(huge)).rejects.toThrow(`it is ${1024 ** 3 + 1} bytes; bundles are at most ${1024 ** 3} bytes (1 GiB)`);
+  });
+});
