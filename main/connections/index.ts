@@ -20,7 +20,7 @@ export function openConnections(
   const store = core.store(ns, { mustExist: true });
   const secrets = openSecretStore(core.home, ns, options.store);
   return new ConnectionManager({
-    registry: new ConnectionRegistry(store.db),
+    registry: new ConnectionRegistry(store.db, ns),
     secrets: options.onSecret === undefined ? secrets : watchedSecrets(secrets, options.onSecret),
     namespaceDir: namespaceDir(core.home, ns),
     ...(options.limits ? { limits: options.limits } : {}),

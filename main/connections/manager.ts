@@ -316,8 +316,18 @@ export class ConnectionManager {
     return { pins, unusable: listing.unusable };
   }
 
-  async repin(name: string, tool: string): Promise<ToolPin> {
+  /**
+   * The tool a person named: its own name, or the name Ward lists it under (`files__slow`, as
+   * `ward connections tools` prints it) when the connection has no tool of that exact name.
+   */
+  private toolNamed(connection: string, given: string): string {
+    const prefix = `${connection}__`;
+    return given.startsWith(prefix) && this.registry.tool(connection, given) === undefined ? given.slice(prefix.length) : given;
+  }
+
+  async repin(name: string, given: string): Promise<ToolPin> {
     const connection = await this.connection(name);
+    const tool = this.toolNamed(name, given);
     const listing = await connection.listTools();
     const live = listing.tools.find((candidate) => candidate.name === tool);
     if (live === undefined) throw new WardError('not_found', `connection ${name} does not offer a tool named ${JSON.stringify(tool.slice(0, 64))} now`);
@@ -327,7 +337,7 @@ export class ConnectionManager {
 
   setToolEnabled(name: string, tool: string, enabled: boolean): ToolPin {
     this.registry.get(name);
-    return this.registry.setEnabled(name, tool, enabled);
+    return this.registry.setEnabled(name, this.toolNamed(name, tool), enabled);
   }
 
   /** Every enabled, pinned tool of every connection, as the broker routes it; agents choose from these. */

@@ -8,6 +8,7 @@ import type { JsonSchema } from '../upstreams/types.js';
 import { parseConnectionName, parseConnectionSpec, type ConnectionSpec } from './config.js';
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import type { LiveTool } from '../upstreams/session.js';
+import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 
 export type ConnectionHealth = 'unknown' | 'ok' | 'error' | 'not_signed_in';
 export type ToolStatus = 'pinned' | 'schema_changed' | 'missing';
@@ -98,11 +99,18 @@ function outputSchemaText(tool: LiveTool): string | null {
   return tool.outputSchema === undefined ? null : JSON.stringify(tool.outputSchema);
 }
 
-export const SCHEMA_CHANGED_REASON = 'its input schema changed upstream since it was pinned; re-pin it with "ward connections tools NAME --repin TOOL"';
+/** Why a tool is disabled after its schema changed, with the exact command that re-pins it. */
+function schemaChangedReason(ns: Namespace, connection: string, tool: string): string {
+  return `its input schema changed upstream since it was pinned; re-pin it with ${wardCommand(ns, `connections tools ${connection} --repin ${tool}`)}`;
+}
 export const MISSING_REASON = 'the server no longer offers it';
 
 export class ConnectionRegistry {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Named in the hints the registry stores. */
+    private readonly ns: Namespace,
+  ) {}
 
   add(spec: ConnectionSpec): ConnectionRecord {
     const checked = parseConnectionSpec(spec);
@@ -197,7 +205,7 @@ export class ConnectionRegistry {
         const pin = pinned.get(tool.name);
         pinned.delete(tool.name);
         if (pin === undefined) insert.run(connection, tool.name, tool.description, JSON.stringify(tool.inputSchema), outputSchemaText(tool), tool.schemaHash, now);
-        else if (pin.schemaHash !== tool.schemaHash) mark.run('schema_changed', SCHEMA_CHANGED_REASON, connection, tool.name);
+        else if (pin.schemaHash !== tool.schemaHash) mark.run('schema_changed', schemaChangedReason(this.ns, connection, tool.name), connection, tool.name);
         else if (pin.status !== 'pinned') mark.run('pinned', null, connection, tool.name);
       }
       for (const gone of pinned.values()) mark.run('missing', MISSING_REASON, connection, gone.name);

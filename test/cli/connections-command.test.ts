@@ -27,6 +27,9 @@ describe('ward connections', () => {
     expect(tools.stdout).toMatch(/^ {2}files__echo {2}on {2}Echoes text$/m);
 
     expect((await ward(['connections', 'tools', 'files', '--disable', 'echo'], { env: env(home) })).stdout).toMatch(/^ {2}files__echo {2}off/m);
+    // The name the list shows is accepted too (issue 16 #9).
+    expect((await ward(['connections', 'tools', 'files', '--enable', 'files__echo'], { env: env(home) })).stdout).toMatch(/^ {2}files__echo {2}on/m);
+    expect((await ward(['connections', 'tools', 'files', '--disable', 'files__echo'], { env: env(home) })).stdout).toMatch(/^ {2}files__echo {2}off/m);
     const listed = await ward(['connections', 'list', '--json'], { env: env(home) });
     const view = JSON.parse(listed.stdout) as { name: string; secretEnv: string[]; health: string; tools: Array<{ name: string; enabled: boolean }> };
     expect(view).toMatchObject({ name: 'files', secretEnv: ['API_TOKEN'], health: 'ok' });

@@ -153,11 +153,12 @@ describe('stdio connections', () => {
     const v2 = [{ ...v1[0], inputSchema: { type: 'object', properties: { text: { type: 'string' }, loud: { type: 'boolean' } } } }];
     fs.writeFileSync(toolsFile, JSON.stringify(v2));
     const { pins } = await h.manager.discover('shifty');
-    expect(pins[0]).toMatchObject({ name: 'echo', status: 'schema_changed', reason: expect.stringMatching(/input schema changed upstream.*re-pin/) });
+    expect(pins[0]).toMatchObject({ name: 'echo', status: 'schema_changed', reason: expect.stringMatching(/^its input schema changed upstream since it was pinned; re-pin it with "ward --namespace t-[0-9a-f]{12} connections tools shifty --repin echo"$/) });
     expect(h.manager.routes()).toEqual([]);
     expect(await h.manager.caller.callTool(pinned, { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'schema_changed' });
 
-    const repinned = await h.manager.repin('shifty', 'echo');
+    // The name `ward connections tools` lists it under works as well as its own.
+    const repinned = await h.manager.repin('shifty', 'shifty__echo');
     expect(repinned).toMatchObject({ status: 'pinned', reason: null });
     expect(repinned.schemaHash).not.toBe(pinned.schemaHash);
     // An agent version pinned to the old schema stays refused; the new pin works.
