@@ -1,8 +1,9 @@
 /**
  * The desktop app itself, driven through Playwright's Electron support: window settings (U1),
- * the preload's surface and the IPC sender checks (U2). It needs the Electron binary, which the
- * npm package downloads at install time; where that download cannot happen (this project's CI
- * installs with ELECTRON_SKIP_BINARY_DOWNLOAD=1) the suite says so and is skipped.
+ * the preload's surface and the IPC sender checks (U2). It needs the Electron binary, which
+ * Electron 45 downloads on first use; machines that cannot download it (this project's CI) cannot
+ * run it, so it is not part of `npm test`: `npm run test:electron` runs it, and fails naming the
+ * missing binary where there is none.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,17 +22,14 @@ function electronBinary(): string {
 }
 
 const binary = electronBinary();
-const hasElectronBinary = fs.existsSync(binary);
-if (!hasElectronBinary) {
-  console.warn(`test/electron: skipping the Electron app suite: no Electron binary at ${binary} (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1?)`);
-}
 
-describe.skipIf(!hasElectronBinary)('the Electron app', () => {
+describe('the Electron app', () => {
   let app: ElectronApplication;
   let page: Page;
   let home: string;
 
   beforeAll(async () => {
+    if (!fs.existsSync(binary)) throw new Error(`no Electron binary at ${binary}: start Ward once with network access (npm start downloads it), or set ELECTRON_OVERRIDE_DIST_PATH`);
     if (!fs.existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html')) || !fs.existsSync(path.join(ROOT, 'dist', 'electron', 'main.js'))) {
       throw new Error('build first: node scripts/build.mjs all');
     }
