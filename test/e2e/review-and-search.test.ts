@@ -23,9 +23,9 @@ describe('searching sessions', () => {
     // The answer of the first turn is brought into view (the chat otherwise opens at its newest row).
     const focused = page.locator('.vrow-focus');
     await focused.getByText('Pack light for Lisbon.').waitFor();
-    await expect(page.getByRole('log', { name: 'Conversation' }).getByText('Pack light for Lisbon.').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('region', { name: 'Conversation' }).getByText('Pack light for Lisbon.').isVisible()).resolves.toBe(true);
     await expect(page.getByTestId('turn-usage').first().textContent()).resolves.toBe('Turn: 120 in · 30 out tokens · $0.0020');
-    await expect(page.getByTestId('chat-usage').textContent()).resolves.toBe('Total: 3,600 in · 900 out tokens · $0.0600');
+    expect((await page.getByTestId('chat-usage').textContent())?.trim()).toBe('Total: 3,600 in · 900 out tokens · $0.0600');
     await expect(page.getByTestId('usage-today').textContent()).resolves.toBe('Today: 3,600 in · 900 out tokens · $0.0600');
 
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('pack-');

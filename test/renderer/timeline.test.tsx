@@ -90,8 +90,8 @@ describe('what each turn used', () => {
     const events = [...turn('run-1', 0.002), ...turn('run-2', 0.005)].map((view, index) => ({ ...view, seq: index + 1 }));
     const state = applyEvents(EMPTY_CONVERSATION, events);
     expect(state.items).toEqual([
-      { kind: 'usage', key: 'u3', text: 'Turn: 1,200 in · 30 out tokens · $0.0020' },
-      { kind: 'usage', key: 'u6', text: 'Turn: 1,200 in · 30 out tokens · $0.0030' },
+      { kind: 'usage', key: 'u3', runId: 'run-1', text: 'Turn: 1,200 in · 30 out tokens · $0.0020' },
+      { kind: 'usage', key: 'u6', runId: 'run-2', text: 'Turn: 1,200 in · 30 out tokens · $0.0030' },
     ]);
     expect(state.usageTotal).toEqual({ turns: 2, tokens: { input: 2400, output: 60, cacheRead: 0, cacheCreation: 0 }, costUsd: 0.005 });
     // Folded in pieces (a replay in pages, then live), the same.
