@@ -28,7 +28,7 @@ export class NamespaceStore {
     this.journal = new Journal(db);
     this.agents = new AgentRepository(db);
     this.conversations = new ConversationRepository(db);
-    this.runs = new RunRepository(db);
+    this.runs = new RunRepository(db, undefined, undefined, namespace);
   }
 
   static open(home: string, namespace: Namespace, options: OpenOptions = {}): NamespaceStore {
