@@ -10,10 +10,19 @@ const KEYS: Record<PromptAnswer, { key: string; label: string }> = {
 };
 const MAX_LINE = 256;
 const MAX_ATTEMPTS = 3;
+/** A terminal line cannot count down under what is being typed: one reminder this long before the deny (the desktop's last call). */
+const LAST_CALL_MS = 20_000;
+
+/** "4m 58s", "20s": time left, rounded up to the second. */
+export function formatTimeLeft(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1_000));
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+}
 
 /** The question as terminal lines: every model-controlled part escaped and bounded (P1). */
-export function renderQuestion(question: PromptQuestion): string {
-  const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ');
+export function renderQuestion(question: PromptQuestion, now = Date.now()): string {
+  const deadline = question.expiresAt === undefined ? '' : `  (answer within ${formatTimeLeft(question.expiresAt - now)}; no answer denies)`;
+  const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ') + deadline;
   return [
     '',
     `Ward: agent ${escapeOneLine(question.agent, 64)} (namespace ${escapeOneLine(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
@@ -36,7 +45,9 @@ export function terminalPrompter(input: Readable, output: Writable): Prompter {
       return new Promise<PromptAnswer>((resolve) => {
         let buffer = '';
         let attempts = 0;
+        let lastCall: NodeJS.Timeout | undefined;
         const finish = (answer: PromptAnswer): void => {
+          clearTimeout(lastCall);
           input.off('data', onData);
           input.off('end', onEnd);
           signal.removeEventListener('abort', onAbort);
@@ -72,6 +83,10 @@ export function terminalPrompter(input: Readable, output: Writable): Prompter {
         input.once('end', onEnd);
         input.resume();
         output.write(renderQuestion(question));
+        const untilLastCall = question.expiresAt === undefined ? -1 : question.expiresAt - LAST_CALL_MS - Date.now();
+        if (untilLastCall > 0) {
+          lastCall = setTimeout(() => output.write(`\n(${formatTimeLeft(LAST_CALL_MS)} left to answer; no answer denies)\n> `), untilLastCall);
+        }
       });
     },
   };
