@@ -22,7 +22,7 @@ export const MAIN_LAYERS = {
   sandbox: [...BASE, 'permissions'],
   gateway: [...BASE, 'providers', 'auth', 'credentials', 'namespaces'],
   runner: [...BASE, 'providers', 'permissions', 'sandbox'],
-  agents: [...BASE, 'store', 'upstreams', 'connections'],
+  agents: [...BASE, 'namespaces', 'store', 'upstreams', 'connections'],
 };
 const DOMAIN = Object.keys(MAIN_LAYERS);
 MAIN_LAYERS.app = [...DOMAIN];
