@@ -13,7 +13,7 @@ import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
 import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
-import { toUpstreamDefinitions } from './upstreams.js';
+import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
 
 export interface RunTools extends UpstreamCaller {
   /** Stops the inline upstreams and the connections' live sessions opened for this run. */
@@ -47,9 +47,15 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
       }
       await checkConnectionTools(manager, connectionTools, options.agentLabel, options.namespace);
     }
-    if (Object.keys(spec.upstreams).length > 0) inline = await openUpstreams(toUpstreamDefinitions(spec, options.env), options.upstreamOptions);
+    if (Object.keys(spec.upstreams).length > 0) {
+      const definitions = toUpstreamDefinitions(spec, options.env);
+      const opened = await openUpstreams(definitions, options.upstreamOptions);
+      inline = opened;
+      // A server that cannot start fails the run with its stderr, not each call without a word.
+      await assertUpstreamsStart(opened, definitions);
+    }
   } catch (error) {
-    await manager?.close().catch(() => undefined);
+    await Promise.allSettled([manager?.close(), inline?.close()]);
     throw error;
   }
   const inlineNames = new Set(Object.keys(spec.upstreams));
