@@ -7,12 +7,14 @@
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
 import type { ConnectionManager } from '../connections/manager.js';
 import type { ConnectionSpec } from '../connections/config.js';
+import type { ConnectionRegistry } from '../connections/registry.js';
+import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { WardError } from '../base/errors.js';
 import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
 import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
-import { toUpstreamDefinitions } from './upstreams.js';
+import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
 
 export interface RunTools extends UpstreamCaller {
   /** Stops the inline upstreams and the connections' live sessions opened for this run. */
@@ -29,6 +31,8 @@ export interface OpenRunToolsOptions {
   readonly elicit?: (upstream: string) => Elicitor;
   /** How the agent version is named in errors, e.g. `agent helper@2`. */
   readonly agentLabel: string;
+  /** The namespace the run is in: the commands a refusal names act on it. */
+  readonly namespace: Namespace;
   /** Throws when a connection may not be used (the admin policy, by what the server is); called before it is started. */
   readonly checkConnection?: (name: string, server: ConnectionSpec) => void;
 }
@@ -44,11 +48,17 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
         const record = manager.registry.has(name) ? manager.registry.get(name) : undefined;
         if (record !== undefined) options.checkConnection?.(name, record.spec);
       }
-      await checkConnectionTools(manager, connectionTools, options.agentLabel);
+      await checkConnectionTools(manager, connectionTools, options.agentLabel, options.namespace);
     }
-    if (Object.keys(spec.upstreams).length > 0) inline = await openUpstreams(toUpstreamDefinitions(spec, options.env), options.upstreamOptions, options.elicit);
+    if (Object.keys(spec.upstreams).length > 0) {
+      const definitions = toUpstreamDefinitions(spec, options.env);
+      const opened = await openUpstreams(definitions, options.upstreamOptions, options.elicit);
+      inline = opened;
+      // A server that cannot start fails the run with its stderr, not each call without a word.
+      await assertUpstreamsStart(opened, definitions);
+    }
   } catch (error) {
-    await manager?.close().catch(() => undefined);
+    await Promise.allSettled([manager?.close(), inline?.close()]);
     throw error;
   }
   const inlineNames = new Set(Object.keys(spec.upstreams));
@@ -67,31 +77,38 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
 
 /**
  * Refuses the run unless every pinned connection tool is still offered, on, and has the schema
- * hash the agent version pinned: first from the registry (nothing started), then against what
- * each server lists now. A server that cannot be reached now does not refuse the run: its calls
- * fail with specific errors, and every call re-checks the schema (B4).
+ * hash the agent version pinned, as the registry records it (nothing is started). Each refusal
+ * names the command that fixes it, in the run's namespace.
  */
-async function checkConnectionTools(manager: ConnectionManager, tools: readonly ConnectionTool[], agentLabel: string): Promise<void> {
-  const check = (tool: ConnectionTool): void => {
+export function assertConnectionToolsPinned(registry: ConnectionRegistry, tools: readonly ConnectionTool[], agentLabel: string, ns: Namespace): void {
+  for (const tool of tools) {
     const label = `${tool.connection}/${tool.name}`;
-    if (!manager.registry.has(tool.connection)) {
-      throw new WardError('not_found', `${agentLabel} pins ${label}, but there is no connection named ${tool.connection} any more; add it again, or publish a version of the agent without it`);
+    if (!registry.has(tool.connection)) {
+      throw new WardError('not_found', `${agentLabel} pins ${label}, but there is no connection named ${tool.connection} any more; add it again (${wardCommand(ns, `connections add ${tool.connection} ...`)}), or publish a version of the agent without it`);
     }
-    const pin = manager.registry.pinState(tool.connection, tool.name);
+    const pin = registry.pinState(tool.connection, tool.name);
     if (pin === undefined || pin.status === 'missing') {
       throw new WardError('not_found', `${agentLabel} pins ${label}, but connection ${tool.connection} no longer offers ${tool.name}; publish a version of the agent without it`);
     }
     if (!pin.enabled) {
-      throw new WardError('invalid_config', `${agentLabel} pins ${label}, which is turned off; turn it on with "ward connections tools ${tool.connection} --enable ${tool.name}"`);
+      throw new WardError('invalid_config', `${agentLabel} pins ${label}, which is turned off; turn it on with ${wardCommand(ns, `connections tools ${tool.connection} --enable ${tool.name}`)}`);
     }
     if (pin.status === 'schema_changed' || pin.schemaHash !== tool.schemaHash) {
       throw new WardError(
         'invalid_config',
-        `${agentLabel} pins ${label}, whose input schema changed since it was pinned; re-pin it with "ward connections tools ${tool.connection} --repin ${tool.name}" and publish a new version of the agent with --tool ${label}`,
+        `${agentLabel} pins ${label}, whose input schema changed since it was pinned; re-pin it with ${wardCommand(ns, `connections tools ${tool.connection} --repin ${tool.name}`)} and publish a new version of the agent with --tool ${label}`,
       );
     }
-  };
-  for (const tool of tools) check(tool);
+  }
+}
+
+/**
+ * The registry check, then the same against what each server lists now. A server that cannot be
+ * reached now does not refuse the run: its calls fail with specific errors, and every call
+ * re-checks the schema (B4).
+ */
+async function checkConnectionTools(manager: ConnectionManager, tools: readonly ConnectionTool[], agentLabel: string, ns: Namespace): Promise<void> {
+  assertConnectionToolsPinned(manager.registry, tools, agentLabel, ns);
   for (const connection of new Set(tools.map((tool) => tool.connection))) await manager.discover(connection).catch(() => undefined);
-  for (const tool of tools) check(tool);
+  assertConnectionToolsPinned(manager.registry, tools, agentLabel, ns);
 }

@@ -10,7 +10,8 @@ import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstream
 import { UpstreamError, classifyUpstreamError } from '../upstreams/errors.js';
 import type { ConnectionManager } from '../connections/manager.js';
 import { parseAgentSpec, type AgentSpec, type ConnectionTool, type PinnedTool, type StdioUpstream } from './spec.js';
-import { toUpstreamDefinitions } from './upstreams.js';
+import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
+import { absolutePaths } from '../base/process.js';
 
 /** `UPSTREAM/TOOL`, or `UPSTREAM/*` for every tool the upstream lists; UPSTREAM is an inline upstream or a connection. */
 export interface ToolSelector {
@@ -25,12 +26,14 @@ export function parseToolSelector(text: string): ToolSelector {
 }
 
 /** `NAME=COMMAND [ARGS...]` split on spaces (no shell, no quoting): for simple stdio servers. */
-export function parseUpstreamOption(text: string): [string, StdioUpstream] {
+export function parseUpstreamOption(text: string, cwd: string): [string, StdioUpstream] {
   const eq = text.indexOf('=');
   if (eq <= 0) throw new WardError('usage', `an upstream is given as NAME=COMMAND [ARGS...], not ${JSON.stringify(text.slice(0, 80))}`);
   const words = text.slice(eq + 1).trim().split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) throw new WardError('usage', `upstream ${text.slice(0, eq)} has no command`);
-  return [text.slice(0, eq), { type: 'stdio', command: words[0]!, args: words.slice(1), envNames: [] }];
+  // ./my-server.js means the file next to the person publishing, not next to a later `ward run`.
+  const { command, args } = absolutePaths(words[0]!, words.slice(1), cwd);
+  return [text.slice(0, eq), { type: 'stdio', command, args, envNames: [] }];
 }
 
 const EXPOSED = /[^A-Za-z0-9_-]/g;
@@ -69,9 +72,12 @@ export async function createAgentVersion(
   // Validate everything that does not need the upstream before starting any process.
   parseAgentSpec({ instructions: input.instructions, modelProfile: input.modelProfile ?? 'default', upstreams, tools: [] });
   let tools: PinnedTool[] = [];
-  if (inline.length > 0) {
-    const session = await openUpstreams(toUpstreamDefinitions({ upstreams }, env), options);
+  if (Object.keys(upstreams).length > 0) {
+    const definitions = toUpstreamDefinitions({ upstreams }, env);
+    const session = await openUpstreams(definitions, options);
     try {
+      // Every server given must start now: one that cannot is named with what it said, not published.
+      await assertUpstreamsStart(session, definitions);
       tools = await pinTools(session, inline);
     } finally {
       await session.close();

@@ -53,7 +53,11 @@ export class SettingsService {
         redirect: 'error',
       });
     } catch (error) {
-      const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${TEST_TIMEOUT_MS / 1_000} s` : 'the connection failed';
+      // fetch says only "fetch failed"; its cause (ECONNREFUSED, ENOTFOUND, "bad port") tells a person what to look at.
+      const cause: unknown = error instanceof Error ? error.cause : undefined;
+      const said = typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : cause instanceof Error ? cause.message : '';
+      const code = said === '' ? '' : ` (${escapeOneLine(said, 80)})`;
+      const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${TEST_TIMEOUT_MS / 1_000} s` : `the connection failed${code}`;
       return { ok: false, status: 0, durationMs: took(), message: `Could not reach ${host}: ${why}.` };
     }
     if (response.ok) return { ok: true, status: response.status, durationMs: took(), message: `${host} answered for model ${profile.model} in ${took()} ms.` };

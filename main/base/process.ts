@@ -1,5 +1,6 @@
 /** Whether a process Ward recorded (the owner of a run, a server it started) is still that process. */
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** Whether the process that owns a run still runs: same pid and, where known, same start time. */
 export type ProcessAlive = (pid: number, identity: string | null) => boolean;
@@ -51,4 +52,20 @@ export function isExecutable(command: string, searchPath: string | undefined): b
       return false;
     }
   });
+}
+
+/** A relative path as a person types it for a server: ./x, ../x, or dir/x that exists (never an option, URL or bare name). */
+function isRelativePath(value: string, cwd: string): boolean {
+  if (value === '' || value.startsWith('-') || path.isAbsolute(value) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(value)) return false;
+  if (/^\.\.?[/\\]/.test(value)) return true;
+  return /[/\\]/.test(value) && fs.existsSync(path.resolve(cwd, value));
+}
+
+/**
+ * A server's command and arguments with relative paths made absolute against `cwd`, where the
+ * person typed them: the server is started later from wherever Ward runs then.
+ */
+export function absolutePaths(command: string, args: readonly string[], cwd: string): { command: string; args: string[] } {
+  const absolute = (value: string) => (isRelativePath(value, cwd) ? path.resolve(cwd, value) : value);
+  return { command: absolute(command), args: args.map(absolute) };
 }

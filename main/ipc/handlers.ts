@@ -80,8 +80,13 @@ export class DesktopIpc {
     'namespaces.create': ({ name }) => ({ name: this.app.namespaces.create(name).name }),
     'conversations.list': ({ namespace, query }) => this.app.conversations.list(this.store(namespace), query),
     'conversations.get': ({ namespace, conversationId }) => this.app.conversations.view(this.store(namespace), conversationId),
-    'conversations.create': ({ namespace, agentName, title, workspace, access = 'ask' }) =>
-      this.app.conversations.create(this.store(namespace), agentName, title, workspace === undefined ? undefined : { workspace, access }),
+    'conversations.create': async ({ namespace, agentName, title, workspace, access = 'ask' }) => {
+      const store = this.store(namespace);
+      // A new chat is made to send its first prompt (runs.send follows): what would refuse that
+      // run refuses the chat, before anything is created.
+      await (await this.app.runs()).preflight({ namespace: store.namespace, agent: agentName, prompt: title });
+      return this.app.conversations.create(store, agentName, title, workspace === undefined ? undefined : { workspace, access });
+    },
     'journal.subscribe': ({ namespace, conversationId, afterSeq, tail }, client) => {
       const store = this.store(namespace);
       const tailFrom = tail === undefined ? null : this.app.conversations.tailFrom(store, conversationId, afterSeq, tail);
@@ -111,7 +116,7 @@ export class DesktopIpc {
     },
     'runs.send': async ({ namespace, conversationId, requestId, prompt }) => {
       const store = this.store(namespace);
-      const handle = (await this.app.runs()).startTurn({ namespace: store.namespace, conversationId, requestId, prompt });
+      const handle = await (await this.app.runs()).start({ namespace: store.namespace, conversationId, requestId, prompt });
       // The turn runs on in the background; the window follows the journal.
       void handle.done.catch(() => undefined);
       return { runId: handle.runId, attached: handle.attached };

@@ -23,6 +23,8 @@ export interface PromptQuestion {
   readonly runId?: string | null;
   /** The answers this question accepts; a compound command can only be allowed once. */
   readonly choices: readonly PromptAnswer[];
+  /** When the question times out (epoch ms) and counts as a deny; set by the run that asks. */
+  readonly expiresAt?: number;
 }
 
 /** How a question reads to the person: "wants to VERB value". */

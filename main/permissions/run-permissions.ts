@@ -358,6 +358,7 @@ export class RunPermissions {
       conversationId: this.options.conversationId,
       runId: this.options.runId ?? null,
       choices,
+      expiresAt: Date.now() + this.timeoutMs,
     };
     try {
       const answer = await Promise.race([this.options.prompter.ask(question, controller.signal).catch(() => 'deny' as const), timeout, ended]);

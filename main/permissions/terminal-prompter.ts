@@ -14,10 +14,19 @@ const MAX_LINE = 256;
 /** A form's text answers may be longer than a key. */
 const MAX_FIELD_LINE = 4_096;
 const MAX_ATTEMPTS = 3;
+/** A terminal line cannot count down under what is being typed: one reminder this long before the deny (the desktop's last call). */
+const LAST_CALL_MS = 20_000;
+
+/** "4m 58s", "20s": time left, rounded up to the second. */
+export function formatTimeLeft(ms: number): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1_000));
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+}
 
 /** The question as terminal lines: every model-controlled part escaped and bounded (P1). */
-export function renderQuestion(question: PromptQuestion): string {
-  const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ');
+export function renderQuestion(question: PromptQuestion, now = Date.now()): string {
+  const deadline = question.expiresAt === undefined ? '' : `  (answer within ${formatTimeLeft(question.expiresAt - now)}; no answer denies)`;
+  const choices = question.choices.map((choice) => `[${KEYS[choice].key}] ${KEYS[choice].label}`).join('  ') + deadline;
   return [
     '',
     `Ward: agent ${escapeOneLine(question.agent, 64)} (namespace ${escapeOneLine(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
@@ -158,16 +167,23 @@ export function terminalPrompter(input: Readable, output: Writable, options: Ter
     // Withdrawn while waiting for its turn.
     if (signal.aborted) return withdrawn();
     output.write(renderQuestion(question));
-    for (let attempts = 1; ; attempts++) {
-      const line = await lines.next(signal, MAX_LINE);
-      if (line === null) return signal.aborted ? withdrawn() : 'deny';
-      const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
-      if (answer !== undefined) return answer;
-      if (attempts >= MAX_ATTEMPTS) {
-        output.write('(no valid answer: denied)\n');
-        return 'deny';
+    // One reminder shortly before the deny: a line cannot count down while the person types.
+    const untilLastCall = question.expiresAt === undefined ? -1 : question.expiresAt - LAST_CALL_MS - Date.now();
+    const lastCall = untilLastCall > 0 ? setTimeout(() => output.write(`\n(${formatTimeLeft(LAST_CALL_MS)} left to answer; no answer denies)\n> `), untilLastCall) : undefined;
+    try {
+      for (let attempts = 1; ; attempts++) {
+        const line = await lines.next(signal, MAX_LINE);
+        if (line === null) return signal.aborted ? withdrawn() : 'deny';
+        const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
+        if (answer !== undefined) return answer;
+        if (attempts >= MAX_ATTEMPTS) {
+          output.write('(no valid answer: denied)\n');
+          return 'deny';
+        }
+        output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
       }
-      output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
+    } finally {
+      clearTimeout(lastCall);
     }
   };
 

@@ -67,7 +67,7 @@ function preview(line: string): string {
 }
 
 function unexpected(type: string, line: string): CliMessage {
-  return { kind: 'diagnostic', reason: 'unexpected_shape', detail: `a ${type} line without the fields Ward reads: ${preview(line)}`, bytes: Buffer.byteLength(line) };
+  return { kind: 'diagnostic', reason: 'unexpected_shape', detail: `the CLI's ${type} line lacks the fields Ward reads: ${preview(line)}`, bytes: Buffer.byteLength(line) };
 }
 
 /** The text of tool_result content (string or content blocks), for size and error messages. */

@@ -1,6 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 
+/** How many leading characters of an id a hint prints: the shortest prefix the resolver takes. */
+export const SHORT_ID_CHARS = 8;
+
 /**
  * The one row whose UUID `id` is `idOrPrefix` or starts with it (8 characters or more), so a
  * person can type what `ward` prints in short. `what` names the thing in refusals ("run").

@@ -32,7 +32,7 @@ export class NamespaceStore {
     this.journal = new Journal(db);
     this.agents = new AgentRepository(db);
     this.conversations = new ConversationRepository(db);
-    this.runs = new RunRepository(db);
+    this.runs = new RunRepository(db, undefined, undefined, namespace);
     this.anchors = new AnchorRepository(db);
   }
 

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive, processIdentity, type ProcessAlive } from '../base/process.js';
-import { rowByIdPrefix } from './id-prefix.js';
+import { wardCommand, type Namespace } from '../namespaces/namespace.js';
+import { rowByIdPrefix, SHORT_ID_CHARS } from './id-prefix.js';
 
 export { isProcessAlive, processIdentity, type ProcessAlive };
 
@@ -96,7 +97,14 @@ export class RunRepository {
     private readonly db: Database,
     private readonly ownerPid: number = process.pid,
     private readonly ownerIdentity: string | null = processIdentity(ownerPid),
+    /** Names the namespace in the commands a refusal suggests, so they work whatever WARD_NAMESPACE says. */
+    private readonly namespace?: Namespace,
   ) {}
+
+  /** A `ward` command for a hint, acting on this repository's namespace when it is known. */
+  private command(command: string): string {
+    return this.namespace === undefined ? `"ward ${command}"` : wardCommand(this.namespace, command);
+  }
 
   /**
    * R7: admits at most one producer per conversation, atomically (IMMEDIATE transaction and a
@@ -118,7 +126,7 @@ export class RunRepository {
       if (active?.state === 'uncertain') {
         throw new WardError(
           'run_uncertain',
-          `conversation ${conversationId} has an uncertain run (${active.id}): check what its tool calls did, then record it with "ward reconcile ${active.id} --outcome succeeded|failed|stopped --note TEXT"`,
+          `conversation ${conversationId} has an uncertain run (${active.id}): check what its tool calls did (${this.command(`replay ${conversationId.slice(0, SHORT_ID_CHARS)}`)}), then record it with ${this.command(`reconcile ${active.id.slice(0, SHORT_ID_CHARS)} --outcome succeeded|failed|stopped --note TEXT`)}`,
         );
       }
       if (active !== undefined) throw new WardError('conversation_busy', `conversation ${conversationId} already has ${active.state === 'admitted' ? 'an' : 'a'} ${active.state} run (${active.id}); wait for it to finish or stop it`);

@@ -14,6 +14,7 @@ export type CallErrorCode =
   | 'too_large'
   | 'protocol_error'
   | 'closed'
+  | 'not_started'
   | 'schema_changed'
   | 'tool_missing'
   | 'cancelled'
@@ -31,6 +32,7 @@ const MESSAGES: Record<CallErrorCode, string> = {
   too_large: 'The tool result was larger than 1 MiB and was discarded.',
   protocol_error: 'The upstream server sent a malformed MCP message.',
   closed: 'The connection to the upstream server closed during the call. It was not retried and may or may not have taken effect.',
+  not_started: 'The upstream server did not start, so the tool was not called.',
   schema_changed: "The tool's input schema changed upstream since it was pinned; re-pin the tool.",
   tool_missing: 'The upstream server no longer offers this tool; re-pin the agent.',
   cancelled: 'The call was cancelled before the upstream answered.',

@@ -56,11 +56,23 @@ class InlineUpstream {
     if (this.closed) return Promise.reject(new UpstreamError('closed', 'the run has ended'));
     if (this.session !== undefined && this.session.ended === undefined) return Promise.resolve(this.session);
     this.opening ??= McpSession.open(this.target(), this.limits, undefined, this.elicitor)
+      .catch((error: unknown) => {
+        throw this.notStarted(error);
+      })
       .then((session) => (this.session = session))
       .finally(() => {
         this.opening = undefined;
       });
     return abortable(this.opening, signal);
+  }
+
+  /**
+   * Nothing was sent to a stdio server that exited or hung before it answered the handshake: say
+   * so, not "may or may not have taken effect" (a missing command stays `unreachable`).
+   */
+  private notStarted(error: unknown): UpstreamError {
+    const failure = classifyUpstreamError(error);
+    return this.def.type === 'stdio' && (failure.code === 'closed' || failure.code === 'timed_out') ? new UpstreamError('not_started', failure.detail, { cause: error }) : failure;
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,7 @@ export const MAIN_LAYERS = {
   sandbox: [...BASE, 'permissions'],
   gateway: [...BASE, 'providers', 'auth', 'credentials', 'namespaces'],
   runner: [...BASE, 'providers', 'permissions', 'sandbox'],
-  agents: [...BASE, 'store', 'upstreams', 'connections'],
+  agents: [...BASE, 'namespaces', 'store', 'upstreams', 'connections'],
   export: [...BASE, 'store'],
 };
 const DOMAIN = Object.keys(MAIN_LAYERS);

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { splitCommandLine } from '../../main/cli/main.js';
+import { startModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
 
@@ -26,10 +27,16 @@ describe('ward command line', () => {
 
   it('test_help_after_the_double_dash_is_a_prompt_not_a_request_for_usage', async () => {
     const home = tempDir();
-    // No model is needed to see that the prompt went to a run instead of printing usage.
-    const result = await ward(['run', '--new', '--', '--help'], { env: { WARD_HOME: home, WARD_SANDBOX: 'off', WARD_MODEL_BASE_URL: 'http://127.0.0.1:9' } });
-    expect(result.stdout).not.toContain('usage: ward run');
-    expect(result.stderr).toMatch(/^ward: conversation [0-9a-f-]{36}, run /);
+    const provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'a reply' }] }]);
+    try {
+      const env = { WARD_HOME: home, WARD_SANDBOX: 'off', WARD_MODEL_BASE_URL: provider.url, ANTHROPIC_API_KEY: 'sk-ant-api03-unused', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS };
+      const result = await ward(['run', '--new', '--', '--help'], { env });
+      expect(result.stdout).not.toContain('usage: ward run');
+      expect(result.stderr).toMatch(/^ward: conversation [0-9a-f-]{36}, run /);
+      expect(provider.conversationRequests()[0]!.rawBody).toContain('--help');
+    } finally {
+      await provider.close();
+    }
   });
 
   it('test_an_empty_or_repeated_namespace_is_a_usage_error', async () => {

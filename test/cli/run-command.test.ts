@@ -245,18 +245,24 @@ describe('ward run (the built command)', () => {
     // Exit 6 as README documents for an uncertain run, with the command that frees the conversation.
     expect(again.status).toBe(6);
     expect(again.stderr).toContain('has an uncertain run');
-    expect(again.stderr).toMatch(/ward reconcile [0-9a-f-]{36} --outcome succeeded\|failed\|stopped --note TEXT/);
+    const runId = (shown[0] as unknown as { runId: string }).runId;
+    // The hint is the literal command: the namespace and the run's short id (issue 16 #10).
+    expect(again.stderr).toContain(`"ward --namespace default replay ${row.id.slice(0, 8)}"`);
+    expect(again.stderr).toContain(`"ward --namespace default reconcile ${runId.slice(0, 8)} --outcome succeeded|failed|stopped --note TEXT"`);
     await until(() => processesWith(tmp).length === 0, 'the orphaned CLI to be gone', 10_000);
     expect(fs.readdirSync(tmp).filter((name) => name.startsWith('ward-run-'))).toEqual([]);
     expect(provider.conversationRequests()).toHaveLength(1);
 
     // A person checks and records the outcome; the conversation takes prompts again.
-    const runId = (shown[0] as unknown as { runId: string }).runId;
     const noNote = await wardRun(env, ['reconcile', runId, '--outcome', 'failed']);
     expect(noNote.status).toBe(2);
-    const reconciled = await wardRun(env, ['reconcile', runId, '--outcome', 'failed', '--note', 'checked: nothing happened']);
+    const reconciled = await wardRun(env, ['--namespace', 'default', 'reconcile', runId.slice(0, 8), '--outcome', 'failed', '--note', 'checked: nothing happened']);
     expect(reconciled.status).toBe(0);
     expect(reconciled.stdout).toContain(`run ${runId} recorded as failed`);
+    // The replay reads the record as a sentence, not as the stored JSON.
+    const replayed = (await wardRun(env, ['replay', row.id])).stdout;
+    expect(replayed).toMatch(/run_reconciled {2}reconciled as failed: checked: nothing happened\n/);
+    expect(replayed).not.toContain('{"state"');
     provider.push({ blocks: [{ type: 'text', text: 'Back.' }] });
     const after = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
     expect(after.status, after.stderr).toBe(0);

@@ -130,17 +130,22 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
 
     echoThen('never', s.provider);
     const run = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('ward: failed: agent helper@1 pins local/echo, which is turned off; turn it on with "ward connections tools local --enable echo"');
+    // Refused before any conversation or run is created (issue 16 #7), with the literal command that fixes it.
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('ward run: agent helper@1 pins local/echo, which is turned off; turn it on with "ward --namespace default connections tools local --enable echo"\n');
     // Neither the CLI (the model was never asked anything) nor the connection's server started.
     expect(s.provider.requests).toEqual([]);
     expect(pids(pidFile)).toHaveLength(started);
+    expect((await s.ward(['conversations', '--json'])).stdout).toBe('');
 
     expect((await s.ward(['connections', 'remove', 'local'])).code).toBe(0);
     const removed = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
-    expect(removed.code).toBe(1);
-    expect(removed.stderr).toContain('ward: failed: agent helper@1 pins local/echo, but there is no connection named local any more');
+    expect(removed.code).toBe(5);
+    expect(removed.stderr).toBe(
+      'ward run: agent helper@1 pins local/echo, but there is no connection named local any more; add it again ("ward --namespace default connections add local ..."), or publish a version of the agent without it\n',
+    );
     expect(s.provider.requests).toEqual([]);
+    expect((await s.ward(['conversations', '--json'])).stdout).toBe('');
   });
 
   it('test_a_schema_changed_upstream_after_publishing_the_run_is_refused_with_re_pin_after_re_pinning_and_republishing_it_runs', async () => {
@@ -155,7 +160,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     echoThen('after-repin', s.provider);
     const refused = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('agent helper@1 pins local/echo, whose input schema changed since it was pinned; re-pin it with "ward connections tools local --repin echo"');
+    expect(refused.stderr).toContain('agent helper@1 pins local/echo, whose input schema changed since it was pinned; re-pin it with "ward --namespace default connections tools local --repin echo"');
     expect(s.provider.requests).toEqual([]);
     // Ward learnt it too: the connection shows the tool as changed.
     expect((await s.ward(['connections', 'tools', 'local'])).stdout).toMatch(/local__echo .*schema/);

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
 import { journalEvent } from '../../preload/events.js';
-import { MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../main/ipc/handlers.js';
+import { DesktopIpc, MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../main/ipc/handlers.js';
+import { WardApp } from '../../main/app/ward-app.js';
 import { desktopIpcFor } from '../support/desktop.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
@@ -116,5 +119,34 @@ describe('what leaves main', () => {
       error: { code: 'not_found', message: 'no conversation 00000000-0000-4000-8000-000000000000 in this namespace' },
     });
     core.close();
+  });
+});
+
+describe('a chat that would be refused is not created (issue 16 #7)', () => {
+  it('test_without_a_model_key_new_chat_and_send_are_refused_naming_set_key_and_nothing_is_created', async () => {
+    const home = tempDir('ward-desktop-preflight-');
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+    const core = new DataFolder(home);
+    const app = new WardApp({ folder: core, env: {}, policy: null });
+    const service = new DesktopIpc(app);
+    const client = { id: 'window-1', push: () => undefined };
+    const refusal = {
+      ok: false,
+      error: { code: 'credential_missing', message: 'no model credential for namespace default: store one with "ward --namespace default provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY' },
+    };
+    try {
+      await expect(dispatch(service.handlers, client, 'conversations.create', { namespace: 'default', agentName: 'default', title: 'hello' })).resolves.toEqual(refusal);
+      await expect(dispatch(service.handlers, client, 'conversations.list', { namespace: 'default' })).resolves.toEqual({ ok: true, value: [] });
+      // A chat made before the key was deleted: the prompt is refused and no run is admitted.
+      const store = core.store(parseNamespace('default'));
+      const agent = store.agents.publish('helper', { instructions: '' });
+      const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'older' });
+      await expect(dispatch(service.handlers, client, 'runs.send', { namespace: 'default', conversationId: conversation.id, requestId: '00000000-0000-4000-8000-000000000001', prompt: 'again' })).resolves.toEqual(refusal);
+      expect(store.runs.activeFor(conversation.id)).toBeUndefined();
+      expect(store.journal.lastSeq(conversation.id)).toBe(0);
+    } finally {
+      await app.close();
+      core.close();
+    }
   });
 });

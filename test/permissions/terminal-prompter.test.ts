@@ -41,6 +41,28 @@ describe('terminal prompter', () => {
     expect(shown()).toContain('[o] allow once  [c] allow for this conversation  [a] always allow for this agent in this namespace  [d] deny');
   });
 
+  it('test_the_question_says_how_long_is_left_to_answer_and_that_silence_denies', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(renderQuestion({ ...QUESTION, expiresAt: now + 298_000 }, now)).toContain('[d] deny  (answer within 4m 58s; no answer denies)\n> ');
+    expect(renderQuestion({ ...QUESTION, expiresAt: now + 19_200 }, now)).toContain('(answer within 20s; no answer denies)');
+  });
+
+  it('test_twenty_seconds_before_the_deny_the_terminal_is_reminded_once_and_not_after_an_answer', async () => {
+    const { input, output, shown } = terminal();
+    const pending = terminalPrompter(input, output).ask({ ...QUESTION, expiresAt: Date.now() + 20_300 }, new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(shown()).toContain('\n(20s left to answer; no answer denies)\n> ');
+    input.write('o\n');
+    expect(await pending).toBe('once');
+
+    const answered = terminal();
+    const early = terminalPrompter(answered.input, answered.output).ask({ ...QUESTION, expiresAt: Date.now() + 20_300 }, new AbortController().signal);
+    answered.input.write('d\n');
+    expect(await early).toBe('deny');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(answered.shown()).not.toContain('left to answer');
+  });
+
   it('test_control_bidi_and_zero_width_characters_are_escaped_and_length_is_bounded', () => {
     const hostile = { ...QUESTION, value: `/tmp/\u001b[2J\u202eevil\u200b\nfake prompt ${'x'.repeat(1000)}`, argumentsSummary: 'a\rb' };
     const text = renderQuestion(hostile);

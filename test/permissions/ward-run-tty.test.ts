@@ -48,6 +48,8 @@ describe('ward run on a terminal', () => {
     const result = await answerOnTerminal('secret.txt', 'o');
     expect(result.screen).toMatch(/Ward: agent default \(namespace default\) wants to read \/\S+\/secret\.txt/);
     expect(result.screen).toContain('[o] allow once  [c] allow for this conversation  [a] always allow for this agent in this namespace  [d] deny');
+    // The time left, as the desktop shows it (the default 2 minutes, counted from when the run asked).
+    expect(result.screen).toMatch(/\[d\] deny {2}\(answer within (2m 0s|1m 5\ds); no answer denies\)/);
     expect(result.modelSawSecret).toBe(true);
     expect(result.code).toBe(0);
   });

@@ -68,7 +68,7 @@ describe('uncertain runs (R8)', () => {
     const reopened = restarted.store(parseNamespace('default'));
     expect(restarted.recovered.map((r) => r.id)).toEqual([run.id]);
     expect(reopened.runs.get(run.id)).toMatchObject({ state: 'uncertain', reason: expect.stringContaining('outcome is unknown') });
-    expect(() => reopened.runs.admit(conversation.id, 'req-2', 'f2')).toThrow(/has an uncertain run .*ward reconcile/);
+    expect(() => reopened.runs.admit(conversation.id, 'req-2', 'f2')).toThrow(/has an uncertain run .*ward --namespace \w+ reconcile/);
     expect(() => reopened.runs.transition(run.id, 'failed')).toThrow(/cannot go from uncertain/);
 
     reopened.runs.reconcile(run.id, 'failed', 'checked upstream: nothing was written');

@@ -11,10 +11,11 @@ export interface WardResult {
 }
 
 /** Runs the built `ward` command as a user would, in its own process, with a bounded wait. */
-export function ward(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<WardResult> {
+export function ward(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<WardResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WARD_BIN, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

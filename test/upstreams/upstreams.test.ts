@@ -35,6 +35,17 @@ function call(route: PinnedToolRoute | undefined, args: Record<string, unknown>)
 }
 
 describe('stdio upstreams', () => {
+  it('test_a_call_to_a_server_that_does_not_start_says_it_did_not_start_and_was_not_called_and_keeps_its_stderr', async () => {
+    const missing = join(dir, 'no-such-server.mjs');
+    const upstreams = await openUpstreams({ gone: { type: 'stdio', command: process.execPath, args: [missing] } });
+    const route: PinnedToolRoute = { exposedName: 'echo', upstream: 'gone', upstreamName: 'echo', description: '', inputSchema: { type: 'object' }, schemaHash: 'x' };
+    const outcome = await upstreams.callTool(...call(route, {}));
+    expect(outcome).toMatchObject({ ok: false, errorCode: 'not_started', message: expect.stringMatching(/^The upstream server did not start, so the tool was not called\./) });
+    expect(JSON.stringify(outcome)).not.toContain('may or may not');
+    expect(upstreams.stderr('gone')).toContain(`Cannot find module '${missing}'`);
+    await upstreams.close();
+  });
+
   it('test_calls_a_tool_on_a_stdio_server_and_kills_the_server_on_close', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
     const [echo] = await pin(upstreams, 'fx', ['echo']);

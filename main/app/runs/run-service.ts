@@ -5,8 +5,8 @@
  */
 import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
 import { WardError } from '../../base/errors.js';
-import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
-import type { Namespace } from '../../namespaces/namespace.js';
+import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, isConnectionTool, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
+import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
 import type { Rule } from '../../permissions/grants.js';
 import { assertRulesAllowed } from '../../policy/policy.js';
 import { sweepStaleRunDirs } from '../../runner/run-dir.js';
@@ -16,6 +16,9 @@ import type { NamespaceStore } from '../../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
 import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data.js';
 import { assertSandboxUsable, sandboxPlatform } from '../../sandbox/engine.js';
+import { assertConnectionToolsPinned } from '../../agents/run-tools.js';
+import { resolveModelProfile } from '../../providers/model-profile.js';
+import { checkReadiness } from './readiness.js';
 import { Turn, type TurnDeps } from './turn.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
@@ -79,8 +82,39 @@ export class RunService {
   static resolveAgent(store: NamespaceStore, name: string = DEFAULT_AGENT): { agentId: string; version: number; spec: AgentSpec } {
     let version = store.agents.find(name);
     if (version === undefined && name === DEFAULT_AGENT) version = store.agents.publish(DEFAULT_AGENT, DEFAULT_AGENT_SPEC);
-    if (version === undefined) throw new WardError('not_found', `no agent named ${name}; create it with "ward agents create ${name} ..."`);
+    if (version === undefined) throw noSuchAgent(store.namespace, name);
     return { agentId: version.agentId, version: version.version, spec: parseAgentSpec(version.spec) };
+  }
+
+  /**
+   * How the `ward run` command and the desktop start a turn: preflight, then startTurn. A turn
+   * that would be refused is refused before any conversation or run is created.
+   */
+  async start(input: StartTurnInput): Promise<RunHandle> {
+    await this.preflight(input);
+    return this.startTurn(input);
+  }
+
+  /**
+   * Every refusal that needs no run, checked without writing anything (issue 16 #7): the input,
+   * the agent, the pinned CLI, the policy, the model credential, and the agent version's pinned
+   * connection tools as the registry records them. The admitted turn checks them again.
+   */
+  async preflight(input: StartTurnInput): Promise<void> {
+    const { store } = this.checkInput(input);
+    // A request id already used attaches to what it made: nothing new would be created.
+    if (input.requestId !== undefined && store.runs.conversationOfRequest(input.requestId) !== undefined) return;
+    const { spec, label } = this.agentFor(store, input);
+    const profile = resolveModelProfile(this.deps.home, input.namespace, spec.modelProfile, this.deps.env);
+    await checkReadiness(this.deps, input.namespace, spec, profile, () => undefined);
+    const connectionTools = spec.tools.filter(isConnectionTool);
+    if (connectionTools.length === 0) return;
+    const manager = this.deps.openConnections(input.namespace, () => undefined);
+    try {
+      assertConnectionToolsPinned(manager.registry, connectionTools, label, input.namespace);
+    } finally {
+      await manager.close();
+    }
   }
 
   /**
@@ -88,23 +122,7 @@ export class RunService {
    * in the background and `done` settles with its outcome.
    */
   startTurn(input: StartTurnInput): RunHandle {
-    if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new WardError('usage', 'the prompt is empty');
-    if (input.prompt.length > MAX_PROMPT_CHARS) throw new WardError('usage', `the prompt exceeds ${MAX_PROMPT_CHARS} characters`);
-    const store = this.folder.store(input.namespace, { mustExist: true });
-    const requestId = input.requestId ?? newRequestId();
-    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
-    const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
-    if (workspace !== undefined) assertOutsideWardData(this.deps.home, 'the workspace', workspace);
-    const rules = input.permissions ?? [];
-    const { policy } = this.deps;
-    assertRulesAllowed(policy, rules);
-    assertGrantsOutsideWardData(this.deps.home, rules);
-    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
-    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned (S1).
-    assertSandboxUsable(this.deps.sandboxStatus);
-    if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
-      throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
-    }
+    const { store, requestId, workspace, rules } = this.checkInput(input);
     const conversation = this.conversationFor(store, input, requestId, workspace);
 
     const fingerprint = fingerprintInput({ prompt: input.prompt, agentId: conversation.agentId, agentVersion: conversation.agentVersion });
@@ -124,6 +142,42 @@ export class RunService {
     this.active.set(runId, { turn, handle });
     void done.finally(() => this.active.delete(runId));
     return handle;
+  }
+
+  /** The checks of the input alone (prompt, request id, workspace, grants, sandbox, namespace policy). */
+  private checkInput(input: StartTurnInput): { store: NamespaceStore; requestId: string; workspace: string | undefined; rules: readonly Rule[] } {
+    if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new WardError('usage', 'the prompt is empty');
+    if (input.prompt.length > MAX_PROMPT_CHARS) throw new WardError('usage', `the prompt exceeds ${MAX_PROMPT_CHARS} characters`);
+    const store = this.folder.store(input.namespace, { mustExist: true });
+    const requestId = input.requestId ?? newRequestId();
+    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
+    const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
+    if (workspace !== undefined) assertOutsideWardData(this.deps.home, 'the workspace', workspace);
+    const rules = input.permissions ?? [];
+    const { policy } = this.deps;
+    assertRulesAllowed(policy, rules);
+    assertGrantsOutsideWardData(this.deps.home, rules);
+    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
+    // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned (S1).
+    assertSandboxUsable(this.deps.sandboxStatus);
+    if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
+      throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
+    }
+    return { store, requestId, workspace, rules };
+  }
+
+  /** The agent version a turn would run, read only (the built-in agent is published on the first admitted turn). */
+  private agentFor(store: NamespaceStore, input: StartTurnInput): { spec: AgentSpec; label: string } {
+    if (input.conversationId !== undefined) {
+      const conversation = store.conversations.resolve(input.conversationId);
+      const version = store.agents.getById(conversation.agentId, conversation.agentVersion);
+      return { spec: parseAgentSpec(version.spec), label: `agent ${version.agentName}@${version.version}` };
+    }
+    const name = input.agent ?? DEFAULT_AGENT;
+    const version = store.agents.find(name);
+    if (version !== undefined) return { spec: parseAgentSpec(version.spec), label: `agent ${name}@${version.version}` };
+    if (name === DEFAULT_AGENT) return { spec: DEFAULT_AGENT_SPEC, label: `agent ${name}` };
+    throw noSuchAgent(store.namespace, name);
   }
 
   /**
@@ -186,6 +240,10 @@ export class RunService {
     });
     return { runId: run.id, conversationId: run.conversationId, attached: true, cursor, done, childPid: () => undefined };
   }
+}
+
+function noSuchAgent(ns: Namespace, name: string): WardError {
+  return new WardError('not_found', `no agent named ${name} in namespace ${ns.name}; create it with ${wardCommand(ns, `agents create ${name} --instructions-file FILE`)}`);
 }
 
 function titleOf(prompt: string): string {

@@ -26,15 +26,16 @@ import type { Prompter } from '../../permissions/prompter.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS, looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
 import { RunElicitations } from '../../permissions/elicitations.js';
 import type { Elicitor } from '../../upstreams/elicitation.js';
-import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
+import { assertConnectionAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
-import { providerAccess, type ProviderAccess } from './provider-access.js';
+import type { ProviderAccess } from './provider-access.js';
+import { checkReadiness } from './readiness.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import { CliProcess, type CliExit } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
 import type { CliLaunch } from '../../runner/child.js';
 import { checkInit } from '../../runner/init-check.js';
-import { cliVerificationCache, verifyPinnedCli, type PinLocation, type PinnedCli } from '../../runner/pin.js';
+import type { PinLocation, PinnedCli } from '../../runner/pin.js';
 import { createRunDir, type RunDir } from '../../runner/run-dir.js';
 import { runtimeHelpersFolder, type SandboxEngine, type SandboxStatus, type SandboxedLaunch } from '../../sandbox/engine.js';
 import { sandboxGrants } from '../../sandbox/files.js';
@@ -253,14 +254,7 @@ export class Turn {
     });
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
 
-    const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
-    // P5: the admin policy pins the CLI version, the model provider and the connections.
-    assertCliVersionAllowed(deps.policy, pinned.version);
-    assertProviderAllowed(deps.policy, profile.baseUrl);
-    assertModelAllowed(deps.policy, profile.model);
-    // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
-    for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
-    const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
+    const { pinned, access } = await checkReadiness(deps, ns, spec, profile, (value) => this.journal.addSecret(value));
     this.checkNotStopped();
     return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
@@ -302,6 +296,7 @@ export class Turn {
       openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value), elicit),
       elicit,
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
+      namespace: ns,
       checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
     this.registration = deps.broker.register({

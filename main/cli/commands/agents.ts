@@ -54,7 +54,7 @@ export const agentsCommand: Command = {
     const instructions = readBoundedFile(file, { what: 'the instructions file', maxBytes: MAX_INSTRUCTIONS_BYTES });
     const upstreams: Record<string, StdioUpstream> = {};
     for (const option of values.upstream ?? []) {
-      const [upstreamName, upstream] = parseUpstreamOption(option);
+      const [upstreamName, upstream] = parseUpstreamOption(option, process.cwd());
       if (upstreams[upstreamName] !== undefined) throw new WardError('usage', `upstream ${upstreamName} is given twice`);
       upstreams[upstreamName] = upstream;
     }

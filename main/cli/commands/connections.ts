@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { openSystemBrowser } from '../../auth/browser.js';
 import type { ConnectionManager, ConnectionView, ToolPin } from '../../connections/index.js';
 import { EXIT, WardError } from '../../base/errors.js';
+import { absolutePaths } from '../../base/process.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
 import { escapeForDisplay } from '../../../preload/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
@@ -116,7 +117,8 @@ export const connectionsCommand: Command = {
       const secretEnv = values['secret-env'] ?? [];
       const input =
         values.command !== undefined
-          ? { transport: 'stdio', name: name(), command: values.command, args: values.arg ?? [], secretEnv }
+          ? // Relative paths are where the person typed them, not where Ward later starts the server.
+            { transport: 'stdio', name: name(), ...absolutePaths(values.command, values.arg ?? [], process.cwd()), secretEnv }
           : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'], clientId: values['client-id'] };
       if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
       if (values.command !== undefined && values['client-id'] !== undefined) throw new WardError('usage', '--client-id is for --url connections');

@@ -6,7 +6,8 @@ import { probePolicy } from '../../policy/doctor-probe.js';
 import { COMMITTED_PIN } from '../../runner/pin.js';
 import { probePinnedCli, probeSandbox } from '../../runner/doctor-probes.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
-import { EXIT } from '../../base/errors.js';
+import { EXIT, exitCodeFor, isWardError, type ExitCode } from '../../base/errors.js';
+import type { WardApp } from '../../app/ward-app.js';
 import { writeJson, writeLine } from '../io.js';
 
 
@@ -15,9 +16,14 @@ const LABEL: Record<DoctorCheck['status'], string> = { ok: 'ok', warning: 'warn'
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check the data folder, every namespace database, the keychain, the pinned CLI, the admin policy, Claude Code managed settings and the sandbox',
-  usage: 'ward doctor [--self-test] [--json]',
+  usage: 'ward doctor [--self-test] [--provider [--namespace NS]] [--json]',
   async run(args, { io, app }) {
-    const { values } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json, 'self-test': { type: 'boolean', default: false } }, false);
+    const { values } = parseCommandArgs(
+      this,
+      args,
+      { json: COMMON_OPTIONS.json, namespace: COMMON_OPTIONS.namespace, 'self-test': { type: 'boolean', default: false }, provider: { type: 'boolean', default: false } },
+      false,
+    );
     // --self-test runs the pinned CLI once against a built-in offline endpoint.
     // A broken policy is the policy check's error; the other checks then go by the environment alone.
     const policy = () => {
@@ -35,13 +41,34 @@ export const doctorCommand: Command = {
       probeSandbox(() => sandboxModeFor(policy(), io.env)),
     ];
     const checks = await runDoctor(app().folder, values['self-test'] ? [...probes, await selfTestProbe()] : probes);
-    for (const check of checks) {
+    const provider = values.provider ? await checkProvider(app(), values.namespace) : undefined;
+    for (const check of provider === undefined ? checks : [...checks, provider.check]) {
       if (values.json) writeJson(io.stdout, check);
       else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${check.detail}`);
     }
+    // The provider's answer has its own exit code, so a script can tell a wrong key from no network.
+    if (provider !== undefined && provider.exit !== EXIT.ok) return provider.exit;
     return checks.some((check) => check.status === 'error') ? EXIT.failed : EXIT.ok;
   },
 };
+
+/**
+ * --provider: the desktop's "Test connection" (one free token count, nothing generated). Exit 0
+ * when the provider accepts the key, 1 for an HTTP refusal, 7 when it cannot be reached, 5 with
+ * no credential stored.
+ */
+async function checkProvider(app: WardApp, namespace: string | undefined): Promise<{ check: DoctorCheck; exit: ExitCode }> {
+  const store = app.namespaces.fromFlag(namespace);
+  const name = `model provider (${store.namespace.name})`;
+  try {
+    const test = await app.settings.testProvider(store);
+    const check: DoctorCheck = { check: name, status: test.ok ? 'ok' : 'error', detail: test.message, data: { namespace: store.namespace.name, status: test.status, durationMs: test.durationMs } };
+    return { check, exit: test.ok ? EXIT.ok : test.status === 0 ? EXIT.unavailable : EXIT.failed };
+  } catch (error) {
+    if (!isWardError(error)) throw error;
+    return { check: { check: name, status: 'error', detail: error.message, data: { namespace: store.namespace.name, code: error.code } }, exit: exitCodeFor(error.code) };
+  }
+}
 
 /** Loaded only for --self-test: it brings the broker and the MCP SDK, which plain doctor never needs. */
 async function selfTestProbe(): Promise<DoctorProbe> {

@@ -122,7 +122,8 @@ export const runCommand: Command = {
     io.stdout.on('error', onOutputError);
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     try {
-      handle = service.startTurn({
+      // Preflight first: a run that would be refused leaves no conversation or run behind.
+      handle = await service.start({
         namespace: ns,
         ...(values.conversation === undefined ? {} : { conversationId: values.conversation }),
         ...(values.agent === undefined ? {} : { agent: values.agent }),

@@ -1,0 +1,30 @@
+/**
+ * What refuses a turn before its CLI starts, checked in one place: the pinned CLI (R1), the admin
+ * policy (P5: CLI version, provider, model, the agent's inline servers) and the model credential.
+ * RunService.preflight runs it before anything is created (issue 16 #7); an admitted turn runs it
+ * again, since any of it may change in between.
+ */
+import type { AgentSpec } from '../../agents/spec.js';
+import type { Namespace } from '../../namespaces/namespace.js';
+import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed } from '../../policy/policy.js';
+import type { ModelProfile } from '../../providers/model-profile.js';
+import { cliVerificationCache, verifyPinnedCli, type PinnedCli } from '../../runner/pin.js';
+import { providerAccess, type ProviderAccess } from './provider-access.js';
+import type { TurnDeps } from './turn.js';
+
+export interface Readiness {
+  readonly pinned: PinnedCli;
+  readonly access: ProviderAccess;
+}
+
+/** Throws the first reason the turn cannot run; `onSecret` is told each credential value read. */
+export async function checkReadiness(deps: TurnDeps, ns: Namespace, spec: AgentSpec, profile: ModelProfile, onSecret: (value: string) => void): Promise<Readiness> {
+  const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
+  assertCliVersionAllowed(deps.policy, pinned.version);
+  assertProviderAllowed(deps.policy, profile.baseUrl);
+  assertModelAllowed(deps.policy, profile.model);
+  // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
+  for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
+  const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret });
+  return { pinned, access };
+}
