@@ -6,6 +6,7 @@
 import { WardError, describeError } from '../base/errors.js';
 import type { AgentVersion } from '../store/agents.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
+import { wardCommand } from '../namespaces/namespace.js';
 import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';
 import { UpstreamError, classifyUpstreamError } from '../upstreams/errors.js';
 import type { ConnectionManager } from '../connections/manager.js';
@@ -97,7 +98,7 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
   const pinned: ConnectionTool[] = [];
   for (const { upstream: connection, tool } of selectors) {
     if (!connections.registry.has(connection)) {
-      throw new WardError('not_found', `tool ${connection}/${tool}: there is no inline upstream or connection named ${connection} (add one with "ward connections add" or --upstream)`);
+      throw new WardError('not_found', `tool ${connection}/${tool}: there is no inline upstream or connection named ${connection} (add one with ${wardCommand(connections.registry.namespace, 'connections add')} or --upstream)`);
     }
     if (!discovered.has(connection)) {
       try {
@@ -117,9 +118,9 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
         throw new WardError('not_found', `connection ${connection} has no tool ${JSON.stringify(tool.slice(0, 64))} (it lists: ${offered.slice(0, 20).join(', ') || 'none'})`);
       }
       if (pin.status === 'schema_changed') {
-        throw new WardError('invalid_config', `tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it with "ward connections tools ${connection} --repin ${tool}" first`);
+        throw new WardError('invalid_config', `tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --repin ${tool}`)} first`);
       }
-      if (!pin.enabled) throw new WardError('invalid_config', `tool ${connection}/${tool} is turned off; turn it on with "ward connections tools ${connection} --enable ${tool}"`);
+      if (!pin.enabled) throw new WardError('invalid_config', `tool ${connection}/${tool} is turned off; turn it on with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --enable ${tool}`)}`);
       chosen = routes.filter((route) => route.upstreamName === tool);
     }
     if (chosen.length === 0) throw new WardError('not_found', `connection ${connection} has no tool that is on and pinned`);

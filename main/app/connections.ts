@@ -14,7 +14,7 @@ import { UpstreamError } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
-import type { Namespace } from '../namespaces/namespace.js';
+import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { assertConnectionAllowed, isManagedConnection, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
@@ -27,8 +27,8 @@ const STATUS: Record<ConnectionView['health'], WindowConnectionView['status']> =
 };
 
 /** What a connection's health asks of the person, in words for the CLI and the window alike. */
-export function healthAdvice(view: ConnectionView): string | null {
-  const login = `"ward connections login ${view.spec.name}"`;
+export function healthAdvice(view: ConnectionView, ns: Namespace): string | null {
+  const login = wardCommand(ns, `connections login ${view.spec.name}`);
   if (view.health === 'not_signed_in' && view.lastErrorCode === 'insufficient_scope') {
     return `Needs more access: sign in again (${login}) to grant ${view.wantedScope ?? 'the scope it asks for'}.`;
   }
@@ -37,11 +37,11 @@ export function healthAdvice(view: ConnectionView): string | null {
   return null;
 }
 
-export function toWindowView(view: ConnectionView, managedBy: string | null = null): WindowConnectionView {
+export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: string | null = null): WindowConnectionView {
   const { spec } = view;
   const changed = view.tools.filter((pin) => pin.status !== 'pinned').map((pin) => `${pin.name}: ${pin.reason ?? pin.status}`);
   const parts = [
-    healthAdvice(view),
+    healthAdvice(view, ns),
     spec.transport === 'http' && spec.clientId !== null ? `Pre-registered client ${spec.clientId}.` : null,
     changed.length === 0 ? null : `Disabled until re-pinned: ${changed.join('; ')}`,
   ].filter((part) => part !== null);
@@ -138,7 +138,7 @@ export class ConnectionService {
   }
 
   windowViews(store: NamespaceStore): Promise<WindowConnectionView[]> {
-    return this.use(store, (manager) => manager.list().map((view) => toWindowView(view, this.managedBy(view.spec.name, view.spec))));
+    return this.use(store, (manager) => manager.list().map((view) => toWindowView(view, store.namespace, this.managedBy(view.spec.name, view.spec))));
   }
 
   /**

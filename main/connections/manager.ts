@@ -18,6 +18,7 @@ import { parseScope, readChallenge, unionScopes, type Challenge } from './challe
 import { boundedFetch, connectionFetch, type ScopeRecord } from './http-fetch.js';
 import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
+import { wardCommand } from '../namespaces/namespace.js';
 
 /** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
 export type OpenBrowser = (url: URL) => Promise<void>;
@@ -373,9 +374,9 @@ export class ConnectionManager {
       const connection = split > 0 ? exposed.slice(0, split) : '';
       const pin = split > 0 && this.registry.has(connection) ? this.registry.tool(connection, exposed.slice(split + 2)) : undefined;
       const shown = JSON.stringify(exposed.slice(0, 100));
-      if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as "ward connections tools CONNECTION" lists it`);
+      if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as ${wardCommand(this.registry.namespace, 'connections tools CONNECTION')} lists it`);
       if (pin.status !== 'pinned') throw new WardError('invalid_config', `tool ${shown} cannot be used: ${pin.reason ?? pin.status}`);
-      throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with "ward connections tools ${connection} --enable ${pin.name}"`);
+      throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with ${wardCommand(this.registry.namespace, `connections tools ${connection} --enable ${pin.name}`)}`);
     });
   }
 

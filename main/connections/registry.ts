@@ -108,8 +108,8 @@ export const MISSING_REASON = 'the server no longer offers it';
 export class ConnectionRegistry {
   constructor(
     private readonly db: Database,
-    /** Named in the hints the registry stores. */
-    private readonly ns: Namespace,
+    /** The namespace whose database this is, named in the commands hints give. */
+    readonly namespace: Namespace,
   ) {}
 
   add(spec: ConnectionSpec): ConnectionRecord {
@@ -205,7 +205,7 @@ export class ConnectionRegistry {
         const pin = pinned.get(tool.name);
         pinned.delete(tool.name);
         if (pin === undefined) insert.run(connection, tool.name, tool.description, JSON.stringify(tool.inputSchema), outputSchemaText(tool), tool.schemaHash, now);
-        else if (pin.schemaHash !== tool.schemaHash) mark.run('schema_changed', schemaChangedReason(this.ns, connection, tool.name), connection, tool.name);
+        else if (pin.schemaHash !== tool.schemaHash) mark.run('schema_changed', schemaChangedReason(this.namespace, connection, tool.name), connection, tool.name);
         else if (pin.status !== 'pinned') mark.run('pinned', null, connection, tool.name);
       }
       for (const gone of pinned.values()) mark.run('missing', MISSING_REASON, connection, gone.name);

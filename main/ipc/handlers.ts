@@ -166,20 +166,20 @@ export class DesktopIpc {
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
     'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
-      toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret)),
+      toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret), this.store(namespace).namespace),
     'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
       const spec = { transport: 'stdio', name, command, args, secretEnv: secrets.map((secret) => secret.name) };
       const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
-      return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values));
+      return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values), this.store(namespace).namespace);
     },
-    'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name)),
+    'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name), this.store(namespace).namespace),
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;
       if (open === undefined) throw new WardError('unavailable', 'signing in needs a browser, which is not available here');
       const view = await (await this.app.connections()).signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
-      return toWindowView(view);
+      return toWindowView(view, this.store(namespace).namespace);
     },
-    'connections.signOut': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).signOut(this.store(namespace), name)),
+    'connections.signOut': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).signOut(this.store(namespace), name), this.store(namespace).namespace),
     'connections.remove': async ({ namespace, name }) => {
       await (await this.app.connections()).remove(this.store(namespace), name);
       return null;

@@ -34,7 +34,7 @@ describe('connections in the desktop window', () => {
         tools: ['files__other'],
         managedBy: null,
       },
-      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: 'Sign in again ("ward connections login remote").', tools: [], managedBy: null },
+      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: expect.stringMatching(/^Sign in again \("ward --namespace \S+ connections login remote"\)\.$/), tools: [], managedBy: null },
     ]);
     expect(JSON.stringify(views)).not.toContain(canary);
   });

@@ -80,7 +80,7 @@ describe('ward connections', () => {
     const after = await ward(['connections', 'tools', 'remote'], { env: env(home) });
     expect(after).toMatchObject({ code: 5, stderr: expect.stringMatching(/not signed in/) });
     const listed = await ward(['connections', 'list'], { env: env(home) });
-    expect(listed.stdout).toMatch(/^remote {2}http {2}http:\/\/127\.0\.0\.1:\d+\/mcp {2}not signed in: sign in again with "ward connections login remote"/m);
+    expect(listed.stdout).toMatch(/^remote {2}http {2}http:\/\/127\.0\.0\.1:\d+\/mcp {2}not signed in: sign in again with "ward --namespace default connections login remote"/m);
 
     const tokens = remote.authorizations.map((header) => header.replace(/^Bearer /, ''));
     expect(tokens.length).toBeGreaterThan(0);
@@ -111,7 +111,7 @@ describe('ward connections', () => {
     await app.close();
     expect(outcome).toMatchObject({ ok: false, errorCode: 'insufficient_scope' });
     const needs = await ward(['connections', 'list'], { env: env(home) });
-    expect(needs.stdout).toMatch(/^remote {2}http {2}\S+ {2}needs more access: sign in again with "ward connections login remote" to grant mcp:write {2}tools \d+\/\d+ on$/m);
+    expect(needs.stdout).toMatch(/^remote {2}http {2}\S+ {2}needs more access: sign in again with "ward --namespace default connections login remote" to grant mcp:write {2}tools \d+\/\d+ on$/m);
     for (const output of [added, needs]) expect(output.stdout + output.stderr).not.toContain(preRegistered.clientSecret);
   });
 });

@@ -115,7 +115,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     expect((await s.ward(['connections', 'tools', 'local', '--disable', 'echo'])).code).toBe(0);
     expect(await s.ward(['agents', 'create', 'a', '--instructions-file', s.instructions, '--tool', 'local/echo'])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('tool local/echo is turned off; turn it on with "ward connections tools local --enable echo"'),
+      stderr: expect.stringContaining('tool local/echo is turned off; turn it on with "ward --namespace default connections tools local --enable echo"'),
     });
     expect((await s.ward(['agents', 'list'])).stdout).toMatch(/^no agents in namespace default yet; publish one with "ward --namespace default agents create NAME --instructions-file FILE"\n$/);
   });

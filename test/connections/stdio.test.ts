@@ -273,7 +273,7 @@ describe('connections and namespaces', () => {
     await h.manager.discover('files');
     expect(h.manager.resolveTools(['files__echo', 'files__big']).map((route) => route.upstreamName)).toEqual(['echo', 'big']);
     h.manager.setToolEnabled('files', 'big', false);
-    expect(() => h.manager.resolveTools(['files__big'])).toThrow(/"files__big" is turned off; turn it on with "ward connections tools files --enable big"/);
+    expect(() => h.manager.resolveTools(['files__big'])).toThrow(/"files__big" is turned off; turn it on with "ward --namespace t-[0-9a-f]{12} connections tools files --enable big"/);
     expect(() => h.manager.resolveTools(['files__nope'])).toThrow(/no tool "files__nope"/);
     expect(() => h.manager.resolveTools(['echo'])).toThrow(/no tool "echo"/);
   });

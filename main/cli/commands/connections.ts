@@ -6,6 +6,7 @@ import { absolutePaths } from '../../base/process.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
 import { escapeForDisplay } from '../../../preload/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
+import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
 
 const MAX_STDIN_BYTES = 256 * 1024;
 const STDIN_TIMEOUT_MS = 5 * 60_000;
@@ -34,11 +35,11 @@ function target(view: ConnectionView): string {
   return view.spec.transport === 'stdio' ? [view.spec.command, ...view.spec.args].map((part) => escapeForDisplay(part, 120)).join(' ') : view.spec.url;
 }
 
-function healthText(view: ConnectionView): string {
+function healthText(view: ConnectionView, ns: Namespace): string {
   if (view.health === 'not_signed_in' && view.lastErrorCode === 'insufficient_scope') {
-    return `needs more access: sign in again with "ward connections login ${view.spec.name}" to grant ${view.wantedScope ?? 'what it asks for'}`;
+    return `needs more access: sign in again with ${wardCommand(ns, `connections login ${view.spec.name}`)} to grant ${view.wantedScope ?? 'what it asks for'}`;
   }
-  if (view.health === 'not_signed_in') return `not signed in: sign in again with "ward connections login ${view.spec.name}"`;
+  if (view.health === 'not_signed_in') return `not signed in: sign in again with ${wardCommand(ns, `connections login ${view.spec.name}`)}`;
   if (view.health === 'error') return `error (${view.lastErrorCode ?? 'unknown'})`;
   return view.health;
 }
@@ -145,7 +146,7 @@ export const connectionsCommand: Command = {
             continue;
           }
           const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
-          writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view)}  tools ${enabled}/${view.tools.length} on`);
+          writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, manager.registry.namespace)}  tools ${enabled}/${view.tools.length} on`);
           for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
         }
         return EXIT.ok;
