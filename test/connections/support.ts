@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { afterEach } from 'vitest';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { openConnections, type ConnectionManager } from '../../main/connections/index.js';
@@ -112,4 +113,26 @@ export function loginPlayingBrowser(env: NodeJS.ProcessEnv, name: string): Promi
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The fixture MCP server (test/fixtures/mcp-servers/stdio.ts, with its --probes tools) bundled
+ * into one executable file in a folder of its own, as an installed server is: a sandboxed
+ * connection sees its program's folder and nothing of this checkout.
+ */
+export function bundledProbeServer(dir: string): string {
+  const file = path.join(dir, 'probe-server', 'mcp-server.mjs');
+  buildSync({
+    entryPoints: [path.resolve('test/fixtures/mcp-servers/stdio.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: file,
+    // The SDK's CommonJS dependencies call require(), which an ES module must be given.
+    banner: { js: `#!${process.execPath}\nimport { createRequire as wardCreateRequire } from 'node:module'; const require = wardCreateRequire(import.meta.url);` },
+    logLevel: 'warning',
+  });
+  fs.chmodSync(file, 0o755);
+  return file;
 }

@@ -160,12 +160,11 @@ export const connectionsCommand: Command = {
       });
     }
     if (action === 'remove') {
-      return withManager(context, values.namespace, async (manager) => {
-        if (!(await manager.remove(name()))) throw new WardError('not_found', `no connection named ${name()}`);
-        if (values.json) writeJson(io.stdout, { removed: name() });
-        else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
-        return EXIT.ok;
-      });
+      const app = context.app();
+      await (await app.connections()).remove(app.namespaces.fromFlag(values.namespace), name());
+      if (values.json) writeJson(io.stdout, { removed: name() });
+      else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
+      return EXIT.ok;
     }
     if (action === 'login') {
       let timeoutMs: number | undefined;
