@@ -10,7 +10,6 @@
  * Every event is committed to the journal before any subscriber hears of it.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { describeError } from '../../base/errors.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
