@@ -336,7 +336,7 @@ export class SandboxEngine {
     // Several runs: this connection is refused, and its refusal record (under the run's id) says whose it was.
     // A connection's server may be among them: the refusal is worded for an agent and a server alike.
     const key = `${host}:${question.port}`;
-    const servers = `a connection's server reaches only its --sandbox-net hosts and is never asked about`;
+    const servers = `a connection's server reaches only its --sandbox-net hosts: it has no person to ask`;
     if (!runs.some((run) => run.asks)) return { allow: false, reason: `${key} is refused: ${servers}` };
     this.unattributed.set(key, (this.unattributed.get(key) ?? 0) + 1);
     const agents = `${key} is not granted to this agent; Ward is asking the person in this conversation: try again once they have answered`;
