@@ -7,37 +7,25 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startModelProvider, toolResultsSeen, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
-import { CANARY_KEY } from '../app/runs/harness.js';
+import { describe, expect, it } from 'vitest';
+import { toolResultsSeen, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { site } from '../support/sites.js';
-import { tempDir } from '../support/temp.js';
 import { ward, type WardResult } from '../support/ward-cli.js';
-import { bundledProbeServer } from './support.js';
-
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-});
+import { bundledProbeServer, runnableHome } from './support.js';
 
 interface Setup {
   readonly dir: string;
   readonly home: string;
+  readonly instructions: string;
   readonly server: string;
   readonly provider: ModelProvider;
   ward(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<WardResult>;
 }
 
-/** A data folder with a file credential store, a scripted model provider and the bundled probe server. */
+/** A data folder with a scripted model provider and the bundled probe server. */
 async function setup(): Promise<Setup> {
-  const dir = tempDir('ward-sandboxed-server-');
-  const home = path.join(dir, 'home');
-  fs.mkdirSync(home);
-  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
-  const provider = await startModelProvider();
-  closers.push(() => provider.close());
-  const env = { HOME: dir, TMPDIR: dir, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
-  return { dir, home, server: bundledProbeServer(dir), provider, ward: (args, extra = {}) => ward(args, { env: { ...env, ...extra }, timeoutMs: 90_000 }) };
+  const { dir, home, env, provider, instructions } = await runnableHome('ward-sandboxed-server-');
+  return { dir, home, instructions, server: bundledProbeServer(dir), provider, ward: (args, extra = {}) => ward(args, { env: { ...env, ...extra }, timeoutMs: 90_000 }) };
 }
 
 function call(tool: string, input: Record<string, unknown>): ScriptStep {
@@ -50,9 +38,7 @@ const PROBES = ['echo', 'read_file', 'write_file', 'fetch_url'];
 async function runWithProbes(s: Setup, steps: readonly ScriptStep[], env: NodeJS.ProcessEnv = {}): Promise<WardResult> {
   const tools = await s.ward(['connections', 'tools', 'probe'], env);
   expect(tools.code, tools.stderr).toBe(0);
-  const instructions = path.join(s.dir, 'instructions.md');
-  fs.writeFileSync(instructions, 'Use the tools when asked.');
-  const created = await s.ward(['agents', 'create', 'prober', '--instructions-file', instructions, ...PROBES.flatMap((tool) => ['--tool', `probe/${tool}`])], env);
+  const created = await s.ward(['agents', 'create', 'prober', '--instructions-file', s.instructions, ...PROBES.flatMap((tool) => ['--tool', `probe/${tool}`])], env);
   expect(created.code, created.stderr).toBe(0);
   s.provider.push(...steps, { blocks: [{ type: 'text', text: 'done' }] });
   return s.ward(['run', '--json', '--agent', 'prober', '--', 'probe'], env);

@@ -9,6 +9,8 @@ import { openConnections, type ConnectionManager } from '../../main/connections/
 import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
 import type { ConnectionManagerOptions } from '../../main/connections/manager.js';
 import { followToCallback } from '../fixtures/oidc/provider.js';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { WARD_BIN } from '../support/ward-cli.js';
 
@@ -135,4 +137,32 @@ export function bundledProbeServer(dir: string): string {
   });
   fs.chmodSync(file, 0o755);
   return file;
+}
+
+export interface RunnableHome {
+  readonly dir: string;
+  readonly home: string;
+  /** The environment `ward` runs with: this home, the provider, the model key. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly provider: ModelProvider;
+  /** Instructions for `ward agents create --instructions-file`. */
+  readonly instructions: string;
+}
+
+const providers: ModelProvider[] = [];
+afterEach(async () => {
+  for (const provider of providers.splice(0)) await provider.close();
+});
+
+/** A data folder with a file credential store (the model key comes from the environment) and a scripted model provider, closed after the test. */
+export async function runnableHome(prefix: string): Promise<RunnableHome> {
+  const dir = tempDir(prefix);
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  const provider = await startModelProvider();
+  providers.push(provider);
+  const instructions = path.join(dir, 'instructions.md');
+  fs.writeFileSync(instructions, 'Use the tools when asked.');
+  return { dir, home, provider, instructions, env: { HOME: dir, TMPDIR: dir, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url } };
 }
