@@ -56,7 +56,7 @@ export interface RunSandbox {
 }
 
 /** A stdio server Ward starts in the sandbox (S5), with its own profile. */
-export interface ServerSandbox {
+export interface ServerLaunch {
   /** Who it is, for refusals ("connection files"). */
   readonly name: string;
   readonly command: SandboxCommand;
@@ -242,7 +242,7 @@ export class SandboxEngine {
    * when this machine has none (fail closed). It reaches only its own hosts: a server has no
    * person to ask, so every other host is refused, saying so.
    */
-  async launchServer(server: ServerSandbox): Promise<SandboxedLaunch> {
+  async launchServer(server: ServerLaunch): Promise<SandboxedLaunch> {
     const status = await this.availability();
     if (!status.confined) {
       throw new WardError('sandbox_unavailable', `${server.name} asked for the sandbox (--sandbox) and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the server was not started`);
