@@ -6,6 +6,7 @@ import { benchGateway } from './gateway.js';
 import { benchExport } from './export.js';
 import { benchJournal } from './journal.js';
 import { benchRendererFirstPaint } from './renderer-first-paint.js';
+import { benchSandboxTurn } from './sandbox-turn.js';
 import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   export: benchExport,
   journal: benchJournal,
   rendererFirstPaint: benchRendererFirstPaint,
+  sandboxTurn: benchSandboxTurn,
   search: benchSearch,
   streamPipeline: benchStreamPipeline,
   wardColdStart: benchColdStart,

@@ -5,16 +5,20 @@
  * on first use and cannot be removed. Failures leave as WardErrors with stable codes. Views for the window carry public
  * metadata and state only: no secret, token or secret-variable value (C3, U3).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
-import { exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
+import { checkSandboxFolder, exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
+import { findExecutable } from '../base/process.js';
+import { programFolders, type SandboxEngine } from '../sandbox/engine.js';
+import { NO_GRANTS, wardPrivatePaths } from '../sandbox/files.js';
 import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 import { UpstreamError } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
-import { openConnections, type ConnectionManager, type ConnectionView } from '../connections/index.js';
+import { openConnections, type ConfineServer, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
-import { wardCommand, type Namespace } from '../namespaces/namespace.js';
+import { namespaceDir, wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { assertConnectionAllowed, isManagedConnection, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
@@ -37,11 +41,19 @@ export function healthAdvice(view: ConnectionView, ns: Namespace): string | null
   return null;
 }
 
+/** A sandboxed server's settings in words: what it reaches and which folder it writes. */
+export function sandboxText(spec: ConnectionSpec): string | null {
+  if (spec.transport !== 'stdio' || spec.sandbox === null) return null;
+  const { net, folder } = spec.sandbox;
+  return `Runs in the sandbox: network ${net.length === 0 ? 'none' : `only ${net.join(', ')}`}; files: ${folder ?? 'a private folder of its own'} (read-write).`;
+}
+
 export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: string | null = null): WindowConnectionView {
   const { spec } = view;
   const changed = view.tools.filter((pin) => pin.status !== 'pinned').map((pin) => `${pin.name}: ${pin.reason ?? pin.status}`);
   const parts = [
     healthAdvice(view, ns),
+    sandboxText(spec),
     spec.transport === 'http' && spec.clientId !== null ? `Pre-registered client ${spec.clientId}.` : null,
     changed.length === 0 ? null : `Disabled until re-pinned: ${changed.join('; ')}`,
   ].filter((part) => part !== null);
@@ -75,6 +87,8 @@ export class ConnectionService {
     private readonly namespaces: NamespaceService,
     private readonly policy: AdminPolicy | null,
     private readonly storeOptions: OpenStoreOptions,
+    /** The one sandbox of this process, shared with runs (its runtime is one per process). */
+    private readonly sandbox: () => SandboxEngine,
   ) {}
 
   /**
@@ -89,7 +103,36 @@ export class ConnectionService {
       ...(onSecret === undefined ? {} : { onSecret }),
       ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
       ...(elicit === undefined ? {} : { elicit }),
+      confine: this.confine(ns),
     });
+  }
+
+  /**
+   * S5: a sandboxed server sees the system read-only, its program's folder read-only, its own
+   * folder read-write (the one it was given, else a private one in the namespace's data) and
+   * nothing else; it reaches only its --sandbox-net hosts.
+   */
+  private confine(ns: Namespace): ConfineServer {
+    return async (spec, command) => {
+      const home = this.namespaces.home;
+      const folder = spec.sandbox.folder === null ? this.privateFolder(ns, spec.name) : checkSandboxFolder(spec.sandbox.folder, home);
+      const binary = findExecutable(command.command, command.env.PATH);
+      if (binary === null) throw new WardError('invalid_config', `connection ${spec.name}: ${JSON.stringify(command.command)} is not an executable file or a program on PATH`);
+      const launch = await this.sandbox().launchServer({
+        name: `connection ${spec.name}`,
+        command: { binary, args: command.args, env: command.env, cwd: folder },
+        files: { programs: programFolders(binary), readOnly: [], writable: [folder], grants: NO_GRANTS, hidden: wardPrivatePaths(home, command.env) },
+        allowedHosts: spec.sandbox.net,
+      });
+      return { command: launch.binary, args: launch.args, env: launch.env, cwd: launch.cwd, release: () => launch.release() };
+    };
+  }
+
+  /** A sandboxed server's own folder when it was given none: in the namespace's data, made on first start. */
+  private privateFolder(ns: Namespace, connection: string): string {
+    const folder = path.join(namespaceDir(this.namespaces.home, ns), 'connection-folders', connection);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
   }
 
   /** Ward's Client ID Metadata Document: the admin policy's, else the data folder's settings.json "clientMetadataUrl". */
@@ -120,6 +163,7 @@ export class ConnectionService {
   async add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}, clientSecret?: string): Promise<ConnectionView> {
     const spec = parseConnectionSpec(input);
     assertConnectionAllowed(this.policy, spec.name, spec);
+    if (spec.transport === 'stdio' && spec.sandbox?.folder != null) checkSandboxFolder(spec.sandbox.folder, this.namespaces.home);
     return this.use(store, async (manager) => {
       const record = await manager.add(spec, secrets, clientSecret);
       return manager.get(record.spec.name);
@@ -131,6 +175,8 @@ export class ConnectionService {
     await this.use(store, async (manager) => {
       if (!(await manager.remove(name))) throw new WardError('not_found', `no connection named ${name}`);
     });
+    // A server added later under this name starts with nothing of this one's.
+    fs.rmSync(path.join(namespaceDir(this.namespaces.home, store.namespace), 'connection-folders', name), { recursive: true, force: true });
   }
 
   list(store: NamespaceStore): Promise<ConnectionView[]> {

@@ -178,6 +178,12 @@ export class WardApp {
     return this.exportService;
   }
 
+  /** The OS sandbox of this process, for runs and sandboxed connection servers alike (S1, S5). */
+  get sandbox(): SandboxEngine {
+    this.sandboxEngine ??= this.options.run?.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
+    return this.sandboxEngine;
+  }
+
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     this.runService ??= this.startRuns();
@@ -185,7 +191,7 @@ export class WardApp {
   }
 
   connections(): Promise<ConnectionService> {
-    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, { ...this.secretStores, ...this.options.connectionStore }));
+    this.connectionService ??= import('./connections.js').then(({ ConnectionService }) => new ConnectionService(this.namespaces, this.policy, { ...this.secretStores, ...this.options.connectionStore }, () => this.sandbox));
     return this.connectionService;
   }
 
@@ -224,7 +230,7 @@ export class WardApp {
       this.closeGateway = () => started.close();
       gateway = started;
     }
-    this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
+    const sandbox = this.sandbox;
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
@@ -242,9 +248,9 @@ export class WardApp {
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,
       tmpRoot: run.tmpRoot,
-      sandbox: this.sandboxEngine,
+      sandbox,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
-      sandboxStatus: await this.sandboxEngine.status(),
+      sandboxStatus: await sandbox.status(),
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
       openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
     };

@@ -43,15 +43,22 @@ export function diesWithParentPrefix(): readonly string[] | null {
 
 /** Whether `command` names an executable file, as spawn would find it (a path, or a name on `PATH`). */
 export function isExecutable(command: string, searchPath: string | undefined): boolean {
+  return findExecutable(command, searchPath) !== null;
+}
+
+/** The executable file `command` names, as spawn would find it (a path, or the first match on `PATH`), or null. */
+export function findExecutable(command: string, searchPath: string | undefined): string | null {
   const candidates = command.includes('/') ? [command] : (searchPath ?? '').split(':').filter((dir) => dir.startsWith('/')).map((dir) => `${dir}/${command}`);
-  return candidates.some((candidate) => {
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return fs.statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return (
+    candidates.find((candidate) => {
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        return fs.statSync(candidate).isFile();
+      } catch {
+        return false;
+      }
+    }) ?? null
+  );
 }
 
 /** A relative path as a person types it for a server: ./x, ../x, or dir/x that exists (never an option, URL or bare name). */

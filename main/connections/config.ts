@@ -2,8 +2,10 @@
  * What a connection is, validated. Everything here is public metadata (C4); configuration that
  * is absent or malformed fails closed with an error naming the field (L1).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
+import { formatHostPattern, parseHostPattern } from '../base/host-pattern.js';
 import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 
 /** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
@@ -18,6 +20,16 @@ export const MAX_ARGS = 256;
 export const MAX_ARG_BYTES = 8 * 1024;
 export const MAX_SECRET_ENV = 32;
 export const MAX_URL_LENGTH = 2048;
+export const MAX_SANDBOX_HOSTS = 64;
+const MAX_PATH_BYTES = 4096;
+
+/** S5: a stdio server confined to the OS sandbox with its own profile. */
+export interface ServerSandbox {
+  /** The only hosts it may reach, in the sandbox runtime's grammar (`host`, `host:port`, `*.domain`); nothing else is asked about. */
+  readonly net: readonly string[];
+  /** Its one read-write folder; null = a private folder in the namespace's data. */
+  readonly folder: string | null;
+}
 
 export interface StdioConnectionSpec {
   readonly transport: 'stdio';
@@ -27,6 +39,8 @@ export interface StdioConnectionSpec {
   readonly args: readonly string[];
   /** Names of environment variables whose values are secrets in the keychain. */
   readonly secretEnv: readonly string[];
+  /** Null: the server runs unconfined, as Ward's child. */
+  readonly sandbox: ServerSandbox | null;
 }
 
 export interface HttpConnectionSpec {
@@ -121,12 +135,58 @@ function parseStringArray(raw: unknown, field: string, max: number): string[] {
   });
 }
 
+/**
+ * The sandbox part of a stdio spec: bounded, each host a pattern the runtime takes (no
+ * allow-all), the folder absolute. That the folder exists and lies outside Ward's data is checked
+ * where the data folder is known, when the connection is added and again before each start.
+ */
+function parseServerSandbox(raw: unknown): ServerSandbox | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('sandbox', 'must be an object with "net" and "folder"');
+  const { net, folder, ...rest } = raw as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw invalid(`sandbox.${unknown}`, 'unknown field');
+  const hosts = parseStringArray(net, 'sandbox.net', MAX_SANDBOX_HOSTS).map((entry, index) => {
+    const field = `sandbox.net[${index}]`;
+    if (hasControl(entry)) throw invalid(field, 'contains control characters');
+    return formatHostPattern(parseHostPattern(entry, (why) => invalid(field, `${shown(entry)}: ${why}`)));
+  });
+  if (folder !== undefined && folder !== null) {
+    if (typeof folder !== 'string' || folder === '') throw invalid('sandbox.folder', 'must be a path');
+    if (Buffer.byteLength(folder) > MAX_PATH_BYTES || hasControl(folder)) throw invalid('sandbox.folder', 'too long or contains control characters');
+    if (!path.isAbsolute(folder)) throw invalid('sandbox.folder', `${shown(folder)} must be an absolute path`);
+  }
+  return { net: [...new Set(hosts)], folder: typeof folder === 'string' ? path.normalize(folder) : null };
+}
+
+/**
+ * A sandboxed server's own folder, checked against the disk: it must exist as a folder and
+ * neither be nor hold Ward's data folder, nor lie inside it (S2). Returns its real path.
+ */
+export function checkSandboxFolder(folder: string, wardHome: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync(folder);
+  } catch {
+    throw invalid('sandbox.folder', `${shown(folder)} does not exist`);
+  }
+  if (!fs.statSync(real).isDirectory()) throw invalid('sandbox.folder', `${shown(folder)} is not a folder`);
+  const home = fs.existsSync(wardHome) ? fs.realpathSync(wardHome) : path.resolve(wardHome);
+  if (within(real, home) || within(home, real)) throw invalid('sandbox.folder', `${shown(folder)} is or holds Ward's data folder (${home}); give the server a folder of its own outside it`);
+  return real;
+}
+
+function within(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
 /** Validates untrusted input (CLI flags, IPC payloads, stored rows) into a spec, or throws naming the field. */
 export function parseConnectionSpec(input: unknown): ConnectionSpec {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw invalid('spec', 'must be an object');
   const raw = input as Record<string, unknown>;
   const name = parseConnectionName(raw.name);
-  const known = raw.transport === 'stdio' ? ['transport', 'name', 'command', 'args', 'secretEnv'] : ['transport', 'name', 'url', 'allowInsecureHttp', 'clientId'];
+  const known = raw.transport === 'stdio' ? ['transport', 'name', 'command', 'args', 'secretEnv', 'sandbox'] : ['transport', 'name', 'url', 'allowInsecureHttp', 'clientId'];
   for (const key of Object.keys(raw)) {
     if (!known.includes(key) && raw[key] !== undefined) throw invalid(key, `unknown field for a ${String(raw.transport)} connection`);
   }
@@ -144,7 +204,7 @@ export function parseConnectionSpec(input: unknown): ConnectionSpec {
     });
     const secretEnv = parseStringArray(raw.secretEnv, 'secretEnv', MAX_SECRET_ENV).map((value, index) => parseEnvName(value, `secretEnv[${index}]`));
     if (new Set(secretEnv).size !== secretEnv.length) throw invalid('secretEnv', 'lists a name twice');
-    return { transport: 'stdio', name, command, args, secretEnv };
+    return { transport: 'stdio', name, command, args, secretEnv, sandbox: parseServerSandbox(raw.sandbox) };
   }
   if (raw.transport === 'http') {
     if (raw.allowInsecureHttp !== undefined && typeof raw.allowInsecureHttp !== 'boolean') throw invalid('allowInsecureHttp', 'must be true or false');

@@ -6,16 +6,16 @@ import { ConnectionManager, type ConnectionManagerOptions } from './manager.js';
 import { ConnectionRegistry } from './registry.js';
 import { watchedSecrets } from './watched-secrets.js';
 
-export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery } from './manager.js';
+export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery, type ConfineServer } from './manager.js';
 export { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
-export { parseConnectionSpec, exposedToolName, type ConnectionSpec } from './config.js';
+export { parseConnectionSpec, exposedToolName, checkSandboxFolder, type ConnectionSpec } from './config.js';
 export { UpstreamError } from '../upstreams/errors.js';
 
 /** The connections of one namespace, with that namespace's registry and secret store (N1). */
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit'] } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit']; confine?: ConnectionManagerOptions['confine'] } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
   const secrets = openSecretStore(core.home, ns, options.store);
@@ -27,5 +27,6 @@ export function openConnections(
     ...(options.now ? { now: options.now } : {}),
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
     ...(options.elicit ? { elicit: options.elicit } : {}),
+    ...(options.confine ? { confine: options.confine } : {}),
   });
 }

@@ -12,7 +12,7 @@ import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstream
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
 import { startCallbackServer, SIGNIN_TIMEOUT_MS } from '../auth/loopback-callback.js';
-import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec } from './config.js';
+import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec, type ServerSandbox, type StdioConnectionSpec } from './config.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { parseScope, readChallenge, unionScopes, type Challenge } from './challenge.js';
 import { boundedFetch, connectionFetch, type ScopeRecord } from './http-fetch.js';
@@ -33,6 +33,20 @@ export function secretEnvAccount(connection: string, variable: string): string {
   return `mcp:${connection}:env:${variable}`;
 }
 
+/** What a stdio server is started as: argv without a shell, its whole environment, its folder. */
+export interface StdioCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/**
+ * S5: puts a sandboxed server's command inside the OS sandbox with the server's own profile, or
+ * refuses (fail closed). The app provides it: the sandbox is not a dependency of connections.
+ */
+export type ConfineServer = (spec: StdioConnectionSpec & { readonly sandbox: ServerSandbox }, command: StdioCommand) => Promise<StdioCommand & { release(): void }>;
+
 export interface ConnectionManagerOptions {
   readonly registry: ConnectionRegistry;
   readonly secrets: SecretStore;
@@ -45,6 +59,8 @@ export interface ConnectionManagerOptions {
   readonly clientMetadataUrl?: string;
   /** Clock for restart back-off. */
   readonly now?: () => number;
+  /** Starts servers that asked for the sandbox; absent, they are refused. */
+  readonly confine?: ConfineServer;
 }
 
 interface CrashRecord {
@@ -188,7 +204,10 @@ export class ConnectionManager {
     if (spec.transport === 'stdio') {
       const stderr = new BoundedLog(this.limits.maxStderrBytes);
       this.stderrLogs.set(spec.name, stderr);
-      return { transport: 'stdio', command: spec.command, args: spec.args, env: await this.stdioEnv(spec), stderr };
+      const command = { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) };
+      if (spec.sandbox === null) return { transport: 'stdio', ...command, stderr };
+      const confined = await this.confine({ ...spec, sandbox: spec.sandbox }, command);
+      return { transport: 'stdio', ...confined, stderr, onExit: () => confined.release() };
     }
     const serverUrl = new URL(spec.url);
     const provider = this.provider(spec);
@@ -202,6 +221,16 @@ export class ConnectionManager {
     };
     // Ward's fetch handles the token and the one refresh-and-retry (under a lock), not the SDK transport.
     return { transport: 'http', url: serverUrl, authorize: (fetch) => connectionFetch({ serverUrl, provider, lockFile: provider.lockFile, scopes }, fetch) };
+  }
+
+  /** A refusal to start the server is told as the connection being unreachable, with the reason (which names what is missing). */
+  private async confine(spec: StdioConnectionSpec & { readonly sandbox: ServerSandbox }, command: StdioCommand): Promise<StdioCommand & { release(): void }> {
+    if (this.options.confine === undefined) throw new UpstreamError('unreachable', `connection ${spec.name} runs in the sandbox, which this host of Ward does not provide; the server was not started`);
+    try {
+      return await this.options.confine(spec, command);
+    } catch (error) {
+      throw new UpstreamError('unreachable', describeError(error), { cause: error });
+    }
   }
 
   /**

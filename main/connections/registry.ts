@@ -50,6 +50,7 @@ interface ConnectionRow {
   allow_insecure_http: number;
   secret_env: string;
   client_id: string | null;
+  sandbox: string | null;
   scope: string | null;
   wanted_scope: string | null;
   health: ConnectionHealth;
@@ -75,7 +76,7 @@ function toRecord(row: ConnectionRow): ConnectionRecord {
   // Rows are re-validated on the way out: a hand-edited database fails closed (L1).
   const spec =
     row.transport === 'stdio'
-      ? parseConnectionSpec({ transport: 'stdio', name: row.name, command: row.command, args: JSON.parse(row.args) as unknown, secretEnv: JSON.parse(row.secret_env) as unknown })
+      ? parseConnectionSpec({ transport: 'stdio', name: row.name, command: row.command, args: JSON.parse(row.args) as unknown, secretEnv: JSON.parse(row.secret_env) as unknown, sandbox: row.sandbox === null ? null : (JSON.parse(row.sandbox) as unknown) })
       : parseConnectionSpec({ transport: 'http', name: row.name, url: row.url, allowInsecureHttp: row.allow_insecure_http === 1, clientId: row.client_id });
   return { spec, scope: row.scope, wantedScope: row.wanted_scope, health: row.health, lastErrorCode: row.last_error_code, checkedAt: row.checked_at, createdAt: row.created_at };
 }
@@ -118,8 +119,8 @@ export class ConnectionRegistry {
     try {
       if (checked.transport === 'stdio') {
         this.db
-          .prepare("INSERT INTO connections (name, transport, command, args, secret_env, created_at) VALUES (?, 'stdio', ?, ?, ?, ?)")
-          .run(checked.name, checked.command, JSON.stringify(checked.args), JSON.stringify(checked.secretEnv), now);
+          .prepare("INSERT INTO connections (name, transport, command, args, secret_env, sandbox, created_at) VALUES (?, 'stdio', ?, ?, ?, ?, ?)")
+          .run(checked.name, checked.command, JSON.stringify(checked.args), JSON.stringify(checked.secretEnv), checked.sandbox === null ? null : JSON.stringify(checked.sandbox), now);
       } else {
         this.db
           .prepare("INSERT INTO connections (name, transport, url, allow_insecure_http, client_id, created_at) VALUES (?, 'http', ?, ?, ?, ?)")

@@ -1,7 +1,9 @@
-import net from 'node:net';
 import path from 'node:path';
 import { WardError, describeError } from '../base/errors.js';
 import { joinUnresolved, resolveReal } from './paths.js';
+import { formatHostPattern, parseHostPattern as parseHostPatternOr, shown, type HostPattern } from '../base/host-pattern.js';
+
+export { formatHostPattern, shown, type HostPattern } from '../base/host-pattern.js';
 
 /** P1: the closed set of permission kinds. */
 export const GRANT_KINDS = ['read', 'write', 'net', 'run', 'env', 'mcp'] as const;
@@ -34,15 +36,10 @@ export function describeRule(rule: Rule): string {
 }
 
 const MAX_ENTRY_LENGTH = 4096;
-const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const COMMAND_NAME = /^[A-Za-z0-9_+][A-Za-z0-9._+-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MCP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-/** A shown form of user input for error messages: quoted, bounded, escapes control characters. */
-export function shown(entry: string): string {
-  return JSON.stringify(entry.length > 80 ? `${entry.slice(0, 79)}…` : entry);
-}
 
 function invalid(kind: GrantKind, entry: string, why: string): WardError {
   return new WardError('invalid_grant', `${kind} entry ${shown(entry)}: ${why}`);
@@ -58,67 +55,9 @@ export function canonicalPath(kind: GrantKind, entry: string, baseDir: string): 
   }
 }
 
-export interface HostPattern {
-  /** Lowercase host, without brackets for IPv6, without the `*.` of a wildcard. */
-  readonly host: string;
-  readonly wildcard: boolean;
-  readonly port: number | null;
-}
-
-function parsePort(kind: GrantKind, entry: string, text: string): number {
-  if (!/^\d{1,5}$/.test(text)) throw invalid(kind, entry, `port ${shown(text)} is not a number`);
-  const port = Number(text);
-  if (port < 1 || port > 65_535) throw invalid(kind, entry, `port ${port} is outside 1-65535`);
-  return port;
-}
-
 /** Parses `host`, `host:port`, `*.domain[:port]`, `[v6]`, `[v6]:port`; refuses schemes and paths. */
 export function parseHostPattern(entry: string, kind: GrantKind = 'net'): HostPattern {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(entry)) throw invalid(kind, entry, 'give a host, not a URL (no scheme)');
-  if (/[/?#@%\s]/.test(entry)) throw invalid(kind, entry, 'a host may not contain "/", "?", "#", "@", "%" or spaces');
-  let hostText = entry;
-  let port: number | null = null;
-  if (entry.startsWith('[')) {
-    const close = entry.indexOf(']');
-    if (close < 0) throw invalid(kind, entry, 'unclosed "[" in an IPv6 address');
-    hostText = entry.slice(1, close);
-    const rest = entry.slice(close + 1);
-    if (rest !== '') {
-      if (!rest.startsWith(':')) throw invalid(kind, entry, 'expected ":port" after "]"');
-      port = parsePort(kind, entry, rest.slice(1));
-    }
-    if (!net.isIPv6(hostText)) throw invalid(kind, entry, `${shown(hostText)} is not an IPv6 address`);
-    return { host: new URL(`http://[${hostText}]/`).hostname.slice(1, -1), wildcard: false, port };
-  }
-  const colon = entry.lastIndexOf(':');
-  if (colon >= 0) {
-    if (entry.indexOf(':') !== colon) throw invalid(kind, entry, 'write IPv6 addresses in brackets, like [::1]:8080');
-    hostText = entry.slice(0, colon);
-    port = parsePort(kind, entry, entry.slice(colon + 1));
-  }
-  hostText = hostText.toLowerCase();
-  let wildcard = false;
-  if (hostText.startsWith('*.')) {
-    wildcard = true;
-    hostText = hostText.slice(2);
-  }
-  if (hostText === '' || hostText === '*') throw invalid(kind, entry, 'a host is required (Ward has no allow-all)');
-  if (hostText.length > 253) throw invalid(kind, entry, 'host name longer than 253 characters');
-  const labels = hostText.split('.');
-  for (const label of labels) {
-    if (!HOST_LABEL.test(label)) throw invalid(kind, entry, `invalid host label ${shown(label)} (letters, digits and "-"; "*." only as a prefix)`);
-  }
-  if (labels.every((label) => /^\d+$/.test(label))) {
-    if (wildcard) throw invalid(kind, entry, 'a wildcard needs a domain, not an IP address');
-    if (!net.isIPv4(hostText)) throw invalid(kind, entry, `${shown(hostText)} is not a valid IPv4 address`);
-  }
-  if (wildcard && labels.length < 2) throw invalid(kind, entry, 'a wildcard must name a domain with at least two labels, like *.example.com');
-  return { host: hostText, wildcard, port };
-}
-
-export function formatHostPattern(pattern: HostPattern): string {
-  const host = pattern.host.includes(':') ? `[${pattern.host}]` : pattern.host;
-  return `${pattern.wildcard ? '*.' : ''}${host}${pattern.port === null ? '' : `:${pattern.port}`}`;
+  return parseHostPatternOr(entry, (why) => invalid(kind, entry, why));
 }
 
 export interface McpPattern {

@@ -55,6 +55,16 @@ export interface RunSandbox {
   readonly decideHost: (question: HostQuestion) => Promise<HostAnswer>;
 }
 
+/** A stdio server Ward starts in the sandbox (S5), with its own profile. */
+export interface ServerLaunch {
+  /** Who it is, for refusals ("connection files"). */
+  readonly name: string;
+  readonly command: SandboxCommand;
+  readonly files: RunFiles;
+  /** The only hosts it may reach, in the runtime's grammar. */
+  readonly allowedHosts: readonly string[];
+}
+
 export interface SandboxedLaunch {
   /** What to spawn (an argv array; the runtime's own wrapper runs inside the sandbox). */
   readonly binary: string;
@@ -138,6 +148,11 @@ export function runtimeHelpersFolder(): string {
   return path.join(path.dirname(path.dirname(entry)), 'vendor');
 }
 
+/** What a sandboxed program needs to see read-only to start: its folder (and its target's, through a symlink) and the runtime's helpers. */
+export function programFolders(binary: string): string[] {
+  return [...new Set([path.dirname(binary), path.dirname(fs.realpathSync(binary)), runtimeHelpersFolder()])];
+}
+
 const SOCAT_SHIM = path.join('native-helpers', 'linux', 'socat-dies-with-parent');
 
 /**
@@ -164,6 +179,8 @@ interface LiveRun {
   readonly decideHost: RunSandbox['decideHost'];
   /** Hosts being asked about now, so a retry is refused as "waiting", not asked twice. */
   readonly asking: Set<string>;
+  /** A run has a person to ask; a connection's server has none. */
+  readonly asks: boolean;
 }
 
 export class SandboxEngine {
@@ -179,13 +196,18 @@ export class SandboxEngine {
     private readonly platform: SandboxPlatform | null = sandboxPlatform(),
   ) {}
 
-  /** Whether runs are confined here: the platform, the runtime's own dependency check (bwrap, socat, ripgrep…). Probed once. */
+  /** Whether runs are confined here: WARD_SANDBOX, then whether the sandbox works on this machine. */
   async status(): Promise<SandboxStatus> {
+    if (this.mode !== 'off') return this.availability();
+    return { mode: this.mode, confined: false, detail: 'runs are NOT sandboxed: WARD_SANDBOX=off' };
+  }
+
+  /** Whether the sandbox works here at all: the platform, the runtime's own dependency check (bwrap, socat, ripgrep…). Probed once. */
+  private async availability(): Promise<SandboxStatus> {
     if (this.statusCache !== undefined) return this.statusCache;
     const mode = this.mode;
     const not = (why: string): SandboxStatus => ({ mode, confined: false, detail: `runs are NOT sandboxed: ${why}` });
-    if (mode === 'off') this.statusCache = not('WARD_SANDBOX=off');
-    else if (this.platform === null) this.statusCache = not(`no sandbox for ${process.platform}`);
+    if (this.platform === null) this.statusCache = not(`no sandbox for ${process.platform}`);
     else {
       try {
         const runtime = await this.load();
@@ -212,9 +234,30 @@ export class SandboxEngine {
   async launch(run: RunSandbox): Promise<SandboxedLaunch | null> {
     const status = await this.assertUsable();
     if (!status.confined) return null;
+    return this.wrap(run, true);
+  }
+
+  /**
+   * S5: a stdio server that asked for the sandbox, whatever WARD_SANDBOX says for runs; refused
+   * when this machine has none (fail closed). It reaches only its own hosts: a server has no
+   * person to ask, so every other host is refused, saying so.
+   */
+  async launchServer(server: ServerLaunch): Promise<SandboxedLaunch> {
+    const status = await this.availability();
+    if (!status.confined) {
+      throw new WardError('sandbox_unavailable', `${server.name} asked for the sandbox (--sandbox) and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the server was not started`);
+    }
+    const refuse = async ({ host, port }: HostQuestion): Promise<HostAnswer> => ({
+      allow: false,
+      reason: `${host}:${port} is not in the --sandbox-net list of ${server.name}; a server has no person to ask, so any other host is refused`,
+    });
+    return this.wrap({ command: server.command, files: server.files, allowedHosts: server.allowedHosts, decideHost: refuse }, false);
+  }
+
+  private async wrap(run: RunSandbox, asks: boolean): Promise<SandboxedLaunch> {
     const runtime = await this.ready();
     const commandId = randomBytes(16).toString('base64url');
-    const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set() };
+    const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set(), asks };
     // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).
     const sockets = [runtime.getLinuxHttpSocketPath(), runtime.getLinuxSocksSocketPath()].filter((socket): socket is string => typeof socket === 'string');
     const shim = socatThatDiesWithWard();
@@ -229,7 +272,7 @@ export class SandboxEngine {
       wrapped = await runtime.wrapWithSandboxArgv(inner, undefined, { filesystem: view }, undefined, command.cwd, { commandId, commandText: path.basename(command.binary) });
     } catch (error) {
       this.forget(runtime, commandId);
-      throw new WardError('sandbox_unavailable', `the sandbox could not be set up for this run: ${describeError(error)}`, { cause: error });
+      throw new WardError('sandbox_unavailable', `the sandbox could not be set up for ${asks ? 'this run' : 'this server'}: ${describeError(error)}`, { cause: error });
     }
     let released = false;
     return {
@@ -291,9 +334,13 @@ export class SandboxEngine {
       return answer.allow ? true : { allow: false, reason: answer.reason };
     }
     // Several runs: this connection is refused, and its refusal record (under the run's id) says whose it was.
+    // A connection's server may be among them: the refusal is worded for an agent and a server alike.
     const key = `${host}:${question.port}`;
+    const servers = `a connection's server reaches only its --sandbox-net hosts: it has no person to ask`;
+    if (!runs.some((run) => run.asks)) return { allow: false, reason: `${key} is refused: ${servers}` };
     this.unattributed.set(key, (this.unattributed.get(key) ?? 0) + 1);
-    return { allow: false, reason: `${key} is not granted to this agent; Ward is asking the person in this conversation: try again once they have answered` };
+    const agents = `${key} is not granted to this agent; Ward is asking the person in this conversation: try again once they have answered`;
+    return { allow: false, reason: runs.every((run) => run.asks) ? agents : `${agents}; ${servers}` };
   }
 
   private onViolations(runtime: Runtime, violations: readonly { line: string; encodedCommand?: string }[]): void {

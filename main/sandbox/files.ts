@@ -33,6 +33,13 @@ export interface RunFiles {
   readonly hidden: readonly string[];
 }
 
+/** What no sandboxed process may see, whatever covers it: Ward's data folder, the keyring and D-Bus sockets (S2). */
+export function wardPrivatePaths(wardHome: string, env: NodeJS.ProcessEnv): string[] {
+  return [wardHome, '/run/user', '/run/dbus', path.join(env.HOME ?? '/nonexistent', '.local', 'share', 'keyrings')];
+}
+
+export const NO_GRANTS: SandboxGrants = { read: [], write: [], denyRead: [], denyWrite: [] };
+
 /** The runtime's filesystem settings (the part of its SandboxRuntimeConfig Ward sets per run). */
 export interface FilesystemView {
   readonly denyRead: string[];

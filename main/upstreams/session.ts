@@ -61,6 +61,8 @@ export type SessionTarget =
       readonly env: Readonly<Record<string, string>>;
       readonly cwd?: string;
       readonly stderr: BoundedLog;
+      /** Once the server has exited or never started. */
+      readonly onExit?: () => void;
     }
   | {
       readonly transport: 'http';
@@ -202,6 +204,7 @@ export class McpSession {
         args: target.args,
         env: target.env,
         ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+        ...(target.onExit === undefined ? {} : { onExit: target.onExit }),
         maxMessageBytes: this.limits.maxMessageBytes,
         stderr: target.stderr,
         killGraceMs: this.limits.killGraceMs,

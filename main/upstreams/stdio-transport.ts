@@ -83,6 +83,8 @@ export interface StdioTransportOptions {
   readonly stderr: BoundedLog;
   /** SIGTERM → SIGKILL grace on close. */
   readonly killGraceMs: number;
+  /** Told once when the server has exited or never started (a sandboxed server's sandbox is released then). */
+  readonly onExit?: () => void;
 }
 
 export class GroupStdioTransport implements Transport {
@@ -93,6 +95,7 @@ export class GroupStdioTransport implements Transport {
   private exited: Promise<void> = Promise.resolve();
   private readonly buffer: ReadBuffer;
   private broken = false;
+  private exitTold = false;
 
   constructor(private readonly options: StdioTransportOptions) {
     this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
@@ -110,6 +113,7 @@ export class GroupStdioTransport implements Transport {
       const prefix = diesWithParentPrefix();
       // Through the prefix a missing command would look like a server that exited: say ENOENT, as a plain spawn does.
       if (prefix !== null && !isExecutable(this.options.command, this.options.env.PATH)) {
+        this.tellExit();
         reject(Object.assign(new Error(`spawn ${this.options.command} ENOENT`), { code: 'ENOENT', syscall: `spawn ${this.options.command}`, path: this.options.command }));
         return;
       }
@@ -125,6 +129,7 @@ export class GroupStdioTransport implements Transport {
       this.exited = new Promise((done) => child.once('close', () => done()));
       child.once('error', (error) => {
         live.delete(child);
+        this.tellExit();
         reject(error);
         this.onerror?.(error);
       });
@@ -135,12 +140,19 @@ export class GroupStdioTransport implements Transport {
       child.once('close', () => {
         live.delete(child);
         this.child = undefined;
+        this.tellExit();
         this.onclose?.();
       });
       child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
       child.stderr!.on('data', (chunk: Buffer) => this.options.stderr.append(chunk));
       child.stdin!.on('error', (error) => this.onerror?.(error));
     });
+  }
+
+  private tellExit(): void {
+    if (this.exitTold) return;
+    this.exitTold = true;
+    this.options.onExit?.();
   }
 
   /**

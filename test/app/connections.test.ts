@@ -38,4 +38,12 @@ describe('connections in the desktop window', () => {
     ]);
     expect(JSON.stringify(views)).not.toContain(canary);
   });
+
+  it('test_s5_a_sandboxed_servers_profile_is_in_its_detail', async () => {
+    const h = harness();
+    await h.manager.add({ ...stdioSpec('files'), sandbox: { net: ['docs.example.com', '127.0.0.1:8080'], folder: null } });
+    const app = new WardApp({ folder: h.core, env: {}, policy: null, connectionStore: { kind: 'keychain' } });
+    const [view] = await (await app.connections()).windowViews(h.core.store(h.ns));
+    expect(view?.detail).toBe('Runs in the sandbox: network only docs.example.com, 127.0.0.1:8080; files: a private folder of its own (read-write).');
+  });
 });

@@ -7,13 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startModelProvider, toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { toolResultsIn, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
-import { CANARY_KEY } from '../app/runs/harness.js';
-import { tempDir } from '../support/temp.js';
 import { ward, type WardResult } from '../support/ward-cli.js';
-import { STDIO_SERVER, loginPlayingBrowser, pids } from './support.js';
+import { STDIO_SERVER, loginPlayingBrowser, pids, runnableHome } from './support.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,17 +26,8 @@ interface Setup {
   ward(args: readonly string[], input?: string): Promise<WardResult>;
 }
 
-/** A data folder with a file credential store (the model key comes from the environment) and a scripted model provider. */
 async function setup(): Promise<Setup> {
-  const dir = tempDir('ward-agent-run-');
-  const home = path.join(dir, 'home');
-  fs.mkdirSync(home);
-  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
-  const provider = await startModelProvider();
-  closers.push(() => provider.close());
-  const instructions = path.join(dir, 'instructions.md');
-  fs.writeFileSync(instructions, 'Use the tools when asked.');
-  const env = { HOME: dir, TMPDIR: dir, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+  const { home, env, provider, instructions } = await runnableHome('ward-agent-run-');
   return { home, env, provider, instructions, ward: (args, input) => ward(args, { env, input, timeoutMs: 90_000 }) };
 }
 

@@ -42,6 +42,20 @@ describe('connection configuration', () => {
     expect(fails(null)).toMatch(/^connection spec: must be an object/);
   });
 
+  it('test_s5_a_sandbox_setting_is_canonical_deduplicated_and_bounded', () => {
+    const sandboxed = (sandbox: unknown) => parseConnectionSpec({ transport: 'stdio', name: 'x', command: 'server', sandbox });
+    expect(sandboxed({ net: ['Docs.Example.com', 'docs.example.com', '*.cdn.example.com:443', '[::1]:8080'], folder: '/srv/x/../data' })).toMatchObject({
+      sandbox: { net: ['docs.example.com', '*.cdn.example.com:443', '[::1]:8080'], folder: '/srv/data' },
+    });
+    expect(sandboxed(undefined)).toMatchObject({ sandbox: null });
+    expect(sandboxed({})).toMatchObject({ sandbox: { net: [], folder: null } });
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', sandbox: { net: Array.from({ length: 65 }, (_, i) => `h${i}.example.com`) } })).toMatch(/^connection sandbox\.net: at most 64 entries/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', sandbox: { net: ['exa mple.com'] } })).toMatch(/^connection sandbox\.net\[0\]: "exa mple.com": a host may not contain/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', sandbox: { folder: 'data' } })).toMatch(/^connection sandbox\.folder: "data" must be an absolute path/);
+    expect(fails({ transport: 'stdio', name: 'x', command: 'server', sandbox: { net: [], proxy: true } })).toMatch(/^connection sandbox\.proxy: unknown field/);
+    expect(fails({ transport: 'http', name: 'x', url: 'https://x', sandbox: { net: [] } })).toMatch(/^connection sandbox: unknown field for a http connection/);
+  });
+
   it('test_namespaces_tool_names_per_connection_so_the_split_is_unambiguous', () => {
     expect(exposedToolName('files', 'read')).toBe('files__read');
     // A server naming its tool after another connection's still lives under its own prefix.

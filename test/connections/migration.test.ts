@@ -49,3 +49,21 @@ describe('migration 5 (pre-registered clients, the scope to ask for, output sche
     db.close();
   });
 });
+
+describe('migration 8 (a stdio server in the sandbox, S5)', () => {
+  it('test_upgrades_a_version_7_database_its_servers_stay_unconfined_and_a_sandbox_setting_must_be_bounded_json', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const old = openDatabase(file, { targetVersion: 7 });
+    old.prepare("INSERT INTO connections (name, transport, command, created_at) VALUES ('files', 'stdio', '/usr/bin/true', 'now')").run();
+    old.close();
+
+    const db = openDatabase(file);
+    expect(readSchemaVersion(db)).toBeGreaterThanOrEqual(8);
+    expect(db.prepare('SELECT command, sandbox FROM connections').get()).toEqual({ command: '/usr/bin/true', sandbox: null });
+    const setSandbox = db.prepare("UPDATE connections SET sandbox = ? WHERE name = 'files'");
+    expect(() => setSandbox.run('not json')).toThrow(/CHECK constraint/);
+    expect(() => setSandbox.run(JSON.stringify({ net: ['x'.repeat(70_000)], folder: null }))).toThrow(/CHECK constraint/);
+    setSandbox.run(JSON.stringify({ net: ['docs.example.com'], folder: null }));
+    db.close();
+  });
+});

@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { afterEach } from 'vitest';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { openConnections, type ConnectionManager } from '../../main/connections/index.js';
 import { parseNamespace, type Namespace } from '../../main/namespaces/namespace.js';
 import type { ConnectionManagerOptions } from '../../main/connections/manager.js';
 import { followToCallback } from '../fixtures/oidc/provider.js';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { WARD_BIN } from '../support/ward-cli.js';
 
@@ -112,4 +115,54 @@ export function loginPlayingBrowser(env: NodeJS.ProcessEnv, name: string): Promi
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The fixture MCP server (test/fixtures/mcp-servers/stdio.ts, with its --probes tools) bundled
+ * into one executable file in a folder of its own, as an installed server is: a sandboxed
+ * connection sees its program's folder and nothing of this checkout.
+ */
+export function bundledProbeServer(dir: string): string {
+  const file = path.join(dir, 'probe-server', 'mcp-server.mjs');
+  buildSync({
+    entryPoints: [path.resolve('test/fixtures/mcp-servers/stdio.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: file,
+    // The SDK's CommonJS dependencies call require(), which an ES module must be given.
+    banner: { js: `#!${process.execPath}\nimport { createRequire as wardCreateRequire } from 'node:module'; const require = wardCreateRequire(import.meta.url);` },
+    logLevel: 'warning',
+  });
+  fs.chmodSync(file, 0o755);
+  return file;
+}
+
+export interface RunnableHome {
+  readonly dir: string;
+  readonly home: string;
+  /** The environment `ward` runs with: this home, the provider, the model key. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly provider: ModelProvider;
+  /** Instructions for `ward agents create --instructions-file`. */
+  readonly instructions: string;
+}
+
+const providers: ModelProvider[] = [];
+afterEach(async () => {
+  for (const provider of providers.splice(0)) await provider.close();
+});
+
+/** A data folder with a file credential store (the model key comes from the environment) and a scripted model provider, closed after the test. */
+export async function runnableHome(prefix: string): Promise<RunnableHome> {
+  const dir = tempDir(prefix);
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home);
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  const provider = await startModelProvider();
+  providers.push(provider);
+  const instructions = path.join(dir, 'instructions.md');
+  fs.writeFileSync(instructions, 'Use the tools when asked.');
+  return { dir, home, provider, instructions, env: { HOME: dir, TMPDIR: dir, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url } };
 }

@@ -4,7 +4,6 @@
  * (through the runtime's proxy), and holds no model key.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,15 +18,14 @@ import { childrenOf, findInnerProcess } from '../../main/runner/process-tree.js'
 import { SandboxEngine } from '../../main/sandbox/engine.js';
 import type { RunState } from '../../main/store/runs.js';
 import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { site } from '../support/sites.js';
 import { tempDir } from '../support/temp.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
 
 let harness: Harness | undefined;
-const servers: http.Server[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
-  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
 function bash(command: string): ScriptStep {
@@ -63,19 +61,6 @@ function allCommandLines(): string {
     }
   }
   return lines.join('\n');
-}
-
-/** A loopback web server that says who it is; the hosts agents try to reach. */
-async function site(name: string): Promise<{ url: string; hostPort: string; hits: () => number }> {
-  let hits = 0;
-  const server = http.createServer((_req, res) => {
-    hits += 1;
-    res.end(`hello from ${name}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push(server);
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/`, hostPort: `127.0.0.1:${port}`, hits: () => hits };
 }
 
 /** A person who answers from a list and remembers what was asked. */

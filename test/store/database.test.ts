@@ -157,7 +157,7 @@ describe('migration 7: the search index (E4)', () => {
       ['assistant_text', 'not json at all'],
     ]);
     vOld.close();
-    const vNew = openDatabase(file);
+    const vNew = openDatabase(file, { targetVersion: 7 });
     expect(vNew.pragma('user_version', { simple: true })).toBe(7);
     expect(new SearchIndex(vNew).query('lisbon').map((hit) => [hit.seq, hit.type]).sort()).toEqual([
       [1, 'user_prompt'],

@@ -10,7 +10,6 @@
  * Every event is committed to the journal before any subscriber hears of it.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { describeError } from '../../base/errors.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
@@ -37,8 +36,8 @@ import type { CliLaunch } from '../../runner/child.js';
 import { checkInit } from '../../runner/init-check.js';
 import type { PinLocation, PinnedCli } from '../../runner/pin.js';
 import { createRunDir, type RunDir } from '../../runner/run-dir.js';
-import { runtimeHelpersFolder, type SandboxEngine, type SandboxStatus, type SandboxedLaunch } from '../../sandbox/engine.js';
-import { sandboxGrants } from '../../sandbox/files.js';
+import { programFolders, type SandboxEngine, type SandboxStatus, type SandboxedLaunch } from '../../sandbox/engine.js';
+import { sandboxGrants, wardPrivatePaths } from '../../sandbox/files.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
 import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
@@ -404,11 +403,11 @@ export class Turn {
     this.sandboxed = await deps.sandbox.launch({
       command,
       files: {
-        programs: [path.dirname(plan.pinned.path), path.dirname(fs.realpathSync(plan.pinned.path)), runtimeHelpersFolder()],
+        programs: programFolders(plan.pinned.path),
         readOnly: [this.runDir.dir],
         writable: [plan.workspace, plan.configDir],
         grants: sandboxGrants(permissions.currentRules()),
-        hidden: [deps.home, '/run/user', '/run/dbus', path.join(deps.env.HOME ?? '/nonexistent', '.local', 'share', 'keyrings')],
+        hidden: wardPrivatePaths(deps.home, deps.env),
       },
       // S3: the broker and the gateway (loopback, this process) and the run's net grants; any other host is decided as it is tried.
       allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...permissions.sandboxHosts()],

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { openSystemBrowser } from '../../auth/browser.js';
 import type { ConnectionManager, ConnectionView, ToolPin } from '../../connections/index.js';
+import { sandboxText } from '../../app/connections.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { absolutePaths } from '../../base/process.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
@@ -54,7 +55,7 @@ function viewJson(view: ConnectionView): Record<string, unknown> {
     name: spec.name,
     transport: spec.transport,
     ...(spec.transport === 'stdio'
-      ? { command: spec.command, args: spec.args, secretEnv: spec.secretEnv }
+      ? { command: spec.command, args: spec.args, secretEnv: spec.secretEnv, sandbox: spec.sandbox }
       : { url: spec.url, allowInsecureHttp: spec.allowInsecureHttp, clientId: spec.clientId, scope: view.scope, wantedScope: view.wantedScope }),
     health: view.health,
     lastErrorCode: view.lastErrorCode,
@@ -88,7 +89,7 @@ export const connectionsCommand: Command = {
   name: 'connections',
   summary: 'add, list, sign in to and pick the tools of MCP servers (local stdio programs or remote https services)',
   usage:
-    'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] | --url URL [--allow-insecure-http] [--client-id ID [--client-secret-stdin]]) | ' +
+    'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] [--sandbox [--sandbox-net=HOST,...] [--sandbox-folder=DIR]] | --url URL [--allow-insecure-http] [--client-id ID [--client-secret-stdin]]) | ' +
     'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +
     'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env, or a pre-registered client\'s secret, are read from stdin, one line each; an argument starting with "-" is written --arg=-x)',
   async run(args, context) {
@@ -96,6 +97,9 @@ export const connectionsCommand: Command = {
       command: { type: 'string' },
       arg: { type: 'string', multiple: true },
       'secret-env': { type: 'string', multiple: true },
+      sandbox: { type: 'boolean', default: false },
+      'sandbox-net': { type: 'string', multiple: true },
+      'sandbox-folder': { type: 'string' },
       url: { type: 'string' },
       'allow-insecure-http': { type: 'boolean', default: false },
       'client-id': { type: 'string' },
@@ -116,10 +120,14 @@ export const connectionsCommand: Command = {
     if (action === 'add') {
       if ((values.command === undefined) === (values.url === undefined)) throw new WardError('usage', `give exactly one of --command or --url\nusage: ${this.usage}`);
       const secretEnv = values['secret-env'] ?? [];
+      const sandboxNet = (values['sandbox-net'] ?? []).flatMap((list) => list.split(','));
+      if (!values.sandbox && (sandboxNet.length > 0 || values['sandbox-folder'] !== undefined)) throw new WardError('usage', '--sandbox-net and --sandbox-folder need --sandbox');
+      if (values.url !== undefined && values.sandbox) throw new WardError('usage', '--sandbox is for --command connections (a remote server runs elsewhere)');
+      const sandbox = values.sandbox ? { net: sandboxNet, folder: values['sandbox-folder'] ?? null } : null;
       const input =
         values.command !== undefined
           ? // Relative paths are where the person typed them, not where Ward later starts the server.
-            { transport: 'stdio', name: name(), ...absolutePaths(values.command, values.arg ?? [], process.cwd()), secretEnv }
+            { transport: 'stdio', name: name(), ...absolutePaths(values.command, values.arg ?? [], process.cwd()), secretEnv, sandbox }
           : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'], clientId: values['client-id'] };
       if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
       if (values.command !== undefined && values['client-id'] !== undefined) throw new WardError('usage', '--client-id is for --url connections');
@@ -147,18 +155,19 @@ export const connectionsCommand: Command = {
           }
           const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
           writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, manager.registry.namespace)}  tools ${enabled}/${view.tools.length} on`);
+          const sandbox = sandboxText(view.spec);
+          if (sandbox !== null) writeLine(io.stdout, `  ${escapeForDisplay(sandbox, 400)}`);
           for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
         }
         return EXIT.ok;
       });
     }
     if (action === 'remove') {
-      return withManager(context, values.namespace, async (manager) => {
-        if (!(await manager.remove(name()))) throw new WardError('not_found', `no connection named ${name()}`);
-        if (values.json) writeJson(io.stdout, { removed: name() });
-        else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
-        return EXIT.ok;
-      });
+      const app = context.app();
+      await (await app.connections()).remove(app.namespaces.fromFlag(values.namespace), name());
+      if (values.json) writeJson(io.stdout, { removed: name() });
+      else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
+      return EXIT.ok;
     }
     if (action === 'login') {
       let timeoutMs: number | undefined;

@@ -6,6 +6,7 @@ import { updateToSchemaVersion4 } from './0004-run-owner-identity.js';
 import { updateToSchemaVersion5 } from './0005-connection-auth-and-output.js';
 import { updateToSchemaVersion6 } from './0006-anchors.js';
 import { updateToSchemaVersion7 } from './0007-search.js';
+import { updateToSchemaVersion8 } from './0008-connection-sandbox.js';
 
 export interface Migration {
   readonly version: number;
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, up: updateToSchemaVersion5 },
   { version: 6, up: updateToSchemaVersion6 },
   { version: 7, up: updateToSchemaVersion7 },
+  { version: 8, up: updateToSchemaVersion8 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
