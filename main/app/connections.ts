@@ -68,6 +68,15 @@ export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: str
   };
 }
 
+/**
+ * The folders of the files a server's arguments name, as the person typed them for it
+ * (`--command node --arg /srv/server.js`): the script must be readable for the server to start.
+ */
+function argumentFolders(args: readonly string[]): string[] {
+  const files = args.filter((arg) => path.isAbsolute(arg) && fs.statSync(arg, { throwIfNoEntry: false })?.isFile() === true);
+  return [...new Set(files.flatMap((file) => [path.dirname(file), path.dirname(fs.realpathSync(file))]))];
+}
+
 function managedSpec(managed: ManagedConnection): ConnectionSpec {
   return parseConnectionSpec('url' in managed ? { transport: 'http', ...managed } : { transport: 'stdio', ...managed });
 }
@@ -108,7 +117,8 @@ export class ConnectionService {
   }
 
   /**
-   * S5: a sandboxed server sees the system read-only, its program's folder read-only, its own
+   * S5: a sandboxed server sees the system read-only, its program's folder and the folders of the
+   * files its arguments name (`node /srv/server.js`) read-only, its own
    * folder read-write (the one it was given, else a private one in the namespace's data) and
    * nothing else; it reaches only its --sandbox-net hosts.
    */
@@ -121,7 +131,7 @@ export class ConnectionService {
       const launch = await this.sandbox().launchServer({
         name: `connection ${spec.name}`,
         command: { binary, args: command.args, env: command.env, cwd: folder },
-        files: { programs: programFolders(binary), readOnly: [], writable: [folder], grants: NO_GRANTS, hidden: wardPrivatePaths(home, command.env) },
+        files: { programs: programFolders(binary), readOnly: argumentFolders(command.args), writable: [folder], grants: NO_GRANTS, hidden: wardPrivatePaths(home, command.env) },
         allowedHosts: spec.sandbox.net,
       });
       return { command: launch.binary, args: launch.args, env: launch.env, cwd: launch.cwd, release: () => launch.release() };

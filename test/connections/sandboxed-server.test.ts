@@ -86,10 +86,14 @@ describe('a stdio connection in the sandbox (ward connections add --sandbox)', (
   it('test_s5_with_runs_unsandboxed_the_server_still_is_and_its_refusal_says_no_one_is_asked', async () => {
     const s = await setup();
     const other = await site('other');
-    expect((await s.ward(['connections', 'add', 'probe', '--command', s.server, '--arg=--probes', '--sandbox'])).code).toBe(0);
+    // Started the way most servers are, by an interpreter: the script it names is readable, the folder around its folder is not.
+    const neighbour = path.join(s.dir, 'neighbour.txt');
+    fs.writeFileSync(neighbour, 'neighbour-canary-5e01');
+    const added = await s.ward(['connections', 'add', 'probe', '--command', process.execPath, '--arg', s.server, '--arg=--probes', '--sandbox']);
+    expect(added.code, added.stderr).toBe(0);
     expect((await s.ward(['connections', 'list'])).stdout).toContain('  Runs in the sandbox: network none; files: a private folder of its own (read-write).\n');
 
-    const run = await runWithProbes(s, [call('write_file', { path: 'own.txt', text: 'private' }), call('read_file', { path: path.join(s.dir, 'server-probe') }), call('fetch_url', { url: other.url })], { WARD_SANDBOX: 'off' });
+    const run = await runWithProbes(s, [call('write_file', { path: 'own.txt', text: 'private' }), call('read_file', { path: neighbour }), call('fetch_url', { url: other.url })], { WARD_SANDBOX: 'off' });
     expect(run.code, run.stderr).toBe(0);
     const [write, readOutside, fetchOther] = toolResultsSeen(s.provider);
     // Its own folder is its working folder, inside the namespace's data, which nothing else of Ward's data shows.
