@@ -89,13 +89,14 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         details: question.command === undefined ? escapeOneLine(question.argumentsSummary, 300) : `command: ${question.command}`,
         reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
-        expiresAt: this.expiresAt(),
+        expiresAt: this.expiresAt(question.expiresAt),
       },
     }));
   }
 
-  private expiresAt(): string {
-    return new Date(this.now() + (typeof this.timeoutMs === 'number' ? this.timeoutMs : this.timeoutMs())).toISOString();
+  /** The deadline the run set on its question, else now plus the timeout this queue was given. */
+  private expiresAt(deadline?: number): string {
+    return new Date(deadline ?? this.now() + (typeof this.timeoutMs === 'number' ? this.timeoutMs : this.timeoutMs())).toISOString();
   }
 
   /** Keeps an entry pending until it is settled, or withdrawn (`withdrawn`) when `signal` aborts. */

@@ -41,6 +41,12 @@ describe('the desktop approval queue (P3)', () => {
     expect(changes).toEqual(['default', 'default']);
   });
 
+  it('test_shows_the_deadline_the_run_set_on_its_question_the_one_the_run_denies_at', () => {
+    const queue = new ApprovalQueue(120_000, () => NOW);
+    void queue.ask(question({ expiresAt: NOW + 45_000 }), new AbortController().signal);
+    expect(queue.pending(ns)[0]).toMatchObject({ expiresAt: '2026-03-01T12:00:45.000Z' });
+  });
+
   it('test_places_each_question_in_the_conversation_and_run_that_asked_even_for_the_same_agent_twice_an_unplaced_one_is_window_wide', () => {
     const queue = new ApprovalQueue(120_000, () => NOW);
     void queue.ask(question({ conversationId: 'conv-a', runId: 'run-a' }), new AbortController().signal);
