@@ -8,6 +8,7 @@ import { benchJournal } from './journal.js';
 import { benchRendererFirstPaint } from './renderer-first-paint.js';
 import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
+import { benchTurn } from './turn.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
@@ -18,6 +19,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   rendererFirstPaint: benchRendererFirstPaint,
   search: benchSearch,
   streamPipeline: benchStreamPipeline,
+  turn: benchTurn,
   wardColdStart: benchColdStart,
 };
 

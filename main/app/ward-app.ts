@@ -7,6 +7,7 @@
  * use, so a `ward` command loads only what it needs.
  */
 import { resolveWardHome } from '../base/home.js';
+import { traceMark } from '../base/trace.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
@@ -210,6 +211,7 @@ export class WardApp {
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
     const [{ RunService }, connections] = await Promise.all([import('./runs/run-service.js'), this.connections()]);
+    traceMark('runs-loaded');
     let broker = run.broker;
     if (broker === undefined) {
       const { Broker } = await import('../broker/broker.js');
@@ -217,6 +219,7 @@ export class WardApp {
       this.closeBroker = () => started.close();
       broker = started;
     }
+    traceMark('broker-started');
     let gateway = run.gateway;
     if (gateway === undefined) {
       const { ModelGateway } = await import('../gateway/gateway.js');
@@ -224,6 +227,7 @@ export class WardApp {
       this.closeGateway = () => started.close();
       gateway = started;
     }
+    traceMark('gateway-started');
     this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
     const deps: TurnDeps = {
       home: this.home,
@@ -248,6 +252,7 @@ export class WardApp {
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
       openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
     };
+    traceMark('sandbox-probed');
     // J3: each run's end is anchored once the run has settled.
     return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId));
   }

@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeError } from '../../base/errors.js';
+import { traceMark } from '../../base/trace.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
@@ -152,6 +153,7 @@ export class Turn {
   private readonly finished: FinishedCall[] = [];
   /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
   private cliNamesToolUses = false;
+  private tracedFirstToken = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
   /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
   private readonly reportedToolUses = new Set<string>();
@@ -177,6 +179,7 @@ export class Turn {
       const plan = await this.prepare();
       await this.openTools(plan);
       const exit = await this.stream(await this.launch(plan));
+      traceMark('cli-exited');
       outcome = this.decide(exit);
     } catch (error) {
       if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
@@ -252,8 +255,10 @@ export class Turn {
       sandboxed: deps.sandboxStatus.confined,
     });
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
+    traceMark('run-started');
 
     const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
+    traceMark('pin-checked');
     // P5: the admin policy pins the CLI version, the model provider and the connections.
     assertCliVersionAllowed(deps.policy, pinned.version);
     assertProviderAllowed(deps.policy, profile.baseUrl);
@@ -261,6 +266,7 @@ export class Turn {
     // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
     for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
     const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
+    traceMark('credential-read');
     this.checkNotStopped();
     return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
@@ -332,6 +338,7 @@ export class Turn {
       modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
+    traceMark('tools-open');
   }
 
   /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
@@ -422,6 +429,7 @@ export class Turn {
         return decision.allowed ? { allow: true } : { allow: false, reason: `Ward denied ${host}:${port}: ${decision.reason}` };
       },
     });
+    traceMark('sandbox-ready');
     this.checkNotStopped();
     input.store.runs.transition(input.runId, 'running');
     this.state = 'running';
@@ -435,6 +443,7 @@ export class Turn {
     // Read before the spawn: a malformed settings.json fails the turn with nothing started.
     const limits = this.deps.limits();
     this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
+    traceMark('spawned');
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
@@ -468,11 +477,14 @@ export class Turn {
     const journal = this.journal;
     switch (message.kind) {
       case 'init': {
+        traceMark('cli-init');
         const problem = checkInit(message, { ...expected, tools: this.expectedTools });
         if (problem !== null) this.abort(`aborted: ${problem}`);
         return;
       }
       case 'text_delta':
+        if (!this.tracedFirstToken) traceMark('first-token');
+        this.tracedFirstToken = true;
         this.deltas.push(message.text);
         return;
       case 'assistant_text':
@@ -503,6 +515,7 @@ export class Turn {
         return;
       }
       case 'result':
+        traceMark('cli-result');
         this.result = message;
         journal.emit('usage', {
           inputTokens: message.usage.inputTokens,

@@ -1,0 +1,182 @@
+/**
+ * Turn latency (issue 19): a whole `ward run --new -- hi` text turn against the bare pinned CLI
+ * (`claude -p` with the flags Ward passes, minus Ward's MCP server and approval tool) on the same
+ * loopback scripted provider, run in turn so both see the same load. Ward runs twice per round:
+ * with the OS sandbox as configured (auto) and with WARD_SANDBOX=off. Ward's WARD_TRACE_FILE
+ * marks (main/base/trace.ts) give its time before the spawn and where that time goes.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_AGENT_SPEC } from '../main/agents/spec.js';
+import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
+import { buildCliArgs } from '../main/runner/argv.js';
+import { buildChildEnv } from '../main/runner/env.js';
+import { verifyPinnedCli } from '../main/runner/pin.js';
+import { startModelProvider } from '../test/fixtures/model-provider/provider.js';
+import { percentile, round } from './stats.js';
+
+const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const KEY = 'sk-ant-bench-turn-0000000000000000';
+const TURN_TIMEOUT_MS = 60_000;
+/** Ward's marks in the order a turn passes them; each step of the breakdown ends at one. */
+const MARKS = [
+  'modules-loaded',
+  'command-loaded',
+  'store-open',
+  'runs-loaded',
+  'broker-started',
+  'gateway-started',
+  'sandbox-probed',
+  'runs-ready',
+  'admitted',
+  'run-started',
+  'pin-checked',
+  'credential-read',
+  'tools-open',
+  'sandbox-ready',
+  'spawned',
+  'cli-init',
+  'first-token',
+  'cli-result',
+  'cli-exited',
+  'run-finished',
+  'anchored',
+  'app-closed',
+] as const;
+
+interface Sample {
+  /** Spawn to exit of the whole process. */
+  readonly totalMs: number;
+  /** Spawn to the first answer text on stdout. */
+  readonly firstTokenMs: number;
+  readonly marks: Record<string, number>;
+}
+
+function timed(binary: string, args: readonly string[], env: Record<string, string>, cwd: string, input: string, isToken: (chunk: string) => boolean): Promise<Omit<Sample, 'marks'>> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let first: bigint | undefined;
+    let stderr = '';
+    const child = spawn(binary, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), TURN_TIMEOUT_MS);
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (first === undefined && isToken(chunk.toString('utf8'))) first = process.hrtime.bigint();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const end = process.hrtime.bigint();
+      if (code !== 0 || first === undefined) return reject(new Error(`${path.basename(binary)} exited ${String(code)} without an answer: ${stderr.slice(-500)}`));
+      resolve({ totalMs: Number(end - start) / 1e6, firstTokenMs: Number(first - start) / 1e6 });
+    });
+    child.stdin.end(input);
+  });
+}
+
+function readMarks(file: string): Record<string, number> {
+  const marks: Record<string, number> = {};
+  for (const line of fs.readFileSync(file, 'utf8').trim().split('\n')) {
+    const [name, ms] = line.split(' ');
+    if (name !== undefined && ms !== undefined) marks[name] ??= Number(ms);
+  }
+  fs.rmSync(file, { force: true });
+  return marks;
+}
+
+function median(values: number[]): number {
+  return round(percentile(values, 50), 1);
+}
+
+function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
+  const ratios = ward.map((sample, i) => sample.totalMs / bare[i]!.totalMs);
+  const preSpawn = ward.map((sample) => sample.marks.spawned ?? Number.NaN);
+  // Each step's median duration: from the previous mark that was reached to this one.
+  const breakdownMs: Record<string, number> = {};
+  let previous = 'process-start';
+  for (const mark of MARKS) {
+    const steps = ward.filter((sample) => sample.marks[mark] !== undefined).map((sample) => sample.marks[mark]! - (previous === 'process-start' ? 0 : (sample.marks[previous] ?? 0)));
+    if (steps.length === 0) continue;
+    breakdownMs[`${previous} → ${mark}`] = median(steps);
+    previous = mark;
+  }
+  return {
+    wardTotalMedianMs: median(ward.map((sample) => sample.totalMs)),
+    bareTotalMedianMs: median(bare.map((sample) => sample.totalMs)),
+    ratioMedian: round(percentile(ratios, 50), 2),
+    wardPreSpawnMedianMs: median(preSpawn),
+    wardFirstTokenMedianMs: median(ward.map((sample) => sample.firstTokenMs)),
+    bareFirstTokenMedianMs: median(bare.map((sample) => sample.firstTokenMs)),
+    firstTokenRatioMedian: round(percentile(ward.map((sample, i) => sample.firstTokenMs / bare[i]!.firstTokenMs), 50), 2),
+    breakdownMs,
+    pass: percentile(ratios, 50) <= 1.1 && percentile(preSpawn, 50) <= 150,
+  };
+}
+
+export async function benchTurn(): Promise<Record<string, unknown>> {
+  const provider = await startModelProvider();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-turn-'));
+  try {
+    const home = path.join(scratch, 'home');
+    const wardHome = path.join(scratch, 'ward');
+    const tmp = path.join(scratch, 'tmp');
+    for (const dir of [home, wardHome, tmp]) fs.mkdirSync(dir, { mode: 0o700 });
+    const trace = path.join(scratch, 'trace');
+    const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
+    // The key comes from the environment after the keychain is asked (nothing stored), as for a first user.
+    const wardEnv = { ...base, WARD_HOME: wardHome, WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, WARD_TRACE_FILE: trace };
+    const ward = async (sandbox: 'auto' | 'off'): Promise<Sample> => {
+      provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      const sample = await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...wardEnv, WARD_SANDBOX: sandbox }, scratch, '', (text) => text.length > 0);
+      return { ...sample, marks: readMarks(trace) };
+    };
+
+    // The bare CLI: Ward's argv and environment for a new session, with no MCP server and no approval tool.
+    const pinned = await verifyPinnedCli();
+    const runFiles = path.join(scratch, 'bare-run');
+    fs.mkdirSync(runFiles, { mode: 0o700 });
+    fs.writeFileSync(path.join(runFiles, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+    fs.writeFileSync(path.join(runFiles, 'instructions.md'), DEFAULT_AGENT_SPEC.instructions);
+    const bare = async (): Promise<Sample> => {
+      provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      const configDir = fs.mkdtempSync(path.join(scratch, 'bare-config-'));
+      const workspace = fs.mkdtempSync(path.join(scratch, 'bare-workspace-'));
+      const args = buildCliArgs({
+        sessionId: randomUUID(),
+        resume: false,
+        mcpConfigPath: path.join(runFiles, 'mcp.json'),
+        instructionsPath: path.join(runFiles, 'instructions.md'),
+        model: DEFAULT_MODEL,
+        pinnedTools: [],
+      });
+      const approval = args.indexOf('--permission-prompt-tool');
+      args.splice(approval, 2);
+      const env = buildChildEnv({ inherited: base, model: { baseUrl: provider.url, key: KEY, mode: 'api_key' }, configDir });
+      return { ...(await timed(pinned.path, args, env, workspace, 'hi', (text) => text.includes('"text_delta"'))), marks: {} };
+    };
+
+    // Warm-up: the namespace and its keys, the pin record, the page cache for the binary.
+    await ward('auto');
+    await ward('off');
+    await bare();
+    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      // The order rotates, so no variant always runs right after another.
+      const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s))];
+      for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
+    }
+    return {
+      rounds: ROUNDS,
+      target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 150 ms',
+      sandboxed: summary(samples.sandboxed, samples.bare),
+      unsandboxed: summary(samples.unsandboxed, samples.bare),
+    };
+  } finally {
+    await provider.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
