@@ -22,31 +22,34 @@ const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
 const ROOT = path.resolve(import.meta.dirname, '..');
 const KEY = 'sk-ant-bench-turn-0000000000000000';
 const TURN_TIMEOUT_MS = 60_000;
-/** Ward's marks in the order a turn passes them; each step of the breakdown ends at one. */
-const MARKS = [
-  'modules-loaded',
-  'command-loaded',
-  'store-open',
-  'runs-loaded',
-  'broker-started',
-  'gateway-started',
-  'sandbox-probed',
-  'runs-ready',
-  'admitted',
-  'run-started',
-  'pin-checked',
-  'credential-read',
-  'tools-open',
-  'sandbox-ready',
-  'spawned',
-  'cli-init',
-  'first-token',
-  'cli-result',
-  'cli-exited',
-  'run-finished',
-  'anchored',
-  'app-closed',
-] as const;
+/**
+ * The breakdown: each step as [first mark, last mark] (process-start is 0). Steps that run at
+ * once (the run code, broker, gateway and sandbox probe; the pin check and the keychain read)
+ * share their first mark.
+ */
+const STEPS: readonly (readonly [string, string, string])[] = [
+  ['node start + module load', 'process-start', 'modules-loaded'],
+  ['command load', 'modules-loaded', 'command-loaded'],
+  ['policy + store open', 'command-loaded', 'store-open'],
+  ['run code load', 'store-open', 'runs-loaded'],
+  ['broker start', 'store-open', 'broker-started'],
+  ['gateway start', 'store-open', 'gateway-started'],
+  ['sandbox probe', 'store-open', 'sandbox-probed'],
+  ['run set-up (all of the above four)', 'store-open', 'runs-ready'],
+  ['admission', 'runs-ready', 'admitted'],
+  ['journal run_started', 'admitted', 'run-started'],
+  ['pin check', 'run-started', 'pin-checked'],
+  ['keychain / credential', 'run-started', 'credential-read'],
+  ['permissions, broker + gateway registration', 'prepared', 'tools-open'],
+  ['run folder + sandbox launch', 'tools-open', 'sandbox-ready'],
+  ['spawn', 'sandbox-ready', 'spawned'],
+  ['CLI start to system/init', 'spawned', 'cli-init'],
+  ['system/init to first token', 'cli-init', 'first-token'],
+  ['first token to result', 'first-token', 'cli-result'],
+  ['result to CLI exit', 'cli-result', 'cli-exited'],
+  ['settle + J3 anchor', 'cli-exited', 'anchored'],
+  ['close (broker, gateway, sandbox, stores)', 'anchored', 'app-closed'],
+];
 
 interface Sample {
   /** Spawn to exit of the whole process. */
@@ -78,6 +81,16 @@ function timed(binary: string, args: readonly string[], env: Record<string, stri
   });
 }
 
+/** `node -e 0` spawn to exit: what the machine's load makes of a process start, for reading the absolute figures. */
+function nodeStart(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+  });
+}
+
 function readMarks(file: string): Record<string, number> {
   const marks: Record<string, number> = {};
   for (const line of fs.readFileSync(file, 'utf8').trim().split('\n')) {
@@ -95,14 +108,10 @@ function median(values: number[]): number {
 function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
   const ratios = ward.map((sample, i) => sample.totalMs / bare[i]!.totalMs);
   const preSpawn = ward.map((sample) => sample.marks.spawned ?? Number.NaN);
-  // Each step's median duration: from the previous mark that was reached to this one.
   const breakdownMs: Record<string, number> = {};
-  let previous = 'process-start';
-  for (const mark of MARKS) {
-    const steps = ward.filter((sample) => sample.marks[mark] !== undefined).map((sample) => sample.marks[mark]! - (previous === 'process-start' ? 0 : (sample.marks[previous] ?? 0)));
-    if (steps.length === 0) continue;
-    breakdownMs[`${previous} → ${mark}`] = median(steps);
-    previous = mark;
+  for (const [name, from, to] of STEPS) {
+    const steps = ward.filter((sample) => sample.marks[to] !== undefined && (from === 'process-start' || sample.marks[from] !== undefined));
+    if (steps.length > 0) breakdownMs[name] = median(steps.map((sample) => sample.marks[to]! - (from === 'process-start' ? 0 : sample.marks[from]!)));
   }
   return {
     wardTotalMedianMs: median(ward.map((sample) => sample.totalMs)),
@@ -163,15 +172,16 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     await ward('auto');
     await ward('off');
     await bare();
-    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[] };
+    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], node: [] as number[] };
     for (let round = 0; round < ROUNDS; round++) {
       // The order rotates, so no variant always runs right after another.
-      const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s))];
+      const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s)), () => nodeStart().then((ms) => samples.node.push(ms))];
       for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
     }
     return {
       rounds: ROUNDS,
       target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 150 ms',
+      nodeStartMedianMs: median(samples.node),
       sandboxed: summary(samples.sandboxed, samples.bare),
       unsandboxed: summary(samples.unsandboxed, samples.bare),
     };

@@ -208,27 +208,31 @@ export class WardApp {
     if (this.ownsFolder) this.folder.close();
   }
 
+  private async startBroker(): Promise<{ register(binding: RunBinding): RunRegistration }> {
+    const { Broker } = await import('../broker/broker.js');
+    const started = await Broker.start();
+    this.closeBroker = () => started.close();
+    return started;
+  }
+
+  private async startGateway(): Promise<{ register(route: ProviderRoute): GatewayRegistration }> {
+    const { ModelGateway } = await import('../gateway/gateway.js');
+    const started = await ModelGateway.start();
+    this.closeGateway = () => started.close();
+    return started;
+  }
+
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
-    const [{ RunService }, connections] = await Promise.all([import('./runs/run-service.js'), this.connections()]);
-    traceMark('runs-loaded');
-    let broker = run.broker;
-    if (broker === undefined) {
-      const { Broker } = await import('../broker/broker.js');
-      const started = await Broker.start();
-      this.closeBroker = () => started.close();
-      broker = started;
-    }
-    traceMark('broker-started');
-    let gateway = run.gateway;
-    if (gateway === undefined) {
-      const { ModelGateway } = await import('../gateway/gateway.js');
-      const started = await ModelGateway.start();
-      this.closeGateway = () => started.close();
-      gateway = started;
-    }
-    traceMark('gateway-started');
     this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
+    const sandbox = this.sandboxEngine;
+    // Independent set-up, at once: the run code, the broker, the gateway and the sandbox probe.
+    const [{ RunService }, broker, gateway, sandboxStatus] = await Promise.all([
+      import('./runs/run-service.js').finally(() => traceMark('runs-loaded')),
+      run.broker ?? this.startBroker().finally(() => traceMark('broker-started')),
+      run.gateway ?? this.startGateway().finally(() => traceMark('gateway-started')),
+      sandbox.status().finally(() => traceMark('sandbox-probed')),
+    ]);
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
@@ -246,13 +250,13 @@ export class WardApp {
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,
       tmpRoot: run.tmpRoot,
-      sandbox: this.sandboxEngine,
+      sandbox,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
-      sandboxStatus: await this.sandboxEngine.status(),
+      sandboxStatus,
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
-      openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
+      // Loaded only for an agent that pins a connection's tool: a plain turn needs none of it.
+      openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };
-    traceMark('sandbox-probed');
     // J3: each run's end is anchored once the run has settled.
     return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId));
   }

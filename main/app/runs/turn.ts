@@ -78,7 +78,7 @@ export interface TurnDeps {
    * The namespace's connections; every credential value they read is told to `onSecret` (redacted
    * from the journal), and `elicit` asks the person when a server asks for input.
    */
-  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void, elicit?: (connection: string) => Elicitor) => ConnectionManager;
+  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void, elicit?: (connection: string) => Elicitor) => Promise<ConnectionManager>;
 }
 
 export interface TurnInput {
@@ -233,6 +233,8 @@ export class Turn {
   private async prepare(): Promise<Plan> {
     const { deps, input } = this;
     const { store, namespace: ns } = input;
+    // The sandbox's proxies start while the turn is prepared, not after it.
+    deps.sandbox.prewarm();
     const conversation = store.conversations.get(input.conversationId);
     const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
     const spec = parseAgentSpec(agentVersion.spec);
@@ -257,16 +259,22 @@ export class Turn {
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
     traceMark('run-started');
 
-    const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
-    traceMark('pin-checked');
-    // P5: the admin policy pins the CLI version, the model provider and the connections.
-    assertCliVersionAllowed(deps.policy, pinned.version);
+    // P5: the admin policy pins the model provider and the connections (the CLI version below).
     assertProviderAllowed(deps.policy, profile.baseUrl);
     assertModelAllowed(deps.policy, profile.model);
     // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
     for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
-    const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) });
-    traceMark('credential-read');
+    // Independent, and each waits on I/O (the binary's record; the keychain): both at once. The pin's verdict is reported first.
+    const [pinCheck, accessCheck] = await Promise.allSettled([
+      verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin }).finally(() => traceMark('pin-checked')),
+      providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret: (value) => this.journal.addSecret(value) }).finally(() => traceMark('credential-read')),
+    ]);
+    if (pinCheck.status === 'rejected') throw pinCheck.reason;
+    const pinned = pinCheck.value;
+    assertCliVersionAllowed(deps.policy, pinned.version);
+    if (accessCheck.status === 'rejected') throw accessCheck.reason;
+    const access = accessCheck.value;
+    traceMark('prepared');
     this.checkNotStopped();
     return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
