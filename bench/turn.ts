@@ -20,6 +20,8 @@ import { percentile, round } from './stats.js';
 
 const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
 const ROOT = path.resolve(import.meta.dirname, '..');
+/** Another built Ward checkout (an earlier commit) to run in the same rounds: a change's effect, under the same load. */
+const COMPARE = process.env.WARD_BENCH_TURN_COMPARE;
 const KEY = 'sk-ant-bench-turn-0000000000000000';
 const TURN_TIMEOUT_MS = 60_000;
 /**
@@ -40,8 +42,11 @@ const STEPS: readonly (readonly [string, string, string])[] = [
   ['journal run_started', 'admitted', 'run-started'],
   ['pin check', 'run-started', 'pin-checked'],
   ['keychain / credential', 'run-started', 'credential-read'],
-  ['permissions, broker + gateway registration', 'prepared', 'tools-open'],
+  ['waiting for the broker + gateway', 'prepared', 'services-awaited'],
+  ['permissions, broker + gateway registration', 'services-awaited', 'tools-open'],
   ['run folder + sandbox launch', 'tools-open', 'sandbox-ready'],
+  ['  of which waiting for the sandbox runtime', 'launch', 'sandbox-runtime-ready'],
+  ['  of which wrapping the command', 'sandbox-runtime-ready', 'sandbox-ready'],
   ['spawn', 'sandbox-ready', 'spawned'],
   ['CLI start to system/init', 'spawned', 'cli-init'],
   ['system/init to first token', 'cli-init', 'first-token'],
@@ -56,6 +61,8 @@ interface Sample {
   readonly totalMs: number;
   /** Spawn to the first answer text on stdout. */
   readonly firstTokenMs: number;
+  /** The bare CLI's spawn to its system/init line (Ward's is in its marks). */
+  readonly initMs?: number;
   readonly marks: Record<string, number>;
 }
 
@@ -63,11 +70,14 @@ function timed(binary: string, args: readonly string[], env: Record<string, stri
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let first: bigint | undefined;
+    let init: bigint | undefined;
     let stderr = '';
     const child = spawn(binary, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), TURN_TIMEOUT_MS);
     child.stdout.on('data', (chunk: Buffer) => {
-      if (first === undefined && isToken(chunk.toString('utf8'))) first = process.hrtime.bigint();
+      const text = chunk.toString('utf8');
+      if (init === undefined && text.includes('"subtype":"init"')) init = process.hrtime.bigint();
+      if (first === undefined && isToken(text)) first = process.hrtime.bigint();
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
@@ -75,7 +85,7 @@ function timed(binary: string, args: readonly string[], env: Record<string, stri
       clearTimeout(timer);
       const end = process.hrtime.bigint();
       if (code !== 0 || first === undefined) return reject(new Error(`${path.basename(binary)} exited ${String(code)} without an answer: ${stderr.slice(-500)}`));
-      resolve({ totalMs: Number(end - start) / 1e6, firstTokenMs: Number(first - start) / 1e6 });
+      resolve({ totalMs: Number(end - start) / 1e6, firstTokenMs: Number(first - start) / 1e6, ...(init === undefined ? {} : { initMs: Number(init - start) / 1e6 }) });
     });
     child.stdin.end(input);
   });
@@ -120,6 +130,8 @@ function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
     wardPreSpawnMedianMs: median(preSpawn),
     wardFirstTokenMedianMs: median(ward.map((sample) => sample.firstTokenMs)),
     bareFirstTokenMedianMs: median(bare.map((sample) => sample.firstTokenMs)),
+    // Against the breakdown's "CLI start to system/init": what Ward's MCP server and approval tool cost the CLI's start.
+    bareCliInitMedianMs: median(bare.map((sample) => sample.initMs ?? Number.NaN)),
     firstTokenRatioMedian: round(percentile(ward.map((sample, i) => sample.firstTokenMs / bare[i]!.firstTokenMs), 50), 2),
     breakdownMs,
     pass: percentile(ratios, 50) <= 1.1 && percentile(preSpawn, 50) <= 150,
@@ -138,9 +150,9 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
     // The key comes from the environment after the keychain is asked (nothing stored), as for a first user.
     const wardEnv = { ...base, WARD_HOME: wardHome, WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, WARD_TRACE_FILE: trace };
-    const ward = async (sandbox: 'auto' | 'off'): Promise<Sample> => {
+    const ward = async (sandbox: 'auto' | 'off', root = ROOT): Promise<Sample> => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
-      const sample = await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...wardEnv, WARD_SANDBOX: sandbox }, scratch, '', (text) => text.length > 0);
+      const sample = await timed(process.execPath, [path.join(root, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...wardEnv, WARD_SANDBOX: sandbox }, scratch, '', (text) => text.length > 0);
       return { ...sample, marks: readMarks(trace) };
     };
 
@@ -172,10 +184,12 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     await ward('auto');
     await ward('off');
     await bare();
-    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], node: [] as number[] };
+    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], node: [] as number[], compare: [] as Sample[] };
+    if (COMPARE !== undefined) await ward('auto', COMPARE);
     for (let round = 0; round < ROUNDS; round++) {
       // The order rotates, so no variant always runs right after another.
       const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s)), () => nodeStart().then((ms) => samples.node.push(ms))];
+      if (COMPARE !== undefined) order.push(() => ward('auto', COMPARE).then((s) => samples.compare.push(s)));
       for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
     }
     return {
@@ -184,6 +198,7 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
       nodeStartMedianMs: median(samples.node),
       sandboxed: summary(samples.sandboxed, samples.bare),
       unsandboxed: summary(samples.unsandboxed, samples.bare),
+      ...(COMPARE === undefined ? {} : { compared: { checkout: COMPARE, ...summary(samples.compare, samples.bare), sandboxedToCompared: round(percentile(samples.sandboxed.map((sample, i) => sample.totalMs / samples.compare[i]!.totalMs), 50), 2) } }),
     };
   } finally {
     await provider.close();

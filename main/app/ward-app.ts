@@ -100,6 +100,8 @@ export class WardApp {
   private connectionService: Promise<ConnectionService> | undefined;
   private agentService: Promise<AgentService> | undefined;
   private closeBroker: (() => Promise<void>) | undefined;
+  /** The broker's and the gateway's start, settled before close() closes them. */
+  private servicesStarting: Promise<unknown> | undefined;
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
   /** Whether this app opened the data folder (and so closes it). */
@@ -201,6 +203,7 @@ export class WardApp {
       const runs = await this.runService.catch(() => undefined);
       await runs?.stopAll();
     }
+    await this.servicesStarting;
     await this.closeBroker?.();
     await this.closeGateway?.();
     await this.sandboxEngine?.close();
@@ -226,11 +229,14 @@ export class WardApp {
     const run = this.options.run ?? {};
     this.sandboxEngine = run.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
     const sandbox = this.sandboxEngine;
-    // Independent set-up, at once: the run code, the broker, the gateway and the sandbox probe.
-    const [{ RunService }, broker, gateway, sandboxStatus] = await Promise.all([
+    // A turn needs the broker and the gateway only once its pin check and keychain read are
+    // done: they start meanwhile, and a failure to start fails the turn that waits for them.
+    const broker = run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker);
+    const gateway = run.gateway === undefined ? this.startGateway().finally(() => traceMark('gateway-started')) : Promise.resolve(run.gateway);
+    this.servicesStarting = Promise.allSettled([broker, gateway]);
+    // Admission needs the sandbox's status (WARD_SANDBOX=require refuses at once); both at once.
+    const [{ RunService }, sandboxStatus] = await Promise.all([
       import('./runs/run-service.js').finally(() => traceMark('runs-loaded')),
-      run.broker ?? this.startBroker().finally(() => traceMark('broker-started')),
-      run.gateway ?? this.startGateway().finally(() => traceMark('gateway-started')),
       sandbox.status().finally(() => traceMark('sandbox-probed')),
     ]);
     const deps: TurnDeps = {

@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
+import { traceMark } from '../base/trace.js';
 import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
@@ -223,6 +224,7 @@ export class SandboxEngine {
     const status = await this.assertUsable();
     if (!status.confined) return null;
     const runtime = await this.ready();
+    traceMark('sandbox-runtime-ready');
     const commandId = randomBytes(16).toString('base64url');
     const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set() };
     // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).

@@ -58,9 +58,10 @@ export interface TurnDeps {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly policy: AdminPolicy | null;
-  readonly broker: { register(binding: RunBinding): RunRegistration };
+  /** Still starting when the turn is admitted: awaited only where the turn registers with it. */
+  readonly broker: Promise<{ register(binding: RunBinding): RunRegistration }>;
   /** The model gateway (G1): the child reaches the provider only through it, with a run capability. */
-  readonly gateway: { register(route: ProviderRoute): GatewayRegistration };
+  readonly gateway: Promise<{ register(route: ProviderRoute): GatewayRegistration }>;
   readonly prompter: Prompter;
   readonly promptTimeoutMs: number | undefined;
   readonly stopGraceMs: number;
@@ -318,7 +319,9 @@ export class Turn {
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
       checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
-    this.registration = deps.broker.register({
+    const [broker, gateway] = await Promise.all([deps.broker, deps.gateway]);
+    traceMark('services-awaited');
+    this.registration = broker.register({
       runId: input.runId,
       tools: plan.routes,
       upstreams: this.upstreams,
@@ -337,7 +340,7 @@ export class Turn {
     });
     this.journal.addSecret(this.registration.capability);
     // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
-    this.gatewayRoute = deps.gateway.register({
+    this.gatewayRoute = gateway.register({
       runId: input.runId,
       baseUrl: plan.profile.baseUrl,
       credential: () => plan.access.credential(),
@@ -399,6 +402,7 @@ export class Turn {
     const registration = this.registration!;
     const gateway = this.gatewayRoute!;
     const permissions = this.permissions!;
+    traceMark('launch');
     this.runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
     fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
     fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
