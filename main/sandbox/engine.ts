@@ -265,6 +265,8 @@ export class SandboxEngine {
   async close(): Promise<void> {
     if (this.runtime === undefined) return;
     const runtime = await this.runtime.catch(() => undefined);
+    // A prewarm still starting the proxies finishes first: a reset in the middle of it can leave a proxy up.
+    await this.initialized?.catch(() => undefined);
     this.live.clear();
     await runtime?.reset();
   }
