@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_AGENT_SPEC } from '../main/agents/spec.js';
+import { WardApp } from '../main/app/ward-app.js';
 import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
 import { buildCliArgs } from '../main/runner/argv.js';
 import { buildChildEnv } from '../main/runner/env.js';
@@ -138,6 +139,36 @@ function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
   };
 }
 
+/**
+ * The desktop's case: one long-lived app (modules loaded, broker and gateway up), a turn's own
+ * time from startTurn to the child's spawn, after a first turn warmed it. Sandbox as configured.
+ */
+async function warmAppPreSpawn(env: Record<string, string>, push: () => void): Promise<number[]> {
+  const app = new WardApp({ env });
+  try {
+    const namespace = app.namespaces.fromFlag(undefined).namespace;
+    const runs = await app.runs();
+    const samples: number[] = [];
+    for (let turn = 0; turn <= ROUNDS; turn++) {
+      push();
+      const start = performance.now();
+      const handle = runs.startTurn({ namespace, prompt: 'hi' });
+      let spawnedAt: number | undefined;
+      // Polled each millisecond: the spawn is not an event the app exposes.
+      const poll = setInterval(() => {
+        if (spawnedAt === undefined && handle.childPid() !== undefined) spawnedAt = performance.now();
+      }, 1);
+      const outcome = await handle.done;
+      clearInterval(poll);
+      if (outcome.state !== 'succeeded') throw new Error(`warm app turn ${outcome.state}: ${String(outcome.reason)}`);
+      if (turn > 0 && spawnedAt !== undefined) samples.push(spawnedAt - start);
+    }
+    return samples;
+  } finally {
+    await app.close();
+  }
+}
+
 export async function benchTurn(): Promise<Record<string, unknown>> {
   const provider = await startModelProvider();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-turn-'));
@@ -192,8 +223,10 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
       if (COMPARE !== undefined) order.push(() => ward('auto', COMPARE).then((s) => samples.compare.push(s)));
       for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
     }
+    const warm = await warmAppPreSpawn(wardEnv, () => provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] }));
     return {
       rounds: ROUNDS,
+      warmAppStartTurnToSpawnMedianMs: median(warm),
       target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 150 ms',
       nodeStartMedianMs: median(samples.node),
       sandboxed: summary(samples.sandboxed, samples.bare),
