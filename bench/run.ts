@@ -9,6 +9,7 @@ import { benchRendererFirstPaint } from './renderer-first-paint.js';
 import { benchSandboxTurn } from './sandbox-turn.js';
 import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
+import { benchTurn } from './turn.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
@@ -20,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   sandboxTurn: benchSandboxTurn,
   search: benchSearch,
   streamPipeline: benchStreamPipeline,
+  turn: benchTurn,
   wardColdStart: benchColdStart,
 };
 

@@ -10,8 +10,7 @@ import type { ConnectionSpec } from '../connections/config.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { WardError } from '../base/errors.js';
-import { openUpstreams, type UpstreamOptions } from '../upstreams/upstreams.js';
-import { UpstreamError, failedOutcome } from '../upstreams/errors.js';
+import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
 import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
@@ -26,7 +25,7 @@ export interface OpenRunToolsOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly upstreamOptions?: UpstreamOptions;
   /** Opens the namespace's connections; called only when the spec pins a connection tool. */
-  readonly openConnections: () => ConnectionManager;
+  readonly openConnections: () => Promise<ConnectionManager>;
   /** Who answers an upstream's request for input, by upstream name (none: declined). */
   readonly elicit?: (upstream: string) => Elicitor;
   /** How the agent version is named in errors, e.g. `agent helper@2`. */
@@ -43,7 +42,7 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
   let inline: RunTools | undefined;
   try {
     if (connectionTools.length > 0) {
-      manager = options.openConnections();
+      manager = await options.openConnections();
       for (const name of new Set(connectionTools.map((tool) => tool.connection))) {
         const record = manager.registry.has(name) ? manager.registry.get(name) : undefined;
         if (record !== undefined) options.checkConnection?.(name, record.spec);
@@ -52,6 +51,8 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
     }
     if (Object.keys(spec.upstreams).length > 0) {
       const definitions = toUpstreamDefinitions(spec, options.env);
+      // The MCP client code is loaded only for an agent with upstreams: a plain turn starts without it.
+      const { openUpstreams } = await import('../upstreams/upstreams.js');
       const opened = await openUpstreams(definitions, options.upstreamOptions, options.elicit);
       inline = opened;
       // A server that cannot start fails the run with its stderr, not each call without a word.
@@ -67,7 +68,7 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
     callTool: (route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> => {
       if (inline !== undefined && inlineNames.has(route.upstream)) return inline.callTool(route, args, signal);
       if (connections !== undefined && !inlineNames.has(route.upstream)) return connections.caller.callTool(route, args, signal);
-      return Promise.resolve(failedOutcome(new UpstreamError('refused', `this agent has no upstream named ${route.upstream}`)));
+      return import('../upstreams/errors.js').then(({ failedOutcome, UpstreamError }) => failedOutcome(new UpstreamError('refused', `this agent has no upstream named ${route.upstream}`)));
     },
     close: async () => {
       await Promise.allSettled([inline?.close(), connections?.close()]);

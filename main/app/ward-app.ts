@@ -7,6 +7,7 @@
  * use, so a `ward` command loads only what it needs.
  */
 import { resolveWardHome } from '../base/home.js';
+import { traceMark } from '../base/trace.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
@@ -99,6 +100,8 @@ export class WardApp {
   private connectionService: Promise<ConnectionService> | undefined;
   private agentService: Promise<AgentService> | undefined;
   private closeBroker: (() => Promise<void>) | undefined;
+  /** The broker's and the gateway's start, settled before close() closes them. */
+  private servicesStarting: Promise<unknown> | undefined;
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
   /** Whether this app opened the data folder (and so closes it). */
@@ -206,6 +209,7 @@ export class WardApp {
       const runs = await this.runService.catch(() => undefined);
       await runs?.stopAll();
     }
+    await this.servicesStarting;
     await this.closeBroker?.();
     await this.closeGateway?.();
     await this.sandboxEngine?.close();
@@ -213,24 +217,33 @@ export class WardApp {
     if (this.ownsFolder) this.folder.close();
   }
 
+  private async startBroker(): Promise<{ register(binding: RunBinding): RunRegistration }> {
+    const { Broker } = await import('../broker/broker.js');
+    const started = await Broker.start();
+    this.closeBroker = () => started.close();
+    return started;
+  }
+
+  private async startGateway(): Promise<{ register(route: ProviderRoute): GatewayRegistration }> {
+    const { ModelGateway } = await import('../gateway/gateway.js');
+    const started = await ModelGateway.start();
+    this.closeGateway = () => started.close();
+    return started;
+  }
+
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
-    const [{ RunService }, connections] = await Promise.all([import('./runs/run-service.js'), this.connections()]);
-    let broker = run.broker;
-    if (broker === undefined) {
-      const { Broker } = await import('../broker/broker.js');
-      const started = await Broker.start();
-      this.closeBroker = () => started.close();
-      broker = started;
-    }
-    let gateway = run.gateway;
-    if (gateway === undefined) {
-      const { ModelGateway } = await import('../gateway/gateway.js');
-      const started = await ModelGateway.start();
-      this.closeGateway = () => started.close();
-      gateway = started;
-    }
     const sandbox = this.sandbox;
+    // A turn needs the broker and the gateway only once its pin check and keychain read are
+    // done: they start meanwhile, and a failure to start fails the turn that waits for them.
+    const broker = run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker);
+    const gateway = run.gateway === undefined ? this.startGateway().finally(() => traceMark('gateway-started')) : Promise.resolve(run.gateway);
+    this.servicesStarting = Promise.allSettled([broker, gateway]);
+    // Admission needs the sandbox's status (WARD_SANDBOX=require refuses at once); both at once.
+    const [{ RunService }, sandboxStatus] = await Promise.all([
+      import('./runs/run-service.js').finally(() => traceMark('runs-loaded')),
+      sandbox.status().finally(() => traceMark('sandbox-probed')),
+    ]);
     const deps: TurnDeps = {
       home: this.home,
       env: this.env,
@@ -250,9 +263,10 @@ export class WardApp {
       tmpRoot: run.tmpRoot,
       sandbox,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
-      sandboxStatus: await sandbox.status(),
+      sandboxStatus,
       resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
-      openConnections: (ns, onSecret, elicit) => connections.open(ns, onSecret, elicit),
+      // Loaded only for an agent that pins a connection's tool: a plain turn needs none of it.
+      openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };
     // J3: each run's end is anchored once the run has settled.
     return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId));

@@ -1,4 +1,7 @@
+import { traceMark } from '../base/trace.js';
 import { main } from './main.js';
+
+traceMark('modules-loaded');
 
 // Everything Ward writes (databases, their WAL, run folders, keys in the file store) is the user's alone.
 process.umask(0o077);

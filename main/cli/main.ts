@@ -2,6 +2,7 @@ import { WardApp } from '../app/ward-app.js';
 import { openSystemBrowser } from '../auth/browser.js';
 import { prompterFor } from '../permissions/terminal-prompter.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
+import { traceMark } from '../base/trace.js';
 import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
@@ -57,6 +58,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.usage;
   }
   const command = await entry.load();
+  traceMark('command-loaded');
   if (asksForHelp(args)) {
     writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
     return EXIT.ok;
@@ -78,5 +80,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.failed;
   } finally {
     await app?.close();
+    traceMark('app-closed');
   }
 }

@@ -49,16 +49,27 @@ export function cliVerificationCache(home: string): string {
 
 export const COMMITTED_PIN: CliPin = pinFile;
 
+let glibc: boolean | undefined;
+
 /** `linux-x64`, `linux-x64-musl`, `darwin-arm64`, `win32-x64`: the suffix of the platform package. */
 export function platformKey(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
   const base = `${platform}-${arch}`;
   if (platform !== 'linux') return base;
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  return header?.glibcVersionRuntime === undefined ? `${base}-musl` : base;
+  // A full diagnostic report takes tens of milliseconds; the C library does not change while Ward runs.
+  glibc ??= (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
+  return glibc ? base : `${base}-musl`;
 }
 
-/** Ward's own package.json: the nearest one named "ward" above this module (source or dist/). */
-function wardPackageJson(): { path: string; json: { name?: string; version?: string; dependencies?: Record<string, string> } } {
+type WardPackage = { path: string; json: { name?: string; version?: string; dependencies?: Record<string, string> } };
+let wardPackage: WardPackage | undefined;
+
+/** Ward's own package.json: the nearest one named "ward" above this module (source or dist/); read once per process. */
+function wardPackageJson(): WardPackage {
+  wardPackage ??= findWardPackageJson();
+  return wardPackage;
+}
+
+function findWardPackageJson(): WardPackage {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 6; depth += 1) {
     const candidate = path.join(dir, 'package.json');

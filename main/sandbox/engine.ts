@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
+import { traceMark } from '../base/trace.js';
 import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
@@ -230,6 +231,16 @@ export class SandboxEngine {
     return status;
   }
 
+  /**
+   * Starts the runtime's proxies now when runs are confined, without waiting, so a turn's launch
+   * finds them up (or nearly) instead of starting them then. A failure surfaces at launch.
+   */
+  prewarm(): void {
+    void this.status()
+      .then((status) => (status.confined ? this.ready() : undefined))
+      .catch(() => undefined);
+  }
+
   /** The command inside the sandbox, or null when runs are not sandboxed here (`auto` without a sandbox, or `off`). */
   async launch(run: RunSandbox): Promise<SandboxedLaunch | null> {
     const status = await this.assertUsable();
@@ -256,6 +267,7 @@ export class SandboxEngine {
 
   private async wrap(run: RunSandbox, asks: boolean): Promise<SandboxedLaunch> {
     const runtime = await this.ready();
+    traceMark('sandbox-runtime-ready');
     const commandId = randomBytes(16).toString('base64url');
     const live: LiveRun = { commandId, allowed: new Set(run.allowedHosts), decideHost: run.decideHost, asking: new Set(), asks };
     // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).
@@ -296,6 +308,8 @@ export class SandboxEngine {
   async close(): Promise<void> {
     if (this.runtime === undefined) return;
     const runtime = await this.runtime.catch(() => undefined);
+    // A prewarm still starting the proxies finishes first: a reset in the middle of it can leave a proxy up.
+    await this.initialized?.catch(() => undefined);
     this.live.clear();
     await runtime?.reset();
   }

@@ -268,4 +268,29 @@ describe('ward run (the built command)', () => {
     expect(after.status, after.stderr).toBe(0);
     expect(after.stdout).toBe('Back.\n');
   });
+
+  it('test_ward_trace_file_gets_the_steps_of_a_turn_in_time_order_with_step_names_only_and_nothing_without_it', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Traced.' }] }, { blocks: [{ type: 'text', text: 'Untraced.' }] }]);
+    const { env, tmp } = setup();
+    const trace = path.join(tmp, 'turn.trace');
+    const traced = await wardRun({ ...env, WARD_TRACE_FILE: trace }, ['run', '--', 'hi']);
+    expect(traced.status, traced.stderr).toBe(0);
+    expect(traced.stdout).toBe('Traced.\n');
+    const text = fs.readFileSync(trace, 'utf8');
+    expect(fs.statSync(trace).mode & 0o777).toBe(0o600);
+    const lines = text.trim().split('\n');
+    for (const line of lines) expect(line).toMatch(/^[a-z-]+ \d+\.\d$/);
+    const names = lines.map((line) => line.split(' ')[0]);
+    // The steps bench/turn.ts reads, each once, in the order a turn passes them.
+    const steps = ['modules-loaded', 'command-loaded', 'store-open', 'runs-ready', 'admitted', 'run-started', 'prepared', 'tools-open', 'spawned', 'cli-init', 'first-token', 'cli-result', 'cli-exited', 'anchored', 'app-closed'];
+    expect(names.filter((name) => steps.includes(name!))).toEqual(steps);
+    const times = lines.map((line) => Number(line.split(' ')[1]));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(text).not.toContain(CANARY_KEY);
+
+    fs.rmSync(trace);
+    const untraced = await wardRun(env, ['run', '--', 'hi']);
+    expect(untraced.status, untraced.stderr).toBe(0);
+    expect(fs.existsSync(trace)).toBe(false);
+  });
 });

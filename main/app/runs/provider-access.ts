@@ -5,7 +5,6 @@
  * key or subscription token, else Ward's environment) or the namespace's OpenID Connect sign-in,
  * sent as a bearer token to a company's LLM gateway and refreshed once after a 401 (C5).
  */
-import { openSession } from '../../auth/session.js';
 import { openSecretStore } from '../../credentials/open-store.js';
 import type { ProviderCredential } from '../../gateway/gateway.js';
 import type { Namespace } from '../../namespaces/namespace.js';
@@ -40,6 +39,8 @@ export async function providerAccess(input: ProviderAccessInput): Promise<Provid
     const first = await read();
     return { childMode: first.kind, credential: read };
   }
+  // OpenID Connect code (openid-client) is loaded only for a profile that signs in.
+  const { openSession } = await import('../../auth/session.js');
   const session = openSession({ home, namespace, store: openSecretStore(home, namespace) }, profile.signIn);
   let seen = await session.tokens();
   onSecret(seen.accessToken);

@@ -5,6 +5,7 @@
  * again, since any of it may change in between.
  */
 import type { AgentSpec } from '../../agents/spec.js';
+import { traceMark } from '../../base/trace.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, assertProviderAllowed } from '../../policy/policy.js';
 import type { ModelProfile } from '../../providers/model-profile.js';
@@ -19,12 +20,17 @@ export interface Readiness {
 
 /** Throws the first reason the turn cannot run; `onSecret` is told each credential value read. */
 export async function checkReadiness(deps: TurnDeps, ns: Namespace, spec: AgentSpec, profile: ModelProfile, onSecret: (value: string) => void): Promise<Readiness> {
-  const pinned = await verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin });
-  assertCliVersionAllowed(deps.policy, pinned.version);
   assertProviderAllowed(deps.policy, profile.baseUrl);
   assertModelAllowed(deps.policy, profile.model);
   // Servers by what they are (P5): the inline ones here, the connections as openRunTools reads them.
   for (const [name, upstream] of Object.entries(spec.upstreams)) assertConnectionAllowed(deps.policy, name, { transport: 'stdio', command: upstream.command, args: upstream.args });
-  const access = await providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret });
-  return { pinned, access };
+  // Independent, and each waits on I/O (the binary's record; the keychain): both at once. The pin's verdict is reported first.
+  const [pinCheck, accessCheck] = await Promise.allSettled([
+    verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(deps.home), ...deps.pin }).finally(() => traceMark('pin-checked')),
+    providerAccess({ home: deps.home, namespace: ns, env: deps.env, profile, resolveCredential: deps.resolveCredential, onSecret }).finally(() => traceMark('credential-read')),
+  ]);
+  if (pinCheck.status === 'rejected') throw pinCheck.reason;
+  assertCliVersionAllowed(deps.policy, pinCheck.value.version);
+  if (accessCheck.status === 'rejected') throw accessCheck.reason;
+  return { pinned: pinCheck.value, access: accessCheck.value };
 }

@@ -5,6 +5,7 @@
  */
 import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
 import { WardError } from '../../base/errors.js';
+import { traceMark } from '../../base/trace.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, isConnectionTool, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
 import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
 import type { Rule } from '../../permissions/grants.js';
@@ -109,7 +110,7 @@ export class RunService {
     await checkReadiness(this.deps, input.namespace, spec, profile, () => undefined);
     const connectionTools = spec.tools.filter(isConnectionTool);
     if (connectionTools.length === 0) return;
-    const manager = this.deps.openConnections(input.namespace, () => undefined);
+    const manager = await this.deps.openConnections(input.namespace, () => undefined);
     try {
       assertConnectionToolsPinned(manager.registry, connectionTools, label, input.namespace);
     } finally {
@@ -131,11 +132,14 @@ export class RunService {
     if (admission.attached) return this.attach(store, admission.run);
 
     const runId = admission.run.id;
+    traceMark('admitted');
     const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules });
     const done = Promise.resolve()
       .then(() => turn.run())
       .then(async (outcome) => {
+        traceMark('run-finished');
         await this.afterTurn(store, conversation.id);
+        traceMark('anchored');
         return { runId, conversationId: conversation.id, ...outcome };
       });
     const handle: RunHandle = { runId, conversationId: conversation.id, attached: false, cursor, done, childPid: () => turn.childPid() };

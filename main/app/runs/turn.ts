@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import { describeError } from '../../base/errors.js';
+import { traceMark } from '../../base/trace.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools, type RunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
@@ -57,9 +58,10 @@ export interface TurnDeps {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly policy: AdminPolicy | null;
-  readonly broker: { register(binding: RunBinding): RunRegistration };
+  /** Still starting when the turn is admitted: awaited only where the turn registers with it. */
+  readonly broker: Promise<{ register(binding: RunBinding): RunRegistration }>;
   /** The model gateway (G1): the child reaches the provider only through it, with a run capability. */
-  readonly gateway: { register(route: ProviderRoute): GatewayRegistration };
+  readonly gateway: Promise<{ register(route: ProviderRoute): GatewayRegistration }>;
   readonly prompter: Prompter;
   readonly promptTimeoutMs: number | undefined;
   readonly stopGraceMs: number;
@@ -77,7 +79,7 @@ export interface TurnDeps {
    * The namespace's connections; every credential value they read is told to `onSecret` (redacted
    * from the journal), and `elicit` asks the person when a server asks for input.
    */
-  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void, elicit?: (connection: string) => Elicitor) => ConnectionManager;
+  readonly openConnections: (ns: Namespace, onSecret: (value: string) => void, elicit?: (connection: string) => Elicitor) => Promise<ConnectionManager>;
 }
 
 export interface TurnInput {
@@ -152,6 +154,7 @@ export class Turn {
   private readonly finished: FinishedCall[] = [];
   /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
   private cliNamesToolUses = false;
+  private tracedFirstToken = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
   /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
   private readonly reportedToolUses = new Set<string>();
@@ -177,6 +180,7 @@ export class Turn {
       const plan = await this.prepare();
       await this.openTools(plan);
       const exit = await this.stream(await this.launch(plan));
+      traceMark('cli-exited');
       outcome = this.decide(exit);
     } catch (error) {
       if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
@@ -230,6 +234,8 @@ export class Turn {
   private async prepare(): Promise<Plan> {
     const { deps, input } = this;
     const { store, namespace: ns } = input;
+    // The sandbox's proxies start while the turn is prepared, not after it.
+    deps.sandbox.prewarm();
     const conversation = store.conversations.get(input.conversationId);
     const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
     const spec = parseAgentSpec(agentVersion.spec);
@@ -252,8 +258,10 @@ export class Turn {
       sandboxed: deps.sandboxStatus.confined,
     });
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
+    traceMark('run-started');
 
     const { pinned, access } = await checkReadiness(deps, ns, spec, profile, (value) => this.journal.addSecret(value));
+    traceMark('prepared');
     this.checkNotStopped();
     return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
   }
@@ -298,7 +306,9 @@ export class Turn {
       namespace: ns,
       checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
     });
-    this.registration = deps.broker.register({
+    const [broker, gateway] = await Promise.all([deps.broker, deps.gateway]);
+    traceMark('services-awaited');
+    this.registration = broker.register({
       runId: input.runId,
       tools: plan.routes,
       upstreams: this.upstreams,
@@ -317,7 +327,7 @@ export class Turn {
     });
     this.journal.addSecret(this.registration.capability);
     // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
-    this.gatewayRoute = deps.gateway.register({
+    this.gatewayRoute = gateway.register({
       runId: input.runId,
       baseUrl: plan.profile.baseUrl,
       credential: () => plan.access.credential(),
@@ -326,6 +336,7 @@ export class Turn {
       modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
     });
     this.journal.addSecret(this.gatewayRoute.capability);
+    traceMark('tools-open');
   }
 
   /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
@@ -378,6 +389,7 @@ export class Turn {
     const registration = this.registration!;
     const gateway = this.gatewayRoute!;
     const permissions = this.permissions!;
+    traceMark('launch');
     this.runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
     fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
     fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
@@ -416,6 +428,7 @@ export class Turn {
         return decision.allowed ? { allow: true } : { allow: false, reason: `Ward denied ${host}:${port}: ${decision.reason}` };
       },
     });
+    traceMark('sandbox-ready');
     this.checkNotStopped();
     input.store.runs.transition(input.runId, 'running');
     this.state = 'running';
@@ -429,6 +442,7 @@ export class Turn {
     // Read before the spawn: a malformed settings.json fails the turn with nothing started.
     const limits = this.deps.limits();
     this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
+    traceMark('spawned');
     if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
@@ -462,11 +476,14 @@ export class Turn {
     const journal = this.journal;
     switch (message.kind) {
       case 'init': {
+        traceMark('cli-init');
         const problem = checkInit(message, { ...expected, tools: this.expectedTools });
         if (problem !== null) this.abort(`aborted: ${problem}`);
         return;
       }
       case 'text_delta':
+        if (!this.tracedFirstToken) traceMark('first-token');
+        this.tracedFirstToken = true;
         this.deltas.push(message.text);
         return;
       case 'assistant_text':
@@ -497,6 +514,7 @@ export class Turn {
         return;
       }
       case 'result':
+        traceMark('cli-result');
         this.result = message;
         journal.emit('usage', {
           inputTokens: message.usage.inputTokens,

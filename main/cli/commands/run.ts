@@ -1,4 +1,5 @@
 import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
+import { traceMark } from '../../base/trace.js';
 import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
 import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';
 import type { JournalEvent } from '../../store/journal.js';
@@ -94,8 +95,10 @@ export const runCommand: Command = {
     // The policy and the namespace are checked before anything is started: nothing left to clean up.
     const ward = app();
     const store = ward.namespaces.fromFlag(values.namespace);
+    traceMark('store-open');
     const ns = store.namespace;
     const service = await ward.runs();
+    traceMark('runs-ready');
     let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;

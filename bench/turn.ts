@@ -1,0 +1,240 @@
+/**
+ * Turn latency (issue 19): a whole `ward run --new -- hi` text turn against the bare pinned CLI
+ * (`claude -p` with the flags Ward passes, minus Ward's MCP server and approval tool) on the same
+ * loopback scripted provider, run in turn so both see the same load. Ward runs twice per round:
+ * with the OS sandbox as configured (auto) and with WARD_SANDBOX=off. Ward's WARD_TRACE_FILE
+ * marks (main/base/trace.ts) give its time before the spawn and where that time goes.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_AGENT_SPEC } from '../main/agents/spec.js';
+import { WardApp } from '../main/app/ward-app.js';
+import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
+import { buildCliArgs } from '../main/runner/argv.js';
+import { buildChildEnv } from '../main/runner/env.js';
+import { verifyPinnedCli } from '../main/runner/pin.js';
+import { startModelProvider } from '../test/fixtures/model-provider/provider.js';
+import { percentile, round } from './stats.js';
+
+const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** Another built Ward checkout (an earlier commit) to run in the same rounds: a change's effect, under the same load. */
+const COMPARE = process.env.WARD_BENCH_TURN_COMPARE;
+const KEY = 'sk-ant-bench-turn-0000000000000000';
+const TURN_TIMEOUT_MS = 60_000;
+/**
+ * The breakdown: each step as [first mark, last mark] (process-start is 0). Steps that run at
+ * once (the run code, broker, gateway and sandbox probe; the pin check and the keychain read)
+ * share their first mark.
+ */
+const STEPS: readonly (readonly [string, string, string])[] = [
+  ['node start + module load', 'process-start', 'modules-loaded'],
+  ['command load', 'modules-loaded', 'command-loaded'],
+  ['policy + store open', 'command-loaded', 'store-open'],
+  ['run code load', 'store-open', 'runs-loaded'],
+  ['broker start', 'store-open', 'broker-started'],
+  ['gateway start', 'store-open', 'gateway-started'],
+  ['sandbox probe', 'store-open', 'sandbox-probed'],
+  ['run set-up (all of the above four)', 'store-open', 'runs-ready'],
+  ['admission', 'runs-ready', 'admitted'],
+  ['journal run_started', 'admitted', 'run-started'],
+  ['pin check', 'run-started', 'pin-checked'],
+  ['keychain / credential', 'run-started', 'credential-read'],
+  ['waiting for the broker + gateway', 'prepared', 'services-awaited'],
+  ['permissions, broker + gateway registration', 'services-awaited', 'tools-open'],
+  ['run folder + sandbox launch', 'tools-open', 'sandbox-ready'],
+  ['  of which waiting for the sandbox runtime', 'launch', 'sandbox-runtime-ready'],
+  ['  of which wrapping the command', 'sandbox-runtime-ready', 'sandbox-ready'],
+  ['spawn', 'sandbox-ready', 'spawned'],
+  ['CLI start to system/init', 'spawned', 'cli-init'],
+  ['system/init to first token', 'cli-init', 'first-token'],
+  ['first token to result', 'first-token', 'cli-result'],
+  ['result to CLI exit', 'cli-result', 'cli-exited'],
+  ['settle + J3 anchor', 'cli-exited', 'anchored'],
+  ['close (broker, gateway, sandbox, stores)', 'anchored', 'app-closed'],
+];
+
+interface Sample {
+  /** Spawn to exit of the whole process. */
+  readonly totalMs: number;
+  /** Spawn to the first answer text on stdout. */
+  readonly firstTokenMs: number;
+  /** The bare CLI's spawn to its system/init line (Ward's is in its marks). */
+  readonly initMs?: number;
+  readonly marks: Record<string, number>;
+}
+
+function timed(binary: string, args: readonly string[], env: Record<string, string>, cwd: string, input: string, isToken: (chunk: string) => boolean): Promise<Omit<Sample, 'marks'>> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let first: bigint | undefined;
+    let init: bigint | undefined;
+    let stderr = '';
+    const child = spawn(binary, args, { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), TURN_TIMEOUT_MS);
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (init === undefined && text.includes('"subtype":"init"')) init = process.hrtime.bigint();
+      if (first === undefined && isToken(text)) first = process.hrtime.bigint();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const end = process.hrtime.bigint();
+      if (code !== 0 || first === undefined) return reject(new Error(`${path.basename(binary)} exited ${String(code)} without an answer: ${stderr.slice(-500)}`));
+      resolve({ totalMs: Number(end - start) / 1e6, firstTokenMs: Number(first - start) / 1e6, ...(init === undefined ? {} : { initMs: Number(init - start) / 1e6 }) });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** `node -e 0` spawn to exit: what the machine's load makes of a process start, for reading the absolute figures. */
+function nodeStart(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+  });
+}
+
+function readMarks(file: string): Record<string, number> {
+  const marks: Record<string, number> = {};
+  for (const line of fs.readFileSync(file, 'utf8').trim().split('\n')) {
+    const [name, ms] = line.split(' ');
+    if (name !== undefined && ms !== undefined) marks[name] ??= Number(ms);
+  }
+  fs.rmSync(file, { force: true });
+  return marks;
+}
+
+function median(values: number[]): number {
+  return round(percentile(values, 50), 1);
+}
+
+function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
+  const ratios = ward.map((sample, i) => sample.totalMs / bare[i]!.totalMs);
+  const preSpawn = ward.map((sample) => sample.marks.spawned ?? Number.NaN);
+  const breakdownMs: Record<string, number> = {};
+  for (const [name, from, to] of STEPS) {
+    const steps = ward.filter((sample) => sample.marks[to] !== undefined && (from === 'process-start' || sample.marks[from] !== undefined));
+    if (steps.length > 0) breakdownMs[name] = median(steps.map((sample) => sample.marks[to]! - (from === 'process-start' ? 0 : sample.marks[from]!)));
+  }
+  return {
+    wardTotalMedianMs: median(ward.map((sample) => sample.totalMs)),
+    bareTotalMedianMs: median(bare.map((sample) => sample.totalMs)),
+    ratioMedian: round(percentile(ratios, 50), 2),
+    wardPreSpawnMedianMs: median(preSpawn),
+    wardFirstTokenMedianMs: median(ward.map((sample) => sample.firstTokenMs)),
+    bareFirstTokenMedianMs: median(bare.map((sample) => sample.firstTokenMs)),
+    // Against the breakdown's "CLI start to system/init": what Ward's MCP server and approval tool cost the CLI's start.
+    bareCliInitMedianMs: median(bare.map((sample) => sample.initMs ?? Number.NaN)),
+    firstTokenRatioMedian: round(percentile(ward.map((sample, i) => sample.firstTokenMs / bare[i]!.firstTokenMs), 50), 2),
+    breakdownMs,
+    pass: percentile(ratios, 50) <= 1.1 && percentile(preSpawn, 50) <= 150,
+  };
+}
+
+/**
+ * The desktop's case: one long-lived app (modules loaded, broker and gateway up), a turn's own
+ * time from startTurn to the child's spawn, after a first turn warmed it. Sandbox as configured.
+ */
+async function warmAppPreSpawn(env: Record<string, string>, push: () => void): Promise<number[]> {
+  const app = new WardApp({ env });
+  try {
+    const namespace = app.namespaces.fromFlag(undefined).namespace;
+    const runs = await app.runs();
+    const samples: number[] = [];
+    for (let turn = 0; turn <= ROUNDS; turn++) {
+      push();
+      const start = performance.now();
+      const handle = runs.startTurn({ namespace, prompt: 'hi' });
+      let spawnedAt: number | undefined;
+      // Polled each millisecond: the spawn is not an event the app exposes.
+      const poll = setInterval(() => {
+        if (spawnedAt === undefined && handle.childPid() !== undefined) spawnedAt = performance.now();
+      }, 1);
+      const outcome = await handle.done;
+      clearInterval(poll);
+      if (outcome.state !== 'succeeded') throw new Error(`warm app turn ${outcome.state}: ${String(outcome.reason)}`);
+      if (turn > 0 && spawnedAt !== undefined) samples.push(spawnedAt - start);
+    }
+    return samples;
+  } finally {
+    await app.close();
+  }
+}
+
+export async function benchTurn(): Promise<Record<string, unknown>> {
+  const provider = await startModelProvider();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-turn-'));
+  try {
+    const home = path.join(scratch, 'home');
+    const wardHome = path.join(scratch, 'ward');
+    const tmp = path.join(scratch, 'tmp');
+    for (const dir of [home, wardHome, tmp]) fs.mkdirSync(dir, { mode: 0o700 });
+    const trace = path.join(scratch, 'trace');
+    const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
+    // The key comes from the environment after the keychain is asked (nothing stored), as for a first user.
+    const wardEnv = { ...base, WARD_HOME: wardHome, WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, WARD_TRACE_FILE: trace };
+    const ward = async (sandbox: 'auto' | 'off', root = ROOT): Promise<Sample> => {
+      provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      const sample = await timed(process.execPath, [path.join(root, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...wardEnv, WARD_SANDBOX: sandbox }, scratch, '', (text) => text.length > 0);
+      return { ...sample, marks: readMarks(trace) };
+    };
+
+    // The bare CLI: Ward's argv and environment for a new session, with no MCP server and no approval tool.
+    const pinned = await verifyPinnedCli();
+    const runFiles = path.join(scratch, 'bare-run');
+    fs.mkdirSync(runFiles, { mode: 0o700 });
+    fs.writeFileSync(path.join(runFiles, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+    fs.writeFileSync(path.join(runFiles, 'instructions.md'), DEFAULT_AGENT_SPEC.instructions);
+    const bare = async (): Promise<Sample> => {
+      provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      const configDir = fs.mkdtempSync(path.join(scratch, 'bare-config-'));
+      const workspace = fs.mkdtempSync(path.join(scratch, 'bare-workspace-'));
+      const args = buildCliArgs({
+        sessionId: randomUUID(),
+        resume: false,
+        mcpConfigPath: path.join(runFiles, 'mcp.json'),
+        instructionsPath: path.join(runFiles, 'instructions.md'),
+        model: DEFAULT_MODEL,
+        pinnedTools: [],
+      });
+      const approval = args.indexOf('--permission-prompt-tool');
+      args.splice(approval, 2);
+      const env = buildChildEnv({ inherited: base, model: { baseUrl: provider.url, key: KEY, mode: 'api_key' }, configDir });
+      return { ...(await timed(pinned.path, args, env, workspace, 'hi', (text) => text.includes('"text_delta"'))), marks: {} };
+    };
+
+    // Warm-up: the namespace and its keys, the pin record, the page cache for the binary.
+    await ward('auto');
+    await ward('off');
+    await bare();
+    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], node: [] as number[], compare: [] as Sample[] };
+    if (COMPARE !== undefined) await ward('auto', COMPARE);
+    for (let round = 0; round < ROUNDS; round++) {
+      // The order rotates, so no variant always runs right after another.
+      const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s)), () => nodeStart().then((ms) => samples.node.push(ms))];
+      if (COMPARE !== undefined) order.push(() => ward('auto', COMPARE).then((s) => samples.compare.push(s)));
+      for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
+    }
+    const warm = await warmAppPreSpawn(wardEnv, () => provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] }));
+    return {
+      rounds: ROUNDS,
+      warmAppStartTurnToSpawnMedianMs: median(warm),
+      target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 150 ms',
+      nodeStartMedianMs: median(samples.node),
+      sandboxed: summary(samples.sandboxed, samples.bare),
+      unsandboxed: summary(samples.unsandboxed, samples.bare),
+      ...(COMPARE === undefined ? {} : { compared: { checkout: COMPARE, ...summary(samples.compare, samples.bare), sandboxedToCompared: round(percentile(samples.sandboxed.map((sample, i) => sample.totalMs / samples.compare[i]!.totalMs), 50), 2) } }),
+    };
+  } finally {
+    await provider.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
