@@ -15,12 +15,13 @@ export const QUIET_SWITCHES = {
 
 /**
  * How the child reaches the model: the run's gateway URL and run capability (S4, G1), never the
- * real credential. `mode` says which variable carries the key, so the CLI sends the headers its
- * mode needs (a subscription token asks for OAuth headers).
+ * real credential. `mode` says which variable carries the capability, so the CLI sends the headers
+ * its mode needs (a subscription token asks for OAuth headers).
  */
 export interface ModelAccess {
   readonly baseUrl: string;
-  readonly key: string;
+  /** The run's capability for the gateway, in the place the CLI reads its key from. */
+  readonly capability: string;
   readonly mode: 'api_key' | 'oauth_token';
 }
 
@@ -52,8 +53,8 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   Object.assign(env, QUIET_SWITCHES);
   env.ANTHROPIC_BASE_URL = input.model.baseUrl;
   env.CLAUDE_CONFIG_DIR = input.configDir;
-  if (input.model.mode === 'api_key') env.ANTHROPIC_API_KEY = input.model.key;
-  else env.CLAUDE_CODE_OAUTH_TOKEN = input.model.key;
+  if (input.model.mode === 'api_key') env.ANTHROPIC_API_KEY = input.model.capability;
+  else env.CLAUDE_CODE_OAUTH_TOKEN = input.model.capability;
   // Belt and braces: nothing that changes how the binary loads code.
   for (const name of Object.keys(env)) if (/^(LD_|DYLD_)/.test(name)) delete env[name];
   return env;

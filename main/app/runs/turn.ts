@@ -409,7 +409,7 @@ export class Turn {
     // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
     const granted = await permissions.grantedEnv(deps.env);
     for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
-    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, key: gateway.capability, mode: plan.access.childMode }, configDir: plan.configDir, granted });
+    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, capability: gateway.capability, mode: plan.access.childMode }, configDir: plan.configDir, granted });
     this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
     const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
     this.sandboxed = await deps.sandbox.launch({
