@@ -1,7 +1,9 @@
 /**
  * How long a turn may take, read from the data folder's settings.json (issue 12 #13):
  * `turnTimeoutMinutes` bounds a whole turn; `idleTimeoutMinutes` stops a turn whose CLI has
- * said nothing for that long while no tool was running (a provider that hangs). A malformed or
+ * said nothing for that long while no tool was running (a provider that hangs);
+ * `warmSessionMinutes` is how long the desktop keeps a conversation's CLI running after a turn
+ * (issue 19; 0 turns warm sessions off). A malformed or
  * out-of-range value fails closed (L1): the run is refused, naming the file and the key.
  */
 import path from 'node:path';
@@ -11,11 +13,14 @@ import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 export interface RunLimits {
   readonly turnTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** How long a warm session may wait for its next turn; 0: every turn starts its own CLI. */
+  readonly warmSessionMs: number;
 }
 
 const LIMITS = {
   turnTimeoutMinutes: { min: 1, max: 24 * 60, fallback: 30 },
   idleTimeoutMinutes: { min: 1, max: 4 * 60, fallback: 10 },
+  warmSessionMinutes: { min: 0, max: 60, fallback: 10 },
 } as const;
 
 export function runLimits(home: string): RunLimits {
@@ -29,5 +34,9 @@ export function runLimits(home: string): RunLimits {
     }
     return value;
   };
-  return { turnTimeoutMs: minutes('turnTimeoutMinutes') * 60_000, idleTimeoutMs: minutes('idleTimeoutMinutes') * 60_000 };
+  return {
+    turnTimeoutMs: minutes('turnTimeoutMinutes') * 60_000,
+    idleTimeoutMs: minutes('idleTimeoutMinutes') * 60_000,
+    warmSessionMs: minutes('warmSessionMinutes') * 60_000,
+  };
 }

@@ -39,8 +39,16 @@ import { runLimits } from './run-limits.js';
 import { UsageService } from './usage.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
 
-/** Seams for the run loop; production leaves them all unset. */
+/** Seams for the run loop; production leaves them all unset but `warmSessions`. */
 export interface RunOptions {
+  /**
+   * Keep each conversation's CLI running between turns (issue 19): the desktop, a long-lived
+   * process, sets it; `ward run` (one turn per process) does not. settings.json's
+   * `warmSessionMinutes` bounds the wait and 0 turns it off.
+   */
+  readonly warmSessions?: boolean;
+  /** How long a warm session waits for its next turn (default: settings.json warmSessionMinutes, 10 min). */
+  readonly warmSessionMs?: number;
   /** SIGINT → SIGKILL of the process group after this long (R6, default 5 s). */
   readonly stopGraceMs?: number;
   /** A turn is stopped after this long whatever happens (default: settings.json turnTimeoutMinutes, 30 min). */
@@ -255,7 +263,11 @@ export class WardApp {
       stopGraceMs: run.stopGraceMs ?? 5_000,
       limits: () => {
         const limits = runLimits(this.home);
-        return { turnTimeoutMs: run.turnTimeoutMs ?? limits.turnTimeoutMs, idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs };
+        return {
+          turnTimeoutMs: run.turnTimeoutMs ?? limits.turnTimeoutMs,
+          idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs,
+          warmSessionMs: run.warmSessions === true ? (run.warmSessionMs ?? limits.warmSessionMs) : 0,
+        };
       },
       pin: run.pin,
       maxLineBytes: run.maxLineBytes,
@@ -269,6 +281,6 @@ export class WardApp {
       openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };
     // J3: each run's end is anchored once the run has settled.
-    return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId));
+    return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId), run.warmSessions === true);
   }
 }

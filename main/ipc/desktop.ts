@@ -25,7 +25,8 @@ export function startDesktop(options: Omit<WardAppOptions, 'prompter'> & Desktop
   const { openExternal, openSignIn, pickFolder, pickBundle, showReview, attention, bringForward, ...appOptions } = options;
   // The queue asks the app for the timeout (the policy's approvalTimeoutSeconds) when a question is asked.
   const approvals: ApprovalQueue = new ApprovalQueue((): number => app.approvalTimeoutMs);
-  const app: WardApp = new WardApp({ ...appOptions, prompter: approvals });
+  // A long-lived process: each conversation's CLI stays running between turns (issue 19).
+  const app: WardApp = new WardApp({ ...appOptions, run: { warmSessions: true, ...appOptions.run }, prompter: approvals });
   // A malformed policy or conflicting namespace settings stop the app here (fail closed), not at the first click.
   void app.namespaces.fixed;
   const ipc = new DesktopIpc(app, { approvals, openExternal, openSignIn, pickFolder, pickBundle, showReview });

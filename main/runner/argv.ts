@@ -23,6 +23,8 @@ export interface CliArgsInput {
   readonly disallowedRules?: readonly string[];
   /** Tools the CLI must ask the approval tool about on every call (an ask rule beats its own allows). */
   readonly askTools?: readonly string[];
+  /** A warm session's child reads its turns as stream-json lines from stdin (issue 19); default: one prompt on stdin. */
+  readonly streamInput?: boolean;
 }
 
 /** A tool name (MCP names may hold "-", which the pinned CLI accepts), optionally with a scope in parentheses. */
@@ -68,6 +70,8 @@ export function buildCliArgs(input: CliArgsInput): string[] {
   if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
   if ((input.disallowedRules ?? []).length > 0) args.push('--disallowedTools', input.disallowedRules!.join(','));
   if ((input.askTools ?? []).length > 0) args.push('--settings', JSON.stringify({ permissions: { ask: input.askTools } }));
-  args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model, '--');
+  args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model);
+  // Nothing may follow as an option; a warm session's turns come on stdin, not as an argument.
+  args.push(...(input.streamInput === true ? ['--input-format', 'stream-json'] : ['--']));
   return args;
 }

@@ -1,8 +1,11 @@
 /**
  * R2/R6: the pinned CLI as a child process. argv array, no shell, its own process group, stdio
- * pipes, the prompt written to stdin and closed. Stop is SIGINT to the CLI (2.1.328 in `-p` mode
- * answers it by cancelling the turn, telling MCP servers to cancel in-flight calls, and writing
- * a terminal `result`), then SIGKILL to the whole group when the grace period runs out.
+ * pipes. A one-turn child gets the prompt on stdin, which is then closed; Stop is SIGINT to the
+ * CLI (2.1.328 in `-p` mode answers it by cancelling the turn, telling MCP servers to cancel
+ * in-flight calls, and writing a terminal `result`). A warm session's child (`--input-format
+ * stream-json`, issue 19) keeps stdin open and takes one `user` line per turn; Stop is its
+ * `interrupt` control request (facts in test/runner/stream-json-input.test.ts). Either way the
+ * whole group gets SIGKILL when the grace period runs out.
  * Sandboxed (main/sandbox/engine.ts), the child is the runtime's wrapper around bwrap: the
  * interrupt goes to the CLI inside it, and the group kill takes the wrapper and bwrap, whose
  * --die-with-parent and pid namespaces take the rest.
@@ -16,7 +19,8 @@ export interface CliLaunch {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
-  readonly prompt: string;
+  /** A one-turn child's prompt; absent for a warm session's child, whose turns come through sendTurn(). */
+  readonly prompt?: string;
   readonly maxLineBytes?: number;
   /** Set when `binary` is the sandbox wrapping the pinned CLI: the CLI binary, whose process gets the interrupt. */
   readonly inner?: string;
@@ -39,10 +43,14 @@ export class CliProcess {
   readonly exited: Promise<CliExit>;
   private readonly child: ChildProcess;
   private readonly inner: string | undefined;
+  /** True for a warm session's child: stdin stays open for stream-json lines. */
+  private readonly streamInput: boolean;
+  private interrupts = 0;
 
   /** `onMessages` gets the messages of one stdout chunk together, so they can be committed in one transaction. */
   constructor(launch: CliLaunch, onMessages: (messages: CliMessage[]) => void) {
     this.inner = launch.inner;
+    this.streamInput = launch.prompt === undefined;
     this.child = spawn(launch.binary, [...launch.args], {
       cwd: launch.cwd,
       env: { ...launch.env },
@@ -97,26 +105,49 @@ export class CliProcess {
         settle();
       });
     });
-    if (this.child.pid !== undefined) this.child.stdin!.end(launch.prompt);
+    if (this.child.pid !== undefined && launch.prompt !== undefined) this.child.stdin!.end(launch.prompt);
   }
 
   get pid(): number | undefined {
     return this.child.pid;
   }
 
+  /** Still running (spawned, not exited). */
+  get alive(): boolean {
+    return this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** A warm session's next turn: one stream-json `user` line (no shell, no argv: the text stays out of `ps`). */
+  sendTurn(prompt: string): void {
+    if (!this.streamInput) throw new Error('this CLI child took its one prompt at start');
+    this.writeLine({ type: 'user', message: { role: 'user', content: prompt } });
+  }
+
+  /** A warm session's end: stdin closes and the CLI exits 0 once its turn is done. */
+  endInput(): void {
+    this.child.stdin!.end();
+  }
+
   /** Graceful stop: the CLI cancels the turn and writes its terminal result. */
   interrupt(): void {
-    if (this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        // The sandbox's wrappers do not forward signals (SIGINT would end them and, through
-        // --die-with-parent, SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending the wrapper is right.
-        const inner = this.inner === undefined ? null : findInnerProcess(this.child.pid, this.inner);
-        if (inner !== null) process.kill(inner, 'SIGINT');
-        else this.child.kill('SIGINT');
-      } catch {
-        // already gone
-      }
+    if (!this.alive) return;
+    if (this.streamInput) {
+      this.writeLine({ type: 'control_request', request_id: `ward-interrupt-${++this.interrupts}`, request: { subtype: 'interrupt' } });
+      return;
     }
+    try {
+      // The sandbox's wrappers do not forward signals (SIGINT would end them and, through
+      // --die-with-parent, SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending the wrapper is right.
+      const inner = this.inner === undefined ? null : findInnerProcess(this.child.pid!, this.inner);
+      if (inner !== null) process.kill(inner, 'SIGINT');
+      else this.child.kill('SIGINT');
+    } catch {
+      // already gone
+    }
+  }
+
+  private writeLine(message: Record<string, unknown>): void {
+    if (this.alive && this.child.stdin!.writable) this.child.stdin!.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Kills the CLI and everything it started (its process group). Safe to call repeatedly. */

@@ -21,6 +21,7 @@ import { assertConnectionToolsPinned } from '../../agents/run-tools.js';
 import { resolveModelProfile } from '../../providers/model-profile.js';
 import { checkReadiness } from './readiness.js';
 import { Turn, type TurnDeps } from './turn.js';
+import { WarmSessions } from './warm-sessions.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
 
@@ -68,13 +69,17 @@ interface ActiveTurn {
 
 export class RunService {
   private readonly active = new Map<string, ActiveTurn>();
+  /** The conversations' CLIs kept between turns (issue 19); null when every turn starts its own. */
+  private readonly warm: WarmSessions | null;
 
   constructor(
     private readonly folder: DataFolder,
     private readonly deps: TurnDeps,
     /** Runs after each turn settled, before its outcome is handed out (the J3 anchor). */
     private readonly afterTurn: (store: NamespaceStore, conversationId: string) => Promise<void> = async () => undefined,
+    warmSessions = false,
   ) {
+    this.warm = warmSessions ? new WarmSessions(deps.stopGraceMs) : null;
     // Folders (with a capability inside) left by a Ward process that was killed.
     sweepStaleRunDirs(isProcessAlive, deps.tmpRoot);
   }
@@ -133,7 +138,7 @@ export class RunService {
 
     const runId = admission.run.id;
     traceMark('admitted');
-    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules });
+    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules }, this.warm);
     const done = Promise.resolve()
       .then(() => turn.run())
       .then(async (outcome) => {
@@ -195,11 +200,12 @@ export class RunService {
     return active.handle.done;
   }
 
-  /** Stops every run this service started (Ward is exiting) and waits for them. */
+  /** Stops every run this service started (Ward is exiting), waits for them, then ends the warm CLIs. */
   async stopAll(reason = 'Ward is shutting down'): Promise<void> {
     const turns = [...this.active.values()];
     for (const { turn } of turns) if (!turn.stopRequested) turn.requestStop(reason);
     await Promise.allSettled(turns.map(({ handle }) => handle.done));
+    await this.warm?.closeAll();
   }
 
   /** The conversation a turn belongs to: the one named, the one this request made before, or a new one. */

@@ -1,21 +1,24 @@
 /**
- * One turn = one admitted run = one pinned-CLI child. A Turn holds that turn's state and runs
- * its steps in order:
- *   prepare   — journal run_started, check the pin (R1) and the policy (P5), read the credential
- *   openTools — permissions (P1–P4), the run's upstreams (B3), the broker capability (B1)
- *   launch    — private run folder with mcp.json (B2), argv and allowlisted env (R2, R3), sandbox
- *   stream    — stream-json → journal, init check (R3), turn timeout
- *   finish    — kill the group, remove the folder, close the capability and drain (B7), record
- *               what the CLI never reported, settle the run state (R5, R8)
+ * One turn = one admitted run. A Turn holds that turn's state and runs its steps in order:
+ *   prepare     — journal run_started, check the pin (R1) and the policy (P5), read the credential
+ *   planLaunch  — permissions (P1–P4); the child's argv, allowlisted env (R2, R3) and sandbox files
+ *   acquire     — the conversation's warm CLI when its launch is the same (issue 19), else a new
+ *                 one: the run's upstreams (B3), the broker capability (B1), a private run folder
+ *                 with mcp.json (B2), the sandbox (./cli-session.ts holds all of it)
+ *   stream      — stream-json → journal, init check (R3), turn timeout; ends at the CLI's result
+ *                 (a warm session) or its exit
+ *   finish      — keep the session warm, or kill the group, remove the folder, close the
+ *                 capability and drain (B7); record what the CLI never reported, settle (R5, R8)
  * Every event is committed to the journal before any subscriber hears of it.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { describeError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
-import { openRunTools, type RunTools } from '../../agents/run-tools.js';
+import { openRunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
-import type { RunBinding, RunRegistration } from '../../broker/types.js';
+import type { BrokerEvent, RunBinding, RunRegistration } from '../../broker/types.js';
 import type { GatewayExchange, GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import { PERMISSION_DECISION_EVENT } from '../../permissions/audit.js';
@@ -31,14 +34,13 @@ import { resolveModelProfile, type ModelCredential, type ModelProfile } from '..
 import type { ProviderAccess } from './provider-access.js';
 import { checkReadiness } from './readiness.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
-import { CliProcess, type CliExit } from '../../runner/child.js';
+import type { CliExit, CliLaunch } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
-import type { CliLaunch } from '../../runner/child.js';
 import { checkInit } from '../../runner/init-check.js';
 import type { PinLocation, PinnedCli } from '../../runner/pin.js';
-import { createRunDir, type RunDir } from '../../runner/run-dir.js';
-import { programFolders, type SandboxEngine, type SandboxStatus, type SandboxedLaunch } from '../../sandbox/engine.js';
-import { sandboxGrants, wardPrivatePaths } from '../../sandbox/files.js';
+import { createRunDir } from '../../runner/run-dir.js';
+import { programFolders, type SandboxEngine, type SandboxStatus } from '../../sandbox/engine.js';
+import { sandboxGrants, wardPrivatePaths, type RunFiles } from '../../sandbox/files.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
 import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
@@ -47,10 +49,12 @@ import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { RunState } from '../../store/runs.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
+import { CliSession, type TurnHooks } from './cli-session.js';
 import { IdleWatch } from './idle-watch.js';
 import type { RunLimits } from '../run-limits.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
+import type { WarmSessions } from './warm-sessions.js';
 import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
@@ -109,6 +113,22 @@ interface Plan {
   readonly pinned: PinnedCli;
   readonly access: ProviderAccess;
   readonly routes: readonly PinnedToolRoute[];
+  /** Read before anything starts: a malformed settings.json fails the turn with nothing started. */
+  readonly limits: RunLimits;
+  /** Whether this turn's CLI reads stream-json turns and may stay warm after it (issue 19). */
+  readonly warm: boolean;
+}
+
+/** How this turn's CLI is started, and the fingerprint a kept warm session must match to take the turn instead. */
+interface LaunchSpec {
+  readonly fingerprint: string;
+  args(paths: { mcpConfigPath: string; instructionsPath: string }): string[];
+  env(model: { baseUrl: string; capability: string }): Record<string, string>;
+  /** The sandbox's files, but for the run folder (made only for a new CLI). */
+  readonly files: Omit<RunFiles, 'readOnly'>;
+  /** The run's net grants (the broker's and the gateway's hosts are added for a new CLI). */
+  readonly hosts: readonly string[];
+  readonly expectedTools: readonly string[];
 }
 
 /** A broker call's outcome, kept until the CLI's tool_result for it arrives (or the turn ends). */
@@ -128,7 +148,6 @@ const NO_CONVERSATION = 'No conversation found';
 
 export class Turn {
   state: 'admitted' | 'running' | 'stopping' | 'done' = 'admitted';
-  child: CliProcess | undefined;
   stopRequested = false;
   stopReason = '';
   private graceTimer: NodeJS.Timeout | undefined;
@@ -141,13 +160,15 @@ export class Turn {
   private readonly deltas: TextDeltaCoalescer;
   private permissions: RunPermissions | undefined;
   private elicitations: RunElicitations | undefined;
-  private upstreams: RunTools | undefined;
-  private registration: RunRegistration | undefined;
-  private gatewayRoute: GatewayRegistration | undefined;
-  private sandboxed: SandboxedLaunch | null = null;
-  private runDir: RunDir | undefined;
+  /** The CLI process this turn runs in, with everything that lives as long as it. */
+  private session: CliSession | undefined;
+  /** True when the turn took a kept warm session: its CLI was already running. */
+  private reused = false;
+  private plan: Plan | undefined;
   private expectedTools: readonly string[] = [];
   private result: ResultMessage | null = null;
+  /** A warm session's turn ends at its result line, not at the exit of the CLI. */
+  private resultSeen: (() => void) | undefined;
   private lastDiagnostic: string | null = null;
   // Broker bookkeeping: calls dispatched upstream and not finished; finished outcomes no tool_result took yet, in finish order.
   private readonly brokerInFlight = new Set<string>();
@@ -162,6 +183,8 @@ export class Turn {
   constructor(
     private readonly deps: TurnDeps,
     private readonly input: TurnInput,
+    /** The desktop's kept CLI processes; null where every turn starts its own CLI (`ward run`). */
+    private readonly warm: WarmSessions | null = null,
   ) {
     this.journal = new TurnJournal(input.store, input.conversationId, input.runId);
     this.deltas = new TextDeltaCoalescer({
@@ -178,10 +201,10 @@ export class Turn {
     let outcome: Outcome = { state: 'failed', reason: 'the run ended before the CLI started' };
     try {
       const plan = await this.prepare();
-      await this.openTools(plan);
-      const exit = await this.stream(await this.launch(plan));
+      const launch = await this.planLaunch(plan);
+      const end = await this.stream(await this.acquire(plan, launch));
       traceMark('cli-exited');
-      outcome = this.decide(exit);
+      outcome = this.decide(end);
     } catch (error) {
       if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
       else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
@@ -214,6 +237,10 @@ export class Turn {
 
   childPid(): number | undefined {
     return this.child?.pid;
+  }
+
+  private get child() {
+    return this.session?.child;
   }
 
   private interruptThenKill(): void {
@@ -263,11 +290,16 @@ export class Turn {
     const { pinned, access } = await checkReadiness(deps, ns, spec, profile, (value) => this.journal.addSecret(value));
     traceMark('prepared');
     this.checkNotStopped();
-    return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute) };
+    // Read before anything starts: a malformed settings.json fails the turn with nothing started.
+    const limits = deps.limits();
+    const warm = this.warm !== null && limits.warmSessionMs > 0;
+    const plan: Plan = { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute), limits, warm };
+    this.plan = plan;
+    return plan;
   }
 
-  /** Permissions, the run's upstreams and the broker capability; refuses the run if a pinned tool is gone (B3). */
-  private async openTools(plan: Plan): Promise<void> {
+  /** Permissions (P1–P4) and how the child would be started: argv, environment, sandbox files and hosts. */
+  private async planLaunch(plan: Plan): Promise<LaunchSpec> {
     const { deps, input } = this;
     const { store, namespace: ns } = input;
     this.permissions = new RunPermissions({
@@ -295,12 +327,125 @@ export class Turn {
       },
     });
     const permissions = this.permissions;
-    const elicitations = this.openElicitations(plan);
-    const elicit = (server: string) => elicitations.for(server);
-    this.upstreams = await openRunTools(plan.spec, {
+    this.openElicitations(plan);
+    const cliPermissions = permissions.cliOptions();
+    // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
+    const granted = await permissions.grantedEnv(deps.env);
+    for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
+    const args = (paths: { mcpConfigPath: string; instructionsPath: string }) =>
+      buildCliArgs({
+        sessionId: plan.conversation.cliSessionId,
+        resume: plan.resume,
+        ...paths,
+        model: plan.profile.model,
+        pinnedTools: plan.routes.map((route) => route.exposedName),
+        nativeTools: cliPermissions.tools,
+        allowedRules: cliPermissions.allowedTools,
+        disallowedRules: cliPermissions.disallowedTools,
+        askTools: cliPermissions.askTools,
+        streamInput: plan.warm,
+      });
+    const env = (model: { baseUrl: string; capability: string }) =>
+      buildChildEnv({ inherited: deps.env, model: { ...model, mode: plan.access.childMode }, configDir: plan.configDir, granted });
+    const files = {
+      programs: programFolders(plan.pinned.path),
+      writable: [plan.workspace, plan.configDir],
+      grants: sandboxGrants(permissions.currentRules()),
+      hidden: wardPrivatePaths(deps.home, deps.env),
+    };
+    const hosts = permissions.sandboxHosts();
+    // Everything the child is started with but the paths and capabilities a new CLI gets: a
+    // changed grant, agent version, setting or environment value means a new CLI (issue 19).
+    const fingerprint = createHash('sha256')
+      .update(
+        JSON.stringify({
+          cli: [plan.pinned.path, plan.pinned.version],
+          agent: [plan.conversation.agentId, plan.conversation.agentVersion, plan.spec.instructions],
+          // The session flag differs between a first and a later turn; the warm process is past it.
+          args: args({ mcpConfigPath: '', instructionsPath: '' }).filter((arg) => arg !== '--resume' && arg !== '--session-id'),
+          env: env({ baseUrl: '', capability: '' }),
+          provider: plan.profile.baseUrl,
+          cwd: plan.workspace,
+          files,
+          hosts,
+          sandboxed: deps.sandboxStatus.confined,
+        }),
+      )
+      .digest('hex');
+    const expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
+    return { fingerprint, args, env, files, hosts, expectedTools };
+  }
+
+  /** The conversation's warm CLI when it was started the same way, else a new one with its upstreams, capabilities, folder and sandbox. */
+  private async acquire(plan: Plan, spec: LaunchSpec): Promise<CliLaunch | null> {
+    const key = warmKey(this.input);
+    const kept = plan.warm ? await this.warm!.take(key, spec.fingerprint) : undefined;
+    this.expectedTools = spec.expectedTools;
+    if (kept !== undefined) {
+      this.session = kept;
+      this.reused = true;
+      for (const secret of kept.secrets) this.journal.addSecret(secret);
+      kept.bind(this.hooks(plan));
+      this.permissions!.setChildReach(kept.sandboxed?.reachable);
+      traceMark('warm-session');
+      this.markRunning();
+      return null;
+    }
+    const session = new CliSession(spec.fingerprint, this.input.runId);
+    this.session = session;
+    session.bind(this.hooks(plan));
+    await this.openTools(plan, session);
+    return this.launch(plan, spec, session);
+  }
+
+  /** What this turn answers for the CLI process it runs in (./cli-session.ts). */
+  private hooks(plan: Plan): TurnHooks {
+    const permissions = this.permissions!;
+    const elicitations = this.elicitations!;
+    const { refresh } = plan.access;
+    const expected = { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version };
+    return {
+      accepting: () => this.state === 'running',
+      authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
+      approve: (request) => permissions.approve(request),
+      onBrokerEvent: (event) => this.onBrokerEvent(event),
+      onModelCall: (exchange) => this.onModelCall(exchange),
+      credential: () => plan.access.credential(),
+      refreshCredential: refresh === undefined ? undefined : () => refresh.call(plan.access),
+      modelRefusal: (model) => (modelAllowed(this.deps.policy, model) ? null : `model ${model} is not allowed by ${this.deps.policy!.reason}`),
+      decideHost: async ({ host, port }) => {
+        const decision = await permissions.decideHost(host, port);
+        return decision.allowed ? { allow: true } : { allow: false, reason: `Ward denied ${host}:${port}: ${decision.reason}` };
+      },
+      elicitor: (server) => elicitations.for(server),
+      onMessages: (messages) => this.onChunk(messages, expected),
+    };
+  }
+
+  private onBrokerEvent(event: BrokerEvent): void {
+    if (event.kind === 'tool_call_started') {
+      this.brokerInFlight.add(event.callId);
+      if (event.toolUseId !== null) this.cliNamesToolUses = true;
+    } else if (event.kind === 'tool_call_finished') {
+      this.brokerInFlight.delete(event.callId);
+      this.finished.push({ toolUseId: event.toolUseId, tool: event.tool, ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
+    } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
+  }
+
+  /** A new CLI's upstreams and capabilities: refuses the run if a pinned tool is gone (B3). */
+  private async openTools(plan: Plan, session: CliSession): Promise<void> {
+    const { deps, input } = this;
+    const { namespace: ns } = input;
+    // What the upstreams read is redacted from this turn's journal and from every later turn's of the session (C3).
+    const onSecret = (value: string) => {
+      session.addSecret(value);
+      this.journal.addSecret(value);
+    };
+    const elicit = (server: string) => session.elicitor(server);
+    session.upstreams = await openRunTools(plan.spec, {
       env: deps.env,
       ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
-      openConnections: () => deps.openConnections(ns, (value) => this.journal.addSecret(value), elicit),
+      openConnections: () => deps.openConnections(ns, onSecret, elicit),
       elicit,
       agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
       namespace: ns,
@@ -308,34 +453,11 @@ export class Turn {
     });
     const [broker, gateway] = await Promise.all([deps.broker, deps.gateway]);
     traceMark('services-awaited');
-    this.registration = broker.register({
-      runId: input.runId,
-      tools: plan.routes,
-      upstreams: this.upstreams,
-      isAcceptingCalls: () => this.state === 'running',
-      authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
-      approve: (request) => permissions.approve(request),
-      onEvent: (event) => {
-        if (event.kind === 'tool_call_started') {
-          this.brokerInFlight.add(event.callId);
-          if (event.toolUseId !== null) this.cliNamesToolUses = true;
-        } else if (event.kind === 'tool_call_finished') {
-          this.brokerInFlight.delete(event.callId);
-          this.finished.push({ toolUseId: event.toolUseId, tool: event.tool, ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
-        } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
-      },
-    });
-    this.journal.addSecret(this.registration.capability);
+    session.registration = broker.register(session.binding(plan.routes));
+    onSecret(session.registration.capability);
     // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
-    this.gatewayRoute = gateway.register({
-      runId: input.runId,
-      baseUrl: plan.profile.baseUrl,
-      credential: () => plan.access.credential(),
-      ...(plan.access.refresh === undefined ? {} : { refreshCredential: () => plan.access.refresh!() }),
-      onExchange: (exchange) => this.onModelCall(exchange),
-      modelRefusal: (model) => (modelAllowed(deps.policy, model) ? null : `model ${model} is not allowed by ${deps.policy!.reason}`),
-    });
-    this.journal.addSecret(this.gatewayRoute.capability);
+    session.gatewayRoute = gateway.register(session.route(plan.profile.baseUrl, plan.access.refresh !== undefined));
+    onSecret(session.gatewayRoute.capability);
     traceMark('tools-open');
   }
 
@@ -383,67 +505,51 @@ export class Turn {
     }
   }
 
-  /** The run folder, argv, environment and sandbox of the child; marks the run running. */
-  private async launch(plan: Plan): Promise<{ launch: CliLaunch; expected: { sessionId: string; version: string } }> {
+  /** A new CLI's run folder, argv, environment and sandbox; marks the run running. */
+  private async launch(plan: Plan, spec: LaunchSpec, session: CliSession): Promise<CliLaunch> {
     const { deps, input } = this;
-    const registration = this.registration!;
-    const gateway = this.gatewayRoute!;
-    const permissions = this.permissions!;
+    const registration = session.registration!;
+    const gateway = session.gatewayRoute!;
     traceMark('launch');
-    this.runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
+    const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
+    session.runDir = runDir;
     fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
     fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
-    const cliPermissions = permissions.cliOptions();
-    const args = buildCliArgs({
-      sessionId: plan.conversation.cliSessionId,
-      resume: plan.resume,
-      mcpConfigPath: this.runDir.mcpConfigPath,
-      instructionsPath: this.runDir.instructionsPath,
-      model: plan.profile.model,
-      pinnedTools: plan.routes.map((route) => route.exposedName),
-      nativeTools: cliPermissions.tools,
-      allowedRules: cliPermissions.allowedTools,
-      disallowedRules: cliPermissions.disallowedTools,
-      askTools: cliPermissions.askTools,
-    });
-    // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
-    const granted = await permissions.grantedEnv(deps.env);
-    for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
-    const env = buildChildEnv({ inherited: deps.env, model: { baseUrl: gateway.url, capability: gateway.capability, mode: plan.access.childMode }, configDir: plan.configDir, granted });
-    this.expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
+    const args = spec.args({ mcpConfigPath: runDir.mcpConfigPath, instructionsPath: runDir.instructionsPath });
+    const env = spec.env({ baseUrl: gateway.url, capability: gateway.capability });
     const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
-    this.sandboxed = await deps.sandbox.launch({
+    session.sandboxed = await deps.sandbox.launch({
       command,
-      files: {
-        programs: programFolders(plan.pinned.path),
-        readOnly: [this.runDir.dir],
-        writable: [plan.workspace, plan.configDir],
-        grants: sandboxGrants(permissions.currentRules()),
-        hidden: wardPrivatePaths(deps.home, deps.env),
-      },
+      files: { ...spec.files, readOnly: [runDir.dir] },
       // S3: the broker and the gateway (loopback, this process) and the run's net grants; any other host is decided as it is tried.
-      allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...permissions.sandboxHosts()],
-      decideHost: async ({ host, port }) => {
-        const decision = await permissions.decideHost(host, port);
-        return decision.allowed ? { allow: true } : { allow: false, reason: `Ward denied ${host}:${port}: ${decision.reason}` };
-      },
+      allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...spec.hosts],
+      decideHost: (question) => session.decideHost(question),
     });
     traceMark('sandbox-ready');
-    this.checkNotStopped();
-    input.store.runs.transition(input.runId, 'running');
-    this.state = 'running';
-    permissions.setChildReach(this.sandboxed?.reachable);
-    const launch: CliLaunch = { ...(this.sandboxed ?? command), prompt: input.prompt, maxLineBytes: deps.maxLineBytes };
-    return { launch, expected: { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version } };
+    this.permissions!.setChildReach(session.sandboxed?.reachable);
+    this.markRunning();
+    // A warm session's CLI takes its turns on stdin; a one-turn CLI gets the prompt at start.
+    return { ...(session.sandboxed ?? command), maxLineBytes: deps.maxLineBytes, ...(plan.warm ? {} : { prompt: input.prompt }) };
   }
 
-  /** Spawns the child and journals what it says until it exits (or the turn times out). */
-  private async stream({ launch, expected }: Awaited<ReturnType<Turn['launch']>>): Promise<CliExit> {
-    // Read before the spawn: a malformed settings.json fails the turn with nothing started.
-    const limits = this.deps.limits();
-    this.child = new CliProcess(launch, (messages) => this.onChunk(messages, expected));
+  private markRunning(): void {
+    this.checkNotStopped();
+    this.input.store.runs.transition(this.input.runId, 'running');
+    this.state = 'running';
+  }
+
+  /**
+   * Starts the new CLI (or hands the warm one this turn's prompt) and journals what it says until
+   * the turn ends: a warm session's at its result, a one-turn CLI's at its exit (or the turn
+   * times out). Resolves with the exit, or null when the CLI lives on after its result.
+   */
+  private async stream(launch: CliLaunch | null): Promise<CliExit | null> {
+    const { limits } = this.plan!;
+    const session = this.session!;
+    const child = launch === null ? session.child! : session.spawn(launch);
     traceMark('spawned');
-    if (this.child.pid !== undefined) this.runDir!.recordChild(this.child.pid);
+    const resultSeen = new Promise<null>((resolve) => (this.resultSeen = () => resolve(null)));
+    if (this.plan!.warm) child.sendTurn(this.input.prompt);
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
       this.interruptThenKill();
@@ -454,8 +560,8 @@ export class Turn {
     });
     this.idleWatch.touch();
     // A stop that raced the spawn.
-    if (this.stopRequested) this.child.interrupt();
-    return this.child.exited;
+    if (this.stopRequested) child.interrupt();
+    return this.plan!.warm ? Promise.race([resultSeen, child.exited]) : child.exited;
   }
 
   private onChunk(messages: readonly CliMessage[], expected: { sessionId: string; version: string }): void {
@@ -516,6 +622,7 @@ export class Turn {
       case 'result':
         traceMark('cli-result');
         this.result = message;
+        this.resultSeen?.();
         journal.emit('usage', {
           inputTokens: message.usage.inputTokens,
           outputTokens: message.usage.outputTokens,
@@ -552,10 +659,11 @@ export class Turn {
   }
 
   /** R5: success only from a terminal result with subtype "success" and is_error false; R8 for calls in flight. */
-  private decide(exit: CliExit): Outcome {
+  private decide(exit: CliExit | null): Outcome {
     const inFlight = this.brokerInFlight.size;
     let exitNote: string;
-    if (exit.spawnError !== null) exitNote = `the CLI could not be started: ${exit.spawnError}`;
+    if (exit === null) exitNote = 'the CLI ended the turn without a result';
+    else if (exit.spawnError !== null) exitNote = `the CLI could not be started: ${exit.spawnError}`;
     else {
       const how = exit.signal !== null ? `was killed by ${exit.signal}` : `exited with code ${String(exit.code)}`;
       const said = firstLine(this.journal.redact(exit.stderrTail)) ?? this.lastDiagnostic;
@@ -582,27 +690,40 @@ export class Turn {
   }
 
   /**
-   * Nothing Ward started for this run outlives it: the folder with the capability goes as soon
-   * as the child is gone, not after the drain (B2); then the capability, then the drain (B1, B7).
+   * Nothing Ward started for this run outlives it, but a warm session kept for the next turn:
+   * a new question is withdrawn, then the CLI's folder with the capability goes as soon as the
+   * child is gone, not after the drain (B2); then the capabilities, then the drain (B1, B7).
    */
   private async release(): Promise<void> {
     clearTimeout(this.turnTimer);
     this.idleWatch?.stop();
     clearTimeout(this.graceTimer);
-    this.child?.killGroup();
-    this.runDir?.remove();
     this.deltas.close();
     // An open permission question is withdrawn: nobody waits for an answer to a finished run.
     this.permissions?.close();
     this.elicitations?.close();
-    this.gatewayRoute?.close();
-    this.sandboxed?.release();
-    try {
-      await this.registration?.close();
-    } catch {
-      // close() only fails if the broker itself is broken; the run still settles.
+    const session = this.session;
+    if (session === undefined) return;
+    if (this.staysWarm(session)) {
+      session.unbind();
+      this.warm!.keep(warmKey(this.input), session, this.plan!.limits.warmSessionMs);
+      return;
     }
-    await this.upstreams?.close().catch(() => undefined);
+    // Still bound: the broker's drained outcomes reach this turn's journal.
+    await session.close();
+    session.unbind();
+  }
+
+  /** A warm session outlives its turn only when the CLI finished the turn cleanly and nothing it asked for still runs. */
+  private staysWarm(session: CliSession): boolean {
+    return (
+      this.plan?.warm === true &&
+      this.result !== null &&
+      this.abortReason === null &&
+      session.usable &&
+      this.brokerInFlight.size === 0 &&
+      (session.registration?.inFlight() ?? 0) === 0
+    );
   }
 
   /** What the CLI never reported: the native session, streamed text, tool results, calls drained after a stop. */
@@ -663,4 +784,9 @@ export class Turn {
     this.journal.emit('run_finished', { state: final.state, reason: final.reason });
     return final;
   }
+}
+
+/** A warm session belongs to one conversation of one namespace. */
+function warmKey(input: TurnInput): string {
+  return `${input.namespace.name}/${input.conversationId}`;
 }

@@ -1,0 +1,72 @@
+/**
+ * Warm sessions (issue 19): after a turn, the desktop keeps its conversation's CLI process
+ * running, so the next turn writes one line to it instead of starting the CLI, its MCP
+ * connection and its sandbox again. A session is used again only by the next turn of the same
+ * conversation whose launch would be the same (agent version, grants, environment, files, hosts:
+ * the fingerprint); otherwise, and after `warmSessionMinutes` (settings.json) without a turn, it
+ * is closed and the next turn starts a CLI that resumes the conversation by its session id (R4),
+ * with fresh capabilities. At most MAX_WARM_SESSIONS are kept; the least recently used goes.
+ */
+import type { CliSession } from './cli-session.js';
+
+export const MAX_WARM_SESSIONS = 4;
+
+interface Kept {
+  readonly session: CliSession;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class WarmSessions {
+  /** In use order: the first is the least recently used. */
+  private readonly kept = new Map<string, Kept>();
+  private readonly watched = new WeakSet<CliSession>();
+
+  /** @param graceMs how long a closing CLI may take to exit after its stdin closes (Stop's grace period). */
+  constructor(private readonly graceMs: number) {}
+
+  /**
+   * The conversation's kept session when it can take a turn launched as `fingerprint`; a session
+   * that cannot (changed launch, dead CLI) is closed first, so the next CLI resumes a complete transcript.
+   */
+  async take(key: string, fingerprint: string): Promise<CliSession | undefined> {
+    const kept = this.kept.get(key);
+    if (kept === undefined) return undefined;
+    this.kept.delete(key);
+    clearTimeout(kept.timer);
+    if (kept.session.usable && kept.session.fingerprint === fingerprint) return kept.session;
+    await kept.session.close(this.graceMs);
+    return undefined;
+  }
+
+  /** Keeps a session for the conversation's next turn, for `idleMs`. */
+  keep(key: string, session: CliSession, idleMs: number): void {
+    const timer = setTimeout(() => void this.drop(key, session), idleMs);
+    // An idle session never holds Ward open: app close or process exit ends it.
+    timer.unref();
+    this.kept.set(key, { session, timer });
+    // A CLI that dies between turns is closed when noticed (its folder and capabilities go).
+    if (!this.watched.has(session)) {
+      this.watched.add(session);
+      void session.exited?.then(() => this.drop(key, session));
+    }
+    for (const [oldest, { session: evicted }] of this.kept) {
+      if (this.kept.size <= MAX_WARM_SESSIONS) break;
+      void this.drop(oldest, evicted);
+    }
+  }
+
+  /** Closes every kept session (Ward is exiting or sessions were turned off). */
+  async closeAll(): Promise<void> {
+    const all = [...this.kept.entries()];
+    await Promise.all(all.map(([key, { session }]) => this.drop(key, session)));
+  }
+
+  /** Closes a session that is kept (one a turn has taken is the turn's to close). */
+  private async drop(key: string, session: CliSession): Promise<void> {
+    const kept = this.kept.get(key);
+    if (kept?.session !== session) return;
+    clearTimeout(kept.timer);
+    this.kept.delete(key);
+    await session.close(this.graceMs);
+  }
+}

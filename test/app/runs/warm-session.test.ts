@@ -1,0 +1,224 @@
+/**
+ * Warm sessions (issue 19): the desktop keeps a conversation's pinned CLI running between turns
+ * and hands it each next turn on stdin. Real parts: the pinned CLI, the scripted model provider,
+ * the broker, the gateway and (on this machine) the bubblewrap sandbox.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunService } from '../../../main/app/runs/run-service.js';
+import { GrantStore } from '../../../main/permissions/grant-store.js';
+import { verifyPinnedCli } from '../../../main/runner/pin.js';
+import { findInnerProcess } from '../../../main/runner/process-tree.js';
+import { DataFolder } from '../../../main/store/data-folder.js';
+import { parseNamespace } from '../../../main/namespaces/namespace.js';
+import { startModelProvider, userTextIn, type ModelProvider } from '../../fixtures/model-provider/provider.js';
+import { processesWith } from './agents.js';
+import { CANARY_KEY, payloads, processGroupAlive, startHarness, types, until, type Harness, type HarnessOptions } from './harness.js';
+
+let harness: Harness | undefined;
+let host: ChildProcessWithoutNullStreams | undefined;
+let provider: ModelProvider | undefined;
+const scratch: string[] = [];
+afterEach(async () => {
+  if (host?.exitCode === null) host.kill('SIGKILL');
+  host = undefined;
+  await harness?.close();
+  harness = undefined;
+  await provider?.close();
+  provider = undefined;
+  for (const dir of scratch.splice(0)) {
+    for (const pid of processesWith(dir)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const answer = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
+
+function warmHarness(script: Parameters<typeof startHarness>[0], options: HarnessOptions = {}): Promise<Harness> {
+  return startHarness(script, { warmSessions: true, ...options });
+}
+
+/** One turn of the conversation (a new one without `conversationId`), to its end. */
+async function turn(h: Harness, prompt: string, conversationId?: string) {
+  const handle = h.service.startTurn({ namespace: h.ns, prompt, ...(conversationId === undefined ? {} : { conversationId }) });
+  const outcome = await handle.done;
+  return { handle, outcome, pid: handle.childPid() };
+}
+
+function procEntries(pid: number, name: string): string[] {
+  return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');
+}
+
+describe('a warm session keeps the conversation’s CLI between turns (issue 19)', () => {
+  it('test_two_turns_run_in_one_cli_process_each_a_journaled_run_the_second_keeping_the_context_and_holding_no_key', async () => {
+    harness = await warmHarness([answer('Lisbon is the capital.'), answer('About 545,000 people.')]);
+    const first = await turn(harness, 'Tell me about Lisbon.');
+    expect(first.outcome.state).toBe('succeeded');
+    // The CLI lives on after its turn, waiting for the next one.
+    expect(processGroupAlive(first.pid!)).toBe(true);
+
+    const second = await turn(harness, 'How many live there?', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(second.pid).toBe(first.pid);
+    expect(second.handle.runId).not.toBe(first.handle.runId);
+    // The same process sent the first answer along with the new question.
+    const request = harness.provider.conversationRequests()[1]!;
+    expect(request.rawBody).toContain('Lisbon is the capital.');
+    expect(userTextIn(request)).toContain('How many live there?');
+
+    // Each turn is its own run in the journal, from run_started to run_finished, with its own events.
+    const events = harness.events(first.handle.conversationId);
+    const ofRun = (runId: string) => types(events.filter((event) => event.runId === runId)).filter((type) => type !== 'assistant_delta');
+    expect(ofRun(first.handle.runId)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+    expect(ofRun(second.handle.runId)).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+    expect(payloads(events.filter((event) => event.runId === second.handle.runId), 'assistant_text')).toEqual([{ text: 'About 545,000 people.' }]);
+    expect(payloads(events, 'model_call').length).toBe(2);
+
+    // The warm child holds the gateway capability, never the key; the capability is nowhere in the journal.
+    const pinned = await verifyPinnedCli();
+    const cli = findInnerProcess(first.pid!, pinned.path) ?? first.pid!;
+    const environ = procEntries(cli, 'environ');
+    const capability = environ.find((entry) => entry.startsWith('ANTHROPIC_API_KEY='))!.slice('ANTHROPIC_API_KEY='.length);
+    expect(capability).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(environ.join('\n')).not.toContain(CANARY_KEY);
+    expect(procEntries(cli, 'cmdline')).toEqual(expect.arrayContaining(['--input-format', 'stream-json']));
+    expect(procEntries(cli, 'cmdline').join('\n')).not.toContain('How many live there?');
+    const journal = JSON.stringify(events);
+    expect(journal).not.toContain(CANARY_KEY);
+    expect(journal).not.toContain(capability);
+
+    // Closing the app ends the warm CLI and removes its run folder with the capability (B2).
+    await harness.app.close();
+    await until(() => !processGroupAlive(first.pid!), 'the warm CLI to end with the app', 10_000);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+
+  it('test_stop_during_the_second_turn_interrupts_it_the_run_is_stopped_and_the_next_turn_still_answers', async () => {
+    harness = await warmHarness([answer('First.'), { kind: 'hang', blocks: [{ type: 'text', text: 'Thinking' }] }, answer('Third.')]);
+    const first = await turn(harness, 'one');
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.handle.conversationId, prompt: 'two' });
+    await until(() => harness!.provider.conversationRequests().length === 2, 'the second model call');
+    const stopped = await harness.service.stop(second.runId);
+    expect(stopped).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
+    const events = harness.events(first.handle.conversationId).filter((event) => event.runId === second.runId);
+    expect(types(events)).toContain('run_stopping');
+    expect(types(events).at(-1)).toBe('run_finished');
+
+    const third = await turn(harness, 'three', first.handle.conversationId);
+    expect(third.outcome.state).toBe('succeeded');
+    expect(userTextIn(harness.provider.conversationRequests()[2]!)).toContain('three');
+  });
+
+  it('test_a_cli_killed_between_turns_is_noticed_and_the_next_turn_resumes_the_conversation_in_a_new_process', async () => {
+    harness = await warmHarness([answer('Remember the word heron.'), answer('Heron.')]);
+    const first = await turn(harness, 'Pick a word.');
+    process.kill(-first.pid!, 'SIGKILL');
+    await until(() => !processGroupAlive(first.pid!), 'the killed CLI to be gone');
+    // Its run folder with the capability goes once the death is noticed (B2).
+    await until(() => fs.readdirSync(harness!.tmpRoot).length === 0, 'the dead session’s run folder to go');
+
+    const second = await turn(harness, 'Which word?', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(second.pid).not.toBe(first.pid);
+    // R4: the new CLI resumed the session from its transcript.
+    expect(harness.provider.conversationRequests()[1]!.rawBody).toContain('Remember the word heron.');
+  });
+
+  it('test_a_grant_revoked_between_turns_ends_the_warm_cli_so_the_next_turn_cannot_use_it', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-grant-'));
+    scratch.push(root);
+    const granted = path.join(root, 'notes');
+    fs.mkdirSync(granted);
+    harness = await warmHarness([
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: path.join(granted, 'a.txt'), content: 'first' } }] },
+      answer('Wrote a.'),
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: path.join(granted, 'b.txt'), content: 'second' } }] },
+      answer('Tried b.'),
+    ]);
+    const store = harness.core.store(harness.ns);
+    const agent = RunService.resolveAgent(store);
+    const grants = new GrantStore(store.db);
+    const grant = grants.add({ scope: 'agent', agentId: agent.agentId, effect: 'allow', kind: 'write', value: granted, grantedBy: 'test' });
+
+    const first = await turn(harness, 'write a');
+    expect(first.outcome.state).toBe('succeeded');
+    expect(fs.readFileSync(path.join(granted, 'a.txt'), 'utf8')).toBe('first');
+
+    grants.revoke(grant.id);
+    const second = await turn(harness, 'write b', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    // A new CLI, started without the grant; the kept one is gone.
+    expect(second.pid).not.toBe(first.pid);
+    expect(processGroupAlive(first.pid!)).toBe(false);
+    expect(fs.existsSync(path.join(granted, 'b.txt'))).toBe(false);
+  });
+
+  it('test_an_idle_session_is_closed_after_warm_session_minutes_and_the_next_turn_resumes_with_fresh_capabilities', async () => {
+    harness = await warmHarness([answer('The code is 7.'), answer('It was 7.')], { warmSessionMs: 1_500 });
+    const first = await turn(harness, 'Remember code 7.');
+    expect(processGroupAlive(first.pid!)).toBe(true);
+    await until(() => !processGroupAlive(first.pid!), 'the idle session to close', 15_000);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+
+    const second = await turn(harness, 'What was the code?', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(second.pid).not.toBe(first.pid);
+    expect(harness.provider.conversationRequests()[1]!.rawBody).toContain('The code is 7.');
+    const started = payloads<{ session: string }>(harness.events(first.handle.conversationId), 'run_started');
+    expect(started.map((payload) => payload.session)).toEqual(['new', 'resume']);
+  });
+
+  it('test_warm_session_minutes_0_in_settings_json_turns_warm_sessions_off', async () => {
+    harness = await warmHarness([answer('One.'), answer('Two.')]);
+    fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ warmSessionMinutes: 0 }));
+    const first = await turn(harness, 'one');
+    expect(first.outcome.state).toBe('succeeded');
+    expect(processGroupAlive(first.pid!)).toBe(false);
+    const second = await turn(harness, 'two', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(second.pid).not.toBe(first.pid);
+  });
+
+  it('test_ward_sigkilled_during_a_warm_sessions_turn_leaves_no_cli_behind_and_the_next_start_finds_the_run_uncertain', async () => {
+    provider = await startModelProvider([answer('First.'), { kind: 'hang', blocks: [{ type: 'text', text: 'Thinking' }] }]);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-home-'));
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-tmp-'));
+    scratch.push(home, tmp);
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+    const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+    host = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/warm-host/host.ts')], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    host.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const lines: Record<string, unknown>[] = [];
+    readline.createInterface({ input: host.stdout }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+    const ask = (request: Record<string, unknown>) => host!.stdin.write(`${JSON.stringify(request)}\n`);
+
+    ask({ prompt: 'one' });
+    await until(() => lines.some((line) => line.event === 'done'), `the first turn (host stderr: ${stderr.slice(-500)})`, 60_000);
+    const first = lines.find((line) => line.event === 'done')!;
+    expect(first.state).toBe('succeeded');
+    const pid = first.pid as number;
+    expect(processGroupAlive(pid)).toBe(true);
+
+    ask({ prompt: 'two', conversationId: first.conversationId });
+    await until(() => provider!.conversationRequests().length === 2, 'the second turn to reach the model', 30_000);
+    const secondRun = lines.filter((line) => line.event === 'started')[1]!.runId as string;
+    host.kill('SIGKILL');
+    await new Promise((resolve) => host!.once('exit', resolve));
+    // The CLI goes with Ward (the sandbox's --die-with-parent, else stdin's end), within a bound.
+    await until(() => !processGroupAlive(pid) && processesWith(tmp).length === 0, 'the warm CLI to die with Ward', 15_000);
+
+    // The next Ward start finds the run its dead owner left: uncertain (R8), never still running.
+    const folder = new DataFolder(home);
+    try {
+      const run = folder.store(parseNamespace('default')).runs.get(secondRun);
+      expect(run.state).toBe('uncertain');
+    } finally {
+      folder.close();
+    }
+  });
+});
