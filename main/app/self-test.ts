@@ -3,7 +3,9 @@
  * RunService, the broker, the locked-down argv and environment, the OS sandbox when runs have
  * one) in a scratch data folder, against the built-in offline endpoint. It passes when the
  * turn succeeds and the journal holds what Ward parsed from the CLI's stream-json: the answer,
- * no stray output, one model call. What an IT admin runs after an upgrade.
+ * no stray output, one model call; then a second turn of the same conversation must run in the
+ * same CLI process, as the desktop's warm sessions do (stream-json input, issue 19). What an IT
+ * admin runs after an upgrade.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,13 +59,14 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     env: selfEnv,
     // The self-test checks the CLI protocol; the admin policy is reported by its own doctor check.
     policy: null,
-    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, sandbox, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
+    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, sandbox, warmSessions: true, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
   });
   try {
     version = (await verifyPinnedCli()).version;
     const status = await sandbox.status();
     const ns = parseNamespace('default');
-    const handle = (await app.runs()).startTurn({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
+    const runs = await app.runs();
+    const handle = runs.startTurn({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
     const outcome = await handle.done;
     const events = [...app.folder.store(ns).journal.read(handle.conversationId)];
     const started = events.find((event) => event.type === 'run_started')?.payload as { sandboxed?: boolean } | undefined;
@@ -74,8 +77,13 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const stray = events.find((event) => event.type === 'diagnostic');
     if (stray !== undefined) return done(false, `unexpected stdout: ${String((stray.payload as { detail?: unknown }).detail)}`);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
+    const followUp = runs.startTurn({ namespace: ns, conversationId: handle.conversationId, prompt: 'Ward self-test: once more.' });
+    const second = await followUp.done;
+    if (second.state !== 'succeeded') return done(false, `the follow-up turn (warm session) ${second.state}: ${second.reason ?? 'no reason given'}`);
+    if (followUp.childPid() !== handle.childPid()) return done(false, 'the follow-up turn started a new CLI process: the warm session (stream-json input) did not hold');
+    if (provider.streamingCalls() !== 2) return done(false, `expected a second model call for the follow-up turn, saw ${provider.streamingCalls()}`);
     const confinement = sandboxed ? 'inside the OS sandbox' : status.detail;
-    return done(true, `CLI ${version}: system/init, assistant text and a success result parsed; offline endpoint, no network; ${confinement}`);
+    return done(true, `CLI ${version}: system/init, assistant text and a success result parsed; a follow-up turn in the same process (warm session); offline endpoint, no network; ${confinement}`);
   } catch (error) {
     return done(false, describeError(error));
   } finally {

@@ -145,6 +145,8 @@ describe('ward run (the built command)', () => {
     const checks = doctor.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string; status: string; detail: string });
     expect(checks.find((check) => check.check === 'pinned CLI')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^2\.1\.328 \(linux-x64, sha256 a982d38030b9…\) at /) });
     expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ status: 'ok', detail: expect.stringContaining('system/init, assistant text and a success result parsed') });
+    // The warm-session protocol too: a follow-up turn went to the same CLI process on stdin (issue 19).
+    expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ detail: expect.stringContaining('a follow-up turn in the same process (warm session)') });
     // As a run would: inside the OS sandbox (bwrap works on this machine; test/runner/sandbox.test.ts checks that).
     expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ detail: expect.stringContaining('; inside the OS sandbox'), data: { sandboxed: true } });
     // Offline: the self-test never touched the configured model endpoint.
