@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { GENESIS_HASH, hashEvent } from './chain.js';
+import { checkpointer } from './checkpointer.js';
 import { indexStatement, searchableText, SearchKeys } from './search.js';
 
 export { GENESIS_HASH };
@@ -32,8 +33,8 @@ export type EventListener = (event: JournalEvent) => void;
 /**
  * How soon after a burst of appends the WAL is checkpointed. SQLite's automatic checkpoint runs
  * inside a commit and stalls that commit (and so the live stream) for milliseconds; small
- * checkpoints between commits keep the stream's tail latency low. database.ts keeps a large
- * automatic checkpoint as the backstop for writes that never pause.
+ * checkpoints on a worker thread (./checkpointer.ts) keep the stream's tail latency low.
+ * database.ts keeps a large automatic checkpoint as the backstop for writes that never pause.
  */
 const CHECKPOINT_AFTER_MS = 250;
 
@@ -104,8 +105,9 @@ export class Journal {
     if (this.checkpointTimer !== undefined) return;
     this.checkpointTimer = setTimeout(() => {
       this.checkpointTimer = undefined;
+      if (!this.db.open) return;
       // PASSIVE never waits for readers or writers; a busy database just checkpoints later.
-      if (this.db.open) this.db.pragma('wal_checkpoint(PASSIVE)');
+      if (!checkpointer.request(this.db.name)) this.db.pragma('wal_checkpoint(PASSIVE)');
     }, CHECKPOINT_AFTER_MS);
     this.checkpointTimer.unref();
   }
@@ -114,6 +116,7 @@ export class Journal {
   dispose(): void {
     clearTimeout(this.checkpointTimer);
     this.checkpointTimer = undefined;
+    checkpointer.release(this.db.name);
   }
 
   private appendLocked(conversationId: string, inputs: readonly EventInput[]): JournalEvent[] {
