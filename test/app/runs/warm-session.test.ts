@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunService } from '../../../main/app/runs/run-service.js';
+import { ApprovalQueue } from '../../../main/permissions/approval-queue.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { verifyPinnedCli } from '../../../main/runner/pin.js';
 import { findInnerProcess } from '../../../main/runner/process-tree.js';
@@ -95,6 +96,37 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     await harness.app.close();
     await until(() => !processGroupAlive(first.pid!), 'the warm CLI to end with the app', 10_000);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+  });
+
+  it('test_a_question_in_the_second_turn_names_the_second_run_and_a_conversation_grant_given_there_starts_a_cli_that_sees_the_file', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-ask-')));
+    scratch.push(root);
+    fs.mkdirSync(path.join(root, 'granted'));
+    const outside = path.join(root, 'outside.txt');
+    fs.writeFileSync(outside, 'the outside words');
+    const read = { blocks: [{ type: 'tool_use' as const, name: 'Read', input: { file_path: outside } }] };
+    const queue = new ApprovalQueue(60_000);
+    harness = await warmHarness([answer('Ready.'), read, answer('Asked.'), read, answer('Read it.')], { prompter: queue });
+    const store = harness.core.store(harness.ns);
+    // Read is offered (granted in one folder), so a read elsewhere is asked about.
+    new GrantStore(store.db).add({ scope: 'agent', agentId: RunService.resolveAgent(store).agentId, effect: 'allow', kind: 'read', value: path.join(root, 'granted'), grantedBy: 'test' });
+    const first = await turn(harness, 'get ready');
+    const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.handle.conversationId, prompt: 'read the outside file' });
+    await until(() => queue.pending(harness!.ns).length === 1, 'the question of the second turn');
+    const [question] = queue.pending(harness.ns);
+    expect(question).toMatchObject({ conversationId: first.handle.conversationId, runId: second.runId });
+    queue.answer(harness.ns, question!.id, 'allow_conversation');
+    expect((await second.done).state).toBe('succeeded');
+    expect(second.childPid()).toBe(first.pid);
+    const decisions = harness.events(first.handle.conversationId).filter((event) => event.type === 'permission_decision');
+    expect(decisions.map((event) => [event.runId, (event.payload as { decision: string }).decision])).toEqual([[second.runId, 'allow']]);
+
+    // The grant changed how a CLI is started: the next turn gets a new one, which sees the file unasked.
+    const third = await turn(harness, 'read it again', first.handle.conversationId);
+    expect(third.outcome.state).toBe('succeeded');
+    expect(third.pid).not.toBe(first.pid);
+    expect(queue.pending(harness.ns)).toEqual([]);
+    expect(JSON.stringify(harness.provider.conversationRequests()[4]!.body)).toContain('the outside words');
   });
 
   it('test_stop_during_the_second_turn_interrupts_it_the_run_is_stopped_and_the_next_turn_still_answers', async () => {
