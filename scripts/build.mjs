@@ -10,6 +10,24 @@ if (!['main', 'all'].includes(target)) {
   process.exit(2);
 }
 
+/**
+ * Pure-JS packages made of many small ES modules are bundled into Ward's chunks: Node 20 loads
+ * each module file on its own, and zod (with zod-to-json-schema) and the MCP SDK were 180 of the
+ * 310 modules a `ward run` loaded, most of its module-load time (issue 19). Every other package
+ * stays external: native modules, packages that find files next to their own code (the sandbox
+ * runtime's helpers, the pinned CLI), and CommonJS packages, which Node loads quickly.
+ */
+const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextprotocol/sdk']);
+const externalUnlessBundled = {
+  name: 'external-unless-bundled',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      return BUNDLED_PACKAGES.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
 // Only the hashed chunks go stale; entries are overwritten in place.
 await rm('dist/cli/chunks', { recursive: true, force: true });
 await rm('dist/chunks', { recursive: true, force: true });
@@ -20,7 +38,7 @@ const nodeBuild = {
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  plugins: [externalUnlessBundled],
   sourcemap: 'linked',
   logLevel: 'warning',
   chunkNames: 'chunks/[name]-[hash]',

@@ -225,7 +225,7 @@ export class WardApp {
     if (this.ownsFolder) this.folder.close();
   }
 
-  private async startBroker(): Promise<{ register(binding: RunBinding): RunRegistration }> {
+  private async startBroker(): Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions(): unknown }> {
     const { Broker } = await import('../broker/broker.js');
     const started = await Broker.start();
     this.closeBroker = () => started.close();

@@ -5,14 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
-import { APPROVAL_TOOL, RunState, toolUseIdOf, type CallLimits } from './run-state.js';
-import { SessionTransport, type SessionTransportOptions } from './session-transport.js';
+import type { McpSession } from './mcp-session.js';
+import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
+import type { SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
 
 export interface BrokerOptions extends Partial<CallLimits> {
@@ -43,10 +42,7 @@ const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const PATH = /^\/runs\/([A-Za-z0-9_-]{1,128})\/mcp$/;
 
-interface Session {
-  readonly server: Server;
-  readonly transport: SessionTransport;
-}
+type Session = McpSession;
 
 interface RunEntry {
   readonly state: RunState;
@@ -97,6 +93,7 @@ export class Broker {
   private readonly streaming: SessionTransportOptions;
   private server!: LoopbackServer;
   private closing = false;
+  private mcp: Promise<typeof import('./mcp-session.js')> | undefined;
 
   private constructor(options: BrokerOptions) {
     this.limits = {
@@ -122,6 +119,15 @@ export class Broker {
 
   get port(): number {
     return this.server.port;
+  }
+
+  /**
+   * Loads the MCP server code now. Call it once a child is spawned: it loads while the CLI starts,
+   * instead of before the spawn (issue 19). A session that opens first loads it itself.
+   */
+  prepareSessions(): Promise<typeof import('./mcp-session.js')> {
+    this.mcp ??= import('./mcp-session.js');
+    return this.mcp;
   }
 
   /** Registers a run and mints its capability (B1). Throws invalid_config for a malformed binding. */
@@ -182,9 +188,9 @@ export class Broker {
         return reply(res, 400, 'request body is not JSON');
       }
       const sessionId = req.headers['mcp-session-id'];
-      if (sessionId === undefined && isInitializeRequest(parsed)) {
+      if (sessionId === undefined && (await this.prepareSessions()).isInitializeRequest(parsed)) {
         const session = await this.openSession(entry);
-        if (session === null) return reply(res, 429, 'too many MCP sessions for this run');
+        if (session === null) return entry.state.isClosed ? reply(res, 404, 'no such run') : reply(res, 429, 'too many MCP sessions for this run');
         return session.transport.handlePost(req, res, parsed);
       }
       const session = this.sessionFor(entry, sessionId, res);
@@ -214,15 +220,12 @@ export class Broker {
 
   private async openSession(entry: RunEntry): Promise<Session | null> {
     if (entry.sessions.size >= this.maxSessionsPerRun) return null;
-    const state = entry.state;
-    const server = new Server({ name: 'ward', version: '1' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: state.listTools() }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      state.callTool(request.params.name, request.params.arguments, extra.signal, toolUseIdOf(request.params._meta)),
-    );
+    const { createMcpSession } = await this.prepareSessions();
+    // Checked again: the run may have closed, or another initialize opened a session, while the module loaded.
+    if (entry.state.isClosed || entry.sessions.size >= this.maxSessionsPerRun) return null;
     const sessionId = randomUUID();
-    const transport = new SessionTransport(sessionId, this.streaming);
-    const session: Session = { server, transport };
+    const session = createMcpSession(entry.state, sessionId, this.streaming);
+    const { server, transport } = session;
     entry.sessions.set(sessionId, session);
     transport.onclose = () => {
       if (entry.sessions.get(sessionId) === session) entry.sessions.delete(sessionId);

@@ -62,8 +62,12 @@ export interface TurnDeps {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly policy: AdminPolicy | null;
-  /** Still starting when the turn is admitted: awaited only where the turn registers with it. */
-  readonly broker: Promise<{ register(binding: RunBinding): RunRegistration }>;
+  /**
+   * Still starting when the turn is admitted: awaited only where the turn registers with it.
+   * `prepareSessions` loads its MCP server code; called once the child is spawned, so it loads
+   * while the CLI starts rather than before the spawn.
+   */
+  readonly broker: Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions?(): unknown }>;
   /** The model gateway (G1): the child reaches the provider only through it, with a run capability. */
   readonly gateway: Promise<{ register(route: ProviderRoute): GatewayRegistration }>;
   readonly prompter: Prompter;
@@ -548,6 +552,8 @@ export class Turn {
     const session = this.session!;
     const child = launch === null ? session.child! : session.spawn(launch);
     traceMark('spawned');
+    // A failure to load surfaces when the CLI opens its MCP session (the broker answers 500).
+    if (launch !== null) void this.deps.broker.then((broker) => broker.prepareSessions?.()).catch(() => undefined);
     const resultSeen = new Promise<null>((resolve) => (this.resultSeen = () => resolve(null)));
     if (this.plan!.warm) child.sendTurn(this.input.prompt);
     this.turnTimer = setTimeout(() => {
