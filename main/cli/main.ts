@@ -1,6 +1,4 @@
-import { WardApp } from '../app/ward-app.js';
-import { openSystemBrowser } from '../auth/browser.js';
-import { prompterFor } from '../permissions/terminal-prompter.js';
+import type { WardApp } from '../app/ward-app.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
 import { traceMark } from '../base/trace.js';
 import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
@@ -41,6 +39,20 @@ function asksForHelp(args: readonly string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
+/**
+ * How a command makes its app, loaded only for a command that runs: `ward --version`, help and
+ * usage never load the stores, the native modules or the policy readers (issue 19).
+ */
+async function appFactory(io: CliIo): Promise<() => WardApp> {
+  const [{ WardApp }, { prompterFor }, { openSystemBrowser }] = await Promise.all([
+    import('../app/ward-app.js'),
+    import('../permissions/terminal-prompter.js'),
+    import('../auth/browser.js'),
+  ]);
+  // Permission questions and servers' requests for input go to the person at this terminal, if there is one (P3).
+  return () => new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr, { openUrl: openSystemBrowser }) });
+}
+
 /** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const { name, args } = splitCommandLine(argv);
@@ -63,12 +75,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
     return EXIT.ok;
   }
+  const makeApp = await appFactory(io);
   let app: WardApp | undefined;
-  const context: CommandContext = {
-    io,
-    // Permission questions and servers' requests for input go to the person at this terminal, if there is one (P3).
-    app: () => (app ??= new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr, { openUrl: openSystemBrowser }) })),
-  };
+  const context: CommandContext = { io, app: () => (app ??= makeApp()) };
   try {
     return await command.run(args, context);
   } catch (error) {
