@@ -5,11 +5,12 @@
  * conversation whose launch would be the same (agent version, grants, environment, files, hosts:
  * the fingerprint); otherwise, and after `warmSessionMinutes` (settings.json) without a turn, it
  * is closed and the next turn starts a CLI that resumes the conversation by its session id (R4),
- * with fresh capabilities. At most MAX_WARM_SESSIONS are kept; the least recently used goes.
+ * with fresh capabilities. At most MAX_WARM_SESSIONS are kept (a waiting CLI holds about 200 MB);
+ * the least recently used goes.
  */
 import type { CliSession } from './cli-session.js';
 
-export const MAX_WARM_SESSIONS = 4;
+export const MAX_WARM_SESSIONS = 2;
 
 interface Kept {
   readonly session: CliSession;

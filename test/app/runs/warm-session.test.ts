@@ -204,6 +204,16 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     expect(started.map((payload) => payload.session)).toEqual(['new', 'resume']);
   });
 
+  it('test_at_most_two_sessions_are_kept_the_least_recently_used_is_closed_when_a_third_conversation_ends_its_turn', async () => {
+    harness = await warmHarness([answer('A.'), answer('B.'), answer('C.')]);
+    const a = await turn(harness, 'first conversation');
+    const b = await turn(harness, 'second conversation');
+    expect([processGroupAlive(a.pid!), processGroupAlive(b.pid!)]).toEqual([true, true]);
+    const c = await turn(harness, 'third conversation');
+    await until(() => !processGroupAlive(a.pid!), 'the least recently used session to close');
+    expect([processGroupAlive(b.pid!), processGroupAlive(c.pid!)]).toEqual([true, true]);
+  });
+
   it('test_warm_session_minutes_0_in_settings_json_turns_warm_sessions_off', async () => {
     harness = await warmHarness([answer('One.'), answer('Two.')]);
     fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ warmSessionMinutes: 0 }));
