@@ -154,21 +154,37 @@ async function followUps(env: Record<string, string>, push: () => void, bareResu
       push();
       const start = performance.now();
       const handle = runs.startTurn({ namespace, prompt: 'hi', ...(conversationId === undefined ? {} : { conversationId }) });
+      // The first answer text as the desktop sees it: a committed journal event of this run.
+      let firstToken: number | undefined;
+      const unsubscribe = app.folder.store(namespace).journal.subscribe(handle.conversationId, handle.cursor, (event) => {
+        if (firstToken === undefined && event.runId === handle.runId && (event.type === 'assistant_delta' || event.type === 'assistant_text')) firstToken = performance.now() - start;
+      });
       const outcome = await handle.done;
+      unsubscribe();
       if (outcome.state !== 'succeeded') throw new Error(`desktop turn ${outcome.state}: ${String(outcome.reason)}`);
-      return { ms: performance.now() - start, conversationId: handle.conversationId, pid: handle.childPid() };
+      return { ms: performance.now() - start, firstTokenMs: firstToken ?? Number.NaN, conversationId: handle.conversationId, pid: handle.childPid() };
     };
     const first = await turn();
     await bareResume();
     const warm: number[] = [];
+    const warmFirstToken: number[] = [];
     const bare: number[] = [];
+    const bareFirstToken: number[] = [];
     const pids = new Set<number | undefined>();
     for (let round = 0; round < ROUNDS; round++) {
-      const pair = [async () => bare.push((await bareResume()).totalMs), async () => {
-        const next = await turn(first.conversationId);
-        pids.add(next.pid);
-        warm.push(next.ms);
-      }];
+      const pair = [
+        async () => {
+          const sample = await bareResume();
+          bare.push(sample.totalMs);
+          bareFirstToken.push(sample.firstTokenMs);
+        },
+        async () => {
+          const next = await turn(first.conversationId);
+          pids.add(next.pid);
+          warm.push(next.ms);
+          warmFirstToken.push(next.firstTokenMs);
+        },
+      ];
       for (let i = 0; i < pair.length; i++) await pair[(i + round) % pair.length]!();
     }
     const ratios = warm.map((ms, i) => ms / bare[i]!);
@@ -177,6 +193,9 @@ async function followUps(env: Record<string, string>, push: () => void, bareResu
       followUpMedianMs: median(warm),
       bareResumeMedianMs: median(bare),
       ratioMedian: round(percentile(ratios, 50), 2),
+      followUpFirstTokenMedianMs: median(warmFirstToken),
+      bareResumeFirstTokenMedianMs: median(bareFirstToken),
+      firstTokenRatioMedian: round(percentile(warmFirstToken.map((ms, i) => ms / bareFirstToken[i]!), 50), 2),
       // One CLI process served every follow-up: the session stayed warm.
       cliProcesses: pids.size,
       target: 'follow-up / bare --resume <= 0.30x',
