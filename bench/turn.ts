@@ -31,9 +31,9 @@ const TURN_TIMEOUT_MS = 60_000;
  * share their first mark.
  */
 const STEPS: readonly (readonly [string, string, string])[] = [
-  ['node start + module load', 'process-start', 'modules-loaded'],
+  ['node start + entry load', 'process-start', 'modules-loaded'],
   ['command load', 'modules-loaded', 'command-loaded'],
-  ['policy + store open', 'command-loaded', 'store-open'],
+  ['app code load + policy + store open', 'command-loaded', 'store-open'],
   ['run code load', 'store-open', 'runs-loaded'],
   ['broker start', 'store-open', 'broker-started'],
   ['gateway start', 'store-open', 'gateway-started'],

@@ -34,7 +34,7 @@ import { resolveModelProfile, type ModelCredential, type ModelProfile } from '..
 import type { ProviderAccess } from './provider-access.js';
 import { checkReadiness } from './readiness.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
-import type { CliExit, CliLaunch } from '../../runner/child.js';
+import type { CliExit, CliLaunch, CliProcess } from '../../runner/child.js';
 import { buildChildEnv } from '../../runner/env.js';
 import { checkInit } from '../../runner/init-check.js';
 import type { PinLocation, PinnedCli } from '../../runner/pin.js';
@@ -166,8 +166,6 @@ export class Turn {
   private elicitations: RunElicitations | undefined;
   /** The CLI process this turn runs in, with everything that lives as long as it. */
   private session: CliSession | undefined;
-  /** True when the turn took a kept warm session: its CLI was already running. */
-  private reused = false;
   private plan: Plan | undefined;
   private expectedTools: readonly string[] = [];
   private result: ResultMessage | null = null;
@@ -243,7 +241,7 @@ export class Turn {
     return this.child?.pid;
   }
 
-  private get child() {
+  private get child(): CliProcess | undefined {
     return this.session?.child;
   }
 
@@ -387,7 +385,6 @@ export class Turn {
     this.expectedTools = spec.expectedTools;
     if (kept !== undefined) {
       this.session = kept;
-      this.reused = true;
       for (const secret of kept.secrets) this.journal.addSecret(secret);
       kept.bind(this.hooks(plan));
       this.permissions!.setChildReach(kept.sandboxed?.reachable);
