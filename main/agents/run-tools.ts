@@ -10,6 +10,7 @@ import type { ConnectionSpec } from '../connections/config.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import { wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { WardError } from '../base/errors.js';
+import { failedOutcome, UpstreamError } from '../upstreams/upstream-error.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
@@ -68,7 +69,7 @@ export async function openRunTools(spec: AgentSpec, options: OpenRunToolsOptions
     callTool: (route: PinnedToolRoute, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> => {
       if (inline !== undefined && inlineNames.has(route.upstream)) return inline.callTool(route, args, signal);
       if (connections !== undefined && !inlineNames.has(route.upstream)) return connections.caller.callTool(route, args, signal);
-      return import('../upstreams/errors.js').then(({ failedOutcome, UpstreamError }) => failedOutcome(new UpstreamError('refused', `this agent has no upstream named ${route.upstream}`)));
+      return Promise.resolve(failedOutcome(new UpstreamError('refused', `this agent has no upstream named ${route.upstream}`)));
     },
     close: async () => {
       await Promise.allSettled([inline?.close(), connections?.close()]);

@@ -1,7 +1,7 @@
 import { escapeOneLine } from '../../preload/display.js';
 import { WardError, describeError } from '../base/errors.js';
 import type { UpstreamDefinition } from '../upstreams/definitions.js';
-import { UpstreamError } from '../upstreams/errors.js';
+import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { Upstreams } from '../upstreams/upstreams.js';
 import type { AgentSpec, StdioUpstream } from './spec.js';
 

@@ -9,25 +9,9 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../base/errors.js';
-import { callErrorMessage, type CallErrorCode } from './call-errors.js';
-import type { ToolOutcome } from './types.js';
+import { UpstreamError } from './upstream-error.js';
 
-export class UpstreamError extends Error {
-  constructor(
-    readonly code: CallErrorCode,
-    /** Ward's own words about what happened, safe to show and to journal. */
-    readonly detail = '',
-    options?: { cause?: unknown },
-  ) {
-    super(`${callErrorMessage(code)}${detail === '' ? '' : ` (${detail})`}`, options);
-    this.name = 'UpstreamError';
-  }
-}
-
-/** A failed call as the broker takes it. */
-export function failedOutcome(error: UpstreamError): ToolOutcome {
-  return { ok: false, errorCode: error.code, message: error.message };
-}
+export { failedOutcome, UpstreamError } from './upstream-error.js';
 
 export interface ClassifyContext {
   /** Why the session ended, when it did (exit, garbage on stdout, oversize): what a "connection closed" really was. */
