@@ -8,8 +8,9 @@
  * the user may change; JSON files may carry "version": 1 and "$schema".
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { parse as parsePlist } from 'plist';
 import { describeError } from '../base/errors.js';
 import type { BrokenSource, PolicyDocument } from './merge.js';
 
@@ -97,6 +98,20 @@ export function readJsonPolicy(file: string, rules: FileRules, mustExist: boolea
     return { broken: { source: file, problem: `is not valid JSON (${describeError(error)})` } };
   }
   return loaded(file, toDocument(file, parsed, true));
+}
+
+type Plist = typeof import('plist');
+let plist: Plist | undefined;
+
+/**
+ * The plist parser (with the XML parser and builder it needs: ~25 ms to load) loads the first
+ * time a property list is read, so no Linux or Windows command pays for it (issue 19). It is
+ * an ES module; Node ≥ 20.19 loads one synchronously with require().
+ */
+function parsePlist(input: Parameters<Plist['parse']>[0]): unknown {
+  // By its file: the package exports an `import` entry only, which require() would not pick.
+  plist ??= createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('plist'))) as Plist;
+  return plist.parse(input);
 }
 
 /** A property list's value, binary (what MDM writes) or XML. */
