@@ -21,6 +21,15 @@ const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextpro
 const externalUnlessBundled = {
   name: 'external-unless-bundled',
   setup(esbuild) {
+    // zod's error messages in 50 languages are half of what its chunk makes every command parse
+    // (370 of 755 KB); Ward's messages are English, so only zod's English locale is bundled.
+    esbuild.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-english-locale', namespace: 'ward' } : undefined,
+    );
+    esbuild.onLoad({ filter: /^zod-english-locale$/, namespace: 'ward' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: process.cwd(),
+    }));
     esbuild.onResolve({ filter: /^[^./]/ }, (args) => {
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
       return BUNDLED_PACKAGES.has(name) ? undefined : { path: args.path, external: true };
