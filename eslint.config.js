@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['preload/contract.ts', 'preload/display.ts', 'preload/events.ts', 'preload/usage.ts'],
+    files: ['preload/contract.ts', 'preload/display.ts', 'preload/events.ts', 'preload/limits.ts', 'preload/usage.ts'],
     rules: {
       // What of main/ these may import (types from main/base/errors.ts only) is the layer rule's job.
       'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron'], message: 'the IPC contract is shared by both sides: it imports neither Node nor Electron' }] }],

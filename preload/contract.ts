@@ -4,6 +4,7 @@
  * any handler runs and answers with a typed result. Shared by both sides: no Node, no Electron.
  */
 import { z } from 'zod';
+import { MAX_PROMPT_CHARS } from './limits.js';
 import type { WardErrorCode } from '../main/base/errors.js';
 import { PERMISSION_KINDS, RUN_STATES, type JournalEventBody, type PermissionKind, type RunState, type UnreadableEvent } from './events.js';
 import type { UsageTotal } from './usage.js';
@@ -15,8 +16,7 @@ export const CHANNEL_PREFIX = 'ward:';
 /** Main → renderer pushes (journal events, approval changes) travel on this one channel. */
 export const EVENT_CHANNEL = 'ward:event';
 
-/** The longest prompt Ward takes, from any window or terminal (one limit for every entry point). */
-export const MAX_PROMPT_CHARS = 100_000;
+export { MAX_PROMPT_CHARS } from './limits.js';
 const MAX_QUERY_CHARS = 200;
 /** The longest link Ward opens in the system browser; a page offers no longer one. */
 export const MAX_LINK_CHARS = 2_000;

@@ -31,7 +31,7 @@ MAIN_LAYERS.ipc = [...DOMAIN, 'app'];
 MAIN_LAYERS.cli = [...DOMAIN, 'app'];
 MAIN_LAYERS.electron = [...DOMAIN, 'app', 'ipc'];
 
-const SHARED = new Set(['preload/contract', 'preload/display', 'preload/events', 'preload/usage']);
+const SHARED = new Set(['preload/contract', 'preload/display', 'preload/events', 'preload/limits', 'preload/usage']);
 
 function locate(file, root) {
   const rel = path.relative(root, file).split(path.sep).join('/');
