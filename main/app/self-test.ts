@@ -66,7 +66,8 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const status = await sandbox.status();
     const ns = parseNamespace('default');
     const runs = await app.runs();
-    const handle = runs.startTurn({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
+    // As `ward run` does: the preflight's refusals (pin, policy, credential) before anything is created.
+    const handle = await runs.start({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
     const outcome = await handle.done;
     const events = [...app.folder.store(ns).journal.read(handle.conversationId)];
     const started = events.find((event) => event.type === 'run_started')?.payload as { sandboxed?: boolean } | undefined;
@@ -77,7 +78,7 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     const stray = events.find((event) => event.type === 'diagnostic');
     if (stray !== undefined) return done(false, `unexpected stdout: ${String((stray.payload as { detail?: unknown }).detail)}`);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
-    const followUp = runs.startTurn({ namespace: ns, conversationId: handle.conversationId, prompt: 'Ward self-test: once more.' });
+    const followUp = await runs.start({ namespace: ns, conversationId: handle.conversationId, prompt: 'Ward self-test: once more.' });
     const second = await followUp.done;
     if (second.state !== 'succeeded') return done(false, `the follow-up turn (warm session) ${second.state}: ${second.reason ?? 'no reason given'}`);
     if (followUp.childPid() !== handle.childPid()) return done(false, 'the follow-up turn started a new CLI process: the warm session (stream-json input) did not hold');

@@ -33,6 +33,16 @@ function bash(command: string): ScriptStep {
 }
 const DONE: ScriptStep = { blocks: [{ type: 'text', text: 'done' }] };
 
+/** A fresh folder holding the turn's workspace and, beside it, a folder the turn was not given. */
+function folders(outsideName: string): { root: string; workspace: string; outside: string } {
+  const root = fs.realpathSync(tempDir('ward-sandbox-'));
+  const workspace = path.join(root, 'workspace');
+  const outside = path.join(root, outsideName);
+  fs.mkdirSync(workspace);
+  fs.mkdirSync(outside);
+  return { root, workspace, outside };
+}
+
 function decisions(h: Harness, conversationId: string): string[] {
   return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').map((decision) => `${decision.value} ${decision.decision}`);
 }
@@ -83,11 +93,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
   });
 
   it('test_s2_a_granted_touch_writes_inside_the_workspace_and_the_sandbox_stops_it_outside', async () => {
-    const root = fs.realpathSync(tempDir('ward-sandbox-'));
-    const workspace = path.join(root, 'workspace');
-    const outside = path.join(root, 'not-granted');
-    fs.mkdirSync(workspace);
-    fs.mkdirSync(outside);
+    const { root, workspace, outside } = folders('not-granted');
     const inside = path.join(workspace, 'inside.txt');
     const escaped = path.join(outside, 'escaped.txt');
     harness = await startHarness([bash(`touch ${inside}`), bash(`touch ${escaped}`), DONE]);
@@ -209,11 +215,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
   });
 
   it('test_an_approval_at_a_prompt_cannot_widen_a_running_sandbox_but_a_conversation_grant_reaches_the_next_turn', async () => {
-    const root = fs.realpathSync(tempDir('ward-sandbox-'));
-    const workspace = path.join(root, 'workspace');
-    const outside = path.join(root, 'outside');
-    fs.mkdirSync(workspace);
-    fs.mkdirSync(outside);
+    const { root, workspace, outside } = folders('outside');
     const secret = path.join(outside, 'secret.txt');
     fs.writeFileSync(secret, 'outside-canary-a7c3');
     const read: ScriptStep = { blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: secret } }] };
