@@ -294,7 +294,7 @@ describe('defects of the desktop chat (issue 17), in real Chromium', () => {
       const removeKey = page.getByRole('alertdialog', { name: /Remove the model key/ });
       await removeKey.waitFor();
       await removeKey.getByRole('button', { name: 'Cancel' }).click();
-      await expect(page.getByTestId('key-state').textContent()).resolves.toMatch(/^A key is stored/);
+      await expect.poll(() => page.getByTestId('key-state').textContent()).toMatch(/^A key is stored/);
       await page.getByRole('button', { name: 'Remove key' }).click();
       await removeKey.getByRole('button', { name: 'Remove key' }).click();
       await expect.poll(() => page.getByTestId('key-state').textContent()).toBe('No key is stored.');

@@ -20,7 +20,7 @@ describe('the other screens in real Chromium', () => {
     harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: 'Hello with the stored key.' }] }] });
     const page = await harness.open();
     await page.getByRole('button', { name: 'Settings' }).click();
-    await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
+    await expect.poll(() => page.getByTestId('key-state').textContent()).toBe('No key is stored.');
     await expect(page.getByText(harness.home).isVisible()).resolves.toBe(true);
 
     await page.getByRole('textbox', { name: 'Endpoint' }).fill(harness.provider.url);
@@ -34,7 +34,7 @@ describe('the other screens in real Chromium', () => {
     await page.getByLabel('New key').fill(TYPED_KEY);
     await page.getByRole('button', { name: 'Store key' }).click();
     await page.getByText('Key stored', { exact: true }).waitFor();
-    await expect(page.getByTestId('key-state').textContent()).resolves.toBe("A key is stored in Ward's file store.");
+    await expect.poll(() => page.getByTestId('key-state').textContent()).toBe("A key is stored in Ward's file store.");
     await expect(page.getByLabel('New key').inputValue()).resolves.toBe('');
     await screenshot(page, 'settings');
 
@@ -64,7 +64,7 @@ describe('the other screens in real Chromium', () => {
     await page.getByRole('button', { name: 'Remove key' }).click();
     await page.getByRole('alertdialog', { name: 'Remove the model key?' }).getByRole('button', { name: 'Remove key' }).click();
     await page.getByText('Key removed').waitFor();
-    await expect(page.getByTestId('key-state').textContent()).resolves.toBe('No key is stored.');
+    await expect.poll(() => page.getByTestId('key-state').textContent()).toBe('No key is stored.');
   });
 
   it('test_agents_edit_instructions_keep_a_subset_of_the_pinned_tools_publish_a_new_version_grant_and_revoke_permissions', async () => {
