@@ -117,6 +117,17 @@ describe("text the model, the CLI or the provider chose is journaled without the
     expect(JSON.stringify(harness.events(handle.conversationId))).not.toContain(CANARY_KEY);
   });
 
+  it('test_a_turn_started_with_its_preflight_as_ward_run_and_the_desktop_start_it_redacts_an_echoed_key_too', async () => {
+    // RunService.start (preflight, then the turn) is how ward run and the desktop start a turn.
+    const echoed = { kind: 'http_error' as const, status: 400, errorType: 'invalid_request_error', message: `key ${CANARY_KEY} is not allowed this model` };
+    harness = await startHarness([echoed, echoed, echoed]);
+    const handle = await harness.service.start({ namespace: harness.ns, prompt: 'hello' });
+    const outcome = await handle.done;
+    expect(outcome).toMatchObject({ state: 'failed', reason: expect.stringContaining('[redacted] is not allowed this model') });
+    expect(JSON.stringify(harness.events(handle.conversationId))).not.toContain(CANARY_KEY);
+    expect(payloads(harness.events(handle.conversationId), 'model_call').length).toBeGreaterThan(0);
+  });
+
   it('test_a_permission_check_on_a_path_the_model_chose_leaves_no_key_in_the_journal', async () => {
     const asked = `/tmp/ward-canary-read/${CANARY_KEY}.txt`;
     harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Read', input: { file_path: asked } }] }, { blocks: [{ type: 'text', text: 'denied' }] }]);
