@@ -42,11 +42,9 @@ const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const PATH = /^\/runs\/([A-Za-z0-9_-]{1,128})\/mcp$/;
 
-type Session = McpSession;
-
 interface RunEntry {
   readonly state: RunState;
-  readonly sessions: Map<string, Session>;
+  readonly sessions: Map<string, McpSession>;
   /** POST responses still being written; closing waits for them so drained answers reach the child. */
   readonly posts: Set<ServerResponse>;
 }
@@ -207,7 +205,7 @@ export class Broker {
   }
 
   /** The session a request names, or undefined after answering why there is none. */
-  private sessionFor(entry: RunEntry, sessionId: string | string[] | undefined, res: ServerResponse): Session | undefined {
+  private sessionFor(entry: RunEntry, sessionId: string | string[] | undefined, res: ServerResponse): McpSession | undefined {
     if (typeof sessionId !== 'string') {
       reply(res, 400, 'missing Mcp-Session-Id header');
       return undefined;
@@ -218,10 +216,9 @@ export class Broker {
     return session;
   }
 
-  private async openSession(entry: RunEntry): Promise<Session | null> {
-    if (entry.sessions.size >= this.maxSessionsPerRun) return null;
+  private async openSession(entry: RunEntry): Promise<McpSession | null> {
     const { createMcpSession } = await this.prepareSessions();
-    // Checked again: the run may have closed, or another initialize opened a session, while the module loaded.
+    // After the (first-time) load: the run may have closed, or another initialize opened a session, meanwhile.
     if (entry.state.isClosed || entry.sessions.size >= this.maxSessionsPerRun) return null;
     const sessionId = randomUUID();
     const session = createMcpSession(entry.state, sessionId, this.streaming);

@@ -8,17 +8,13 @@ import { verifyPinnedCli } from '../../../main/runner/pin.js';
 import { findInnerProcess } from '../../../main/runner/process-tree.js';
 import { SANDBOX_RUNTIME_ENV } from '../../../main/sandbox/engine.js';
 import { publishToolAgent } from './agents.js';
-import { CANARY_KEY, payloads, startHarness, until, type Harness } from './harness.js';
+import { CANARY_KEY, payloads, procEntries, startHarness, until, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function procFile(pid: number, name: string): string[] {
-  return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');
-}
 
 describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
   it('test_s4_the_canary_model_key_and_the_capabilities_never_reach_argv_the_database_or_the_journal_the_child_holds_only_a_run_capability', async () => {
@@ -34,8 +30,8 @@ describe('secrets stay out of argv, the environment, the database and the journa
     const pinned = await verifyPinnedCli();
     await until(() => findInnerProcess(second.childPid()!, pinned.path) !== null, 'the CLI inside the sandbox');
     const pid = findInnerProcess(second.childPid()!, pinned.path)!;
-    const argv = procFile(pid, 'cmdline');
-    const environ = procFile(pid, 'environ');
+    const argv = procEntries(pid, 'cmdline');
+    const environ = procEntries(pid, 'environ');
     // Its working folder is the conversation's workspace inside the namespace's data.
     expect(fs.readlinkSync(`/proc/${pid}/cwd`)).toBe(conversationWorkspace(harness.home, harness.ns, conversation));
     // S4: the child's key is the run's gateway capability, not the model key.

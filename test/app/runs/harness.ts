@@ -99,6 +99,11 @@ export async function until(check: () => boolean, what: string, timeoutMs = 20_0
   }
 }
 
+/** The NUL-separated entries of /proc/PID/NAME (cmdline, environ). */
+export function procEntries(pid: number, name: 'cmdline' | 'environ'): string[] {
+  return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');
+}
+
 export function processGroupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);

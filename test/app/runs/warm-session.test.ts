@@ -18,7 +18,7 @@ import { DataFolder } from '../../../main/store/data-folder.js';
 import { parseNamespace } from '../../../main/namespaces/namespace.js';
 import { startModelProvider, userTextIn, type ModelProvider } from '../../fixtures/model-provider/provider.js';
 import { processesWith } from './agents.js';
-import { CANARY_KEY, payloads, processGroupAlive, startHarness, types, until, type Harness, type HarnessOptions } from './harness.js';
+import { CANARY_KEY, payloads, procEntries, processGroupAlive, startHarness, types, until, type Harness, type HarnessOptions } from './harness.js';
 
 let harness: Harness | undefined;
 let host: ChildProcessWithoutNullStreams | undefined;
@@ -48,10 +48,6 @@ async function turn(h: Harness, prompt: string, conversationId?: string) {
   const handle = h.service.startTurn({ namespace: h.ns, prompt, ...(conversationId === undefined ? {} : { conversationId }) });
   const outcome = await handle.done;
   return { handle, outcome, pid: handle.childPid() };
-}
-
-function procEntries(pid: number, name: string): string[] {
-  return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');
 }
 
 describe('a warm session keeps the conversation’s CLI between turns (issue 19)', () => {
