@@ -88,8 +88,15 @@ export function canonicalEntry(kind: GrantKind, entry: string, baseDir: string):
     case 'read':
     case 'write':
       return canonicalPath(kind, entry, baseDir);
-    case 'net':
-      return formatHostPattern(parseHostPattern(entry));
+    case 'net': {
+      const pattern = parseHostPattern(entry);
+      // Checked when a grant is written, not when a stored one is read back: a name no URL can
+      // carry (bad punycode like "xn--a", "0x7f.1" read as an IPv4 address) would never match.
+      if (!pattern.host.includes(':') && urlHostname(pattern.host) !== pattern.host) {
+        throw invalid(kind, entry, `${shown(pattern.host)} is not a host name a URL can reach (check "xn--" labels and numbers)`);
+      }
+      return formatHostPattern(pattern);
+    }
     case 'run': {
       if (path.isAbsolute(entry)) {
         if (entry.split(/[\\/]/).some((segment) => segment === '..' || segment === '.')) throw invalid(kind, entry, 'an absolute command path may not contain "." or ".." segments');
@@ -180,4 +187,12 @@ export function splitPermissionArgs(args: readonly string[]): { permissionArgs: 
     else otherArgs.push(arg);
   }
   return { permissionArgs, otherArgs };
+}
+
+function urlHostname(host: string): string | null {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return null;
+  }
 }

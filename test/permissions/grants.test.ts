@@ -85,6 +85,10 @@ describe('grant flag parser', () => {
     expect(wardErrorOf(() => parse(['--allow-net=*.com'])).message).toContain('at least two labels');
     expect(wardErrorOf(() => parse(['--allow-net=300.1.1.1'])).message).toContain('is not a valid IPv4 address');
     expect(wardErrorOf(() => parse(['--allow-net=::1'])).message).toContain('write IPv6 addresses in brackets');
+    // Names the URL parser refuses or reads as something else: a grant that could never match.
+    expect(wardErrorOf(() => parse(['--allow-net=a.xn--a.example'])).message).toContain('"a.xn--a.example" is not a host name a URL can reach');
+    expect(wardErrorOf(() => parse(['--allow-net=0x7f.1'])).message).toContain('is not a host name a URL can reach');
+    expect(parse(['--allow-net=xn--bcher-kva.example'])[0]?.value).toBe('xn--bcher-kva.example');
   });
 
   it('test_run_entries_refuse_relative_paths', () => {

@@ -11,6 +11,9 @@ import { tempDir } from '../support/temp.js';
 
 const BASE = '/nonexistent-ward-base';
 
+/** Labels the URL parser would refuse ("xn--" that is not valid punycode) are refused by the grant parser too (grants.test.ts). */
+const notPunycode = (label: string): boolean => !label.startsWith('xn--');
+
 /** Strings that look like flags people (and fuzzers) write: mostly plausible, sometimes garbage. */
 const flagToken = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 60 }),
@@ -35,7 +38,7 @@ describe('grant parser properties', () => {
   it('test_parsed_rules_round_trip_through_their_canonical_flags', () => {
     // Valid grants of every kind (every run reaches the assertion; garbage is the test above).
     const segment = fc.stringMatching(/^[a-zA-Z0-9_-][a-zA-Z0-9._-]{0,11}$/);
-    const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
+    const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/).filter(notPunycode);
     const entries: Record<(typeof GRANT_KINDS)[number], fc.Arbitrary<string>> = {
       read: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
       write: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
@@ -60,13 +63,14 @@ describe('grant parser properties', () => {
   });
 
   it('test_canonical_net_values_round_trip', () => {
-    const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/);
+    const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/).filter(notPunycode);
     const host = fc.tuple(fc.boolean(), fc.array(label, { minLength: 2, maxLength: 4 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined })).map(
       ([wild, labels, port]) => `${wild ? '*.' : ''}${labels.join('.')}${port === undefined ? '' : `:${port}`}`,
     );
     fc.assert(
       fc.property(host, (entry) => {
-        if (/^(\*\.)?[\d.]+(:\d+)?$/.test(entry)) return; // all-numeric names are IP addresses, tested apart
+        // A numeric last label makes URLs read the name as an IPv4 address: refused, tested apart.
+        if (/(^|\.)\d+(:\d+)?$/.test(entry)) return;
         const [rule] = parsePermissionFlags([`--allow-net=${entry}`], BASE);
         expect(rule!.value).toBe(entry);
       }),
@@ -92,7 +96,7 @@ describe('native tool mapping properties', () => {
 });
 
 describe('host matcher properties', () => {
-  const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,6}[a-z0-9])?$/);
+  const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,6}[a-z0-9])?$/).filter(notPunycode);
 
   it('test_a_wildcard_covers_exactly_the_hosts_that_end_with_dot_domain', () => {
     fc.assert(
