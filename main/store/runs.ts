@@ -163,6 +163,17 @@ export class RunRepository {
     return row === undefined ? undefined : toRun(row);
   }
 
+  /** The id of the conversation's newest run (admitted before `before`, when given); null when there is none. */
+  latestId(conversationId: string, before?: string): string | null {
+    const row =
+      before === undefined
+        ? this.db.prepare<[string], { id: string }>('SELECT id FROM runs WHERE conversation_id = ? ORDER BY rowid DESC LIMIT 1').get(conversationId)
+        : this.db
+            .prepare<[string, string], { id: string }>('SELECT id FROM runs WHERE conversation_id = ? AND rowid < (SELECT rowid FROM runs WHERE id = ?) ORDER BY rowid DESC LIMIT 1')
+            .get(conversationId, before);
+    return row?.id ?? null;
+  }
+
   listFor(conversationId: string): Run[] {
     return this.db.prepare<[string], RunRow>(`SELECT ${COLUMNS} FROM runs WHERE conversation_id = ? ORDER BY created_at, id`).all(conversationId).map(toRun);
   }

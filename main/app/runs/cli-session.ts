@@ -49,6 +49,11 @@ export class CliSession {
    * capabilities and what the upstreams read (C3). Each turn bound later is told them again.
    */
   readonly secrets: string[] = [];
+  /**
+   * The conversation's last run this CLI took part in: the transcript it holds in memory ends
+   * there. A run anywhere else since (another Ward process, `ward run`) means it is behind.
+   */
+  lastRunId: string | null = null;
   private hooks: TurnHooks | null = null;
   private closing: Promise<void> | undefined;
 
@@ -62,8 +67,9 @@ export class CliSession {
     readonly registrationId: string,
   ) {}
 
-  bind(hooks: TurnHooks): void {
+  bind(hooks: TurnHooks, runId: string): void {
     this.hooks = hooks;
+    this.lastRunId = runId;
   }
 
   unbind(): void {

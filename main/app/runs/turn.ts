@@ -380,21 +380,22 @@ export class Turn {
 
   /** The conversation's warm CLI when it was started the same way, else a new one with its upstreams, capabilities, folder and sandbox. */
   private async acquire(plan: Plan, spec: LaunchSpec): Promise<CliLaunch | null> {
-    const key = warmKey(this.input);
-    const kept = plan.warm ? await this.warm!.take(key, spec.fingerprint) : undefined;
+    const { store, conversationId, runId } = this.input;
+    // A turn of this conversation run elsewhere since (`ward run`, another Ward) is not in the kept CLI's memory.
+    const kept = plan.warm ? await this.warm!.take(warmKey(this.input), spec.fingerprint, store.runs.latestId(conversationId, runId)) : undefined;
     this.expectedTools = spec.expectedTools;
     if (kept !== undefined) {
       this.session = kept;
       for (const secret of kept.secrets) this.journal.addSecret(secret);
-      kept.bind(this.hooks(plan));
+      kept.bind(this.hooks(plan), runId);
       this.permissions!.setChildReach(kept.sandboxed?.reachable);
       traceMark('warm-session');
       this.markRunning();
       return null;
     }
-    const session = new CliSession(spec.fingerprint, this.input.runId);
+    const session = new CliSession(spec.fingerprint, runId);
     this.session = session;
-    session.bind(this.hooks(plan));
+    session.bind(this.hooks(plan), runId);
     await this.openTools(plan, session);
     return this.launch(plan, spec, session);
   }

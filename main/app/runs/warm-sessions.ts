@@ -26,16 +26,18 @@ export class WarmSessions {
   constructor(private readonly graceMs: number) {}
 
   /**
-   * The conversation's kept session when it can take a turn launched as `fingerprint`; a session
-   * that cannot (changed launch, dead CLI) is closed first, so the next CLI resumes a complete transcript.
+   * The conversation's kept session when it can take a turn launched as `fingerprint` whose
+   * conversation's previous run was `previousRunId`; a session that cannot (changed launch, dead
+   * CLI, a turn it did not see) is closed first, so the next CLI resumes a complete transcript.
    */
-  async take(key: string, fingerprint: string): Promise<CliSession | undefined> {
+  async take(key: string, fingerprint: string, previousRunId: string | null): Promise<CliSession | undefined> {
     const kept = this.kept.get(key);
     if (kept === undefined) return undefined;
     this.kept.delete(key);
     clearTimeout(kept.timer);
-    if (kept.session.usable && kept.session.fingerprint === fingerprint) return kept.session;
-    await kept.session.close(this.graceMs);
+    const { session } = kept;
+    if (session.usable && session.fingerprint === fingerprint && session.lastRunId === previousRunId) return session;
+    await session.close(this.graceMs);
     return undefined;
   }
 

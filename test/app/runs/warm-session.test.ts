@@ -17,6 +17,7 @@ import { findInnerProcess } from '../../../main/runner/process-tree.js';
 import { DataFolder } from '../../../main/store/data-folder.js';
 import { parseNamespace } from '../../../main/namespaces/namespace.js';
 import { startModelProvider, userTextIn, type ModelProvider } from '../../fixtures/model-provider/provider.js';
+import { ward } from '../../support/ward-cli.js';
 import { processesWith } from './agents.js';
 import { CANARY_KEY, payloads, procEntries, processGroupAlive, startHarness, types, until, type Harness, type HarnessOptions } from './harness.js';
 
@@ -154,6 +155,28 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     expect(second.pid).not.toBe(first.pid);
     // R4: the new CLI resumed the session from its transcript.
     expect(harness.provider.conversationRequests()[1]!.rawBody).toContain('Remember the word heron.');
+  });
+
+  it('test_a_turn_run_elsewhere_between_two_desktop_turns_is_not_lost_the_next_turn_resumes_it_in_a_new_cli', async () => {
+    harness = await warmHarness([answer('Remember the word heron.'), answer('Also remember otter.'), answer('Heron and otter.')]);
+    const first = await turn(harness, 'Pick a word.');
+    expect(processGroupAlive(first.pid!)).toBe(true);
+
+    // `ward run` from a terminal, its own process on the same data, takes a turn of the same conversation.
+    const other = await ward(['run', '--json', '--conversation', first.handle.conversationId, '--', 'Pick another.'], {
+      env: { HOME: harness.home, WARD_HOME: harness.home, TMPDIR: harness.tmpRoot, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: harness.provider.url },
+      timeoutMs: 60_000,
+    });
+    expect(other.code, other.stderr).toBe(0);
+
+    // The kept CLI never saw that turn: the next desktop turn starts a CLI that resumes the transcript with it.
+    const third = await turn(harness, 'Which words?', first.handle.conversationId);
+    expect(third.outcome).toMatchObject({ state: 'succeeded' });
+    expect(third.pid).not.toBe(first.pid);
+    expect(processGroupAlive(first.pid!)).toBe(false);
+    const request = harness.provider.conversationRequests()[2]!;
+    expect(request.rawBody).toContain('Remember the word heron.');
+    expect(request.rawBody).toContain('Also remember otter.');
   });
 
   it('test_a_grant_revoked_between_turns_ends_the_warm_cli_so_the_next_turn_cannot_use_it', async () => {
