@@ -11,51 +11,39 @@
  *                 capability and drain (B7); record what the CLI never reported, settle (R5, R8)
  * Every event is committed to the journal before any subscriber hears of it.
  */
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import { describeError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
-import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
-import { openRunTools } from '../../agents/run-tools.js';
 import type { ConnectionManager } from '../../connections/index.js';
 import type { BrokerEvent, RunBinding, RunRegistration } from '../../broker/types.js';
 import type { GatewayExchange, GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import { PERMISSION_DECISION_EVENT } from '../../permissions/audit.js';
-import { GrantStore } from '../../permissions/grant-store.js';
 import type { Rule } from '../../permissions/grants.js';
-import { pinnedToolRules } from '../../permissions/native-tools.js';
 import type { Prompter } from '../../permissions/prompter.js';
-import { DEFAULT_PROMPT_TIMEOUT_MS, looksLikeSecretName, RunPermissions } from '../../permissions/run-permissions.js';
+import { DEFAULT_PROMPT_TIMEOUT_MS, type RunPermissions } from '../../permissions/run-permissions.js';
 import { RunElicitations } from '../../permissions/elicitations.js';
 import type { Elicitor } from '../../upstreams/elicitation.js';
-import { assertConnectionAllowed, modelAllowed, policyGate, type AdminPolicy } from '../../policy/policy.js';
-import { resolveModelProfile, type ModelCredential, type ModelProfile } from '../../providers/model-profile.js';
-import type { ProviderAccess } from './provider-access.js';
+import { modelAllowed, type AdminPolicy } from '../../policy/policy.js';
+import type { ModelCredential } from '../../providers/model-profile.js';
 import { checkReadiness } from './readiness.js';
-import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
 import type { CliExit, CliLaunch, CliProcess } from '../../runner/child.js';
-import { buildChildEnv } from '../../runner/env.js';
 import { checkInit } from '../../runner/init-check.js';
-import type { PinLocation, PinnedCli } from '../../runner/pin.js';
-import { createRunDir } from '../../runner/run-dir.js';
-import { programFolders, type SandboxEngine, type SandboxStatus } from '../../sandbox/engine.js';
-import { sandboxGrants, wardPrivatePaths, type RunFiles } from '../../sandbox/files.js';
+import type { PinLocation } from '../../runner/pin.js';
+import type { SandboxEngine, SandboxStatus } from '../../sandbox/engine.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
-import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
-import type { Conversation } from '../../store/conversations.js';
+import { nativeTranscriptExists } from '../../runner/transcript.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { RunState } from '../../store/runs.js';
-import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
 import { CliSession, type TurnHooks } from './cli-session.js';
+import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSession, type LaunchSpec, type Plan } from './launch.js';
 import { IdleWatch } from './idle-watch.js';
 import type { RunLimits } from '../run-limits.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
 import type { WarmSessions } from './warm-sessions.js';
-import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
+import { claudeConfigDir } from './workspace.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
 export interface TurnDeps {
@@ -103,36 +91,6 @@ export interface TurnInput {
 export interface Outcome {
   readonly state: RunState;
   readonly reason: string | null;
-}
-
-/** What prepare() settles before anything is started for the turn. */
-interface Plan {
-  readonly conversation: Conversation;
-  readonly agentName: string;
-  readonly spec: AgentSpec;
-  readonly profile: ModelProfile;
-  readonly resume: boolean;
-  readonly workspace: string;
-  readonly configDir: string;
-  readonly pinned: PinnedCli;
-  readonly access: ProviderAccess;
-  readonly routes: readonly PinnedToolRoute[];
-  /** Read before anything starts: a malformed settings.json fails the turn with nothing started. */
-  readonly limits: RunLimits;
-  /** Whether this turn's CLI reads stream-json turns and may stay warm after it (issue 19). */
-  readonly warm: boolean;
-}
-
-/** How this turn's CLI is started, and the fingerprint a kept warm session must match to take the turn instead. */
-interface LaunchSpec {
-  readonly fingerprint: string;
-  args(paths: { mcpConfigPath: string; instructionsPath: string }): string[];
-  env(model: { baseUrl: string; capability: string }): Record<string, string>;
-  /** The sandbox's files, but for the run folder (made only for a new CLI). */
-  readonly files: Omit<RunFiles, 'readOnly'>;
-  /** The run's net grants (the broker's and the gateway's hosts are added for a new CLI). */
-  readonly hosts: readonly string[];
-  readonly expectedTools: readonly string[];
 }
 
 /** A broker call's outcome, kept until the CLI's tool_result for it arrives (or the turn ends). */
@@ -265,37 +223,27 @@ export class Turn {
     const { store, namespace: ns } = input;
     // The sandbox's proxies start while the turn is prepared, not after it.
     deps.sandbox.prewarm();
-    const conversation = store.conversations.get(input.conversationId);
-    const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
-    const spec = parseAgentSpec(agentVersion.spec);
-    const profile = resolveModelProfile(deps.home, ns, spec.modelProfile, deps.env);
-    const configDir = claudeConfigDir(deps.home, ns, conversation.id);
-    // A conversation from before each had its own CLI state takes its transcript along.
-    adoptTranscript(sharedClaudeConfigDir(deps.home, ns), configDir, conversation.cliSessionId);
-    // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
-    // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
-    const resume = conversation.sessionStarted || nativeTranscriptExists(configDir, conversation.cliSessionId);
-    const workspace = conversationWorkspace(deps.home, ns, conversation);
+    const base = conversationPlan(deps, store, ns, input.conversationId);
     this.journal.emit('run_started', {
       requestId: input.requestId,
-      agent: agentVersion.agentName,
-      agentVersion: agentVersion.version,
-      model: profile.model,
-      session: resume ? 'resume' : 'new',
-      workspace,
+      agent: base.agentName,
+      agentVersion: base.conversation.agentVersion,
+      model: base.profile.model,
+      session: base.resume ? 'resume' : 'new',
+      workspace: base.workspace,
       // The audit trail says whether the OS sandbox confined this turn (probed once per process).
       sandboxed: deps.sandboxStatus.confined,
     });
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
     traceMark('run-started');
 
-    const { pinned, access } = await checkReadiness(deps, ns, spec, profile, (value) => this.journal.addSecret(value));
+    const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => this.journal.addSecret(value));
     traceMark('prepared');
     this.checkNotStopped();
     // Read before anything starts: a malformed settings.json fails the turn with nothing started.
     const limits = deps.limits();
     const warm = this.warm !== null && limits.warmSessionMs > 0;
-    const plan: Plan = { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, pinned, access, routes: spec.tools.map(toolRoute), limits, warm };
+    const plan: Plan = { ...base, pinned, access, limits, warm };
     this.plan = plan;
     return plan;
   }
@@ -303,79 +251,18 @@ export class Turn {
   /** Permissions (P1–P4) and how the child would be started: argv, environment, sandbox files and hosts. */
   private async planLaunch(plan: Plan): Promise<LaunchSpec> {
     const { deps, input } = this;
-    const { store, namespace: ns } = input;
-    this.permissions = new RunPermissions({
-      baseDir: plan.workspace,
-      rules: [...pinnedToolRules(plan.routes), ...input.rules],
-      gate: policyGate(deps.policy),
-      grants: new GrantStore(store.db),
-      conversationId: input.conversationId,
-      agentId: plan.conversation.agentId,
-      agentName: plan.agentName,
-      namespace: ns.name,
-      routes: plan.routes,
-      runId: input.runId,
-      prompter: deps.prompter,
-      promptTimeoutMs: deps.promptTimeoutMs,
-      // The value, reason and summary quote what the model asked for, which may hold a secret of this turn.
-      audit: (record) => {
-        const redact = (text: string) => this.journal.redact(text);
-        this.journal.emit(PERMISSION_DECISION_EVENT, {
-          ...record,
-          value: record.value === null ? null : redact(record.value),
-          argumentsSummary: redact(record.argumentsSummary),
-          reason: redact(record.reason),
-        });
-      },
-    });
-    const permissions = this.permissions;
-    this.openElicitations(plan);
-    const cliPermissions = permissions.cliOptions();
-    // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
-    const granted = await permissions.grantedEnv(deps.env);
-    for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) this.journal.addSecret(value);
-    const args = (paths: { mcpConfigPath: string; instructionsPath: string }) =>
-      buildCliArgs({
-        sessionId: plan.conversation.cliSessionId,
-        resume: plan.resume,
-        ...paths,
-        model: plan.profile.model,
-        pinnedTools: plan.routes.map((route) => route.exposedName),
-        nativeTools: cliPermissions.tools,
-        allowedRules: cliPermissions.allowedTools,
-        disallowedRules: cliPermissions.disallowedTools,
-        askTools: cliPermissions.askTools,
-        streamInput: plan.warm,
+    // The value, reason and summary quote what the model asked for, which may hold a secret of this turn.
+    this.permissions = runPermissions(deps, plan, input, (record) => {
+      const redact = (text: string) => this.journal.redact(text);
+      this.journal.emit(PERMISSION_DECISION_EVENT, {
+        ...record,
+        value: record.value === null ? null : redact(record.value),
+        argumentsSummary: redact(record.argumentsSummary),
+        reason: redact(record.reason),
       });
-    const env = (model: { baseUrl: string; capability: string }) =>
-      buildChildEnv({ inherited: deps.env, model: { ...model, mode: plan.access.childMode }, configDir: plan.configDir, granted });
-    const files = {
-      programs: programFolders(plan.pinned.path),
-      writable: [plan.workspace, plan.configDir],
-      grants: sandboxGrants(permissions.currentRules()),
-      hidden: wardPrivatePaths(deps.home, deps.env),
-    };
-    const hosts = permissions.sandboxHosts();
-    // Everything the child is started with but the paths and capabilities a new CLI gets: a
-    // changed grant, agent version, setting or environment value means a new CLI (issue 19).
-    const fingerprint = createHash('sha256')
-      .update(
-        JSON.stringify({
-          cli: [plan.pinned.path, plan.pinned.version],
-          agent: [plan.conversation.agentId, plan.conversation.agentVersion, plan.spec.instructions],
-          // The session flag differs between a first and a later turn; the warm process is past it.
-          args: args({ mcpConfigPath: '', instructionsPath: '' }).filter((arg) => arg !== '--resume' && arg !== '--session-id'),
-          env: env({ baseUrl: '', capability: '' }),
-          provider: plan.profile.baseUrl,
-          cwd: plan.workspace,
-          files,
-          hosts,
-          sandboxed: deps.sandboxStatus.confined,
-        }),
-      )
-      .digest('hex');
-    const expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
-    return { fingerprint, args, env, files, hosts, expectedTools };
+    });
+    this.openElicitations(plan);
+    return launchSpec(deps, plan, this.permissions, (value) => this.journal.addSecret(value));
   }
 
   /** The conversation's warm CLI when it was started the same way, else a new one with its upstreams, capabilities, folder and sandbox. */
@@ -396,8 +283,12 @@ export class Turn {
     const session = new CliSession(spec.fingerprint, runId);
     this.session = session;
     session.bind(this.hooks(plan), runId);
-    await this.openTools(plan, session);
-    return this.launch(plan, spec, session);
+    await openSessionTools(this.deps, this.input.namespace, plan, session, (value) => this.journal.addSecret(value));
+    const launch = await startSession(this.deps, plan, spec, session);
+    this.permissions!.setChildReach(session.sandboxed?.reachable);
+    this.markRunning();
+    // A warm session's CLI takes its turns on stdin; a one-turn CLI gets the prompt at start.
+    return plan.warm ? launch : { ...launch, prompt: this.input.prompt };
   }
 
   /** What this turn answers for the CLI process it runs in (./cli-session.ts). */
@@ -432,35 +323,6 @@ export class Turn {
       this.brokerInFlight.delete(event.callId);
       this.finished.push({ toolUseId: event.toolUseId, tool: event.tool, ok: event.ok, errorCode: event.errorCode, bytes: event.bytes, durationMs: event.durationMs });
     } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
-  }
-
-  /** A new CLI's upstreams and capabilities: refuses the run if a pinned tool is gone (B3). */
-  private async openTools(plan: Plan, session: CliSession): Promise<void> {
-    const { deps, input } = this;
-    const { namespace: ns } = input;
-    // What the upstreams read is redacted from this turn's journal and from every later turn's of the session (C3).
-    const onSecret = (value: string) => {
-      session.addSecret(value);
-      this.journal.addSecret(value);
-    };
-    const elicit = (server: string) => session.elicitor(server);
-    session.upstreams = await openRunTools(plan.spec, {
-      env: deps.env,
-      ...(deps.upstreamOptions === undefined ? {} : { upstreamOptions: deps.upstreamOptions }),
-      openConnections: () => deps.openConnections(ns, onSecret, elicit),
-      elicit,
-      agentLabel: `agent ${plan.agentName}@${plan.conversation.agentVersion}`,
-      namespace: ns,
-      checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
-    });
-    const [broker, gateway] = await Promise.all([deps.broker, deps.gateway]);
-    traceMark('services-awaited');
-    session.registration = broker.register(session.binding(plan.routes));
-    onSecret(session.registration.capability);
-    // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
-    session.gatewayRoute = gateway.register(session.route(plan.profile.baseUrl, plan.access.refresh !== undefined));
-    onSecret(session.gatewayRoute.capability);
-    traceMark('tools-open');
   }
 
   /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
@@ -505,33 +367,6 @@ export class Turn {
     } catch {
       // the journal is failing: the stream's own handling ends the turn
     }
-  }
-
-  /** A new CLI's run folder, argv, environment and sandbox; marks the run running. */
-  private async launch(plan: Plan, spec: LaunchSpec, session: CliSession): Promise<CliLaunch> {
-    const { deps, input } = this;
-    const registration = session.registration!;
-    const gateway = session.gatewayRoute!;
-    traceMark('launch');
-    const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
-    session.runDir = runDir;
-    fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
-    fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
-    const args = spec.args({ mcpConfigPath: runDir.mcpConfigPath, instructionsPath: runDir.instructionsPath });
-    const env = spec.env({ baseUrl: gateway.url, capability: gateway.capability });
-    const command = { binary: plan.pinned.path, args, env, cwd: plan.workspace };
-    session.sandboxed = await deps.sandbox.launch({
-      command,
-      files: { ...spec.files, readOnly: [runDir.dir] },
-      // S3: the broker and the gateway (loopback, this process) and the run's net grants; any other host is decided as it is tried.
-      allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...spec.hosts],
-      decideHost: (question) => session.decideHost(question),
-    });
-    traceMark('sandbox-ready');
-    this.permissions!.setChildReach(session.sandboxed?.reachable);
-    this.markRunning();
-    // A warm session's CLI takes its turns on stdin; a one-turn CLI gets the prompt at start.
-    return { ...(session.sandboxed ?? command), maxLineBytes: deps.maxLineBytes, ...(plan.warm ? {} : { prompt: input.prompt }) };
   }
 
   private markRunning(): void {
