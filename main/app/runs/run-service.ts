@@ -21,6 +21,7 @@ import { assertConnectionToolsPinned } from '../../agents/run-tools.js';
 import { resolveModelProfile } from '../../providers/model-profile.js';
 import { checkReadiness } from './readiness.js';
 import { Turn, type TurnDeps } from './turn.js';
+import { prestartSession, type PrestartOutcome } from './prestart.js';
 import { WarmSessions } from './warm-sessions.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
@@ -157,7 +158,7 @@ export class RunService {
   private checkInput(input: StartTurnInput): { store: NamespaceStore; requestId: string; workspace: string | undefined; rules: readonly Rule[] } {
     if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new WardError('usage', 'the prompt is empty');
     if (input.prompt.length > MAX_PROMPT_CHARS) throw new WardError('usage', `the prompt exceeds ${MAX_PROMPT_CHARS} characters`);
-    const store = this.folder.store(input.namespace, { mustExist: true });
+    const store = this.namespaceStore(input.namespace);
     const requestId = input.requestId ?? newRequestId();
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
     const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
@@ -167,12 +168,19 @@ export class RunService {
     assertRulesAllowed(policy, rules);
     assertGrantsOutsideWardData(this.deps.home, rules);
     assertGrantsComposeWithSandbox(rules, sandboxPlatform());
+    return { store, requestId, workspace, rules };
+  }
+
+  /** The namespace's store, when a turn may run in it: the sandbox is usable (S1) and the policy allows the namespace. */
+  private namespaceStore(namespace: Namespace): NamespaceStore {
+    const store = this.folder.store(namespace, { mustExist: true });
     // WARD_SANDBOX=require without a working sandbox: refused before admission, nothing spawned (S1).
     assertSandboxUsable(this.deps.sandboxStatus);
-    if (policy?.namespace != null && policy.namespace !== input.namespace.name) {
-      throw new WardError('policy_refused', `namespace ${input.namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
+    const { policy } = this.deps;
+    if (policy?.namespace != null && policy.namespace !== namespace.name) {
+      throw new WardError('policy_refused', `namespace ${namespace.name}: refused by ${policy.reason}, which fixes the namespace to ${policy.namespace}`);
     }
-    return { store, requestId, workspace, rules };
+    return store;
   }
 
   /** The agent version a turn would run, read only (the built-in agent is published on the first admitted turn). */
@@ -187,6 +195,19 @@ export class RunService {
     if (version !== undefined) return { spec: parseAgentSpec(version.spec), label: `agent ${name}@${version.version}` };
     if (name === DEFAULT_AGENT) return { spec: DEFAULT_AGENT_SPEC, label: `agent ${name}` };
     throw noSuchAgent(store.namespace, name);
+  }
+
+  /**
+   * Starts the conversation's CLI ahead of its next turn and keeps it warm (./prestart.ts): the
+   * desktop asks when the person starts writing in a chat. Needs warm sessions; refuses what a
+   * turn of the conversation would be refused before admission.
+   */
+  prestart(input: { readonly namespace: Namespace; readonly conversationId: string }): Promise<PrestartOutcome> {
+    const warm = this.warm;
+    if (warm === null) return Promise.resolve('not_ahead');
+    const store = this.namespaceStore(input.namespace);
+    const conversation = store.conversations.resolve(input.conversationId);
+    return prestartSession(this.deps, warm, { namespace: input.namespace, store, conversationId: conversation.id });
   }
 
   /**

@@ -42,7 +42,7 @@ import { IdleWatch } from './idle-watch.js';
 import type { RunLimits } from '../run-limits.js';
 import { boundedArguments, firstLine, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
 import { TurnJournal } from './turn-journal.js';
-import type { WarmSessions } from './warm-sessions.js';
+import { warmKey, type WarmSessions } from './warm-sessions.js';
 import { claudeConfigDir } from './workspace.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
@@ -269,7 +269,7 @@ export class Turn {
   private async acquire(plan: Plan, spec: LaunchSpec): Promise<CliLaunch | null> {
     const { store, conversationId, runId } = this.input;
     // A turn of this conversation run elsewhere since (`ward run`, another Ward) is not in the kept CLI's memory.
-    const kept = plan.warm ? await this.warm!.take(warmKey(this.input), spec.fingerprint, store.runs.latestId(conversationId, runId)) : undefined;
+    const kept = plan.warm ? await this.warm!.take(warmKey(this.input.namespace, this.input.conversationId), spec.fingerprint, store.runs.latestId(conversationId, runId)) : undefined;
     this.expectedTools = spec.expectedTools;
     if (kept !== undefined) {
       this.session = kept;
@@ -545,7 +545,7 @@ export class Turn {
     if (session === undefined) return;
     if (this.staysWarm(session)) {
       session.unbind();
-      this.warm!.keep(warmKey(this.input), session, this.plan!.limits.warmSessionMs);
+      this.warm!.keep(warmKey(this.input.namespace, this.input.conversationId), session, this.plan!.limits.warmSessionMs);
       return;
     }
     // Still bound: the broker's drained outcomes reach this turn's journal.
@@ -623,9 +623,4 @@ export class Turn {
     this.journal.emit('run_finished', { state: final.state, reason: final.reason });
     return final;
   }
-}
-
-/** A warm session belongs to one conversation of one namespace. */
-function warmKey(input: TurnInput): string {
-  return `${input.namespace.name}/${input.conversationId}`;
 }

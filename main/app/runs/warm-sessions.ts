@@ -8,9 +8,15 @@
  * with fresh capabilities. At most MAX_WARM_SESSIONS are kept (a waiting CLI holds about 200 MB);
  * the least recently used goes.
  */
+import type { Namespace } from '../../namespaces/namespace.js';
 import type { CliSession } from './cli-session.js';
 
 export const MAX_WARM_SESSIONS = 2;
+
+/** A warm session belongs to one conversation of one namespace. */
+export function warmKey(namespace: Namespace, conversationId: string): string {
+  return `${namespace.name}/${conversationId}`;
+}
 
 interface Kept {
   readonly session: CliSession;
@@ -21,6 +27,9 @@ export class WarmSessions {
   /** In use order: the first is the least recently used. */
   private readonly kept = new Map<string, Kept>();
   private readonly watched = new WeakSet<CliSession>();
+  /** Sessions being started ahead of their turn (./prestart.ts): a turn of the conversation waits for it. */
+  private readonly starting = new Map<string, Promise<void>>();
+  private closed = false;
 
   /** @param graceMs how long a closing CLI may take to exit after its stdin closes (Stop's grace period). */
   constructor(private readonly graceMs: number) {}
@@ -31,6 +40,7 @@ export class WarmSessions {
    * CLI, a turn it did not see) is closed first, so the next CLI resumes a complete transcript.
    */
   async take(key: string, fingerprint: string, previousRunId: string | null): Promise<CliSession | undefined> {
+    await this.starting.get(key);
     const kept = this.kept.get(key);
     if (kept === undefined) return undefined;
     this.kept.delete(key);
@@ -41,8 +51,27 @@ export class WarmSessions {
     return undefined;
   }
 
+  /** Whether the conversation has a session kept, or one being started. */
+  holds(key: string): boolean {
+    return this.kept.has(key) || this.starting.has(key);
+  }
+
+  /**
+   * Runs `start`, which keeps a session for the conversation's next turn, while a turn of that
+   * conversation waits for it in take(). Resolves when it is done; a failure only means the turn starts its own CLI.
+   */
+  async startAhead(key: string, start: () => Promise<void>): Promise<void> {
+    const started = start().finally(() => this.starting.delete(key));
+    this.starting.set(key, started.catch(() => undefined));
+    await started;
+  }
+
   /** Keeps a session for the conversation's next turn, for `idleMs`. */
   keep(key: string, session: CliSession, idleMs: number): void {
+    if (this.closed) {
+      void session.close(this.graceMs);
+      return;
+    }
     const timer = setTimeout(() => void this.drop(key, session), idleMs);
     // An idle session never holds Ward open: app close or process exit ends it.
     timer.unref();
@@ -58,8 +87,10 @@ export class WarmSessions {
     }
   }
 
-  /** Closes every kept session (Ward is exiting or sessions were turned off). */
+  /** Closes every kept session and keeps no more (Ward is exiting); a session still starting is closed once started. */
   async closeAll(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.starting.values());
     const all = [...this.kept.entries()];
     await Promise.all(all.map(([key, { session }]) => this.drop(key, session)));
   }

@@ -51,6 +51,16 @@ async function turn(h: Harness, prompt: string, conversationId?: string) {
   return { handle, outcome, pid: handle.childPid() };
 }
 
+/** A turn by `ward run` in its own process on the harness's data (a terminal, or yesterday's Ward); returns its `--json` outcome. */
+async function wardRunElsewhere(h: Harness, args: readonly string[]): Promise<{ conversationId: string; runId: string }> {
+  const result = await ward(['run', '--json', ...args], {
+    env: { HOME: h.home, WARD_HOME: h.home, TMPDIR: h.tmpRoot, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: h.provider.url },
+    timeoutMs: 60_000,
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { conversationId: string; runId: string };
+}
+
 describe('a warm session keeps the conversation’s CLI between turns (issue 19)', () => {
   it('test_two_turns_run_in_one_cli_process_each_a_journaled_run_the_second_keeping_the_context_and_holding_no_key', async () => {
     harness = await warmHarness([answer('Lisbon is the capital.'), answer('About 545,000 people.')]);
@@ -163,11 +173,7 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     expect(processGroupAlive(first.pid!)).toBe(true);
 
     // `ward run` from a terminal, its own process on the same data, takes a turn of the same conversation.
-    const other = await ward(['run', '--json', '--conversation', first.handle.conversationId, '--', 'Pick another.'], {
-      env: { HOME: harness.home, WARD_HOME: harness.home, TMPDIR: harness.tmpRoot, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: harness.provider.url },
-      timeoutMs: 60_000,
-    });
-    expect(other.code, other.stderr).toBe(0);
+    await wardRunElsewhere(harness, ['--conversation', first.handle.conversationId, '--', 'Pick another.']);
 
     // The kept CLI never saw that turn: the next desktop turn starts a CLI that resumes the transcript with it.
     const third = await turn(harness, 'Which words?', first.handle.conversationId);
@@ -282,5 +288,81 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     } finally {
       folder.close();
     }
+  });
+});
+
+describe('a chat’s CLI started ahead, as the person starts writing (issue 19)', () => {
+  /** The CLI processes Ward started in this harness (their argv names the run folder under tmpRoot). */
+  const clis = (h: Harness) => processesWith(h.tmpRoot);
+
+  it('test_a_cli_started_ahead_answers_the_first_message_in_the_same_process_and_nothing_is_journaled_or_sent_before_it', async () => {
+    harness = await warmHarness([answer('Remember the word heron.'), answer('Heron.')]);
+    // Yesterday's chat: its turn ran in another Ward process, so no CLI of it runs here.
+    const { conversationId } = await wardRunElsewhere(harness, ['--', 'Pick a word.']);
+    expect(clis(harness)).toEqual([]);
+    const eventsBefore = harness.events(conversationId).length;
+
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('started');
+    const started = clis(harness);
+    expect(started.length).toBeGreaterThan(0);
+    // Asking again while it runs starts nothing more.
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('running');
+    expect(clis(harness)).toEqual(started);
+    // Before the message: nothing in the journal, no model call, and the child holds no key (a capability only).
+    expect(harness.events(conversationId).length).toBe(eventsBefore);
+    expect(harness.provider.conversationRequests().length).toBe(1);
+    const pinned = await verifyPinnedCli();
+    const cli = findInnerProcess(started[0]!, pinned.path) ?? started[0]!;
+    expect(procEntries(cli, 'environ').join('\n')).not.toContain(CANARY_KEY);
+
+    const second = await turn(harness, 'Which word?', conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(started).toContain(second.pid);
+    // The CLI resumed the conversation: yesterday's answer went to the model with the new question.
+    const request = harness.provider.conversationRequests()[1]!;
+    expect(request.rawBody).toContain('Remember the word heron.');
+    expect(userTextIn(request)).toContain('Which word?');
+    // The turn is a whole run in the journal, and its init was checked (R3) as it came.
+    const ofRun = types(harness.events(conversationId).filter((event) => event.runId === second.handle.runId)).filter((type) => type !== 'assistant_delta');
+    expect(ofRun).toEqual(['run_started', 'user_prompt', 'assistant_text', 'usage', 'run_finished']);
+  });
+
+  it('test_a_message_sent_while_its_cli_is_still_starting_waits_for_that_cli_instead_of_starting_a_second', async () => {
+    harness = await warmHarness([answer('First.'), answer('Second.')]);
+    const { conversationId } = await wardRunElsewhere(harness, ['--', 'one']);
+
+    const ahead = harness.service.prestart({ namespace: harness.ns, conversationId });
+    const second = await turn(harness, 'two', conversationId);
+    await expect(ahead).resolves.toBe('started');
+    expect(second.outcome.state).toBe('succeeded');
+    // One CLI, one run folder: the turn took the CLI started ahead.
+    expect(fs.readdirSync(harness.tmpRoot).length).toBe(1);
+    expect(clis(harness)).toContain(second.pid);
+  });
+
+  it('test_nothing_is_started_ahead_while_a_turn_holds_the_chat_or_with_warm_sessions_off', async () => {
+    harness = await warmHarness([answer('First.'), { kind: 'hang', blocks: [{ type: 'text', text: 'Thinking' }] }]);
+    const first = await turn(harness, 'one');
+    const busy = harness.service.startTurn({ namespace: harness.ns, prompt: 'two', conversationId: first.handle.conversationId });
+    await until(() => harness!.provider.conversationRequests().length === 2, 'the second turn to reach the model');
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: first.handle.conversationId })).resolves.toBe('busy');
+    await harness.service.stop(busy.runId);
+
+    fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ warmSessionMinutes: 0 }));
+    const other = await turn(harness, 'another chat');
+    const running = clis(harness);
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: other.handle.conversationId })).resolves.toBe('not_ahead');
+    expect(clis(harness)).toEqual(running);
+  });
+
+  it('test_ward_closing_while_a_cli_is_started_ahead_leaves_no_cli_and_no_run_folder_behind', async () => {
+    harness = await warmHarness([answer('First.')]);
+    const { conversationId } = await wardRunElsewhere(harness, ['--', 'one']);
+
+    const ahead = harness.service.prestart({ namespace: harness.ns, conversationId }).catch((error: unknown) => error);
+    await harness.app.close();
+    await ahead;
+    await until(() => clis(harness!).length === 0, 'the CLI started ahead to end with Ward', 10_000);
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 });

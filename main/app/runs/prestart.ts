@@ -1,0 +1,81 @@
+/**
+ * A conversation's CLI started before its turn (issue 19): when the person starts writing in a
+ * chat, the desktop starts that chat's CLI — resuming its session, with the launch its next turn
+ * would use — and keeps it as the conversation's warm session, so the message they send goes to a
+ * CLI that is already running.
+ *
+ * Nothing is journaled and nobody is asked: no turn is bound until the message is sent, so every
+ * tool call, approval, host and model call the CLI tried before then would be refused
+ * (./cli-session.ts). The pinned CLI tries none: it waits for its first stream-json message, and
+ * sends its `system/init` (which the turn checks, R3) only then. A chat whose launch needs a
+ * decision first (an environment grant is decided and journaled per turn) is not started ahead.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Namespace } from '../../namespaces/namespace.js';
+import type { NamespaceStore } from '../../store/namespace-store.js';
+import { CliSession } from './cli-session.js';
+import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSession, type Plan } from './launch.js';
+import { checkReadiness } from './readiness.js';
+import type { TurnDeps } from './turn.js';
+import { warmKey, type WarmSessions } from './warm-sessions.js';
+
+/** What a request to start a chat's CLI ahead did. */
+export type PrestartOutcome =
+  | 'started'
+  /** The chat's CLI is already running (kept from its last turn, or being started). */
+  | 'running'
+  /** A turn holds the conversation (or an uncertain run waits to be recorded). */
+  | 'busy'
+  /** warmSessionMinutes is 0, or this chat's launch asks something of the person first. */
+  | 'not_ahead';
+
+export interface PrestartTarget {
+  readonly namespace: Namespace;
+  readonly store: NamespaceStore;
+  readonly conversationId: string;
+}
+
+/** Starts the conversation's CLI and keeps it for its next turn; a failure is for that turn to report, so it only rejects. */
+export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target: PrestartTarget): Promise<PrestartOutcome> {
+  const { namespace: ns, store, conversationId } = target;
+  const key = warmKey(ns, conversationId);
+  const limits = deps.limits();
+  if (limits.warmSessionMs <= 0) return 'not_ahead';
+  if (warm.holds(key)) return 'running';
+  if (store.runs.activeFor(conversationId) !== undefined) return 'busy';
+  // The transcript this CLI will load ends with the newest run now: a turn run elsewhere later makes it stale (take() checks).
+  const lastRunId = store.runs.latestId(conversationId);
+  let outcome: PrestartOutcome = 'started';
+  await warm.startAhead(key, async () => {
+    deps.sandbox.prewarm();
+    const base = conversationPlan(deps, store, ns, conversationId);
+    const secrets: string[] = [];
+    const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => secrets.push(value));
+    const plan: Plan = { ...base, pinned, access, limits, warm: true };
+    // The broker and gateway know the process by this id until its first turn binds (each turn journals its own run id).
+    const registrationId = randomUUID();
+    const permissions = runPermissions(deps, plan, { namespace: ns, store, conversationId, runId: registrationId, rules: [] }, () => undefined);
+    try {
+      if (permissions.currentRules().some((rule) => rule.kind === 'env' && rule.effect === 'allow')) {
+        outcome = 'not_ahead';
+        return;
+      }
+      const spec = await launchSpec(deps, plan, permissions, (value) => secrets.push(value));
+      const session = new CliSession(spec.fingerprint, registrationId);
+      session.lastRunId = lastRunId;
+      for (const secret of secrets) session.addSecret(secret);
+      try {
+        await openSessionTools(deps, ns, plan, session, () => undefined);
+        session.spawn(await startSession(deps, plan, spec, session));
+        void deps.broker.then((broker) => broker.prepareSessions?.()).catch(() => undefined);
+      } catch (error) {
+        await session.close();
+        throw error;
+      }
+      warm.keep(key, session, limits.warmSessionMs);
+    } finally {
+      permissions.close();
+    }
+  });
+  return outcome;
+}
