@@ -32,6 +32,9 @@ const connectionName = z.string().regex(/^[a-z0-9-]{1,32}$/, 'a connection name 
 const inNamespace = { namespace: namespaceName };
 
 export const RECONCILE_OUTCOMES = ['succeeded', 'failed', 'stopped'] as const;
+/** What `runs.prepare` did: started the chat's CLI, found it running, found the chat busy, or starts none ahead. */
+export type PrepareOutcome = 'started' | 'running' | 'busy' | 'not_ahead';
+
 export const APPROVAL_ANSWERS = ['allow_once', 'allow_conversation', 'allow_agent', 'deny'] as const;
 /** How a new chat may use its project folder without asking: not at all, reading, or reading and writing. */
 export const FOLDER_ACCESS = ['ask', 'read', 'write'] as const;
@@ -288,6 +291,12 @@ export const CONTRACT = {
   'runs.send': channel<{ runId: string; attached: boolean }>()(
     z.strictObject({ ...inNamespace, conversationId: uuid, requestId: uuid, prompt: z.string().min(1).max(MAX_PROMPT_CHARS) }),
   ),
+  /**
+   * The person started writing in this chat: main starts its CLI now (issue 19), so the message
+   * goes to a CLI already running. Nothing is journaled or sent before the message; `not_ahead`
+   * when warm sessions are off or the chat's launch asks something first, `busy` while a run holds it.
+   */
+  'runs.prepare': channel<{ outcome: PrepareOutcome }>()(z.strictObject({ ...inNamespace, conversationId: uuid })),
   'runs.stop': channel<RunView>()(z.strictObject({ ...inNamespace, runId: uuid })),
   'runs.reconcile': channel<RunView>()(
     z.strictObject({ ...inNamespace, runId: uuid, outcome: z.enum(RECONCILE_OUTCOMES), note: z.string().min(1).max(500) }),

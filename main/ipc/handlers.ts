@@ -121,6 +121,7 @@ export class DesktopIpc {
       void handle.done.catch(() => undefined);
       return { runId: handle.runId, attached: handle.attached };
     },
+    'runs.prepare': async ({ namespace, conversationId }) => ({ outcome: await (await this.app.runs()).prestart({ namespace: this.store(namespace).namespace, conversationId }) }),
     'runs.stop': async ({ namespace, runId }) => {
       const store = this.store(namespace);
       store.runs.get(runId);

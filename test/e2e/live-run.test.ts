@@ -83,6 +83,34 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await screenshot(page, 'chat-live-tool-call');
   });
 
+  it('test_writing_in_a_chat_whose_cli_has_ended_starts_it_before_send_and_that_cli_answers_the_message', async () => {
+    harness = await suite.start({ script: [{ blocks: [{ type: 'text', text: 'Remember the word heron.' }] }, { blocks: [{ type: 'text', text: 'It was the grey bird.' }] }] });
+    const page = await harness.open();
+    await startChat(page, 'default', 'Pick a word.');
+    await timelineOf(page).getByText('Remember the word heron.').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    // The chat's CLI ends, as after an idle close or a restart of Ward.
+    for (const pid of harness.cliChildren()) process.kill(-pid, 'SIGKILL');
+    await expect.poll(() => harness!.cliChildren(), { timeout: 10_000 }).toEqual([]);
+    const conversation = harness.core.store(harness.ns).conversations.list()[0]!;
+    const eventsBefore = [...harness.core.store(harness.ns).journal.read(conversation.id)].length;
+
+    // Starting to write starts the chat's CLI, before anything is sent.
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.pressSequentially('Which');
+    await expect.poll(() => harness!.cliChildren().length, { timeout: 20_000 }).toBe(1);
+    const ahead = harness.cliChildren()[0];
+    expect([...harness.core.store(harness.ns).journal.read(conversation.id)].length).toBe(eventsBefore);
+    expect(harness.provider.conversationRequests().length).toBe(1);
+
+    await box.pressSequentially(' word?');
+    await box.press('Enter');
+    await timelineOf(page).getByText('It was the grey bird.').waitFor();
+    // That CLI took the message, with the conversation so far.
+    expect(harness.cliChildren()).toEqual([ahead]);
+    expect(harness.provider.conversationRequests()[1]!.rawBody).toContain('Remember the word heron.');
+  });
+
   it('test_stop_during_a_slow_tool_shows_stopping_while_the_tool_drains_also_after_a_reload_then_stopped_not_an_error', async () => {
     harness = await suite.start({
       // The tool outlasts a reload on a loaded machine, so the drain is still on when the page comes back.

@@ -18,6 +18,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'journal.subscribe': { ...NS, conversationId: ID, afterSeq: 0 },
   'journal.unsubscribe': { subscriptionId: 'abc' },
   'runs.send': { ...NS, conversationId: ID, requestId: ID, prompt: 'hi' },
+  'runs.prepare': { ...NS, conversationId: ID },
   'runs.stop': { ...NS, runId: ID },
   'runs.reconcile': { ...NS, runId: ID, outcome: 'failed', note: 'checked' },
   'approvals.list': { ...NS },

@@ -1,5 +1,4 @@
 import './dom-with-node-fetch.js';
-import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
 import { desktopIpcFor } from '../support/desktop.js';
@@ -10,7 +9,7 @@ import { AgentsPage } from '../../renderer/src/pages/AgentsPage.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp-servers/http.js';
 import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
 import { tempDir } from '../support/temp.js';
-import { button, click, render, settle } from './render.js';
+import { button, click, render, settle, typeInto } from './render.js';
 
 /** Every tool the fixture server offers, in the order the page lists them. */
 const FIXTURE_TOOLS = fixtureTools(1)
@@ -50,13 +49,6 @@ function checkbox(container: HTMLElement, label: RegExp): HTMLInputElement {
   return found;
 }
 
-async function type(field: HTMLInputElement, value: string): Promise<void> {
-  await act(async () => {
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(field, value);
-    field.dispatchEvent(new Event('input', { bubbles: true }));
-  });
-}
-
 const nameField = (container: HTMLElement) => container.querySelector<HTMLInputElement>('input[placeholder=research-helper]')!;
 
 describe('the agent editor adds tools from the namespace connections', () => {
@@ -73,7 +65,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
       ...FIXTURE_TOOLS.map((tool) => `${tool} from tracker`),
     ]);
 
-    await type(nameField(view.container), 'reader');
+    await typeInto(nameField(view.container), 'reader');
     await click(checkbox(view.container, /^echo from tracker$/));
     expect(checkbox(view.container, /^echo from tracker$/).checked).toBe(true);
     await click(button(view.container, 'Publish new version'));
@@ -105,7 +97,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     await click(checkbox(view.container, /^every tool of tracker$/));
     expect(checked()).toEqual(tools);
 
-    await type(nameField(view.container), 'everything');
+    await typeInto(nameField(view.container), 'everything');
     await click(button(view.container, 'Publish new version'));
     await settle(() => view.container.textContent!.includes('Published everything version 1'), 'the publish');
     const spec = core.store(parseNamespace('default')).agents.get('everything').spec as { tools: { exposedName: string }[] };
@@ -121,7 +113,7 @@ describe('the agent editor adds tools from the namespace connections', () => {
     await settle(() => view.container.textContent!.includes('from tracker'), 'the connection tools');
     await server.close();
 
-    await type(nameField(view.container), 'reader');
+    await typeInto(nameField(view.container), 'reader');
     await click(checkbox(view.container, /^slow from tracker$/));
     await click(button(view.container, 'Publish new version'));
     await settle(() => view.container.querySelector('[role=alert]') !== null, 'the refusal');

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Composer } from '../../renderer/src/components/Composer.js';
 import type { RunStatus } from '../../renderer/src/state/timeline.js';
-import { button, buttons, click, render } from './render.js';
+import { button, buttons, click, render, typeInto } from './render.js';
 
 const run = (state: RunStatus['state']): RunStatus => ({ id: 'r1', state, reason: null });
 const status = (container: HTMLElement) => container.querySelector('[data-testid=run-state]')!.textContent;
@@ -42,6 +42,21 @@ describe('the Stop control (R6)', () => {
     const view = await render(<Composer run={run('uncertain')} onSend={async () => true} onStop={() => undefined} />);
     expect(status(view.container)).toBe('Outcome unknown');
     expect(labels(view.container)).toEqual(['Send (disabled)']);
+    await view.unmount();
+  });
+});
+
+describe('starting to write (issue 19)', () => {
+  it('test_tells_the_chat_once_when_the_person_starts_writing_and_again_only_after_the_box_was_emptied', async () => {
+    const writing: string[] = [];
+    const view = await render(<Composer run={null} onSend={async () => true} onStop={() => undefined} onWriting={() => writing.push('writing')} />);
+    const box = view.container.querySelector('textarea')!;
+    await typeInto(box, 'W');
+    await typeInto(box, 'Which word?');
+    expect(writing).toEqual(['writing']);
+    await typeInto(box, '');
+    await typeInto(box, 'Another');
+    expect(writing).toEqual(['writing', 'writing']);
     await view.unmount();
   });
 });

@@ -1,9 +1,8 @@
 // @vitest-environment happy-dom
-import { act } from 'react';
 import { describe, expect, it } from 'vitest';
 import type { ElicitationAction, ElicitationFieldValue, PendingElicitationView } from '../../preload/contract.js';
 import { ElicitationPrompt } from '../../renderer/src/components/ElicitationPrompt.js';
-import { button, buttons, click, render, settle } from './render.js';
+import { button, buttons, click, render, settle, typeInto } from './render.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -25,14 +24,6 @@ const FORM: PendingElicitationView = {
   expiresAt: new Date(NOW + 60_000).toISOString(),
 };
 
-async function type(input: HTMLInputElement, value: string): Promise<void> {
-  await act(async () => {
-    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
-    setter.call(input, value);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  });
-}
-
 describe('a server asks for input (elicitation) in the approval area', () => {
   it('test_shows_the_form_with_defaults_filled_in_masks_a_sensitive_field_and_sends_what_the_person_accepts', async () => {
     const sent: Array<[ElicitationAction, Record<string, ElicitationFieldValue> | undefined]> = [];
@@ -43,7 +34,7 @@ describe('a server asks for input (elicitation) in the approval area', () => {
     expect(view.container.querySelector<HTMLInputElement>('#elicit-token')!.type).toBe('password');
     expect(view.container.querySelector<HTMLInputElement>('#elicit-notify')!.checked).toBe(true);
     expect(buttons(view.container).map((b) => b.textContent)).toEqual(['Accept', 'Decline', 'Cancel']);
-    await type(view.container.querySelector<HTMLInputElement>('#elicit-token')!, 's3cret');
+    await typeInto(view.container.querySelector<HTMLInputElement>('#elicit-token')!, 's3cret');
     await click(button(view.container, 'Accept'));
     await settle(() => sent.length === 1, 'the answer');
     expect(sent).toEqual([['accept', { project: 'b', count: 3, token: 's3cret', notify: true }]]);

@@ -44,6 +44,15 @@ export async function click(element: HTMLElement): Promise<void> {
   });
 }
 
+/** Sets a field's value as typing does (React hears the input event). */
+export async function typeInto(field: HTMLInputElement | HTMLTextAreaElement, value: string): Promise<void> {
+  await act(async () => {
+    const prototype = field instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+    Object.getOwnPropertyDescriptor(prototype, 'value')!.set!.call(field, value);
+    field.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+}
+
 /** Waits (bounded) for a condition that React effects and real I/O settle. */
 export async function settle(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -109,6 +109,9 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       return false;
     }
   };
+  // While the person writes, main starts the chat's CLI, so the message is answered by one already running.
+  // Only a head start: whatever it meets (busy, off, a refusal), the send reports for itself.
+  const prepare = useCallback(() => void api.runs.prepare({ namespace, conversationId }).catch(() => undefined), [api, namespace, conversationId]);
   const active = runState === 'running' || runState === 'admitted';
   const stop = useCallback(() => {
     if (run === null) return;
@@ -238,7 +241,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
         </div>
       )}
       <ErrorBanner text={actionError} />
-      <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} />
+      <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} onWriting={prepare} />
     </section>
   );
 }

@@ -16,6 +16,8 @@ export interface ComposerProps {
   readonly focusKey?: string;
   /** Shown instead of the usual hint (a draft chat says what it will do). */
   readonly hint?: string;
+  /** The person started writing (the box was empty): the chat's CLI can start now. */
+  readonly onWriting?: () => void;
 }
 
 export function runLabel(run: RunStatus | null): string {
@@ -53,7 +55,7 @@ export function composerPlaceholder(run: RunStatus | null, hint = 'Message the a
 
 const MAX_ROWS = 12;
 
-export function Composer({ run, onSend, onStop, focusKey, hint }: ComposerProps) {
+export function Composer({ run, onSend, onStop, focusKey, hint, onWriting }: ComposerProps) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
@@ -93,7 +95,10 @@ export function Composer({ run, onSend, onStop, focusKey, hint }: ComposerProps)
           placeholder={composerPlaceholder(run, hint)}
           value={text}
           maxLength={MAX_PROMPT_CHARS}
-          onChange={(event) => setText(event.target.value)}
+          onChange={(event) => {
+            if (text === '' && event.target.value !== '') onWriting?.();
+            setText(event.target.value);
+          }}
           onKeyDown={onKeyDown}
           rows={rows}
         />
