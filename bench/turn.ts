@@ -20,6 +20,8 @@ import { startModelProvider } from '../test/fixtures/model-provider/provider.js'
 import { percentile, round } from './stats.js';
 
 const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
+/** How long a person writes a message before Send, after the chat's CLI was asked to start (runs.prepare). */
+const WRITING_MS = 1_000;
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Another built Ward checkout (an earlier commit) to run in the same rounds: a change's effect, under the same load. */
 const COMPARE = process.env.WARD_BENCH_TURN_COMPARE;
@@ -188,6 +190,30 @@ async function followUps(env: Record<string, string>, push: () => void, bareResu
       for (let i = 0; i < pair.length; i++) await pair[(i + round) % pair.length]!();
     }
     const ratios = warm.map((ms, i) => ms / bare[i]!);
+
+    // A chat opened again after its CLI ended (an idle close, a restart): its first message with
+    // the CLI started as the person began writing (runs.prepare), and without, against bare --resume.
+    let lastPid = [...pids].at(-1);
+    const reopened = async (ahead: boolean) => {
+      if (lastPid !== undefined) await endGroup(lastPid);
+      if (ahead) {
+        const outcome = await runs.prestart({ namespace, conversationId: first.conversationId });
+        if (outcome !== 'started') throw new Error(`the chat's CLI was not started ahead: ${outcome}`);
+        // The message takes a moment to write; Send is timed from here.
+        await new Promise((resolve) => setTimeout(resolve, WRITING_MS));
+      }
+      const next = await turn(first.conversationId);
+      lastPid = next.pid;
+      return next.ms;
+    };
+    const ahead: number[] = [];
+    const cold: number[] = [];
+    const bareAgain: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const trio = [async () => ahead.push(await reopened(true)), async () => cold.push(await reopened(false)), async () => bareAgain.push((await bareResume()).totalMs)];
+      for (let i = 0; i < trio.length; i++) await trio[(i + round) % trio.length]!();
+    }
+    const aheadRatio = percentile(ahead.map((ms, i) => ms / bareAgain[i]!), 50);
     return {
       firstTurnMs: round(first.ms, 1),
       followUpMedianMs: median(warm),
@@ -200,9 +226,33 @@ async function followUps(env: Record<string, string>, push: () => void, bareResu
       cliProcesses: pids.size,
       target: 'follow-up / bare --resume <= 0.30x',
       pass: percentile(ratios, 50) <= 0.3 && pids.size === 1,
+      reopenedChat: {
+        startedAheadMedianMs: median(ahead),
+        coldMedianMs: median(cold),
+        bareResumeMedianMs: median(bareAgain),
+        startedAheadRatioMedian: round(aheadRatio, 2),
+        coldRatioMedian: round(percentile(cold.map((ms, i) => ms / bareAgain[i]!), 50), 2),
+      },
     };
   } finally {
     await app.close();
+  }
+}
+
+/** Kills a CLI's process group and waits (bounded) until it is gone. */
+async function endGroup(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) process.kill(-pid, 'SIGKILL');
+  for (let waited = 0; alive(); waited += 10) {
+    if (waited > 10_000) throw new Error(`CLI group ${pid} outlived SIGKILL by 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 

@@ -53,7 +53,7 @@ export class WarmSessions {
 
   /** Whether the conversation has a session kept, or one being started. */
   holds(key: string): boolean {
-    return this.kept.has(key) || this.starting.has(key);
+    return this.kept.get(key)?.session.usable === true || this.starting.has(key);
   }
 
   /**
@@ -72,6 +72,9 @@ export class WarmSessions {
       void session.close(this.graceMs);
       return;
     }
+    // One the conversation had (its CLI died, not yet closed) goes now.
+    const replaced = this.kept.get(key);
+    if (replaced !== undefined && replaced.session !== session) void this.drop(key, replaced.session);
     const timer = setTimeout(() => void this.drop(key, session), idleMs);
     // An idle session never holds Ward open: app close or process exit ends it.
     timer.unref();

@@ -305,9 +305,9 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('started');
     const started = clis(harness);
     expect(started.length).toBeGreaterThan(0);
-    // Asking again while it runs starts nothing more.
+    // Asking again while it runs starts nothing more: still one CLI, with one run folder.
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('running');
-    expect(clis(harness)).toEqual(started);
+    expect(fs.readdirSync(harness.tmpRoot).length).toBe(1);
     // Before the message: nothing in the journal, no model call, and the child holds no key (a capability only).
     expect(harness.events(conversationId).length).toBe(eventsBefore);
     expect(harness.provider.conversationRequests().length).toBe(1);
@@ -353,6 +353,19 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     const running = clis(harness);
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId: other.handle.conversationId })).resolves.toBe('not_ahead');
     expect(clis(harness)).toEqual(running);
+  });
+
+  it('test_a_chat_whose_kept_cli_just_died_gets_a_new_one_ahead_and_the_dead_ones_run_folder_goes', async () => {
+    harness = await warmHarness([answer('First.'), answer('Second.')]);
+    const first = await turn(harness, 'one');
+    process.kill(-first.pid!, 'SIGKILL');
+    await until(() => !processGroupAlive(first.pid!), 'the kept CLI to be gone');
+    // Asked at once, before Ward may have closed the dead session: a new CLI starts all the same.
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: first.handle.conversationId })).resolves.toBe('started');
+    await until(() => fs.readdirSync(harness!.tmpRoot).length === 1, 'only the new CLI’s run folder to be left');
+    const second = await turn(harness, 'two', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(clis(harness)).toContain(second.pid);
   });
 
   it('test_ward_closing_while_a_cli_is_started_ahead_leaves_no_cli_and_no_run_folder_behind', async () => {
