@@ -79,7 +79,7 @@ export interface SandboxedLaunch {
   release(): void;
 }
 
-type Runtime = typeof import('@anthropic-ai/sandbox-runtime').SandboxManager;
+type Runtime = typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-manager.js').SandboxManager;
 
 /**
  * What the runtime adds to a sandboxed process's environment: where its proxy is (with a
@@ -320,7 +320,10 @@ export class SandboxEngine {
   }
 
   private load(): Promise<Runtime> {
-    this.runtime ??= import('@anthropic-ai/sandbox-runtime').then((module) => module.SandboxManager);
+    // The manager's own module, not the package index: the index also loads the runtime's config
+    // schemas and zod 3 (a dozen modules, ~20 ms of every sandboxed `ward run`), which Ward never uses.
+    // The runtime is pinned exactly; should the file move, the sandbox tests fail (and doctor says why).
+    this.runtime ??= import('@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-manager.js').then((module) => module.SandboxManager);
     return this.runtime;
   }
 
