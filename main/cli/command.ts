@@ -11,7 +11,6 @@ export interface CommandContext {
 
 export interface Command {
   readonly name: string;
-  readonly summary: string;
   readonly usage: string;
   run(args: readonly string[], context: CommandContext): Promise<number>;
 }

@@ -6,9 +6,9 @@ import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { processIo, writeLine, type CliIo } from './io.js';
 
-async function help(io: CliIo): Promise<void> {
+function help(io: CliIo): void {
   writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
-  for (const entry of COMMANDS) writeLine(io.stdout, `  ${entry.name.padEnd(14)} ${(await entry.load()).summary}`);
+  for (const entry of COMMANDS) writeLine(io.stdout, `  ${entry.name.padEnd(14)} ${entry.summary}`);
   writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage; ward --version shows the version. Exit codes are listed in README.md.');
 }
 
@@ -61,7 +61,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     return EXIT.ok;
   }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    await help(io);
+    help(io);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
@@ -72,7 +72,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const command = await entry.load();
   traceMark('command-loaded');
   if (asksForHelp(args)) {
-    writeLine(io.stdout, `usage: ${command.usage}\n\n${command.summary}`);
+    writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}`);
     return EXIT.ok;
   }
   const makeApp = await appFactory(io);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../main/cli/commands/index.js';
 import { LATEST_SCHEMA_VERSION } from '../../main/store/migrations/index.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -19,6 +20,16 @@ describe('ward (headless)', () => {
     const unknown = await ward(['frobnicate']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('ward: unknown command "frobnicate"; run "ward help"\n');
+  });
+
+  it('test_help_lists_every_command_with_what_it_does_and_a_commands_help_shows_its_usage_and_the_same_words', async () => {
+    const help = await ward(['help']);
+    expect(help.code).toBe(0);
+    const listed = help.stdout.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().split(/\s{2,}/));
+    expect(listed.map(([name]) => name)).toEqual(COMMANDS.map((entry) => entry.name));
+    for (const [, summary] of listed) expect(summary!.length).toBeGreaterThan(10);
+    const run = await ward(['run', '--help']);
+    expect(run.stdout).toBe(`usage: ${(await COMMANDS.find((entry) => entry.name === 'run')!.load()).usage}\n\n${listed.find(([name]) => name === 'run')![1]}\n`);
   });
 
   it('test_refuses_an_unknown_flag_with_the_command_usage', async () => {

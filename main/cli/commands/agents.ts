@@ -12,7 +12,6 @@ const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
 
 export const agentsCommand: Command = {
   name: 'agents',
-  summary: 'create (publish a new version of), list or show agents',
   usage:
     'ward agents create NAME --instructions-file FILE [--upstream NAME=COMMAND [ARGS...]]... [--upstream-env UPSTREAM=VAR]... [--tool UPSTREAM/TOOL|UPSTREAM/*|CONNECTION/TOOL|CONNECTION/*]... [--model-profile P] | ward agents list | ward agents show NAME [--version N]  [--namespace NS] [--json]',
   async run(args, { io, app }) {

@@ -87,7 +87,6 @@ async function withManager<T>(context: CommandContext, flag: string | undefined,
 
 export const connectionsCommand: Command = {
   name: 'connections',
-  summary: 'add, list, sign in to and pick the tools of MCP servers (local stdio programs or remote https services)',
   usage:
     'ward connections add NAME (--command CMD [--arg A ...] [--secret-env VAR ...] [--sandbox [--sandbox-net=HOST,...] [--sandbox-folder=DIR]] | --url URL [--allow-insecure-http] [--client-id ID [--client-secret-stdin]]) | ' +
     'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +

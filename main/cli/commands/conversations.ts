@@ -5,7 +5,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const conversationsCommand: Command = {
   name: 'conversations',
-  summary: "list a namespace's conversations",
   usage: 'ward conversations [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);

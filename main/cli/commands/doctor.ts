@@ -15,7 +15,6 @@ const LABEL: Record<DoctorCheck['status'], string> = { ok: 'ok', warning: 'warn'
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check the data folder, every namespace database, the keychain, the pinned CLI, the admin policy, Claude Code managed settings and the sandbox',
   usage: 'ward doctor [--self-test] [--provider [--namespace NS]] [--json]',
   async run(args, { io, app }) {
     const { values } = parseCommandArgs(

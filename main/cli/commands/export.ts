@@ -5,7 +5,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'write a conversation as a signed bundle anyone can verify, or as a Markdown or HTML transcript',
   usage: 'ward export CONVERSATION [--out FILE] [--format bundle|markdown|html] [--name-namespace] [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, {

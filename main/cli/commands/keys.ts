@@ -6,7 +6,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const keysCommand: Command = {
   name: 'keys',
-  summary: "show or hand out the public half of a namespace's export signing key",
   usage: 'ward keys show [--namespace NS] [--json] | ward keys export-public [--out FILE] [--namespace NS]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, out: { type: 'string', short: 'o' } });

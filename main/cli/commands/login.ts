@@ -17,7 +17,6 @@ export function authContextFor(context: CommandContext, flag: string | undefined
 
 export const loginCommand: Command = {
   name: 'login',
-  summary: 'sign in to an identity provider in the system browser (OpenID Connect, PKCE)',
   usage: 'ward login --issuer URL --client-id ID [--scope "openid ..."] [--namespace NS] [--no-browser] [--timeout SECONDS] [--allow-insecure-http] [--json]',
   async run(args, context) {
     const { values } = parseCommandArgs(

@@ -5,7 +5,6 @@ import { authContextFor } from './login.js';
 
 export const logoutCommand: Command = {
   name: 'logout',
-  summary: 'revoke sign-ins at the provider, then forget them (--local: forget without revoking)',
   usage: 'ward logout [--issuer URL] [--client-id ID] [--local] [--namespace NS] [--json]',
   async run(args, context) {
     const { values } = parseCommandArgs(

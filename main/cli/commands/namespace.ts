@@ -4,7 +4,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const namespaceCommand: Command = {
   name: 'namespace',
-  summary: 'create or list namespaces (separate credentials, sessions and data)',
   usage: 'ward namespace create NAME | ward namespace list [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json });

@@ -109,7 +109,6 @@ function grant(args: readonly string[], io: CliIo, app: WardApp): number {
 
 export const permissionsCommand: Command = {
   name: 'permissions',
-  summary: 'show what a conversation may do and what was decided; grant or revoke',
   usage: USAGE,
   async run(args, { io, app }) {
     if (args[0] === 'revoke') return revoke(args.slice(1), io, app());

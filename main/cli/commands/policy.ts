@@ -9,7 +9,6 @@ const MAX_VALUE_CHARS = 60;
 
 export const policyCommand: Command = {
   name: 'policy',
-  summary: 'show the admin policy: every key with its value, level and source',
   usage: 'ward policy show [--json]',
   async run(args, { io }) {
     const { values, positionals } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json });

@@ -46,7 +46,6 @@ function readHidden(io: CliIo): Promise<string> {
 
 export const providerCommand: Command = {
   name: 'provider',
-  summary: 'store the model credential (API key or Claude subscription token) from stdin, show whether one is set, or delete it',
   usage: 'ward provider set-key [--kind api-key|oauth-token] [--namespace NS] < key | ward provider show [--namespace NS] [--json] | ward provider delete-key [--namespace NS]',
   async run(args, context) {
     const { values, positionals } = parseCommandArgs(this, args, { kind: { type: 'string' }, namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json });

@@ -5,7 +5,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const replayCommand: Command = {
   name: 'replay',
-  summary: "print a conversation's journal, from a sequence number on",
   usage: 'ward replay CONVERSATION [--from SEQ] [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, from: { type: 'string' } });

@@ -8,7 +8,6 @@ import { describeVerdict, parseBundleArgs } from './verify-bundle.js';
 
 export const reviewCommand: Command = {
   name: 'review',
-  summary: 'print an export bundle as "ward replay" would, after checking it (read-only, offline)',
   usage: 'ward review FILE [--signer KEYFILE|FINGERPRINT] [--json]',
   async run(args, { io }) {
     const { file, json, options } = parseBundleArgs(this, args);

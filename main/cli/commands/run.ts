@@ -70,7 +70,6 @@ function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boole
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'send a prompt to an agent and stream the answer (Ctrl-C stops the turn)',
   usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--allow-KIND=LIST…] [--deny-KIND=LIST…] [--json] [-- PROMPT]',
   async run(args, { io, app }) {
     // Deno-style grants for this turn; relative paths are relative to where `ward run` was started.
@@ -154,7 +153,6 @@ export const runCommand: Command = {
 /** R8: a person settles an uncertain run after checking what its tool calls did; this frees the conversation. */
 export const reconcileCommand: Command = {
   name: 'reconcile',
-  summary: 'record the outcome of an uncertain run after checking its effects (frees the conversation)',
   usage: 'ward reconcile RUN_ID --outcome failed|stopped|succeeded --note TEXT [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, outcome: { type: 'string' }, note: { type: 'string' } });

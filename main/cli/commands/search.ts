@@ -6,7 +6,6 @@ import { writeJson, writeLine } from '../io.js';
 
 export const searchCommand: Command = {
   name: 'search',
-  summary: 'find words in prompts, answers, tool names and tool previews across a namespace (best first)',
   usage: 'ward search QUERY [--limit N] [--offset N] [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, limit: { type: 'string' }, offset: { type: 'string' } });

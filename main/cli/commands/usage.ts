@@ -9,7 +9,6 @@ function line(label: string, usage: UsageTotal): string {
 
 export const usageCommand: Command = {
   name: 'usage',
-  summary: "tokens and cost per day (UTC) of a namespace's runs, or per run with --runs",
   usage: 'ward usage [--since YYYY-MM-DD] [--runs] [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values } = parseCommandArgs(this, args, { ...COMMON_OPTIONS, since: { type: 'string' }, runs: { type: 'boolean', default: false } }, false);

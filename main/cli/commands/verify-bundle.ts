@@ -25,7 +25,6 @@ export function parseBundleArgs(command: Command, args: readonly string[]): { fi
 
 export const verifyBundleCommand: Command = {
   name: 'verify-bundle',
-  summary: 'check an export bundle offline: its signature, statement and hash chain (no data folder, keychain or network)',
   usage: 'ward verify-bundle FILE [--signer KEYFILE|FINGERPRINT] [--json]',
   async run(args, { io }) {
     const { file, json, options } = parseBundleArgs(this, args);

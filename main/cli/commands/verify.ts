@@ -14,7 +14,6 @@ function anchorNote(anchors: IntegrityReport['anchors']): string {
 
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: "check a conversation's hash chain and its anchors; names the first altered or missing event",
   usage: 'ward verify CONVERSATION [--namespace NS] [--json]',
   async run(args, { io, app }) {
     const { values, positionals } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json });

@@ -6,7 +6,6 @@ import { authContextFor } from './login.js';
 
 export const whoamiCommand: Command = {
   name: 'whoami',
-  summary: "show a namespace's sign-ins (issuer, subject, expiry; never a token)",
   usage: 'ward whoami [--namespace NS] [--json]',
   async run(args, context) {
     const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);
