@@ -268,9 +268,13 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
     // The key comes from the environment after the keychain is asked (nothing stored), as for a first user.
     const wardEnv = { ...base, WARD_HOME: wardHome, WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, WARD_TRACE_FILE: trace };
+    // The compared checkout keeps its own data folder: the pin's verification record names one binary, and each checkout has its own.
+    const comparedHome = path.join(scratch, 'ward-compared');
+    fs.mkdirSync(comparedHome, { mode: 0o700 });
     const ward = async (sandbox: 'auto' | 'off', root = ROOT): Promise<Sample> => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
-      const sample = await timed(process.execPath, [path.join(root, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...wardEnv, WARD_SANDBOX: sandbox }, scratch, '', (text) => text.length > 0);
+      const env = { ...wardEnv, WARD_SANDBOX: sandbox, ...(root === ROOT ? {} : { WARD_HOME: comparedHome }) };
+      const sample = await timed(process.execPath, [path.join(root, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], env, scratch, '', (text) => text.length > 0);
       return { ...sample, marks: readMarks(trace) };
     };
 
