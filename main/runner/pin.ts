@@ -139,22 +139,35 @@ interface VerifiedRecord {
   readonly sha256: string;
 }
 
-function readVerifiedRecord(cacheFile: string | undefined, file: string, now: Fingerprint): string | undefined {
-  if (cacheFile === undefined) return undefined;
+/**
+ * How many binaries the record vouches for: the desktop app and a `ward` installed apart share a
+ * data folder but each has its own CLI; with one entry, every switch between them read 370 MB again.
+ */
+const MAX_VERIFIED_RECORDS = 4;
+
+function readVerifiedRecords(cacheFile: string | undefined): VerifiedRecord[] {
+  if (cacheFile === undefined) return [];
   try {
-    const record = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as VerifiedRecord;
-    const valid = record.file === file && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && sameFingerprint(record.fingerprint, now);
-    return valid ? record.sha256 : undefined;
+    const { records } = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { records?: unknown };
+    return Array.isArray(records) ? (records as VerifiedRecord[]) : [];
   } catch {
-    return undefined; // absent or unreadable: hash the file
+    return []; // absent or unreadable: hash the file
   }
 }
 
+function verifiedHash(records: readonly VerifiedRecord[], file: string, now: Fingerprint): string | undefined {
+  const record = records.find((candidate) => candidate?.file === file);
+  const valid = record !== undefined && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && sameFingerprint(record.fingerprint, now);
+  return valid ? record.sha256 : undefined;
+}
+
+/** Puts `record` first, replacing the file's old one; the oldest beyond the bound go. */
 function writeVerifiedRecord(cacheFile: string, record: VerifiedRecord): void {
   try {
+    const records = [record, ...readVerifiedRecords(cacheFile).filter((other) => other?.file !== record.file)].slice(0, MAX_VERIFIED_RECORDS);
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
     const temp = `${cacheFile}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(record), { mode: 0o600 });
+    fs.writeFileSync(temp, JSON.stringify({ records }), { mode: 0o600 });
     fs.renameSync(temp, cacheFile);
   } catch {
     // Only a speed-up: the next process hashes the file again.
@@ -171,7 +184,7 @@ export async function sha256OfFile(file: string, cacheFile?: string): Promise<st
   const before = fingerprintOf(file);
   const cached = hashCache.get(file);
   if (cached !== undefined && sameFingerprint(cached.fingerprint, before)) return cached.sha256;
-  const remembered = readVerifiedRecord(cacheFile, file, before);
+  const remembered = verifiedHash(readVerifiedRecords(cacheFile), file, before);
   if (remembered !== undefined) {
     hashCache.set(file, { fingerprint: before, sha256: remembered });
     return remembered;

@@ -52,7 +52,7 @@ describe('ward run refuses before anything is created', () => {
     const { binary } = locatePlatformBinary();
     const stat = fs.statSync(binary);
     const measured = 'f'.repeat(64);
-    fs.writeFileSync(path.join(home, 'cli-verified.json'), JSON.stringify({ file: binary, fingerprint: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs }, sha256: measured }));
+    fs.writeFileSync(path.join(home, 'cli-verified.json'), JSON.stringify({ records: [{ file: binary, fingerprint: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs }, sha256: measured }] }));
     const refused = await run(['run', '--', 'hello']);
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(new RegExp(`^ward run: the CLI at \\S+ has SHA-256 ${measured}, pinned [0-9a-f]{64}; refusing to run it\\n$`));

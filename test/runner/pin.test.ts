@@ -55,13 +55,26 @@ describe('pinned CLI verification (R1)', () => {
     const cache = path.join(dir, 'home', 'cli-verified.json');
     fs.writeFileSync(binary, 'pinned bytes');
     const pinned = createHash('sha256').update('pinned bytes').digest('hex');
-    const verify = () =>
-      execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'verify-pin.ts'), binary, pinned, cache], { encoding: 'utf8' });
+    const verify = (file = binary) =>
+      execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'fixtures', 'verify-pin.ts'), file, pinned, cache], { encoding: 'utf8' });
 
     expect(verify()).toBe('ok');
     expect(fs.statSync(cache).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(fs.readFileSync(cache, 'utf8'))).toMatchObject({ file: binary, sha256: pinned });
+    expect(JSON.parse(fs.readFileSync(cache, 'utf8'))).toMatchObject({ records: [{ file: binary, sha256: pinned }] });
     expect(verify()).toBe('ok');
+
+    // A second install's CLI (the desktop app's and a separate `ward`'s) is remembered beside the first, not instead of it.
+    const other = path.join(dir, 'claude-other');
+    fs.writeFileSync(other, 'pinned bytes');
+    expect(verify(other)).toBe('ok');
+    expect(JSON.parse(fs.readFileSync(cache, 'utf8'))).toMatchObject({ records: [{ file: other, sha256: pinned }, { file: binary, sha256: pinned }] });
+    // A record that vouches for a changed hash is believed only for its own file: a lie about one binary is caught by the other's check.
+    const lie = JSON.parse(fs.readFileSync(cache, 'utf8')) as { records: { sha256: string }[] };
+    lie.records[1]!.sha256 = 'f'.repeat(64);
+    fs.writeFileSync(cache, JSON.stringify(lie));
+    expect(verify(other)).toBe('ok');
+    expect(verify()).toBe('cli_pin_mismatch');
+    fs.writeFileSync(cache, JSON.stringify({ records: [] }));
 
     // Same size, new bytes: the ctime moved, so the record no longer vouches for the file.
     fs.writeFileSync(binary, 'Pinned bytes');
