@@ -13,6 +13,7 @@ import { RunService } from '../../../main/app/runs/run-service.js';
 import { ApprovalQueue } from '../../../main/permissions/approval-queue.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { verifyPinnedCli } from '../../../main/runner/pin.js';
+import { RUN_DIR_PREFIX } from '../../../main/runner/run-dir.js';
 import { findInnerProcess } from '../../../main/runner/process-tree.js';
 import { DataFolder } from '../../../main/store/data-folder.js';
 import { parseNamespace } from '../../../main/namespaces/namespace.js';
@@ -59,6 +60,23 @@ async function wardRunElsewhere(h: Harness, args: readonly string[]): Promise<{ 
   });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { conversationId: string; runId: string };
+}
+
+/** The desktop's core in its own process (test/fixtures/warm-host), on a data folder of its own, so a test can SIGKILL it. */
+function startWarmHost(model: ModelProvider) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-home-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-tmp-'));
+  scratch.push(home, tmp);
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: model.url };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/warm-host/host.ts')], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  host = child;
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const lines: Record<string, unknown>[] = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  const ask = (request: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(request)}\n`);
+  return { home, tmp, lines, ask, stderr: () => stderr };
 }
 
 describe('a warm session keeps the conversation’s CLI between turns (issue 19)', () => {
@@ -253,20 +271,10 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
 
   it('test_ward_sigkilled_during_a_warm_sessions_turn_leaves_no_cli_behind_and_the_next_start_finds_the_run_uncertain', async () => {
     provider = await startModelProvider([answer('First.'), { kind: 'hang', blocks: [{ type: 'text', text: 'Thinking' }] }]);
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-home-'));
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-tmp-'));
-    scratch.push(home, tmp);
-    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
-    const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
-    host = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/warm-host/host.ts')], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    host.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const lines: Record<string, unknown>[] = [];
-    readline.createInterface({ input: host.stdout }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-    const ask = (request: Record<string, unknown>) => host!.stdin.write(`${JSON.stringify(request)}\n`);
+    const { home, tmp, lines, ask, stderr } = startWarmHost(provider);
 
     ask({ prompt: 'one' });
-    await until(() => lines.some((line) => line.event === 'done'), `the first turn (host stderr: ${stderr.slice(-500)})`, 60_000);
+    await until(() => lines.some((line) => line.event === 'done'), `the first turn (host stderr: ${stderr().slice(-500)})`, 60_000);
     const first = lines.find((line) => line.event === 'done')!;
     expect(first.state).toBe('succeeded');
     const pid = first.pid as number;
@@ -275,7 +283,7 @@ describe('a warm session keeps the conversation’s CLI between turns (issue 19)
     ask({ prompt: 'two', conversationId: first.conversationId });
     await until(() => provider!.conversationRequests().length === 2, 'the second turn to reach the model', 30_000);
     const secondRun = lines.filter((line) => line.event === 'started')[1]!.runId as string;
-    host.kill('SIGKILL');
+    host!.kill('SIGKILL');
     await new Promise((resolve) => host!.once('exit', resolve));
     // The CLI goes with Ward (the sandbox's --die-with-parent, else stdin's end), within a bound.
     await until(() => !processGroupAlive(pid) && processesWith(tmp).length === 0, 'the warm CLI to die with Ward', 15_000);
@@ -366,6 +374,27 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     const second = await turn(harness, 'two', first.handle.conversationId);
     expect(second.outcome.state).toBe('succeeded');
     expect(clis(harness)).toContain(second.pid);
+  });
+
+  it('test_ward_sigkilled_while_a_chats_cli_waits_started_ahead_leaves_no_cli_behind', async () => {
+    provider = await startModelProvider([answer('First.')]);
+    const { tmp, lines, ask, stderr } = startWarmHost(provider);
+    ask({ prompt: 'one' });
+    await until(() => lines.some((line) => line.event === 'done'), `the first turn (host stderr: ${stderr().slice(-500)})`, 60_000);
+    const first = lines.find((line) => line.event === 'done')!;
+    // The chat's CLI ends; the person starts writing in it again: a new CLI starts ahead and waits.
+    const clis = () => processesWith(path.join(tmp, RUN_DIR_PREFIX));
+    process.kill(-(first.pid as number), 'SIGKILL');
+    await until(() => clis().length === 0, 'the first CLI to be gone');
+    ask({ ahead: true, conversationId: first.conversationId });
+    await until(() => lines.some((line) => line.event === 'ahead'), `the CLI to start ahead (host stderr: ${stderr().slice(-500)})`, 30_000);
+    expect(lines.find((line) => line.event === 'ahead')!.outcome).toBe('started');
+    expect(clis().length).toBeGreaterThan(0);
+
+    host!.kill('SIGKILL');
+    await new Promise((resolve) => host!.once('exit', resolve));
+    // It goes with Ward (the sandbox's --die-with-parent, else stdin's end), and so do the sandbox's helpers.
+    await until(() => processesWith(tmp).length === 0, 'the CLI started ahead to die with Ward', 15_000);
   });
 
   it('test_ward_closing_while_a_cli_is_started_ahead_leaves_no_cli_and_no_run_folder_behind', async () => {
