@@ -118,6 +118,10 @@ describe('what leaves main', () => {
       ok: false,
       error: { code: 'not_found', message: 'no conversation 00000000-0000-4000-8000-000000000000 in this namespace' },
     });
+    await expect(dispatch(service.handlers, client, 'runs.prepare', { namespace: 'default', conversationId: '00000000-0000-4000-8000-000000000000' })).resolves.toEqual({
+      ok: false,
+      error: { code: 'not_found', message: 'no conversation 00000000-0000-4000-8000-000000000000 in this namespace' },
+    });
     core.close();
   });
 });
@@ -127,7 +131,7 @@ describe('a chat that would be refused is not created (issue 16 #7)', () => {
     const home = tempDir('ward-desktop-preflight-');
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
     const core = new DataFolder(home);
-    const app = new WardApp({ folder: core, env: {}, policy: null });
+    const app = new WardApp({ folder: core, env: {}, policy: null, run: { warmSessions: true } });
     const service = new DesktopIpc(app);
     const client = { id: 'window-1', push: () => undefined };
     const refusal = {
@@ -142,6 +146,8 @@ describe('a chat that would be refused is not created (issue 16 #7)', () => {
       const agent = store.agents.publish('helper', { instructions: '' });
       const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'older' });
       await expect(dispatch(service.handlers, client, 'runs.send', { namespace: 'default', conversationId: conversation.id, requestId: '00000000-0000-4000-8000-000000000001', prompt: 'again' })).resolves.toEqual(refusal);
+      // Writing in it starts no CLI ahead either; the refusal is the same (the window ignores it, Send shows it).
+      await expect(dispatch(service.handlers, client, 'runs.prepare', { namespace: 'default', conversationId: conversation.id })).resolves.toEqual(refusal);
       expect(store.runs.activeFor(conversation.id)).toBeUndefined();
       expect(store.journal.lastSeq(conversation.id)).toBe(0);
     } finally {

@@ -203,11 +203,10 @@ export class RunService {
    * turn of the conversation would be refused before admission.
    */
   prestart(input: { readonly namespace: Namespace; readonly conversationId: string }): Promise<PrestartOutcome> {
-    const warm = this.warm;
-    if (warm === null) return Promise.resolve('not_ahead');
     const store = this.namespaceStore(input.namespace);
     const conversation = store.conversations.resolve(input.conversationId);
-    return prestartSession(this.deps, warm, { namespace: input.namespace, store, conversationId: conversation.id });
+    if (this.warm === null) return Promise.resolve('not_ahead');
+    return prestartSession(this.deps, this.warm, { namespace: input.namespace, store, conversationId: conversation.id });
   }
 
   /**
