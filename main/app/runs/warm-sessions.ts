@@ -30,6 +30,8 @@ export class WarmSessions {
   /** Sessions being started ahead of their turn (./prestart.ts): a turn of the conversation waits for it. */
   private readonly starting = new Map<string, Promise<void>>();
   private closed = false;
+  /** Sessions that finished starting after closeAll began: it waits for them to close too. */
+  private readonly closedLate: Promise<void>[] = [];
 
   /** @param graceMs how long a closing CLI may take to exit after its stdin closes (Stop's grace period). */
   constructor(private readonly graceMs: number) {}
@@ -69,7 +71,7 @@ export class WarmSessions {
   /** Keeps a session for the conversation's next turn, for `idleMs`. */
   keep(key: string, session: CliSession, idleMs: number): void {
     if (this.closed) {
-      void session.close(this.graceMs);
+      this.closedLate.push(session.close(this.graceMs));
       return;
     }
     // One the conversation had (its CLI died, not yet closed) goes now.
@@ -94,6 +96,7 @@ export class WarmSessions {
   async closeAll(): Promise<void> {
     this.closed = true;
     await Promise.all(this.starting.values());
+    await Promise.all(this.closedLate);
     const all = [...this.kept.entries()];
     await Promise.all(all.map(([key, { session }]) => this.drop(key, session)));
   }

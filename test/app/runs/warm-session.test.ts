@@ -404,7 +404,8 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     const ahead = harness.service.prestart({ namespace: harness.ns, conversationId }).catch((error: unknown) => error);
     await harness.app.close();
     await ahead;
-    await until(() => clis(harness!).length === 0, 'the CLI started ahead to end with Ward', 10_000);
+    // Closing waited for the CLI being started to end: its run folder with the capability is gone already.
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
+    await until(() => clis(harness!).length === 0, 'the CLI started ahead to end with Ward', 10_000);
   });
 });
