@@ -1,6 +1,8 @@
 /** Whether a process Ward recorded (the owner of a run, a server it started) is still that process. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { WardError } from './errors.js';
+import { shown } from './host-pattern.js';
 
 /** Whether the process that owns a run still runs: same pid and, where known, same start time. */
 export type ProcessAlive = (pid: number, identity: string | null) => boolean;
@@ -75,4 +77,18 @@ function isRelativePath(value: string, cwd: string): boolean {
 export function absolutePaths(command: string, args: readonly string[], cwd: string): { command: string; args: string[] } {
   const absolute = (value: string) => (isRelativePath(value, cwd) ? path.resolve(cwd, value) : value);
   return { command: absolute(command), args: args.map(absolute) };
+}
+
+/**
+ * A server's command and arguments as typed in the desktop, which has no working folder: `~` and
+ * `~/…` are the home folder (no shell expands them there), and a path relative to nothing (`./x`,
+ * `../x`) is refused by name, rather than resolved against wherever Ward happens to run.
+ */
+export function desktopServerPaths(command: string, args: readonly string[], home: string): { command: string; args: string[] } {
+  const resolve = (value: string, what: string) => {
+    if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
+    if (/^\.\.?[/\\]/.test(value)) throw new WardError('usage', `${what} ${shown(value)} is a relative path and the desktop has no folder to resolve it in: give its full path (like ${path.join(home, 'server.js')})`);
+    return value;
+  };
+  return { command: resolve(command, 'the program'), args: args.map((arg, index) => resolve(arg, `argument ${index + 1}`)) };
 }

@@ -4,8 +4,10 @@
  * anything a service does not; everything returned is renderer-visible (U3, C3).
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { IPC_ERROR_CODES, type IpcResult, type PushedEvent } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
+import { desktopServerPaths } from '../base/process.js';
 import { parseToolSelector } from '../agents/service.js';
 import { toWindowView } from '../app/connections.js';
 import { toRunView } from '../app/conversations.js';
@@ -169,7 +171,7 @@ export class DesktopIpc {
     'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
       toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret), this.store(namespace).namespace),
     'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
-      const spec = { transport: 'stdio', name, command, args, secretEnv: secrets.map((secret) => secret.name) };
+      const spec = { transport: 'stdio', name, ...desktopServerPaths(command, args, os.homedir()), secretEnv: secrets.map((secret) => secret.name) };
       const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
       return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values), this.store(namespace).namespace);
     },

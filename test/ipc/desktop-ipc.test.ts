@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
@@ -117,6 +118,15 @@ describe('what leaves main', () => {
     await expect(dispatch(service.handlers, client, 'runs.send', { namespace: 'default', conversationId: '00000000-0000-4000-8000-000000000000', requestId: '00000000-0000-4000-8000-000000000001', prompt: 'x' })).resolves.toEqual({
       ok: false,
       error: { code: 'not_found', message: 'no conversation 00000000-0000-4000-8000-000000000000 in this namespace' },
+    });
+    // The desktop has no working folder: `~/` is the home folder, `./x` is refused by name instead of resolved against wherever Ward runs.
+    await expect(dispatch(service.handlers, client, 'connections.addLocal', { namespace: 'default', name: 'files', command: 'node', args: ['./server.js'], secrets: [] })).resolves.toEqual({
+      ok: false,
+      error: { code: 'usage', message: `argument 1 "./server.js" is a relative path and the desktop has no folder to resolve it in: give its full path (like ${path.join(os.homedir(), 'server.js')})` },
+    });
+    await expect(dispatch(service.handlers, client, 'connections.addLocal', { namespace: 'default', name: 'files', command: '~/bin/mcp-files', args: ['--root', '~/projects'], secrets: [] })).resolves.toMatchObject({
+      ok: true,
+      value: { name: 'files', url: `${path.join(os.homedir(), 'bin/mcp-files')} --root ${path.join(os.homedir(), 'projects')}` },
     });
     await expect(dispatch(service.handlers, client, 'runs.prepare', { namespace: 'default', conversationId: '00000000-0000-4000-8000-000000000000' })).resolves.toEqual({
       ok: false,

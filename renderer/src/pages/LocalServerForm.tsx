@@ -46,7 +46,7 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
       </label>
       <label>
         Arguments, one per line
-        <textarea value={args} onChange={(event) => setArgs(event.target.value)} rows={3} placeholder={'--root\n/home/me/projects'} />
+        <textarea value={args} onChange={(event) => setArgs(event.target.value)} rows={3} placeholder={'--root\n~/projects'} />
       </label>
       <fieldset>
         <legend>Secret variables</legend>
