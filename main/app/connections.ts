@@ -19,7 +19,7 @@ import type { Elicitor } from '../upstreams/elicitation.js';
 import { openConnections, type ConfineServer, type ConnectionManager, type ConnectionView } from '../connections/index.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, wardCommand, type Namespace } from '../namespaces/namespace.js';
-import { assertConnectionAllowed, isManagedConnection, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
+import { assertConnectionAllowed, isManagedConnection, LOCAL_SERVER_UNSANDBOXED, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
 
@@ -113,6 +113,7 @@ export class ConnectionService {
       ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
       ...(elicit === undefined ? {} : { elicit }),
       confine: this.confine(ns),
+      ...(this.policy?.localServersSandboxed === true ? { unsandboxedRefusal: `refused by ${this.policy.reason}: ${LOCAL_SERVER_UNSANDBOXED}` } : {}),
     });
   }
 
@@ -208,9 +209,13 @@ export class ConnectionService {
     return this.policy!.settings.get('managedConnections')?.sources.join(', ') ?? null;
   }
 
-  /** Lists the server's tools now; a failure is recorded as the connection's health, which the view shows. */
+  /**
+   * Lists the server's tools now; a failure is recorded as the connection's health, which the view
+   * shows. A server the policy no longer allows is refused with the reason and not started.
+   */
   check(store: NamespaceStore, name: string): Promise<ConnectionView> {
     return this.use(store, async (manager) => {
+      assertConnectionAllowed(this.policy, name, manager.get(name).spec);
       await manager.discover(name).catch(() => undefined);
       return manager.get(name);
     });

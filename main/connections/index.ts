@@ -15,7 +15,7 @@ export { UpstreamError } from '../upstreams/errors.js';
 export function openConnections(
   core: DataFolder,
   ns: Namespace,
-  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit']; confine?: ConnectionManagerOptions['confine'] } = {},
+  options: { store?: OpenStoreOptions; limits?: ConnectionManagerOptions['limits']; now?: () => number; onSecret?: (value: string) => void; clientMetadataUrl?: string; elicit?: ConnectionManagerOptions['elicit']; confine?: ConnectionManagerOptions['confine']; unsandboxedRefusal?: string } = {},
 ): ConnectionManager {
   const store = core.store(ns, { mustExist: true });
   const secrets = openSecretStore(core.home, ns, options.store);
@@ -28,5 +28,6 @@ export function openConnections(
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
     ...(options.elicit ? { elicit: options.elicit } : {}),
     ...(options.confine ? { confine: options.confine } : {}),
+    ...(options.unsandboxedRefusal ? { unsandboxedRefusal: options.unsandboxedRefusal } : {}),
   });
 }

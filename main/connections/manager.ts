@@ -61,6 +61,8 @@ export interface ConnectionManagerOptions {
   readonly now?: () => number;
   /** Starts servers that asked for the sandbox; absent, they are refused. */
   readonly confine?: ConfineServer;
+  /** Why a local server without a sandbox profile may not start (the admin policy says so); absent, it may. */
+  readonly unsandboxedRefusal?: string;
 }
 
 interface CrashRecord {
@@ -205,7 +207,10 @@ export class ConnectionManager {
       const stderr = new BoundedLog(this.limits.maxStderrBytes);
       this.stderrLogs.set(spec.name, stderr);
       const command = { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) };
-      if (spec.sandbox === null) return { transport: 'stdio', ...command, stderr };
+      if (spec.sandbox === null) {
+        if (this.options.unsandboxedRefusal !== undefined) throw new UpstreamError('unreachable', `connection ${spec.name}: ${this.options.unsandboxedRefusal}; the server was not started`);
+        return { transport: 'stdio', ...command, stderr };
+      }
       const confined = await this.confine({ ...spec, sandbox: spec.sandbox }, command);
       return { transport: 'stdio', ...confined, stderr, onExit: () => confined.release() };
     }

@@ -15,7 +15,10 @@ import { WardError } from '../base/errors.js';
 import { shown } from '../permissions/grants.js';
 
 /** What a connection is, as far as the policy cares. */
-export type ConnectionIdentity = { readonly transport: 'http'; readonly url: string } | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[] };
+export type ConnectionIdentity =
+  | { readonly transport: 'http'; readonly url: string }
+  /** `sandbox`: its sandbox profile when it has one (null or absent: it would run unconfined). */
+  | { readonly transport: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly sandbox?: object | null };
 
 interface UrlMatcher {
   readonly kind: 'url';

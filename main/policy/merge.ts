@@ -83,7 +83,9 @@ function normalize(key: PolicyKey, value: unknown): unknown {
     case 'managedConnections':
       return (value as Array<Record<string, unknown>>).map((entry) => {
         const spec = parseConnectionSpec('url' in entry ? { transport: 'http', ...entry } : { transport: 'stdio', ...entry });
-        return spec.transport === 'http' ? { name: spec.name, url: spec.url } : { name: spec.name, command: spec.command, args: [...spec.args] };
+        if (spec.transport === 'http') return { name: spec.name, url: spec.url };
+        const sandbox = spec.sandbox === null ? {} : { sandbox: { net: [...spec.sandbox.net], ...(spec.sandbox.folder === null ? {} : { folder: spec.sandbox.folder }) } };
+        return { name: spec.name, command: spec.command, args: [...spec.args], ...sandbox };
       });
     default:
       return value;

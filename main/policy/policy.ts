@@ -17,7 +17,9 @@ export const MAC_DOMAIN = 'dev.ward.desktop';
 const MANAGED_PREFERENCES = '/Library/Managed Preferences';
 
 /** An MCP server the organization defines for every namespace (managedConnections). */
-export type ManagedConnection = { readonly name: string; readonly url: string } | { readonly name: string; readonly command: string; readonly args: readonly string[] };
+export type ManagedConnection =
+  | { readonly name: string; readonly url: string }
+  | { readonly name: string; readonly command: string; readonly args: readonly string[]; readonly sandbox?: { readonly net: readonly string[]; readonly folder?: string } };
 
 /** The admin policy (P5) as the checks use it: mandatory values, plus the reading it came from. */
 export interface AdminPolicy {
@@ -36,6 +38,8 @@ export interface AdminPolicy {
   readonly deniedConnections: readonly ConnectionMatcher[];
   readonly managedConnectionsOnly: boolean;
   readonly managedConnections: readonly ManagedConnection[];
+  /** Local (stdio) servers start only inside the OS sandbox (S5). */
+  readonly localServersSandboxed: boolean;
   readonly allowFileCredentialStore: boolean;
   readonly requireSignedExports: boolean;
   /** Every key set, with its level and sources (`ward policy show`, the desktop's locks). */
@@ -159,6 +163,7 @@ export function compilePolicy(reading: PolicyReading): AdminPolicy | null {
     deniedConnections: value<string[]>('deniedConnections', []).map(parseConnectionMatcher),
     managedConnectionsOnly: value('managedConnectionsOnly', false),
     managedConnections: value<ManagedConnection[]>('managedConnections', []),
+    localServersSandboxed: value('localServersSandboxed', false),
     allowFileCredentialStore: value('allowFileCredentialStore', true),
     requireSignedExports: value('requireSignedExports', false),
     clientMetadataUrl: value<string | null>('clientMetadataUrl', null),
@@ -204,8 +209,12 @@ function connectionRefusal(policy: AdminPolicy | null, identity: ConnectionIdent
   if (denied !== undefined) return `it matches deniedConnections entry ${shown(denied.text)}`;
   if (policy.managedConnectionsOnly && !policy.managedConnections.some((managed) => isManagedConnection(managed, identity))) return 'only the managed connections may be used (managedConnectionsOnly)';
   if (policy.allowedConnections !== null && !policy.allowedConnections.some((matcher) => matchesConnection(matcher, identity))) return 'it matches no allowedConnections entry';
+  if (policy.localServersSandboxed && identity.transport === 'stdio' && (identity.sandbox ?? null) === null) return LOCAL_SERVER_UNSANDBOXED;
   return null;
 }
+
+/** Why a local server without a sandbox profile is refused under localServersSandboxed. */
+export const LOCAL_SERVER_UNSANDBOXED = 'local servers run only inside the OS sandbox (localServersSandboxed): add it with "ward connections add NAME --command … --sandbox" (and --sandbox-net for the hosts it needs)';
 
 /** Refuses a connection the policy does not allow; `name` is only for the message. */
 export function assertConnectionAllowed(policy: AdminPolicy | null, name: string, identity: ConnectionIdentity): void {

@@ -48,7 +48,13 @@ const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}\*?$/;
 
 const managedConnection = z.union([
   z.strictObject({ name: z.string().regex(NAME), url: z.string().min(1).max(2048) }),
-  z.strictObject({ name: z.string().regex(NAME), command: z.string().min(1).max(4096), args: z.array(z.string().max(8192)).max(256).optional() }),
+  z.strictObject({
+    name: z.string().regex(NAME),
+    command: z.string().min(1).max(4096),
+    args: z.array(z.string().max(8192)).max(256).optional(),
+    // As `ward connections add --sandbox`: the hosts it may reach and its one writable folder (absolute; default a private one).
+    sandbox: z.strictObject({ net: z.array(z.string().min(1).max(300)).max(100), folder: z.string().min(1).max(4096).optional() }).optional(),
+  }),
 ]);
 
 export const POLICY_KEYS: readonly PolicyKey[] = [
@@ -162,6 +168,16 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     merge: 'byName',
     whenUnset: 'none',
     example: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
+  },
+  {
+    key: 'localServersSandboxed',
+    title: 'Local MCP servers only in the OS sandbox',
+    description: 'When true, a local (stdio) MCP server runs only inside the OS sandbox with its own profile: one added without --sandbox is refused, and one already added without it, or written into an agent, is refused before it starts. Managed local connections give theirs with "sandbox": {"net": [...], "folder": "..."}.',
+    schema: z.boolean(),
+    levels: MANDATORY,
+    merge: 'trueWins',
+    whenUnset: 'false',
+    example: true,
   },
   {
     key: 'credentialStore',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WardApp } from '../../main/app/ward-app.js';
 import { parsePolicy } from '../../main/policy/policy.js';
-import { harness } from '../connections/support.js';
+import { harness, STDIO_SERVER, stdioSpec } from '../connections/support.js';
 
 function appWith(policy: object) {
   const h = harness();
@@ -29,5 +29,55 @@ describe('admin policy: connections are matched by what they are', () => {
     await expect(connections.remove(store, 'tracker')).rejects.toMatchObject({ code: 'policy_refused', message: expect.stringContaining('connection tracker is managed by your organization') });
     // Only the managed ones may be added or used.
     await expect(connections.add(store, { transport: 'http', name: 'other', url: 'https://mcp.other.example/mcp' })).rejects.toMatchObject({ message: expect.stringContaining('only the managed connections may be used (managedConnectionsOnly)') });
+  });
+});
+
+describe('admin policy: local servers only in the OS sandbox (localServersSandboxed)', () => {
+  const POLICY = 'refused by the admin policy (/etc/ward/policy.json)';
+
+  it('test_a_local_server_without_the_sandbox_is_refused_when_added_and_one_added_before_does_not_start', async () => {
+    // Added before the policy arrived, without --sandbox.
+    const { h } = appWith({});
+    const before = new WardApp({ folder: h.core, env: {}, policy: null, connectionStore: { kind: 'keychain' } });
+    await (await before.connections()).add(h.core.store(h.ns), stdioSpec('plain'));
+    await before.close();
+
+    const app = new WardApp({ folder: h.core, env: {}, policy: parsePolicy(JSON.stringify({ localServersSandboxed: true }), '/etc/ward/policy.json'), connectionStore: { kind: 'keychain' } });
+    try {
+      const connections = await app.connections();
+      const store = h.core.store(h.ns);
+      await expect(connections.add(store, stdioSpec('other'))).rejects.toMatchObject({
+        code: 'policy_refused',
+        message: expect.stringMatching(/^connection "other" \(.*\) is not allowed: local servers run only inside the OS sandbox \(localServersSandboxed\): add it with "ward connections add NAME --command … --sandbox"/),
+      });
+      // With a sandbox profile it is added; a remote server is not a local one.
+      await expect(connections.add(store, { ...stdioSpec('boxed'), sandbox: { net: [] } })).resolves.toMatchObject({ spec: { name: 'boxed', sandbox: { net: [] } } });
+      await expect(connections.add(store, { transport: 'http', name: 'remote', url: 'https://mcp.example.com/mcp' })).resolves.toMatchObject({ spec: { name: 'remote' } });
+      // The one added before is not started: checking it says why, and whatever reaches it is refused before it starts.
+      await expect(connections.check(store, 'plain')).rejects.toMatchObject({ code: 'policy_refused', message: expect.stringContaining('connection "plain"') });
+      await expect(connections.use(store, (manager) => manager.discover('plain'))).rejects.toMatchObject({
+        message: expect.stringContaining(`connection plain: ${POLICY}: local servers run only inside the OS sandbox (localServersSandboxed): add it with "ward connections add NAME --command … --sandbox" (and --sandbox-net for the hosts it needs); the server was not started`),
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('test_a_managed_local_server_comes_with_its_sandbox_and_an_agents_inline_server_is_refused_before_a_run', async () => {
+    const { app, store } = appWith({ localServersSandboxed: true, managedConnections: [{ name: 'files', command: process.execPath, args: [STDIO_SERVER], sandbox: { net: ['api.example.com'] } }] });
+    try {
+      const connections = await app.connections();
+      const [files] = await connections.windowViews(store);
+      expect(files).toMatchObject({ name: 'files', managedBy: '/etc/ward/policy.json: managedConnections' });
+      expect(files!.detail).toContain('Runs in the sandbox: network only api.example.com');
+
+      store.agents.publish('helper', { instructions: '', upstreams: { inline: { type: 'stdio', command: '/usr/bin/true' } } });
+      await expect((await app.runs()).preflight({ namespace: store.namespace, agent: 'helper', prompt: 'hi' })).rejects.toMatchObject({
+        code: 'policy_refused',
+        message: expect.stringContaining('connection "inline" ("/usr/bin/true") is not allowed: local servers run only inside the OS sandbox'),
+      });
+    } finally {
+      await app.close();
+    }
   });
 });
