@@ -364,6 +364,8 @@ export const CONTRACT = {
       command: z.string().min(1).max(4_096),
       args: z.array(z.string().max(4_096)).max(64),
       secrets: z.array(z.strictObject({ name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'a variable name is letters, digits and _'), value: z.string().min(1).max(16_384) })).max(16),
+      /** Runs it in the OS sandbox (as `--sandbox`): the hosts it may reach and its one read-write folder (absent: a private one). */
+      sandbox: z.strictObject({ net: z.array(z.string().min(1).max(300)).max(100), folder: z.string().min(1).max(4_096).optional() }).optional(),
     }),
   ),
   /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */

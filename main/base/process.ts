@@ -80,15 +80,17 @@ export function absolutePaths(command: string, args: readonly string[], cwd: str
 }
 
 /**
- * A server's command and arguments as typed in the desktop, which has no working folder: `~` and
- * `~/…` are the home folder (no shell expands them there), and a path relative to nothing (`./x`,
- * `../x`) is refused by name, rather than resolved against wherever Ward happens to run.
+ * A path as typed in the desktop, which has no working folder: `~` and `~/…` are the home folder
+ * (no shell expands them there), and a path relative to nothing (`./x`, `../x`) is refused by
+ * name, rather than resolved against wherever Ward happens to run. Anything else is kept as typed.
  */
+export function desktopPath(value: string, what: string, home: string): string {
+  if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
+  if (/^\.\.?[/\\]/.test(value)) throw new WardError('usage', `${what} ${shown(value)} is a relative path and the desktop has no folder to resolve it in: give its full path (like ${path.join(home, 'server.js')})`);
+  return value;
+}
+
+/** A server's command and arguments as typed in the desktop (desktopPath for each). */
 export function desktopServerPaths(command: string, args: readonly string[], home: string): { command: string; args: string[] } {
-  const resolve = (value: string, what: string) => {
-    if (value === '~' || value.startsWith('~/')) return path.join(home, value.slice(1));
-    if (/^\.\.?[/\\]/.test(value)) throw new WardError('usage', `${what} ${shown(value)} is a relative path and the desktop has no folder to resolve it in: give its full path (like ${path.join(home, 'server.js')})`);
-    return value;
-  };
-  return { command: resolve(command, 'the program'), args: args.map((arg, index) => resolve(arg, `argument ${index + 1}`)) };
+  return { command: desktopPath(command, 'the program', home), args: args.map((arg, index) => desktopPath(arg, `argument ${index + 1}`, home)) };
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { IPC_ERROR_CODES, type IpcResult, type PushedEvent } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
-import { desktopServerPaths } from '../base/process.js';
+import { desktopPath, desktopServerPaths } from '../base/process.js';
 import { parseToolSelector } from '../agents/service.js';
 import { toWindowView } from '../app/connections.js';
 import { toRunView } from '../app/conversations.js';
@@ -170,8 +170,10 @@ export class DesktopIpc {
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
     'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
       toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret), this.store(namespace).namespace),
-    'connections.addLocal': async ({ namespace, name, command, args, secrets }) => {
-      const spec = { transport: 'stdio', name, ...desktopServerPaths(command, args, os.homedir()), secretEnv: secrets.map((secret) => secret.name) };
+    'connections.addLocal': async ({ namespace, name, command, args, secrets, sandbox }) => {
+      const home = os.homedir();
+      const confined = sandbox === undefined ? {} : { sandbox: { net: sandbox.net, folder: sandbox.folder === undefined ? null : desktopPath(sandbox.folder, 'the folder', home) } };
+      const spec = { transport: 'stdio', name, ...desktopServerPaths(command, args, home), secretEnv: secrets.map((secret) => secret.name), ...confined };
       const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
       return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values), this.store(namespace).namespace);
     },

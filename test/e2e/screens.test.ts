@@ -211,6 +211,24 @@ describe('the other screens in real Chromium', () => {
     expect(fs.readFileSync(path.join(namespaceDir(harness.home, harness.ns), 'ward.db')).includes(secret)).toBe(false);
   });
 
+  it('test_connections_a_local_server_added_to_run_in_the_os_sandbox_says_what_it_reaches_and_writes', async () => {
+    harness = await suite.start();
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Connections' }).click();
+    const form = page.getByRole('form', { name: 'Add a local MCP server' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('boxed');
+    await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
+    await form.getByRole('textbox', { name: 'Arguments, one per line' }).fill(['--import', 'tsx', FIXTURE_STDIO].join('\n'));
+    await form.getByRole('checkbox', { name: 'Run it in the OS sandbox' }).check();
+    await form.getByRole('textbox', { name: 'Hosts it may reach, one per line' }).fill('api.example.com\n*.example.org:443');
+    await form.getByRole('button', { name: 'Add local server' }).click();
+    await page.getByText('Added boxed').waitFor();
+    await expect(form.getByRole('checkbox', { name: 'Run it in the OS sandbox' }).isChecked()).resolves.toBe(false);
+    await expect(page.getByTestId('connection').textContent()).resolves.toContain('Runs in the sandbox: network only api.example.com, *.example.org:443; files: a private folder of its own (read-write).');
+    const stored = harness.core.store(harness.ns).db.prepare<[], { sandbox: string }>("SELECT sandbox FROM connections WHERE name = 'boxed'").get();
+    expect(JSON.parse(stored!.sandbox)).toEqual({ net: ['api.example.com', '*.example.org:443'], folder: null });
+  });
+
   it('test_connections_a_protected_server_shows_signed_out_until_the_person_signs_in_through_the_browser', async () => {
     harness = await suite.start();
     const remote = await startProtectedServer();

@@ -124,6 +124,10 @@ describe('what leaves main', () => {
       ok: false,
       error: { code: 'usage', message: `argument 1 "./server.js" is a relative path and the desktop has no folder to resolve it in: give its full path (like ${path.join(os.homedir(), 'server.js')})` },
     });
+    await expect(dispatch(service.handlers, client, 'connections.addLocal', { namespace: 'default', name: 'files', command: 'node', args: [], secrets: [], sandbox: { net: [], folder: '../data' } })).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'usage', message: expect.stringMatching(/^the folder "\.\.\/data" is a relative path/) },
+    });
     await expect(dispatch(service.handlers, client, 'connections.addLocal', { namespace: 'default', name: 'files', command: '~/bin/mcp-files', args: ['--root', '~/projects'], secrets: [] })).resolves.toMatchObject({
       ok: true,
       value: { name: 'files', url: `${path.join(os.homedir(), 'bin/mcp-files')} --root ${path.join(os.homedir(), 'projects')}` },

@@ -1,7 +1,7 @@
 /**
  * Adds a local (stdio) MCP server: the program, its arguments one per line (no shell: each line
- * is one argument as given), and secret variables whose values go to the keychain and are never
- * shown again.
+ * is one argument as given), secret variables whose values go to the keychain and are never
+ * shown again, and whether it runs in the OS sandbox (the hosts it may reach, its one folder).
  */
 import { Plus, Trash2 } from 'lucide-react';
 import { useState } from 'react';
@@ -11,6 +11,7 @@ export interface LocalServer {
   readonly command: string;
   readonly args: string[];
   readonly secrets: { name: string; value: string }[];
+  readonly sandbox?: { net: string[]; folder?: string };
 }
 
 export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server: LocalServer) => Promise<boolean> }) {
@@ -18,6 +19,9 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
   const [command, setCommand] = useState('');
   const [args, setArgs] = useState('');
   const [secrets, setSecrets] = useState<{ name: string; value: string }[]>([]);
+  const [sandboxed, setSandboxed] = useState(false);
+  const [hosts, setHosts] = useState('');
+  const [folder, setFolder] = useState('');
   const setSecret = (index: number, change: Partial<{ name: string; value: string }>) => setSecrets(secrets.map((secret, at) => (at === index ? { ...secret, ...change } : secret)));
   return (
     <form
@@ -26,12 +30,18 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
       onSubmit={(event) => {
         event.preventDefault();
         const lines = args.split('\n').filter((line) => line !== '');
-        void onAdd({ name: name.trim(), command: command.trim(), args: lines, secrets: secrets.filter((secret) => secret.name.trim() !== '').map((secret) => ({ name: secret.name.trim(), value: secret.value })) }).then((added) => {
+        const net = hosts.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+        const sandbox = sandboxed ? { net, ...(folder.trim() === '' ? {} : { folder: folder.trim() }) } : undefined;
+        const server: LocalServer = { name: name.trim(), command: command.trim(), args: lines, secrets: secrets.filter((secret) => secret.name.trim() !== '').map((secret) => ({ name: secret.name.trim(), value: secret.value })), ...(sandbox === undefined ? {} : { sandbox }) };
+        void onAdd(server).then((added) => {
           if (!added) return;
           setName('');
           setCommand('');
           setArgs('');
           setSecrets([]);
+          setSandboxed(false);
+          setHosts('');
+          setFolder('');
         });
       }}
     >
@@ -63,6 +73,26 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         <button type="button" onClick={() => setSecrets([...secrets, { name: '', value: '' }])}>
           <Plus size={14} aria-hidden /> Add a secret variable
         </button>
+      </fieldset>
+      <fieldset>
+        <legend>OS sandbox</legend>
+        <label className="checkbox">
+          <input type="checkbox" checked={sandboxed} onChange={(event) => setSandboxed(event.target.checked)} />
+          Run it in the OS sandbox
+        </label>
+        {sandboxed && (
+          <>
+            <p className="muted">It sees the system read-only and writes only its folder; it reaches only the hosts listed here.</p>
+            <label>
+              Hosts it may reach, one per line
+              <textarea value={hosts} onChange={(event) => setHosts(event.target.value)} rows={2} placeholder={'api.example.com\n*.example.org:443'} />
+            </label>
+            <label>
+              Its folder (read-write; empty: a private folder)
+              <input value={folder} onChange={(event) => setFolder(event.target.value)} placeholder="~/mcp-files" />
+            </label>
+          </>
+        )}
       </fieldset>
       <button type="submit" className="primary" disabled={busy}>
         Add local server
