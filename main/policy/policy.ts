@@ -214,7 +214,7 @@ function connectionRefusal(policy: AdminPolicy | null, identity: ConnectionIdent
 }
 
 /** Why a local server without a sandbox profile is refused under localServersSandboxed. */
-export const LOCAL_SERVER_UNSANDBOXED = 'local servers run only inside the OS sandbox (localServersSandboxed): add it with "ward connections add NAME --command … --sandbox" (and --sandbox-net for the hosts it needs)';
+export const LOCAL_SERVER_UNSANDBOXED = 'local servers run only inside the OS sandbox (localServersSandboxed): add it to run there ("ward connections add NAME --command … --sandbox [--sandbox-net=HOST,…]", or "Run it in the OS sandbox" on the Connections page)';
 
 /** Refuses a connection the policy does not allow; `name` is only for the message. */
 export function assertConnectionAllowed(policy: AdminPolicy | null, name: string, identity: ConnectionIdentity): void {

@@ -48,7 +48,7 @@ describe('admin policy: local servers only in the OS sandbox (localServersSandbo
       const store = h.core.store(h.ns);
       await expect(connections.add(store, stdioSpec('other'))).rejects.toMatchObject({
         code: 'policy_refused',
-        message: expect.stringMatching(/^connection "other" \(.*\) is not allowed: local servers run only inside the OS sandbox \(localServersSandboxed\): add it with "ward connections add NAME --command … --sandbox"/),
+        message: expect.stringMatching(/^connection "other" \(.*\) is not allowed: local servers run only inside the OS sandbox \(localServersSandboxed\): add it to run there \("ward connections add NAME --command … --sandbox/),
       });
       // With a sandbox profile it is added; a remote server is not a local one.
       await expect(connections.add(store, { ...stdioSpec('boxed'), sandbox: { net: [] } })).resolves.toMatchObject({ spec: { name: 'boxed', sandbox: { net: [] } } });
@@ -56,7 +56,7 @@ describe('admin policy: local servers only in the OS sandbox (localServersSandbo
       // The one added before is not started: checking it says why, and whatever reaches it is refused before it starts.
       await expect(connections.check(store, 'plain')).rejects.toMatchObject({ code: 'policy_refused', message: expect.stringContaining('connection "plain"') });
       await expect(connections.use(store, (manager) => manager.discover('plain'))).rejects.toMatchObject({
-        message: expect.stringContaining(`connection plain: ${POLICY}: local servers run only inside the OS sandbox (localServersSandboxed): add it with "ward connections add NAME --command … --sandbox" (and --sandbox-net for the hosts it needs); the server was not started`),
+        message: expect.stringContaining(`connection plain: ${POLICY}: local servers run only inside the OS sandbox (localServersSandboxed): add it to run there ("ward connections add NAME --command … --sandbox [--sandbox-net=HOST,…]", or "Run it in the OS sandbox" on the Connections page); the server was not started`),
       });
     } finally {
       await app.close();
