@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { namespaceDir } from '../../main/namespaces/namespace.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
@@ -14,6 +15,16 @@ const suite = useUiSuite();
 let harness: UiHarness | undefined;
 
 const TYPED_KEY = 'sk-ant-typed-in-settings-3b9e27c1d04f';
+
+/** The Connections page's "Add a local MCP server" form, filled in to start the fixture stdio server under `name`. */
+async function localServerForm(page: Page, name: string) {
+  await page.getByRole('button', { name: 'Connections' }).click();
+  const form = page.getByRole('form', { name: 'Add a local MCP server' });
+  await form.getByRole('textbox', { name: 'Name' }).fill(name);
+  await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
+  await form.getByRole('textbox', { name: 'Arguments, one per line' }).fill(['--import', 'tsx', FIXTURE_STDIO].join('\n'));
+  return form;
+}
 
 describe('the other screens in real Chromium', () => {
   it('test_settings_the_provider_and_a_key_typed_in_the_window_drive_the_next_run_the_key_never_comes_back', async () => {
@@ -187,11 +198,7 @@ describe('the other screens in real Chromium', () => {
     harness = await suite.start();
     const secret = 'fixture-secret-value-7f3a9c21e5d04b86';
     const page = await harness.open();
-    await page.getByRole('button', { name: 'Connections' }).click();
-    const form = page.getByRole('form', { name: 'Add a local MCP server' });
-    await form.getByRole('textbox', { name: 'Name' }).fill('local');
-    await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
-    await form.getByRole('textbox', { name: 'Arguments, one per line' }).fill(['--import', 'tsx', FIXTURE_STDIO].join('\n'));
+    const form = await localServerForm(page, 'local');
     await form.getByRole('button', { name: 'Add a secret variable' }).click();
     await form.getByRole('textbox', { name: 'Variable 1 name' }).fill('FIXTURE_TOKEN');
     await form.getByLabel('Variable 1 value').fill(secret);
@@ -214,11 +221,7 @@ describe('the other screens in real Chromium', () => {
   it('test_connections_a_local_server_added_to_run_in_the_os_sandbox_says_what_it_reaches_and_writes', async () => {
     harness = await suite.start();
     const page = await harness.open();
-    await page.getByRole('button', { name: 'Connections' }).click();
-    const form = page.getByRole('form', { name: 'Add a local MCP server' });
-    await form.getByRole('textbox', { name: 'Name' }).fill('boxed');
-    await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
-    await form.getByRole('textbox', { name: 'Arguments, one per line' }).fill(['--import', 'tsx', FIXTURE_STDIO].join('\n'));
+    const form = await localServerForm(page, 'boxed');
     await form.getByRole('checkbox', { name: 'Run it in the OS sandbox' }).check();
     await form.getByRole('textbox', { name: 'Hosts it may reach, one per line' }).fill('api.example.com\n*.example.org:443');
     await form.getByRole('button', { name: 'Add local server' }).click();
