@@ -47,19 +47,20 @@ export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target
   const lastRunId = store.runs.latestId(conversationId);
   let outcome: PrestartOutcome = 'started';
   await warm.startAhead(key, async () => {
-    deps.sandbox.prewarm();
     const base = conversationPlan(deps, store, ns, conversationId);
-    const secrets: string[] = [];
-    const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => secrets.push(value));
-    const plan: Plan = { ...base, pinned, access, limits, warm: true };
     // The broker and gateway know the process by this id until its first turn binds (each turn journals its own run id).
     const registrationId = randomUUID();
-    const permissions = runPermissions(deps, plan, { namespace: ns, store, conversationId, runId: registrationId, rules: [] }, () => undefined);
+    const permissions = runPermissions(deps, base, { namespace: ns, store, conversationId, runId: registrationId, rules: [] }, () => undefined);
     try {
+      // Decided before anything is read or started: such a chat is not started ahead at all.
       if (permissions.currentRules().some((rule) => rule.kind === 'env' && rule.effect === 'allow')) {
         outcome = 'not_ahead';
         return;
       }
+      deps.sandbox.prewarm();
+      const secrets: string[] = [];
+      const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => secrets.push(value));
+      const plan: Plan = { ...base, pinned, access, limits, warm: true };
       const spec = await launchSpec(deps, plan, permissions, (value) => secrets.push(value));
       const session = new CliSession(spec.fingerprint, registrationId);
       session.lastRunId = lastRunId;

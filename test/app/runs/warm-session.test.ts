@@ -361,6 +361,14 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     const running = clis(harness);
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId: other.handle.conversationId })).resolves.toBe('not_ahead');
     expect(clis(harness)).toEqual(running);
+
+    // An environment grant is decided (and journaled) with each turn: such a chat is not started ahead either.
+    fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ warmSessionMinutes: 10 }));
+    const store = harness.core.store(harness.ns);
+    new GrantStore(store.db).add({ scope: 'agent', agentId: RunService.resolveAgent(store).agentId, effect: 'allow', kind: 'env', value: 'LANG', grantedBy: 'test' });
+    const folders = fs.readdirSync(harness.tmpRoot);
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: other.handle.conversationId })).resolves.toBe('not_ahead');
+    expect(fs.readdirSync(harness.tmpRoot)).toEqual(folders);
   });
 
   it('test_a_chat_whose_kept_cli_just_died_gets_a_new_one_ahead_and_the_dead_ones_run_folder_goes', async () => {
