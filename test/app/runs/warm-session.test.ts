@@ -393,7 +393,8 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     // The chat's CLI ends; the person starts writing in it again: a new CLI starts ahead and waits.
     const clis = () => processesWith(path.join(tmp, RUN_DIR_PREFIX));
     process.kill(-(first.pid as number), 'SIGKILL');
-    await until(() => clis().length === 0, 'the first CLI to be gone');
+    // Gone from the process table, not only from `ps` (a zombie has no argv): Ward has reaped it, so it knows the CLI died.
+    await until(() => !processGroupAlive(first.pid as number) && clis().length === 0, 'the first CLI to be gone');
     ask({ ahead: true, conversationId: first.conversationId });
     await until(() => lines.some((line) => line.event === 'ahead'), `the CLI to start ahead (host stderr: ${stderr().slice(-500)})`, 30_000);
     expect(lines.find((line) => line.event === 'ahead')!.outcome).toBe('started');
