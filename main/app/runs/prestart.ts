@@ -22,7 +22,7 @@ import { warmKey, type WarmSessions } from './warm-sessions.js';
 /** What a request to start a chat's CLI ahead did. */
 export type PrestartOutcome =
   | 'started'
-  /** The chat's CLI is already running (kept from its last turn, or being started). */
+  /** The chat's CLI is already running (kept from its last turn with the same launch, or being started). */
   | 'running'
   /** A turn holds the conversation (or an uncertain run waits to be recorded). */
   | 'busy'
@@ -41,7 +41,7 @@ export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target
   const key = warmKey(ns, conversationId);
   const limits = deps.limits();
   if (limits.warmSessionMs <= 0) return 'not_ahead';
-  if (warm.holds(key)) return 'running';
+  if (warm.isStarting(key)) return 'running';
   if (store.runs.activeFor(conversationId) !== undefined) return 'busy';
   // The transcript this CLI will load ends with the newest run now: a turn run elsewhere later makes it stale (take() checks).
   const lastRunId = store.runs.latestId(conversationId);
@@ -62,6 +62,12 @@ export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target
       const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => secrets.push(value));
       const plan: Plan = { ...base, pinned, access, limits, warm: true };
       const spec = await launchSpec(deps, plan, permissions, (value) => secrets.push(value));
+      // The kept CLI takes the next turn if its launch is still this one; one started before a grant,
+      // setting or agent changed (or a turn elsewhere) would be closed by that turn: replace it now.
+      if (await warm.keptTakesNext(key, spec.fingerprint, lastRunId)) {
+        outcome = 'running';
+        return;
+      }
       const session = new CliSession(spec.fingerprint, registrationId);
       session.lastRunId = lastRunId;
       for (const secret of secrets) session.addSecret(secret);

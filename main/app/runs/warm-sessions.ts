@@ -18,6 +18,11 @@ export function warmKey(namespace: Namespace, conversationId: string): string {
   return `${namespace.name}/${conversationId}`;
 }
 
+/** A session can take a turn only with the launch it was started with, if it saw the conversation's previous run. */
+function fits(session: CliSession, fingerprint: string, previousRunId: string | null): boolean {
+  return session.usable && session.fingerprint === fingerprint && session.lastRunId === previousRunId;
+}
+
 interface Kept {
   readonly session: CliSession;
   readonly timer: NodeJS.Timeout;
@@ -48,14 +53,26 @@ export class WarmSessions {
     this.kept.delete(key);
     clearTimeout(kept.timer);
     const { session } = kept;
-    if (session.usable && session.fingerprint === fingerprint && session.lastRunId === previousRunId) return session;
+    if (fits(session, fingerprint, previousRunId)) return session;
     await session.close(this.graceMs);
     return undefined;
   }
 
-  /** Whether the conversation has a session kept, or one being started. */
-  holds(key: string): boolean {
-    return this.kept.get(key)?.session.usable === true || this.starting.has(key);
+  /**
+   * Whether the conversation's kept session would take its next turn (take() would return it); a
+   * kept session that would not is closed now, before another CLI resumes the same session.
+   */
+  async keptTakesNext(key: string, fingerprint: string, previousRunId: string | null): Promise<boolean> {
+    const kept = this.kept.get(key);
+    if (kept === undefined) return false;
+    if (fits(kept.session, fingerprint, previousRunId)) return true;
+    await this.drop(key, kept.session);
+    return false;
+  }
+
+  /** Whether a session is being started ahead for the conversation. */
+  isStarting(key: string): boolean {
+    return this.starting.has(key);
   }
 
   /**

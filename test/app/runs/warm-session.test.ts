@@ -384,6 +384,29 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     expect(clis(harness)).toContain(second.pid);
   });
 
+  it('test_a_kept_cli_started_before_a_grant_changed_is_replaced_as_the_person_starts_writing', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-warm-stale-')));
+    scratch.push(root);
+    harness = await warmHarness([answer('The code is 7.'), answer('It was 7.')]);
+    const first = await turn(harness, 'Remember code 7.');
+    // Same launch: the kept CLI is the one the next message goes to.
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: first.handle.conversationId })).resolves.toBe('running');
+    expect(clis(harness)).toContain(first.pid);
+
+    const store = harness.core.store(harness.ns);
+    new GrantStore(store.db).add({ scope: 'agent', agentId: RunService.resolveAgent(store).agentId, effect: 'allow', kind: 'read', value: root, grantedBy: 'test' });
+    // The grant changes how the CLI is started: the kept one could not take the turn, a new one starts now.
+    await expect(harness.service.prestart({ namespace: harness.ns, conversationId: first.handle.conversationId })).resolves.toBe('started');
+    expect(processGroupAlive(first.pid!)).toBe(false);
+    expect(fs.readdirSync(harness.tmpRoot).length).toBe(1);
+    const second = await turn(harness, 'What was the code?', first.handle.conversationId);
+    expect(second.outcome.state).toBe('succeeded');
+    expect(clis(harness)).toContain(second.pid);
+    expect(second.pid).not.toBe(first.pid);
+    // The new CLI resumed the conversation.
+    expect(harness.provider.conversationRequests()[1]!.rawBody).toContain('The code is 7.');
+  });
+
   it('test_ward_sigkilled_while_a_chats_cli_waits_started_ahead_leaves_no_cli_behind', async () => {
     provider = await startModelProvider([answer('First.')]);
     const { tmp, lines, ask, stderr } = startWarmHost(provider);
