@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
+import type { ConnectionRegistry } from '../connections/registry.js';
 import { checkSandboxFolder, exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
 import { findExecutable } from '../base/process.js';
 import { programFolders, type SandboxEngine } from '../sandbox/engine.js';
@@ -79,6 +80,16 @@ function argumentFolders(args: readonly string[]): string[] {
 
 function managedSpec(managed: ManagedConnection): ConnectionSpec {
   return parseConnectionSpec('url' in managed ? { transport: 'http', ...managed } : { transport: 'stdio', ...managed });
+}
+
+/**
+ * The organization's local server runs as the policy says now: a sandbox the admin added (or
+ * changed, or removed) after the server was first added applies to its next start.
+ */
+function syncManagedSandbox(registry: ConnectionRegistry, managed: ManagedConnection, spec: ConnectionSpec): void {
+  const stored = registry.get(managed.name).spec;
+  if (spec.transport !== 'stdio' || stored.transport !== 'stdio' || !isManagedConnection(managed, stored)) return;
+  if (JSON.stringify(stored.sandbox) !== JSON.stringify(spec.sandbox)) registry.setSandbox(managed.name, spec.sandbox);
 }
 
 /** Connection failures leave as WardErrors with codes scripts and windows can rely on. */
@@ -159,8 +170,10 @@ export class ConnectionService {
     const manager = this.open(store.namespace);
     try {
       for (const managed of this.policy?.managedConnections ?? []) {
+        const spec = managedSpec(managed);
         // A connection of the user's that already has the name keeps it; the view says whose is whose.
-        if (!manager.registry.has(managed.name)) await manager.add(managedSpec(managed));
+        if (!manager.registry.has(managed.name)) await manager.add(spec);
+        else syncManagedSandbox(manager.registry, managed, spec);
       }
       return await action(manager);
     } catch (error) {

@@ -5,7 +5,7 @@
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import type { JsonSchema } from '../upstreams/types.js';
-import { parseConnectionName, parseConnectionSpec, type ConnectionSpec } from './config.js';
+import { parseConnectionName, parseConnectionSpec, type ConnectionSpec, type ServerSandbox } from './config.js';
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import type { LiveTool } from '../upstreams/session.js';
 import { wardCommand, type Namespace } from '../namespaces/namespace.js';
@@ -147,6 +147,11 @@ export class ConnectionRegistry {
 
   list(): ConnectionRecord[] {
     return this.db.prepare<[], ConnectionRow>('SELECT * FROM connections ORDER BY name').all().map(toRecord);
+  }
+
+  /** Sets how a local server is confined (the admin policy's profile for a managed one); its tools stay pinned. */
+  setSandbox(name: string, sandbox: ServerSandbox | null): void {
+    this.db.prepare("UPDATE connections SET sandbox = ? WHERE name = ? AND transport = 'stdio'").run(sandbox === null ? null : JSON.stringify(sandbox), parseConnectionName(name));
   }
 
   /** Removes the connection and (by cascade) its pins; true when it existed. */

@@ -3,8 +3,7 @@ import { WardApp } from '../../main/app/ward-app.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { harness, STDIO_SERVER, stdioSpec } from '../connections/support.js';
 
-function appWith(policy: object) {
-  const h = harness();
+function appWith(policy: object, h = harness()) {
   const app = new WardApp({ folder: h.core, env: {}, policy: parsePolicy(JSON.stringify(policy), '/etc/ward/policy.json'), connectionStore: { kind: 'keychain' } });
   return { h, app, store: h.core.store(h.ns) };
 }
@@ -78,6 +77,42 @@ describe('admin policy: local servers only in the OS sandbox (localServersSandbo
       });
     } finally {
       await app.close();
+    }
+  });
+
+  it('test_a_sandbox_the_admin_adds_to_a_managed_local_server_later_applies_to_users_who_have_it_already', async () => {
+    const server = { name: 'files', command: process.execPath, args: [STDIO_SERVER] };
+    const before = appWith({ managedConnections: [server] });
+    try {
+      const [files] = await (await before.app.connections()).windowViews(before.store);
+      expect(files!.detail ?? '').not.toContain('Runs in the sandbox');
+    } finally {
+      await before.app.close();
+    }
+    // The next policy confines it: the copy each user already has follows, not only new users'.
+    const after = appWith({ managedConnections: [{ ...server, sandbox: { net: ['api.example.com'] } }] }, before.h);
+    try {
+      const [files] = await (await after.app.connections()).windowViews(after.store);
+      expect(files!.detail).toContain('Runs in the sandbox: network only api.example.com');
+      expect(after.store.db.prepare("SELECT sandbox FROM connections WHERE name = 'files'").get()).toEqual({ sandbox: JSON.stringify({ net: ['api.example.com'], folder: null }) });
+    } finally {
+      await after.app.close();
+    }
+    // A namesake of the user's (another command) is theirs: the policy's sandbox is not written onto it.
+    const own = appWith({}, harness());
+    try {
+      const connections = await own.app.connections();
+      await connections.add(own.store, stdioSpec('files'));
+    } finally {
+      await own.app.close();
+    }
+    const managed = appWith({ managedConnections: [{ name: 'files', command: '/usr/bin/true', args: [], sandbox: { net: [] } }] }, own.h);
+    try {
+      const [files] = await (await managed.app.connections()).windowViews(managed.store);
+      expect(files).toMatchObject({ managedBy: null });
+      expect(files!.detail ?? '').not.toContain('Runs in the sandbox');
+    } finally {
+      await managed.app.close();
     }
   });
 });
