@@ -189,7 +189,7 @@ export class SandboxEngine {
   private readonly live = new Map<string, LiveRun>();
   /** Refusals handed out while several runs were live, waiting for the refusal record that names the run. */
   private readonly unattributed = new Map<string, number>();
-  private statusCache: SandboxStatus | undefined;
+  private probed: Promise<SandboxStatus> | undefined;
   private initialized: Promise<Runtime> | undefined;
 
   constructor(
@@ -204,24 +204,24 @@ export class SandboxEngine {
   }
 
   /** Whether the sandbox works here at all: the platform, the runtime's own dependency check (bwrap, socat, ripgrep…). Probed once. */
-  private async availability(): Promise<SandboxStatus> {
-    if (this.statusCache !== undefined) return this.statusCache;
+  private availability(): Promise<SandboxStatus> {
+    this.probed ??= this.probe();
+    return this.probed;
+  }
+
+  private async probe(): Promise<SandboxStatus> {
     const mode = this.mode;
     const not = (why: string): SandboxStatus => ({ mode, confined: false, detail: `runs are NOT sandboxed: ${why}` });
-    if (this.platform === null) this.statusCache = not(`no sandbox for ${process.platform}`);
-    else {
-      try {
-        const runtime = await this.load();
-        const check = runtime.isSupportedPlatform() ? await runtime.checkDependenciesAsync() : { errors: ['this platform version is not supported'], warnings: [] };
-        this.statusCache =
-          check.errors.length > 0
-            ? not(`${check.errors.join('; ')} (Debian: apt-get install bubblewrap socat ripgrep)`)
-            : { mode, confined: true, detail: 'runs are sandboxed: files as granted, network only through Ward (granted hosts, the broker, the model gateway), no model key in the child' };
-      } catch (error) {
-        this.statusCache = not(`the sandbox runtime could not be loaded: ${describeError(error)}`);
-      }
+    if (this.platform === null) return not(`no sandbox for ${process.platform}`);
+    try {
+      const runtime = await this.load();
+      const check = runtime.isSupportedPlatform() ? await runtime.checkDependenciesAsync() : { errors: ['this platform version is not supported'], warnings: [] };
+      return check.errors.length > 0
+        ? not(`${check.errors.join('; ')} (Debian: apt-get install bubblewrap socat ripgrep)`)
+        : { mode, confined: true, detail: 'runs are sandboxed: files as granted, network only through Ward (granted hosts, the broker, the model gateway), no model key in the child' };
+    } catch (error) {
+      return not(`the sandbox runtime could not be loaded: ${describeError(error)}`);
     }
-    return this.statusCache;
   }
 
   /** WARD_SANDBOX=require fails closed: the run is refused before anything is spawned. */

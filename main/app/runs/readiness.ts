@@ -1,8 +1,8 @@
 /**
  * What refuses a turn before its CLI starts, checked in one place: the pinned CLI (R1), the admin
  * policy (P5: CLI version, provider, model, the agent's inline servers) and the model credential.
- * RunService.preflight runs it before anything is created (issue 16 #7); an admitted turn runs it
- * again, since any of it may change in between.
+ * RunService.preflight runs it before anything is created (issue 16 #7). The turn admitted right
+ * after it uses that check (./run-service.ts start()); a turn admitted otherwise checks for itself.
  */
 import type { AgentSpec } from '../../agents/spec.js';
 import { traceMark } from '../../base/trace.js';
@@ -16,6 +16,26 @@ import type { TurnDeps } from './turn.js';
 export interface Readiness {
   readonly pinned: PinnedCli;
   readonly access: ProviderAccess;
+}
+
+/** A readiness check, with what it was checked for and the credential values it read. */
+export interface CheckedReadiness {
+  readonly spec: AgentSpec;
+  readonly profile: ModelProfile;
+  readonly readiness: Readiness;
+  readonly secrets: readonly string[];
+}
+
+/**
+ * The turn's readiness: `checked` when it was made for the same agent version and model profile
+ * (a keychain read and the pin check cost 15–25 ms a turn), else checked now.
+ */
+export async function readinessFor(deps: TurnDeps, ns: Namespace, spec: AgentSpec, profile: ModelProfile, onSecret: (value: string) => void, checked: CheckedReadiness | undefined): Promise<Readiness> {
+  if (checked !== undefined && JSON.stringify(checked.spec) === JSON.stringify(spec) && JSON.stringify(checked.profile) === JSON.stringify(profile)) {
+    for (const secret of checked.secrets) onSecret(secret);
+    return checked.readiness;
+  }
+  return checkReadiness(deps, ns, spec, profile, onSecret);
 }
 
 /** Throws the first reason the turn cannot run; `onSecret` is told each credential value read. */

@@ -19,7 +19,7 @@ import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data
 import { assertSandboxUsable, sandboxPlatform } from '../../sandbox/engine.js';
 import { assertConnectionToolsPinned } from '../../agents/run-tools.js';
 import { resolveModelProfile } from '../../providers/model-profile.js';
-import { checkReadiness } from './readiness.js';
+import { checkReadiness, type CheckedReadiness } from './readiness.js';
 import { Turn, type TurnDeps } from './turn.js';
 import { prestartSession, type PrestartOutcome } from './prestart.js';
 import { WarmSessions } from './warm-sessions.js';
@@ -98,37 +98,43 @@ export class RunService {
    * that would be refused is refused before any conversation or run is created.
    */
   async start(input: StartTurnInput): Promise<RunHandle> {
-    await this.preflight(input);
-    return this.startTurn(input);
+    // The sandbox's proxies (~20 ms to start) come up while the keychain is read.
+    this.deps.sandbox.prewarm();
+    const checked = await this.preflight(input);
+    return this.startTurn(input, checked);
   }
 
   /**
    * Every refusal that needs no run, checked without writing anything (issue 16 #7): the input,
    * the agent, the pinned CLI, the policy, the model credential, and the agent version's pinned
-   * connection tools as the registry records them. The admitted turn checks them again.
+   * connection tools as the registry records them. Returns the readiness check, for the turn
+   * admitted right after (start()); the connection tools are checked again as the turn opens them.
    */
-  async preflight(input: StartTurnInput): Promise<void> {
+  async preflight(input: StartTurnInput): Promise<CheckedReadiness | undefined> {
     const { store } = this.checkInput(input);
     // A request id already used attaches to what it made: nothing new would be created.
-    if (input.requestId !== undefined && store.runs.conversationOfRequest(input.requestId) !== undefined) return;
+    if (input.requestId !== undefined && store.runs.conversationOfRequest(input.requestId) !== undefined) return undefined;
     const { spec, label } = this.agentFor(store, input);
     const profile = resolveModelProfile(this.deps.home, input.namespace, spec.modelProfile, this.deps.env);
-    await checkReadiness(this.deps, input.namespace, spec, profile, () => undefined);
+    const secrets: string[] = [];
+    const readiness = await checkReadiness(this.deps, input.namespace, spec, profile, (value) => secrets.push(value));
+    const checked: CheckedReadiness = { spec, profile, readiness, secrets };
     const connectionTools = spec.tools.filter(isConnectionTool);
-    if (connectionTools.length === 0) return;
+    if (connectionTools.length === 0) return checked;
     const manager = await this.deps.openConnections(input.namespace, () => undefined);
     try {
       assertConnectionToolsPinned(manager.registry, connectionTools, label, input.namespace);
     } finally {
       await manager.close();
     }
+    return checked;
   }
 
   /**
    * Admits and starts a turn. Returns once the run is admitted (or attached); the turn proceeds
-   * in the background and `done` settles with its outcome.
+   * in the background and `done` settles with its outcome. `checked`: the preflight just made.
    */
-  startTurn(input: StartTurnInput): RunHandle {
+  startTurn(input: StartTurnInput, checked?: CheckedReadiness): RunHandle {
     const { store, requestId, workspace, rules } = this.checkInput(input);
     const conversation = this.conversationFor(store, input, requestId, workspace);
 
@@ -139,7 +145,7 @@ export class RunService {
 
     const runId = admission.run.id;
     traceMark('admitted');
-    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules }, this.warm);
+    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules, checked }, this.warm);
     const done = Promise.resolve()
       .then(() => turn.run())
       .then(async (outcome) => {

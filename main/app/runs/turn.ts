@@ -25,7 +25,7 @@ import { RunElicitations } from '../../permissions/elicitations.js';
 import type { Elicitor } from '../../upstreams/elicitation.js';
 import { modelAllowed, type AdminPolicy } from '../../policy/policy.js';
 import type { ModelCredential } from '../../providers/model-profile.js';
-import { checkReadiness } from './readiness.js';
+import { readinessFor, type CheckedReadiness } from './readiness.js';
 import type { CliExit, CliLaunch, CliProcess } from '../../runner/child.js';
 import { checkInit } from '../../runner/init-check.js';
 import type { PinLocation } from '../../runner/pin.js';
@@ -86,6 +86,8 @@ export interface TurnInput {
   readonly requestId: string;
   readonly prompt: string;
   readonly rules: readonly Rule[];
+  /** The preflight's readiness check just before admission, if there was one. */
+  readonly checked?: CheckedReadiness;
 }
 
 export interface Outcome {
@@ -237,7 +239,7 @@ export class Turn {
     this.journal.emit('user_prompt', { text: truncateText(input.prompt) });
     traceMark('run-started');
 
-    const { pinned, access } = await checkReadiness(deps, ns, base.spec, base.profile, (value) => this.journal.addSecret(value));
+    const { pinned, access } = await readinessFor(deps, ns, base.spec, base.profile, (value) => this.journal.addSecret(value), input.checked);
     traceMark('prepared');
     this.checkNotStopped();
     // Read before anything starts: a malformed settings.json fails the turn with nothing started.

@@ -1,0 +1,61 @@
+/**
+ * The install-time edit to the sandbox runtime (scripts/patch-dependencies.mjs): it is applied to
+ * the runtime Ward runs, once, only to the version it was written for, and an install whose text
+ * no longer matches fails naming the file instead of running unedited.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyPatch, PATCHES } from '../../scripts/patch-dependencies.mjs';
+
+const [runtimePatch] = PATCHES;
+const scratch: string[] = [];
+afterEach(() => {
+  for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function fakePackage(version: string, text: string): { root: string; file: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-patch-'));
+  scratch.push(root);
+  fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: runtimePatch!.pkg, version }));
+  const file = path.join(root, runtimePatch!.file);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return { root, file };
+}
+
+const original = () => `function start() {\n${runtimePatch!.edits.map(([before]) => before).join('    // between\n')}}\n`;
+
+describe('the sandbox runtime as installed', () => {
+  it('test_the_installed_runtime_looks_for_its_bridge_sockets_every_5_ms_not_after_100_ms', () => {
+    const root = path.dirname(createRequire(import.meta.url).resolve(`${runtimePatch!.pkg}/package.json`));
+    const text = fs.readFileSync(path.join(root, runtimePatch!.file), 'utf8');
+    // An install that skipped the postinstall step (npm --ignore-scripts) shows here.
+    for (const [before, after] of runtimePatch!.edits) {
+      expect(text).toContain(after);
+      expect(text).not.toContain(before);
+    }
+  });
+
+  it('test_the_edit_applies_once_and_a_second_install_leaves_the_file_as_it_is', () => {
+    const { root, file } = fakePackage(runtimePatch!.version, original());
+    expect(applyPatch(root, runtimePatch!)).toBe('edited');
+    const edited = fs.readFileSync(file, 'utf8');
+    expect(edited).toContain('setTimeout(resolve, 5)');
+    expect(edited).toContain('const maxAttempts = 121;');
+    expect(applyPatch(root, runtimePatch!)).toBe('applied');
+    expect(fs.readFileSync(file, 'utf8')).toBe(edited);
+  });
+
+  it('test_another_version_is_left_as_installed_and_changed_text_fails_naming_the_file', () => {
+    const other = fakePackage('0.0.99', original());
+    expect(applyPatch(other.root, runtimePatch!)).toBe('other-version');
+    expect(fs.readFileSync(other.file, 'utf8')).toBe(original());
+
+    const changed = fakePackage(runtimePatch!.version, 'function start() { /* rewritten upstream */ }\n');
+    expect(() => applyPatch(changed.root, runtimePatch!)).toThrow(`${runtimePatch!.pkg}@${runtimePatch!.version} ${runtimePatch!.file} no longer holds the text the edit expects`);
+    expect(fs.readFileSync(changed.file, 'utf8')).toBe('function start() { /* rewritten upstream */ }\n');
+  });
+});
