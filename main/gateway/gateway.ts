@@ -201,8 +201,11 @@ export class ModelGateway {
         clearTimeout(deadline);
         resolve({ problem: error.code !== undefined ? `could not be reached (${error.code})` : describeError(error) });
       });
-      // The client went away: the provider call is abandoned too.
-      req.socket.once('close', () => request.destroy());
+      // The client went away: the provider call is abandoned too. The CLI keeps one connection for
+      // many calls: each call's listener goes when the call ends (it held the call's body and key).
+      const abandon = () => request.destroy();
+      req.socket.once('close', abandon);
+      request.once('close', () => req.socket.off('close', abandon));
       request.end(body);
     });
   }

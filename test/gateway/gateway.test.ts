@@ -3,6 +3,7 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelGateway, type GatewayExchange, type ProviderCredential } from '../../main/gateway/gateway.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { until } from '../app/runs/harness.js';
 
 const REAL_KEY = 'sk-ant-gateway-canary-4b1d7c9e2f3a';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -74,6 +75,47 @@ describe('model gateway (G1, G2)', () => {
     const [seen] = upstream.conversationRequests();
     expect(seen!.headers.authorization).toBe('Bearer oauth-canary-91c3');
     expect(seen!.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('test_many_calls_over_one_kept_alive_connection_leave_nothing_behind_on_it', async () => {
+    const upstream = await startModelProvider();
+    const { route } = await setup(undefined, upstream);
+    cleanups.push(() => upstream.close());
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    // As the CLI does in a warm session: one connection, a model call per step of a long tool loop.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    cleanups.push(() => agent.destroy());
+    const sockets = new Set<unknown>();
+    for (let call = 0; call < 15; call++) {
+      upstream.push({ blocks: [{ type: 'text', text: `Answer ${call}.` }] });
+      const reply = await new Promise<string>((resolve, reject) => {
+        const request = http.request(`${route.url}/v1/messages`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': route.capability } }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => resolve(text));
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', reject);
+        request.end(MESSAGE);
+      });
+      expect(streamedText(reply)).toBe(`Answer ${call}.`);
+    }
+    expect(sockets.size).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Each call used to leave a listener on the connection, holding its body and the key: Node warned at the 11th.
+    expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+
+    // A later call on that connection still ends at the provider when the CLI goes away before any answer.
+    upstream.push({ kind: 'silent' });
+    const waiting = http.request(`${route.url}/v1/messages`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': route.capability } });
+    waiting.on('error', () => undefined);
+    waiting.end(MESSAGE);
+    await until(() => upstream.openAnswers() === 1, 'the provider to get the call');
+    waiting.destroy();
+    await until(() => upstream.openAnswers() === 0, 'the provider call to be abandoned with the CLI’s connection');
   });
 
   it('test_count_tokens_is_forwarded_and_other_paths_and_methods_are_refused', async () => {
