@@ -45,7 +45,7 @@ const STEPS: readonly (readonly [string, string, string])[] = [
   ['  of which the pin check', 'runs-ready', 'pin-checked'],
   ['  of which the keychain / credential (at once)', 'runs-ready', 'credential-read'],
   ['journal run_started', 'admitted', 'run-started'],
-  ["the turn's readiness check (pin, credential again)", 'run-started', 'prepared'],
+  ["the turn's readiness (the preflight's check, reused)", 'run-started', 'prepared'],
   ['waiting for the broker + gateway', 'prepared', 'services-awaited'],
   ['permissions, broker + gateway registration', 'services-awaited', 'tools-open'],
   ['run folder + sandbox launch', 'tools-open', 'sandbox-ready'],
