@@ -28,7 +28,7 @@ export interface CheckedReadiness {
 
 /**
  * The turn's readiness: `checked` when it was made for the same agent version and model profile
- * (a keychain read and the pin check cost 15–25 ms a turn), else checked now.
+ * (the turn need not read the keychain and check the pin a second time), else checked now.
  */
 export async function readinessFor(deps: TurnDeps, ns: Namespace, spec: AgentSpec, profile: ModelProfile, onSecret: (value: string) => void, checked: CheckedReadiness | undefined): Promise<Readiness> {
   if (checked !== undefined && JSON.stringify(checked.spec) === JSON.stringify(spec) && JSON.stringify(checked.profile) === JSON.stringify(profile)) {
