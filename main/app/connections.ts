@@ -118,7 +118,7 @@ export class ConnectionService {
    */
   open(ns: Namespace, onSecret?: (value: string) => void, elicit?: (connection: string) => Elicitor): ConnectionManager {
     const clientMetadataUrl = this.clientMetadataUrl();
-    return openConnections(this.namespaces.folder, ns, {
+    const manager = openConnections(this.namespaces.folder, ns, {
       store: this.storeOptions,
       ...(onSecret === undefined ? {} : { onSecret }),
       ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
@@ -126,6 +126,11 @@ export class ConnectionService {
       confine: this.confine(ns),
       ...(this.policy?.localServersSandboxed === true ? { unsandboxedRefusal: `refused by ${this.policy.reason}: ${LOCAL_SERVER_UNSANDBOXED}` } : {}),
     });
+    // Runs start servers from here too: the organization's local servers run as the policy says now.
+    for (const managed of this.policy?.managedConnections ?? []) {
+      if (manager.registry.has(managed.name)) syncManagedSandbox(manager.registry, managed, managedSpec(managed));
+    }
+    return manager;
   }
 
   /**
@@ -170,10 +175,8 @@ export class ConnectionService {
     const manager = this.open(store.namespace);
     try {
       for (const managed of this.policy?.managedConnections ?? []) {
-        const spec = managedSpec(managed);
         // A connection of the user's that already has the name keeps it; the view says whose is whose.
-        if (!manager.registry.has(managed.name)) await manager.add(spec);
-        else syncManagedSandbox(manager.registry, managed, spec);
+        if (!manager.registry.has(managed.name)) await manager.add(managedSpec(managed));
       }
       return await action(manager);
     } catch (error) {

@@ -92,6 +92,10 @@ describe('admin policy: local servers only in the OS sandbox (localServersSandbo
     // The next policy confines it: the copy each user already has follows, not only new users'.
     const after = appWith({ managedConnections: [{ ...server, sandbox: { net: ['api.example.com'] } }] }, before.h);
     try {
+      // A run opens the namespace's connections this way, with no view opened first.
+      const manager = (await after.app.connections()).open(after.store.namespace);
+      expect(manager.registry.get('files').spec).toMatchObject({ sandbox: { net: ['api.example.com'], folder: null } });
+      await manager.close();
       const [files] = await (await after.app.connections()).windowViews(after.store);
       expect(files!.detail).toContain('Runs in the sandbox: network only api.example.com');
       expect(after.store.db.prepare("SELECT sandbox FROM connections WHERE name = 'files'").get()).toEqual({ sandbox: JSON.stringify({ net: ['api.example.com'], folder: null }) });
