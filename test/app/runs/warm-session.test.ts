@@ -311,8 +311,9 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     const eventsBefore = harness.events(conversationId).length;
 
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('started');
+    // Started means spawned: the sandbox's wrapper execs the CLI (whose argv names the run folder) a moment later.
+    await until(() => clis(harness!).length > 0, 'the CLI started ahead to be running');
     const started = clis(harness);
-    expect(started.length).toBeGreaterThan(0);
     // Asking again while it runs starts nothing more: still one CLI, with one run folder.
     await expect(harness.service.prestart({ namespace: harness.ns, conversationId })).resolves.toBe('running');
     expect(fs.readdirSync(harness.tmpRoot).length).toBe(1);
@@ -421,7 +422,7 @@ describe('a chat’s CLI started ahead, as the person starts writing (issue 19)'
     ask({ ahead: true, conversationId: first.conversationId });
     await until(() => lines.some((line) => line.event === 'ahead'), `the CLI to start ahead (host stderr: ${stderr().slice(-500)})`, 30_000);
     expect(lines.find((line) => line.event === 'ahead')!.outcome).toBe('started');
-    expect(clis().length).toBeGreaterThan(0);
+    await until(() => clis().length > 0, 'the CLI started ahead to be running');
 
     host!.kill('SIGKILL');
     await new Promise((resolve) => host!.once('exit', resolve));
