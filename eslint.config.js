@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['main/**/*.ts', 'preload/**/*.ts', 'renderer/**/*.{ts,tsx}'],
+    files: ['main/**/*.ts', 'common/**/*.ts', 'preload/**/*.ts', 'renderer/**/*.{ts,tsx}'],
     plugins: { ward: { rules: { layers: layersRule } } },
     rules: { 'ward/layers': 'error' },
   },
@@ -33,10 +33,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['preload/contract.ts', 'preload/display.ts', 'preload/events.ts', 'preload/limits.ts', 'preload/usage.ts'],
+    files: ['preload/contract.ts', 'common/**/*.ts'],
     rules: {
       // What of main/ these may import (types from main/base/errors.ts only) is the layer rule's job.
-      'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron'], message: 'the IPC contract is shared by both sides: it imports neither Node nor Electron' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: [...NODE_BUILTINS, 'electron'], message: 'common/ and the IPC contract are shared by every process: they import neither Node nor Electron' }] }],
     },
   },
 );

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'main/**/*.test.ts', 'renderer/**/*.test.tsx', 'preload/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'main/**/*.test.ts', 'renderer/**/*.test.tsx', 'preload/**/*.test.ts', 'common/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real processes (the CLI, MCP servers, browsers) share two cores: keep parallelism modest.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { journalEvent } from '../preload/events.js';
+import { journalEvent } from '../common/events.js';
 import { WardApp } from '../main/app/ward-app.js';
 import { verifyBundle } from '../main/export/bundle.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { journalEvent } from '../preload/events.js';
+import { journalEvent } from '../common/events.js';
 import { SearchService } from '../main/app/search.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { DataFolder } from '../main/store/data-folder.js';

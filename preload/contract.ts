@@ -4,10 +4,10 @@
  * any handler runs and answers with a typed result. Shared by both sides: no Node, no Electron.
  */
 import { z } from 'zod';
-import { MAX_PROMPT_CHARS } from './limits.js';
+import { MAX_PROMPT_CHARS } from '../common/limits.js';
 import type { WardErrorCode } from '../main/base/errors.js';
-import { PERMISSION_KINDS, RUN_STATES, type JournalEventBody, type PermissionKind, type RunState, type UnreadableEvent } from './events.js';
-import type { UsageTotal } from './usage.js';
+import { PERMISSION_KINDS, RUN_STATES, type JournalEventBody, type PermissionKind, type RunState, type UnreadableEvent } from '../common/events.js';
+import type { UsageTotal } from '../common/usage.js';
 
 export { PERMISSION_KINDS, RUN_STATES, type PermissionKind, type RunState };
 
@@ -16,7 +16,7 @@ export const CHANNEL_PREFIX = 'ward:';
 /** Main → renderer pushes (journal events, approval changes) travel on this one channel. */
 export const EVENT_CHANNEL = 'ward:event';
 
-export { MAX_PROMPT_CHARS } from './limits.js';
+export { MAX_PROMPT_CHARS } from '../common/limits.js';
 const MAX_QUERY_CHARS = 200;
 /** The longest link Ward opens in the system browser; a page offers no longer one. */
 export const MAX_LINK_CHARS = 2_000;
@@ -77,7 +77,7 @@ export interface ConversationView {
 }
 
 /**
- * One journal event as the renderer sees it: parsed by main against its schema (preload/events.ts),
+ * One journal event as the renderer sees it: parsed by main against its schema (common/events.ts),
  * or `unreadable` with its stored type and no payload when it does not match.
  */
 export type JournalEventView = {

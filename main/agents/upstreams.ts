@@ -1,4 +1,4 @@
-import { escapeOneLine } from '../../preload/display.js';
+import { escapeOneLine } from '../../common/display.js';
 import { WardError, describeError } from '../base/errors.js';
 import type { UpstreamDefinition } from '../upstreams/definitions.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';

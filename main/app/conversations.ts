@@ -2,11 +2,11 @@
  * Conversations and their journal: list, create, reconcile an uncertain run (R8), and the feed a
  * window or terminal follows (J1: replay from a cursor, then live appends). Everything returned
  * here may reach the renderer, so each journal event leaves parsed by its schema (C3, U3): only
- * the fields the schema names, redacted per field (preload/events.ts); an event that does not
+ * the fields the schema names, redacted per field (common/events.ts); an event that does not
  * parse leaves as `unreadable`, without its payload.
  */
 import type { ConversationView, FolderAccess, JournalEventView, RunView } from '../../preload/contract.js';
-import { journalEvent, readJournalEvent } from '../../preload/events.js';
+import { journalEvent, readJournalEvent } from '../../common/events.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC } from '../agents/spec.js';
 import { GrantStore } from '../permissions/grant-store.js';
 import type { Rule } from '../permissions/grants.js';

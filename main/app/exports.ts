@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJournalEvent } from '../../preload/events.js';
+import { readJournalEvent } from '../../common/events.js';
 import { WardError } from '../base/errors.js';
 import { BUNDLE_EXTENSION, ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle.js';
 import { exportLines } from '../export/journal-lines.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProviderTestView, SettingsView } from '../../preload/contract.js';
-import { escapeOneLine } from '../../preload/display.js';
+import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';

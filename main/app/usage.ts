@@ -1,11 +1,11 @@
 /**
- * What runs used and cost: per turn (the session total's growth, preload/usage.ts), per
+ * What runs used and cost: per turn (the session total's growth, common/usage.ts), per
  * conversation, and per namespace per day (UTC), for `ward usage`, `ward conversations` and the
  * desktop. Read from the journal's `usage`, `model_call` and `run_finished` events.
  */
 import type { UsageSummaryView } from '../../preload/contract.js';
-import { readJournalEvent } from '../../preload/events.js';
-import { addTurn, NO_USAGE, UsageTally, type TurnUsage, type UsageTotal } from '../../preload/usage.js';
+import { readJournalEvent } from '../../common/events.js';
+import { addTurn, NO_USAGE, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 
 export interface ConversationTurn extends TurnUsage {

@@ -1,11 +1,11 @@
 /**
  * How `ward` prints journal events: one line per event for `ward replay`, the live view for
- * `ward run`. Each event is parsed with its schema (preload/events.ts); one that does not parse
+ * `ward run`. Each event is parsed with its schema (common/events.ts); one that does not parse
  * is printed as unreadable with its stored type, never guessed at.
  */
-import { escapeForDisplay } from '../../preload/display.js';
-import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../preload/events.js';
-import { UsageTally, type TurnUsage } from '../../preload/usage.js';
+import { escapeForDisplay } from '../../common/display.js';
+import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
+import { UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../store/journal.js';
 
 const MAX_SUMMARY = 200;

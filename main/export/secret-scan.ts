@@ -3,7 +3,7 @@
  * again, with the secrets Ward holds for the namespace, in every form they could take in a line
  * of journal.jsonl (as is, escaped once inside the payload text, escaped again inside the line).
  */
-import { isSecretKeyName } from '../../preload/events.js';
+import { isSecretKeyName } from '../../common/events.js';
 import { WardError } from '../base/errors.js';
 
 /** Shorter values are not searched for: they would match ordinary text (as in the turn's redaction). */

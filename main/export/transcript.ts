@@ -4,9 +4,9 @@
  * (as in the desktop: invisible characters shown as escapes, markup as text). A transcript is
  * not evidence; the signed bundle is.
  */
-import { escapeInvisible } from '../../preload/display.js';
-import type { JournalEventBody, UnreadableEvent } from '../../preload/events.js';
-import { describeUsage, UsageTally, type TurnUsage } from '../../preload/usage.js';
+import { escapeInvisible } from '../../common/display.js';
+import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
+import { describeUsage, UsageTally, type TurnUsage } from '../../common/usage.js';
 
 export interface TranscriptMeta {
   readonly title: string;

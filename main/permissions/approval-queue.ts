@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, ElicitationAction, ElicitationFieldView, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../preload/contract.js';
-import { escapeOneLine } from '../../preload/display.js';
+import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { completeContent, ElicitationRefusal, type ElicitationField, type ElicitationReply } from '../upstreams/elicitation.js';

@@ -1,10 +1,10 @@
-import { showCommand } from '../../preload/display.js';
-import { journalEvent, type JournalEventType, type PayloadOf } from '../../preload/events.js';
+import { showCommand } from '../../common/display.js';
+import { journalEvent, type JournalEventType, type PayloadOf } from '../../common/events.js';
 
 /** The journal event type that carries one AuditRecord as its payload (P4). */
 export const PERMISSION_DECISION_EVENT = 'permission_decision' satisfies JournalEventType;
 
-/** One per check, allowed or denied (P4): its schema is the permission_decision event's (preload/events.ts). */
+/** One per check, allowed or denied (P4): its schema is the permission_decision event's (common/events.ts). */
 export type AuditRecord = PayloadOf<typeof PERMISSION_DECISION_EVENT>;
 /** Who or what settled a check. */
 export type Answerer = AuditRecord['answerer'];

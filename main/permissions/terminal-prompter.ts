@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { escapeOneLine } from '../../preload/display.js';
+import { escapeOneLine } from '../../common/display.js';
 import type { ElicitationField, ElicitationReply, ElicitationValue } from '../upstreams/elicitation.js';
 import { completeContent, ElicitationRefusal } from '../upstreams/elicitation.js';
 import { noOnePrompter, PROMPT_VERB, type ElicitationQuestion, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';

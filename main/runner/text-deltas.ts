@@ -7,7 +7,7 @@
  * Redaction: a secret could be split across two deltas, so each flush redacts the whole block
  * and holds back a tail that could be the start of a secret until the next flush shows it is not.
  */
-import type { PayloadOf } from '../../preload/events.js';
+import type { PayloadOf } from '../../common/events.js';
 
 /** `messageIndex`: which assistant_text of the run the delta belongs to (0 for the first). */
 export type AssistantDelta = PayloadOf<'assistant_delta'>;

@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentView, ConversationView, ElicitationAction, ElicitationFieldValue, NamespaceView, PendingApprovalView, PendingElicitationView, SearchHitView, UsageSummaryView, WardApi } from '../../preload/contract.js';
-import { escapeLineForWindow } from '../../preload/display.js';
+import { escapeLineForWindow } from '../../common/display.js';
 import { errorText, unwrap } from './api.js';
 import { secondsLeft } from './components/ApprovalPrompt.js';
 import { ElicitationPrompt } from './components/ElicitationPrompt.js';

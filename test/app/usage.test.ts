@@ -1,6 +1,6 @@
 /** What each run cost: per turn as the growth of the CLI's session total, per conversation and per day; totals labelled as totals. */
 import { describe, expect, it } from 'vitest';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { UsageService } from '../../main/app/usage.js';
 import { appendTurn } from '../export/support.js';
 import { seedConversation } from '../support/seed.js';

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { appendTurn } from '../export/support.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { RUN_STARTED } from '../support/events.js';
 import { addRemoteConnection, publishToolAgent, screenshot, seedConversation, seedUncertainRun, useUiSuite, type UiHarness } from './harness/harness.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { RUN_STARTED } from '../support/events.js';
 import { publishToolAgent, screenshot, seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 

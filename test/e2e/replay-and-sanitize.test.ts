@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { RUN_STARTED } from '../support/events.js';
 import { screenshot, seedConversation, seedUncertainRun, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 import { HOSTILE } from './harness/hostile.js';

@@ -1,7 +1,7 @@
 /** Real bundles for tests: a real journal in a real SQLite file, written and read by Ward's own code. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { writeBundle } from '../../main/export/bundle.js';
 import { generateSigningKey, loadSigningKey, type SigningKey } from '../../main/export/signing.js';
 import { readEntry, readTarIndex, TarWriter } from '../../main/export/tar.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEventView, PushedEvent } from '../../preload/contract.js';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { DesktopIpc, MAX_SUBSCRIPTIONS_PER_CLIENT } from '../../main/ipc/handlers.js';
 import { WardApp } from '../../main/app/ward-app.js';
 import { desktopIpcFor } from '../support/desktop.js';

@@ -37,7 +37,7 @@ describe('the layer rule', () => {
 
   it('test_the_renderer_and_the_shared_contract_import_nothing_of_main', async () => {
     expect(await layerErrors('renderer/src/example.ts', "export { WardError } from '../../main/base/errors.js';\n")).toHaveLength(1);
-    expect(await layerErrors('renderer/src/example.ts', "export { escapeForDisplay } from '../../preload/display.js';\n")).toEqual([]);
+    expect(await layerErrors('renderer/src/example.ts', "export { escapeForDisplay } from '../../common/display.js';\n")).toEqual([]);
     // Types of the error codes are the one thing the contract takes from main (erased at build).
     expect(await layerErrors('preload/contract.ts', "import type { WardErrorCode } from '../main/base/errors.js';\nexport type C = WardErrorCode;\n")).toEqual([]);
     expect(await layerErrors('preload/contract.ts', "import { WardError } from '../main/base/errors.js';\nexport const E = WardError;\n")).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isWardError } from '../../main/base/errors.js';
 import { ApprovalQueue } from '../../main/permissions/approval-queue.js';
-import { escapeOneLine } from '../../preload/display.js';
+import { escapeOneLine } from '../../common/display.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import type { PromptQuestion } from '../../main/permissions/prompter.js';
 

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent, type WardApi } from '../../preload/contract.js';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import type { DesktopIpc } from '../../main/ipc/handlers.js';
 import { desktopIpcFor } from '../support/desktop.js';
 import { DataFolder } from '../../main/store/data-folder.js';

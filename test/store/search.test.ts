@@ -1,6 +1,6 @@
 /** E4: the full-text index is written with the journal, in the same transaction, and queried with bound parameters. */
 import { describe, expect, it } from 'vitest';
-import { journalEvent } from '../../preload/events.js';
+import { journalEvent } from '../../common/events.js';
 import { isWardError } from '../../main/base/errors.js';
 import { snippetOf } from '../../main/store/search.js';
 import { appendTurn } from '../export/support.js';

@@ -1,6 +1,6 @@
-/** Journal events for tests, typed as Ward's producers type them (preload/events.ts): a wrong field is a compile error. */
+/** Journal events for tests, typed as Ward's producers type them (common/events.ts): a wrong field is a compile error. */
 import type { JournalEventView } from '../../preload/contract.js';
-import { journalEvent, type JournalEventType, type PayloadOf } from '../../preload/events.js';
+import { journalEvent, type JournalEventType, type PayloadOf } from '../../common/events.js';
 
 /** A run_started payload as a turn writes it. */
 export const RUN_STARTED: PayloadOf<'run_started'> = {

@@ -1,5 +1,5 @@
 /** Size bounds for what a turn journals: the model got everything, the journal keeps a bounded view. */
-import type { PayloadOf } from '../../../preload/events.js';
+import type { PayloadOf } from '../../../common/events.js';
 
 /** Longest assistant text (and streamed block) one event holds. */
 export const MAX_TEXT_EVENT_CHARS = 256 * 1024;

@@ -3,7 +3,7 @@
  * (R6) or attached to; each turn itself is a Turn (./turn.ts). Electron-free: the `ward run`
  * command and the desktop both drive it through the composition root (../ward-app.ts).
  */
-import { MAX_PROMPT_CHARS } from '../../../preload/limits.js';
+import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { WardError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, isConnectionTool, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';

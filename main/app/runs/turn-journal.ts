@@ -3,7 +3,7 @@
  * a secret Ward handed out for this turn is redacted first (C3), and the events of one stdout
  * chunk are committed in one transaction before any subscriber hears of them (J1).
  */
-import { journalEvent, type JournalEventType, type PayloadOf } from '../../../preload/events.js';
+import { journalEvent, type JournalEventType, type PayloadOf } from '../../../common/events.js';
 import type { EventInput } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 
@@ -35,7 +35,7 @@ export class TurnJournal {
     return this.secrets.reduce((out, secret) => (secret.length >= MIN_SECRET_LENGTH ? out.split(secret).join(REDACTED) : out), text);
   }
 
-  /** Typed by preload/events.ts at compile time; not parsed here (the append path stays fast). */
+  /** Typed by common/events.ts at compile time; not parsed here (the append path stays fast). */
   emit<T extends JournalEventType>(type: T, payload: PayloadOf<T>): void {
     const event = journalEvent(type, payload);
     if (this.pending !== null) this.pending.push(event);

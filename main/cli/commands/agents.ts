@@ -6,7 +6,7 @@ import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } fro
 import { readBoundedFile, writeJson, writeLine } from '../io.js';
 import type { AgentVersion } from '../../store/agents.js';
 import { parseAgentSpec, toolSource } from '../../agents/spec.js';
-import { escapeForDisplay, escapeOneLine } from '../../../preload/display.js';
+import { escapeForDisplay, escapeOneLine } from '../../../common/display.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
 

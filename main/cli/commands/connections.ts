@@ -5,7 +5,7 @@ import { sandboxText } from '../../app/connections.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { absolutePaths } from '../../base/process.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
-import { escapeForDisplay } from '../../../preload/display.js';
+import { escapeForDisplay } from '../../../common/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
 import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
 

@@ -1,4 +1,4 @@
-import { NO_USAGE, totalTokens } from '../../../preload/usage.js';
+import { NO_USAGE, totalTokens } from '../../../common/usage.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../../base/errors.js';
 import { writeJson, writeLine } from '../io.js';

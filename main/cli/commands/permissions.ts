@@ -6,7 +6,7 @@ import type { AuditRecord } from '../../permissions/audit.js';
 import type { StoredGrant } from '../../permissions/grant-store.js';
 import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { escapeForDisplay } from '../../../preload/display.js';
+import { escapeForDisplay } from '../../../common/display.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 

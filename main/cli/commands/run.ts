@@ -1,4 +1,4 @@
-import { MAX_PROMPT_CHARS } from '../../../preload/limits.js';
+import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { traceMark } from '../../base/trace.js';
 import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
 import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';

@@ -1,4 +1,4 @@
-import { escapeOneLine } from '../../../preload/display.js';
+import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
 import { MAX_SEARCH_RESULTS } from '../../store/search.js';
 import { COMMON_OPTIONS, parseCommandArgs, parseWholeNumber, requirePositional, type Command } from '../command.js';

@@ -1,4 +1,4 @@
-import { describeUsage, type UsageTotal } from '../../../preload/usage.js';
+import { describeUsage, type UsageTotal } from '../../../common/usage.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';

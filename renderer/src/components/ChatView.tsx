@@ -7,12 +7,12 @@
 import { Folder, Gauge, UserRound } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentView, ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView, WardApi } from '../../../preload/contract.js';
-import { escapeLineForWindow } from '../../../preload/display.js';
+import { escapeLineForWindow } from '../../../common/display.js';
 import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
 import { indexAtSeq, mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
-import { describeUsage } from '../../../preload/usage.js';
+import { describeUsage } from '../../../common/usage.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';

@@ -4,7 +4,7 @@
  */
 import { FolderOpen, ShieldCheck } from 'lucide-react';
 import type { AgentPermissionView, AgentView } from '../../../preload/contract.js';
-import { escapeLineForWindow } from '../../../preload/display.js';
+import { escapeLineForWindow } from '../../../common/display.js';
 
 const VERB: Readonly<Record<AgentPermissionView['kind'], string>> = {
   read: 'read',

@@ -11,7 +11,7 @@ import MarkdownIt from 'markdown-it';
 import type { Token } from 'markdown-it';
 import { memo, type ReactNode } from 'react';
 import { MAX_LINK_CHARS } from '../../../preload/contract.js';
-import { escapeForWindow } from '../../../preload/display.js';
+import { escapeForWindow } from '../../../common/display.js';
 import { CopyButton } from './CopyButton.js';
 
 export type OpenLink = (url: string) => void;

@@ -6,7 +6,7 @@
 import { FolderOpen } from 'lucide-react';
 import { useState } from 'react';
 import type { AgentView, FolderAccess, WardApi } from '../../../preload/contract.js';
-import { escapeLineForWindow } from '../../../preload/display.js';
+import { escapeLineForWindow } from '../../../common/display.js';
 import { errorText, unwrap } from '../api.js';
 import { Composer } from './Composer.js';
 import { ErrorBanner } from './PageNotice.js';

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ReviewView as Review, WardApi } from '../../../preload/contract.js';
-import { describeUsage } from '../../../preload/usage.js';
+import { describeUsage } from '../../../common/usage.js';
 import { errorText, unwrap } from '../api.js';
 import { applyEvents, EMPTY_CONVERSATION, timelineRows, type ConversationState, type TimelineRowModel } from '../state/timeline.js';
 import { estimateRowHeight, TimelineRow, type RowContext } from './Timeline.js';

@@ -7,9 +7,9 @@
 import { Clock, FolderOpen, Plus, Search } from 'lucide-react';
 import type { KeyboardEvent } from 'react';
 import type { ConversationView, NamespaceView, PolicySettingView, SearchHitView, UsageSummaryView } from '../../../preload/contract.js';
-import { describeUsage } from '../../../preload/usage.js';
+import { describeUsage } from '../../../common/usage.js';
 import { ManagedLock } from './ManagedLock.js';
-import { escapeLineForWindow } from '../../../preload/display.js';
+import { escapeLineForWindow } from '../../../common/display.js';
 import { formatTime } from './Timeline.js';
 
 export interface SessionListProps {

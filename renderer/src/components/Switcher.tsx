@@ -2,7 +2,7 @@
 import { Command } from 'cmdk';
 import { MessagesSquare, Plus } from 'lucide-react';
 import type { ConversationView } from '../../../preload/contract.js';
-import { escapeLineForWindow } from '../../../preload/display.js';
+import { escapeLineForWindow } from '../../../common/display.js';
 import { PAGES, type Page } from '../pages.js';
 import { Modal } from './Dialog.js';
 

@@ -4,7 +4,7 @@
  */
 import { TriangleAlert } from 'lucide-react';
 import { useId, useState } from 'react';
-import { escapeForWindow } from '../../../preload/display.js';
+import { escapeForWindow } from '../../../common/display.js';
 import type { RunStatus } from '../state/timeline.js';
 
 export type Outcome = 'succeeded' | 'failed' | 'stopped';

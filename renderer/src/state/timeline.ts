@@ -1,16 +1,16 @@
 /**
  * Folds journal events into what the chat shows. Pure and incremental: the view state is a
  * function of the events up to `lastSeq`, so a reload replays from 0 and a resubscribe continues
- * from `lastSeq` (J1). Each event is parsed with its schema (preload/events.ts): the journal is
+ * from `lastSeq` (J1). Each event is parsed with its schema (common/events.ts): the journal is
  * data, not trusted code, and one that does not parse is shown as unreadable, never guessed at.
  * Every piece of model, tool or provider text is escaped here, once, with the one window escaper
- * (preload/display.ts): answers, prompts, tool names, arguments and results alike (P1, U3).
+ * (common/display.ts): answers, prompts, tool names, arguments and results alike (P1, U3).
  * Answers are kept whole (the list is virtualized); only tool texts are cut, where they are shown.
  */
 import type { JournalEventView, RunState } from '../../../preload/contract.js';
-import { escapeForWindow, escapeLineForWindow } from '../../../preload/display.js';
-import { readJournalEvent, type EventOf } from '../../../preload/events.js';
-import { addTurn, describeUsage, foldUsage, NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../preload/usage.js';
+import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
+import { readJournalEvent, type EventOf } from '../../../common/events.js';
+import { addTurn, describeUsage, foldUsage, NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../common/usage.js';
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'unknown';
 
@@ -64,7 +64,7 @@ export interface ConversationState {
   readonly items: readonly TimelineItem[];
   readonly lastSeq: number;
   readonly run: RunStatus | null;
-  /** The turns' usage so far (preload/usage.ts) and their total. */
+  /** The turns' usage so far (common/usage.ts) and their total. */
   readonly usage: UsageState;
   readonly usageTotal: UsageTotal;
 }

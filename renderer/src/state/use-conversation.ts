@@ -11,7 +11,7 @@
 import { startTransition, useEffect, useRef, useState } from 'react';
 import type { ConversationView, JournalEventView, WardApi } from '../../../preload/contract.js';
 import { errorText, unwrap } from '../api.js';
-import type { JournalEventType } from '../../../preload/events.js';
+import type { JournalEventType } from '../../../common/events.js';
 import type { PushRouter } from './follow.js';
 import { applyEvents, EMPTY_CONVERSATION, type ConversationState } from './timeline.js';
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Broker } from '../../../main/broker/broker.js';
 import type { RunBinding, RunRegistration } from '../../../main/broker/types.js';
-import type { PayloadOf } from '../../../preload/events.js';
+import type { PayloadOf } from '../../../common/events.js';
 import { publishToolAgent } from './agents.js';
 import { formatEvent } from '../../../main/cli/format-event.js';
 import { connectClient } from '../../broker/helpers.js';
