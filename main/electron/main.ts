@@ -10,7 +10,8 @@ import { app, BrowserWindow, dialog, ipcMain, Notification, protocol, session, s
 import { CHANNEL_NAMES, EVENT_CHANNEL, wireChannel, type PushedEvent } from '../../preload/contract.js';
 import type { AttentionPort } from '../ipc/attention.js';
 import { startDesktop } from '../ipc/desktop.js';
-import type { Client, DesktopIpc } from '../ipc/handlers.js';
+import type { Client } from '../ipc/client.js';
+import type { DesktopIpc } from '../ipc/handlers.js';
 import { APP_ENTRY, APP_SCHEME } from '../ipc/sender.js';
 import { CONTENT_SECURITY_POLICY, mimeTypeFor, resolveAppFile, WINDOW_WEB_PREFERENCES } from './policy.js';
 

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { CONTRACT, IPC_ERROR_CODES, isChannelName, type ChannelName, type IpcError, type IpcResult, type ParsedPayload, type Result } from '../../preload/contract.js';
-import type { Client } from './handlers.js';
+import type { Client } from './client.js';
 import { isWardError } from '../base/errors.js';
 
 export type Handlers = {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { IPC_ERROR_CODES, type IpcResult, type PushedEvent } from '../../preload/contract.js';
+import { IPC_ERROR_CODES, type IpcResult } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
 import { desktopPath, desktopServerPaths } from '../base/process.js';
 import { parseToolSelector } from '../agents/service.js';
@@ -13,16 +13,9 @@ import { toWindowView } from '../app/connections.js';
 import { toRunView } from '../app/conversations.js';
 import type { ApprovalPort } from '../permissions/approval-queue.js';
 import type { WardApp } from '../app/ward-app.js';
+import type { Client } from './client.js';
 import { dispatch, failure, type Handlers } from './dispatch.js';
 import { senderRefusal, type SenderFacts } from './sender.js';
-
-/** Whoever is calling: one window (or test page). Its subscriptions end with `releaseClient`. */
-export interface Client {
-  readonly id: string;
-  /** A review window: it reaches the bundles it shows and nothing of any namespace (E4). */
-  readonly reviewOnly?: boolean;
-  push(event: PushedEvent): void;
-}
 
 /** What a review window may call. */
 const REVIEW_CHANNELS: ReadonlySet<string> = new Set(['review.get', 'review.events', 'links.openExternal']);
