@@ -6,14 +6,16 @@
  * metadata and state only: no secret, token or secret-variable value (C3, U3).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
-import { WardError } from '../base/errors.js';
+import { WardError, isWardError } from '../base/errors.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import { checkSandboxFolder, exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';
 import { findExecutable } from '../base/process.js';
 import { programFolders, type SandboxEngine } from '../sandbox/engine.js';
 import { NO_GRANTS, wardPrivatePaths } from '../sandbox/files.js';
+import { fileOrItsFolder, guardedFolders, type GuardedFolders } from '../sandbox/program-view.js';
 import { readSettingsObject, SETTINGS_FILE } from '../base/settings-file.js';
 import { UpstreamError } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
@@ -72,10 +74,21 @@ export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: str
 /**
  * The folders of the files a server's arguments name, as the person typed them for it
  * (`--command node --arg /srv/server.js`): the script must be readable for the server to start.
+ * A script in the home folder is shown alone, not with the home folder around it.
  */
-function argumentFolders(args: readonly string[]): string[] {
+function argumentFolders(args: readonly string[], guarded: GuardedFolders): string[] {
   const files = args.filter((arg) => path.isAbsolute(arg) && fs.statSync(arg, { throwIfNoEntry: false })?.isFile() === true);
-  return [...new Set(files.flatMap((file) => [path.dirname(file), path.dirname(fs.realpathSync(file))]))];
+  return [...new Set(files.flatMap((file) => [fileOrItsFolder(path.resolve(file), guarded), fileOrItsFolder(fs.realpathSync(file), guarded)]))];
+}
+
+/** A program Ward will not show a sandboxed server is refused naming the connection. */
+function refusingFor<T>(connection: string, show: () => T): T {
+  try {
+    return show();
+  } catch (error) {
+    if (isWardError(error, 'invalid_config')) throw new WardError('invalid_config', `connection ${connection} was not started: ${error.message}`, { cause: error });
+    throw error;
+  }
 }
 
 function managedSpec(managed: ManagedConnection): ConnectionSpec {
@@ -100,6 +113,17 @@ export function asWardError(error: unknown): unknown {
   if (error.code === 'not_signed_in' || error.code === 'insufficient_scope') return new WardError('not_signed_in', text, { cause: error });
   if (error.code === 'unauthorized') return new WardError('unauthorized', text, { cause: error });
   return new WardError('unavailable', text, { cause: error });
+}
+
+/** A change to one of a connection's tools, by its name or the name Ward lists it under. */
+export type { ConnectionView, ToolPin } from '../connections/index.js';
+
+export type ToolChange = { readonly action: 'enable' | 'disable' | 'repin'; readonly tool: string };
+
+export interface ToolListing {
+  readonly view: ConnectionView;
+  /** Tools the server offers that cannot be used, and why. */
+  readonly unusable: readonly { readonly name: string; readonly reason: string }[];
 }
 
 export class ConnectionService {
@@ -142,13 +166,15 @@ export class ConnectionService {
   private confine(ns: Namespace): ConfineServer {
     return async (spec, command) => {
       const home = this.namespaces.home;
-      const folder = spec.sandbox.folder === null ? this.privateFolder(ns, spec.name) : checkSandboxFolder(spec.sandbox.folder, home);
+      const guarded = guardedFolders(home, command.env, os.homedir());
+      const folder = spec.sandbox.folder === null ? this.privateFolder(ns, spec.name) : checkSandboxFolder(spec.sandbox.folder, home, guarded.homes);
       const binary = findExecutable(command.command, command.env.PATH);
       if (binary === null) throw new WardError('invalid_config', `connection ${spec.name}: ${JSON.stringify(command.command)} is not an executable file or a program on PATH`);
+      const programs = refusingFor(spec.name, () => ({ programs: programFolders(binary, guarded), readOnly: argumentFolders(command.args, guarded) }));
       const launch = await this.sandbox().launchServer({
         name: `connection ${spec.name}`,
         command: { binary, args: command.args, env: command.env, cwd: folder },
-        files: { programs: programFolders(binary), readOnly: argumentFolders(command.args), writable: [folder], grants: NO_GRANTS, hidden: wardPrivatePaths(home, command.env) },
+        files: { ...programs, writable: [folder], grants: NO_GRANTS, hidden: wardPrivatePaths(home, command.env) },
         allowedHosts: spec.sandbox.net,
       });
       return { command: launch.binary, args: launch.args, env: launch.env, cwd: launch.cwd, release: () => launch.release() };
@@ -190,7 +216,7 @@ export class ConnectionService {
   async add(store: NamespaceStore, input: unknown, secrets: Readonly<Record<string, string>> = {}, clientSecret?: string): Promise<ConnectionView> {
     const spec = parseConnectionSpec(input);
     assertConnectionAllowed(this.policy, spec.name, spec);
-    if (spec.transport === 'stdio' && spec.sandbox?.folder != null) checkSandboxFolder(spec.sandbox.folder, this.namespaces.home);
+    if (spec.transport === 'stdio' && spec.sandbox?.folder != null) checkSandboxFolder(spec.sandbox.folder, this.namespaces.home, guardedFolders(this.namespaces.home, process.env, os.homedir()).homes);
     return this.use(store, async (manager) => {
       const record = await manager.add(spec, secrets, clientSecret);
       return manager.get(record.spec.name);
@@ -234,6 +260,27 @@ export class ConnectionService {
       assertConnectionAllowed(this.policy, name, manager.get(name).spec);
       await manager.discover(name).catch(() => undefined);
       return manager.get(name);
+    });
+  }
+
+  /**
+   * `ward connections tools`: lists the server's tools now, or changes one (enable, disable,
+   * re-pin). A server the policy no longer allows is refused with the reason and not started (P5),
+   * as the desktop's Check refuses it. `onFailure` hears the last of a failed local server's stderr.
+   */
+  tools(store: NamespaceStore, name: string, change: ToolChange | null, onFailure?: (stderr: string) => void): Promise<ToolListing> {
+    return this.use(store, async (manager) => {
+      assertConnectionAllowed(this.policy, name, manager.get(name).spec);
+      let unusable: ToolListing['unusable'] = [];
+      if (change?.action === 'enable' || change?.action === 'disable') manager.setToolEnabled(name, change.tool, change.action === 'enable');
+      else if (change?.action === 'repin') await manager.repin(name, change.tool);
+      else {
+        ({ unusable } = await manager.discover(name).catch((error: unknown) => {
+          onFailure?.(manager.stderr(name));
+          throw error;
+        }));
+      }
+      return { view: manager.get(name), unusable };
     });
   }
 

@@ -10,6 +10,10 @@ import type { AdminPolicy } from '../policy/policy.js';
 import type { DataFolder, NamespaceSummary } from '../store/data-folder.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 
+// What the adapters may know of a namespace: its name and how to tell a person to address it.
+export { wardCommand, type Namespace } from '../namespaces/namespace.js';
+export type { NamespaceStore } from '../store/namespace-store.js';
+
 export class NamespaceService {
   /** The only namespace this Ward may use, when the policy or WARD_NAMESPACE fixes one. */
   readonly fixed: string | undefined;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProtectedServer, type ProtectedServer } from '../fixtures/mcp-oauth/protected-server.js';
@@ -48,6 +49,24 @@ describe('ward connections', () => {
     expect(result.stderr).toContain("the server's stderr (last 2 line(s)):\n  fixture stdio server started\n  fatal: missing configuration \\u{1b}[31mred\n");
     expect(result.stderr).toMatch(/\[closed\]/);
     expect((await ward(['connections', 'list'], { env: env(home) })).stdout).toMatch(/^broken {2}stdio {2}.* {2}error \(closed\) {2}tools 0\/0 on$/m);
+  });
+
+  // The desktop's Check refused it; this path called the connection manager itself and started the server.
+  it('test_tools_of_a_connection_the_admin_policy_no_longer_allows_is_refused_and_the_server_is_not_started', async () => {
+    const home = path.join(tempDir(), 'home');
+    const marker = path.join(tempDir(), 'started');
+    expect(await ward(['connections', 'add', 'files', '--command', process.execPath, '--arg', STDIO_SERVER, `--arg=--pid-file=${marker}`], { env: env(home) })).toMatchObject({ code: 0 });
+    const policy = path.join(tempDir(), 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ allowedConnections: ['https://only.example/*'] }));
+    for (const change of [[], ['--enable', 'echo'], ['--repin', 'echo']]) {
+      const refused = await ward(['connections', 'tools', 'files', ...change], { env: { ...env(home), WARD_POLICY: policy } });
+      expect(refused, change.join(' ')).toMatchObject({ code: 2, stderr: expect.stringContaining('connection "files" (') });
+      expect(refused.stderr).toContain('is not allowed: it matches no allowedConnections entry');
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+    // Without the policy the same command starts it.
+    expect(await ward(['connections', 'tools', 'files'], { env: env(home) })).toMatchObject({ code: 0 });
+    expect(fs.existsSync(marker)).toBe(true);
   });
 
   it('test_fails_closed_on_bad_configuration_naming_the_field_with_the_usage_exit_code', async () => {

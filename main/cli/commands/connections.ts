@@ -1,13 +1,12 @@
 import type { Readable } from 'node:stream';
-import { openSystemBrowser } from '../../auth/browser.js';
-import type { ConnectionManager, ConnectionView, ToolPin } from '../../connections/index.js';
-import { sandboxText } from '../../app/connections.js';
+import { sandboxText, type ConnectionView, type ToolChange, type ToolPin } from '../../app/connections.js';
+import { openSystemBrowser } from '../../app/browser.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { absolutePaths } from '../../base/process.js';
-import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { escapeForDisplay } from '../../../common/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
-import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
+import { wardCommand, type Namespace } from '../../app/namespaces.js';
 
 const MAX_STDIN_BYTES = 256 * 1024;
 const STDIN_TIMEOUT_MS = 5 * 60_000;
@@ -79,12 +78,6 @@ function writeStderrTail(stream: NodeJS.WritableStream, text: string): void {
   for (const line of lines) stream.write(`  ${escapeForDisplay(line, 300)}\n`);
 }
 
-async function withManager<T>(context: CommandContext, flag: string | undefined, fn: (manager: ConnectionManager) => Promise<T>): Promise<T> {
-  const app = context.app();
-  const store = app.namespaces.fromFlag(flag);
-  return (await app.connections()).use(store, fn);
-}
-
 export const connectionsCommand: Command = {
   name: 'connections',
   usage:
@@ -144,22 +137,22 @@ export const connectionsCommand: Command = {
       return EXIT.ok;
     }
     if (action === 'list') {
-      return withManager(context, values.namespace, async (manager) => {
-        const views = manager.list();
-        if (views.length === 0 && !values.json) writeLine(io.stdout, 'no connections in this namespace yet; add one with "ward connections add NAME --command CMD" or "--url URL"');
-        for (const view of views) {
-          if (values.json) {
-            writeJson(io.stdout, viewJson(view));
-            continue;
-          }
-          const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
-          writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, manager.registry.namespace)}  tools ${enabled}/${view.tools.length} on`);
-          const sandbox = sandboxText(view.spec);
-          if (sandbox !== null) writeLine(io.stdout, `  ${escapeForDisplay(sandbox, 400)}`);
-          for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+      const app = context.app();
+      const store = app.namespaces.fromFlag(values.namespace);
+      const views = await (await app.connections()).list(store);
+      if (views.length === 0 && !values.json) writeLine(io.stdout, 'no connections in this namespace yet; add one with "ward connections add NAME --command CMD" or "--url URL"');
+      for (const view of views) {
+        if (values.json) {
+          writeJson(io.stdout, viewJson(view));
+          continue;
         }
-        return EXIT.ok;
-      });
+        const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
+        writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, store.namespace)}  tools ${enabled}/${view.tools.length} on`);
+        const sandbox = sandboxText(view.spec);
+        if (sandbox !== null) writeLine(io.stdout, `  ${escapeForDisplay(sandbox, 400)}`);
+        for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+      }
+      return EXIT.ok;
     }
     if (action === 'remove') {
       const app = context.app();
@@ -175,39 +168,29 @@ export const connectionsCommand: Command = {
         if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new WardError('usage', '--timeout must be a whole number of seconds from 1 to 3600');
         timeoutMs = seconds * 1000;
       }
-      return withManager(context, values.namespace, async (manager) => {
-        await manager.login(name(), {
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
-          openBrowser: async (url) => {
-            writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`);
-            if (!values['no-browser']) await openSystemBrowser(url).catch(() => undefined);
-          },
-        });
-        if (values.json) writeJson(io.stdout, { connection: name(), signedIn: true });
-        else writeLine(io.stdout, `signed in to connection ${name()}`);
-        return EXIT.ok;
+      const app = context.app();
+      await (await app.connections()).signIn(app.namespaces.fromFlag(values.namespace), name(), {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        openBrowser: async (url) => {
+          writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`);
+          if (!values['no-browser']) await openSystemBrowser(url).catch(() => undefined);
+        },
       });
+      if (values.json) writeJson(io.stdout, { connection: name(), signedIn: true });
+      else writeLine(io.stdout, `signed in to connection ${name()}`);
+      return EXIT.ok;
     }
     if (action === 'tools') {
       const changes = [values.enable, values.disable, values.repin].filter((value) => value !== undefined);
       if (changes.length > 1) throw new WardError('usage', `give at most one of --enable, --disable or --repin\nusage: ${this.usage}`);
-      return withManager(context, values.namespace, async (manager) => {
-        const connection = name();
-        if (values.enable !== undefined) manager.setToolEnabled(connection, values.enable, true);
-        else if (values.disable !== undefined) manager.setToolEnabled(connection, values.disable, false);
-        else if (values.repin !== undefined) await manager.repin(connection, values.repin);
-        else {
-          const { unusable } = await manager.discover(connection).catch((error: unknown) => {
-            writeStderrTail(io.stderr, manager.stderr(connection));
-            throw error;
-          });
-          for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForDisplay(item.name, 80)}: ${escapeForDisplay(item.reason)}`);
-        }
-        const view = manager.get(connection);
-        if (values.json) writeJson(io.stdout, viewJson(view));
-        else for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
-        return EXIT.ok;
-      });
+      const change: ToolChange | null =
+        values.enable !== undefined ? { action: 'enable', tool: values.enable } : values.disable !== undefined ? { action: 'disable', tool: values.disable } : values.repin !== undefined ? { action: 'repin', tool: values.repin } : null;
+      const app = context.app();
+      const { view, unusable } = await (await app.connections()).tools(app.namespaces.fromFlag(values.namespace), name(), change, (stderr) => writeStderrTail(io.stderr, stderr));
+      for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForDisplay(item.name, 80)}: ${escapeForDisplay(item.reason)}`);
+      if (values.json) writeJson(io.stdout, viewJson(view));
+      else for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+      return EXIT.ok;
     }
     throw new WardError('usage', `unknown action ${JSON.stringify(action)}\nusage: ${this.usage}`);
   },
