@@ -106,6 +106,16 @@ export function isWardError(value: unknown, code?: WardErrorCode): value is Ward
   return value instanceof WardError && (code === undefined || value.code === code);
 }
 
+/**
+ * SQLite's word that a database file is damaged, as a store error (exit 4). Damage is looked for
+ * when a database opens, but a large file is checked only once a day, so a query can meet it too.
+ */
+export function damagedDatabaseError(error: unknown, file = 'a database file'): WardError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !(code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'))) return null;
+  return new WardError('store_corrupt', `${file} is corrupt (${describeError(error)}); it was left untouched`, { cause: error });
+}
+
 /** A one-line reason for any thrown value, safe to print (never a stack). */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message.split('\n')[0] ?? error.name;

@@ -1,7 +1,7 @@
 import type { WardApp } from '../app/ward-app.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
 import { traceMark } from '../base/trace.js';
-import { describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
+import { damagedDatabaseError, describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { processIo, writeLine, type CliIo } from './io.js';
@@ -80,7 +80,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const context: CommandContext = { io, app: () => (app ??= makeApp()) };
   try {
     return await command.run(args, context);
-  } catch (error) {
+  } catch (thrown) {
+    const error = damagedDatabaseError(thrown) ?? thrown;
     if (isWardError(error)) {
       writeLine(io.stderr, `ward ${command.name}: ${error.message}`);
       return exitCodeFor(error.code);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { WardError, describeError } from '../base/errors.js';
+import { WardError, damagedDatabaseError, describeError } from '../base/errors.js';
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from './migrations/index.js';
 
 export type { Database };
@@ -58,11 +58,7 @@ function assertIntactHeader(file: string): void {
 }
 
 function wrapSqliteError(file: string, error: unknown): WardError {
-  const code = (error as { code?: string }).code ?? '';
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || code.startsWith('SQLITE_CORRUPT')) {
-    return new WardError('store_corrupt', `the database file ${file} is corrupt (${describeError(error)}); it was left untouched`, { cause: error });
-  }
-  return new WardError('store_unavailable', `cannot open the database file ${file}: ${describeError(error)}`, { cause: error });
+  return damagedDatabaseError(error, `the database file ${file}`) ?? new WardError('store_unavailable', `cannot open the database file ${file}: ${describeError(error)}`, { cause: error });
 }
 
 export function readSchemaVersion(db: Database): number {
@@ -97,13 +93,14 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
       );
     }
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Reading commands check too: damage must not read as tampering (`ward verify`) or as a crash.
+    checkWhenDue(db, file, options.readonly === true);
     if (!options.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       // The journal checkpoints between commits (journal.ts); this is only the backstop (~40 MB).
       db.pragma('wal_autocheckpoint = 10000');
       db.pragma('foreign_keys = ON');
-      checkWhenDue(db, file);
       migrate(db, options.targetVersion ?? LATEST_SCHEMA_VERSION);
     }
     return db;
@@ -140,7 +137,7 @@ function createDatabase(file: string, options: OpenOptions): void {
  * Damage is found before anything is written into it: the whole file is checked at open while it
  * is small, and once a day after that (the time of the last good check is kept in the file).
  */
-function checkWhenDue(db: Database, file: string): void {
+function checkWhenDue(db: Database, file: string, readonly: boolean): void {
   const size = fs.statSync(file).size;
   if (size > CHECK_EVERY_OPEN_BYTES) {
     const last = readCheckedAt(db);
@@ -148,7 +145,7 @@ function checkWhenDue(db: Database, file: string): void {
   }
   const result = checkIntegrity(db);
   if (result !== 'ok') throw new WardError('store_corrupt', `the database file ${file} is damaged (${result.slice(0, 300)}); it was left untouched: restore it from a backup, or move it away to start this namespace afresh`);
-  if (size > CHECK_EVERY_OPEN_BYTES && hasMetaTable(db)) db.prepare("INSERT INTO meta (key, value) VALUES ('integrity_checked_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(Date.now()));
+  if (!readonly && size > CHECK_EVERY_OPEN_BYTES && hasMetaTable(db)) db.prepare("INSERT INTO meta (key, value) VALUES ('integrity_checked_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(Date.now()));
 }
 
 function hasMetaTable(db: Database): boolean {

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { DataFolder } from '../../main/store/data-folder.js';
 import { namespaceDatabasePath } from '../../main/store/namespace-store.js';
+import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
 
@@ -24,6 +26,13 @@ function scramblePage(file: string, page: number): void {
   const bytes = fs.readFileSync(file);
   const start = page === 1 ? 100 : (page - 1) * 4096;
   for (let i = start; i < Math.min(start + 2000, bytes.length); i++) bytes[i] = (i * 131 + 7) & 0xff;
+  fs.writeFileSync(file, bytes);
+}
+
+/** Gives one page (not page 1) a b-tree page type that does not exist: SQLite reports the file corrupt when a query reaches it. */
+function breakPageType(file: string, page: number): void {
+  const bytes = fs.readFileSync(file);
+  bytes[(page - 1) * 4096] = 0xff;
   fs.writeFileSync(file, bytes);
 }
 
@@ -59,6 +68,39 @@ describe('damaged databases', () => {
     expect(result.stderr).toContain(file);
     expect(result.stderr).toMatch(/damaged/);
     expect(digest(file)).toBe(before);
+  });
+
+  /** A journal of `events` events of ~2 KB each, so damage can sit among its events, past what an open reads. */
+  async function homeWithJournal(events: number): Promise<{ home: string; file: string; conversationId: string; midLeafPage: number }> {
+    const { home, file } = await seededHome();
+    const { core, store, conversation } = seedConversation(home, 'work');
+    store.journal.appendMany(conversation.id, Array.from({ length: events }, (_, i) => ({ type: 'assistant_text', payload: { text: `${i} ${'x'.repeat(2000)}` } })));
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const leaves = store.db.prepare<[], { pageno: number }>("SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY pageno").all();
+    core.close();
+    return { home, file, conversationId: conversation.id, midLeafPage: leaves[Math.floor(leaves.length / 2)]!.pageno };
+  }
+
+  // Half-way the damage read as tampering (exit 3), further on as an unexpected error (exit 1).
+  it.each([0.5, 0.8])('test_verify_of_a_journal_damaged_mid_file_exits_4_naming_the_file (at %s of the file)', async (at) => {
+    const { home, file, conversationId } = await homeWithJournal(400);
+    scramblePage(file, Math.floor((fs.statSync(file).size / 4096) * at));
+    const before = digest(file);
+    const result = await ward(['verify', conversationId, '--namespace', 'work'], { env: { WARD_HOME: home } });
+    expect(result).toMatchObject({ code: 4, stdout: '' });
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toMatch(/damaged/);
+    expect(digest(file)).toBe(before);
+  });
+
+  it('test_damage_a_query_meets_in_a_large_database_checked_today_exits_4_not_as_an_unexpected_error', async () => {
+    // Over 16 MiB, and checked at this open: the next opens skip the whole-file check for a day.
+    const { home, file, conversationId, midLeafPage } = await homeWithJournal(9000);
+    new DataFolder(home).store(parseNamespace('work')).close();
+    breakPageType(file, midLeafPage);
+    const result = await ward(['verify', conversationId, '--namespace', 'work'], { env: { WARD_HOME: home } });
+    expect(result).toMatchObject({ code: 4, stdout: '' });
+    expect(result.stderr).toMatch(/^ward verify: a database file is corrupt \(database disk image is malformed\); it was left untouched\n$/);
   });
 
   it('test_every_file_ward_creates_is_0600_and_every_folder_0700', async () => {
