@@ -118,6 +118,9 @@ export const SANDBOX_RUNTIME_ENV: ReadonlySet<string> = new Set([
   '_',
 ]);
 
+/** Started by this name, any POSIX system's shell reads no start-up file for a command (S6). */
+const POSIX_SHELL = '/bin/sh';
+
 /** A host's question while the person is being asked: later refusals of it say so instead of asking again. */
 const WAITING = 'the person has not answered yet';
 
@@ -281,7 +284,7 @@ export class SandboxEngine {
     this.live.set(commandId, live);
     let wrapped: { argv: string[] };
     try {
-      wrapped = await runtime.wrapWithSandboxArgv(inner, undefined, { filesystem: view }, undefined, command.cwd, { commandId, commandText: path.basename(command.binary) });
+      wrapped = await runtime.wrapWithSandboxArgv(inner, this.startupFreeShell(), { filesystem: view }, undefined, command.cwd, { commandId, commandText: path.basename(command.binary) });
     } catch (error) {
       this.forget(runtime, commandId);
       throw new WardError('sandbox_unavailable', `the sandbox could not be set up for ${asks ? 'this run' : 'this server'}: ${describeError(error)}`, { cause: error });
@@ -302,6 +305,17 @@ export class SandboxEngine {
         runtime.cleanupAfterCommand();
       },
     };
+  }
+
+  /**
+   * S6: the shell the runtime starts bubblewrap from, and the command inside it, with. Left to
+   * itself it picks bash, and bash whose stdin is a socket (as a spawned child's is) takes itself
+   * for a remote shell and sources /etc/bash.bashrc and ~/.bashrc, on the host, before the
+   * sandbox exists; it also sources BASH_ENV. A shell started as `sh` reads no start-up file
+   * when it is not interactive (dash, and bash or zsh in sh mode alike). Windows has no such shell.
+   */
+  private startupFreeShell(): string | undefined {
+    return this.platform === 'win32' ? undefined : POSIX_SHELL;
   }
 
   /** Stops the runtime's proxies (Ward is exiting). */
