@@ -19,6 +19,8 @@ export interface PolicyDocument {
   readonly recommended: Readonly<Record<string, unknown>>;
   /** Where a key lives, e.g. `HKLM\SOFTWARE\Policies\Ward\caps\read`; default `SOURCE: key`. */
   readonly locate?: (key: string, level: PolicyLevel) => string;
+  /** The file WARD_POLICY names: the user chose it, so it may only narrow the policy (P6). */
+  readonly userNamed?: boolean;
 }
 
 /** A store that could not be read as a policy at all (unreadable, writable by others, not a dictionary…). */
@@ -107,6 +109,10 @@ function collect(document: PolicyDocument, into: Record<PolicyLevel, Map<string,
       if (key === undefined) {
         if (RETIRED_KEYS[name] !== undefined) errors.push(`${place}: ${RETIRED_KEYS[name]}`);
         else warnings.push(`${place}: unknown key, ignored`);
+        continue;
+      }
+      if (key.adminOnly === true && document.userNamed === true) {
+        warnings.push(`${place}: ignored: a file WARD_POLICY names may only narrow the policy, and ${name} adds to it; it comes only from the admin's sources`);
         continue;
       }
       if (!key.levels.includes(level)) {

@@ -93,9 +93,10 @@ function broken(problems: readonly string[]): WardError {
 
 /**
  * Every store of this OS, then the file `WARD_POLICY` names, if any. That file can only add
- * restrictions (the merge lets the stricter value win, and its recommended values come last), so
- * no environment variable can lift what an admin set; it is how a person restricts themselves,
- * and how tests impose a policy. Problems are collected, not thrown: `ward policy show` lists them.
+ * restrictions (the merge lets the stricter value win, its recommended values come last, and
+ * keys that add, such as managed connections, are ignored in it with a warning), so no
+ * environment variable can lift or widen what an admin set; it is how a person restricts
+ * themselves, and how tests impose a policy. Problems are collected, not thrown: `ward policy show` lists them.
  */
 export function readPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, locations: PolicyLocations = systemPolicyLocations(platform)): PolicyReading {
   const documents: PolicyDocument[] = [];
@@ -123,7 +124,10 @@ export function readPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
       problems.push({ source: key, problem: describeError(error) });
     }
   }
-  if (env.WARD_POLICY !== undefined && env.WARD_POLICY !== '') add(readJsonPolicy(path.resolve(env.WARD_POLICY), { rootOwned: false, platform }, true));
+  if (env.WARD_POLICY !== undefined && env.WARD_POLICY !== '') {
+    const named = readJsonPolicy(path.resolve(env.WARD_POLICY), { rootOwned: false, platform }, true);
+    add(named !== null && 'document' in named ? { document: { ...named.document, userNamed: true } } : named);
+  }
   return mergeDocuments(documents, problems);
 }
 

@@ -38,6 +38,8 @@ export interface PolicyKey {
   readonly whenUnset: string;
   /** A value for the generated examples. */
   readonly example: unknown;
+  /** It adds (rather than narrows): read only from the admin's stores, ignored with a warning in the file WARD_POLICY names. */
+  readonly adminOnly?: true;
 }
 
 const MANDATORY: readonly PolicyLevel[] = ['mandatory'];
@@ -162,12 +164,14 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
   {
     key: 'managedConnections',
     title: 'Managed MCP connections',
-    description: 'Connections the organization defines, added to every namespace and locked: {"name", "url"} for a remote server, {"name", "command", "args"} for a local one.',
+    description:
+      'Connections the organization defines, added to every namespace and locked: {"name", "url"} for a remote server, {"name", "command", "args"} for a local one. Read only from the admin\'s stores: in the file WARD_POLICY names it is ignored with a warning, since that file may only narrow the policy.',
     schema: z.array(managedConnection).max(100),
     levels: MANDATORY,
     merge: 'byName',
     whenUnset: 'none',
     example: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
+    adminOnly: true,
   },
   {
     key: 'localServersSandboxed',

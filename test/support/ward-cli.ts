@@ -10,10 +10,20 @@ export interface WardResult {
   readonly stderr: string;
 }
 
+export interface WardOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly input?: string;
+  readonly timeoutMs?: number;
+  readonly cwd?: string;
+  /** A command `ward` runs under (e.g. one that mounts an admin policy at /etc/ward: test/support/system-policy.ts). */
+  readonly under?: readonly string[];
+}
+
 /** Runs the built `ward` command as a user would, in its own process, with a bounded wait. */
-export function ward(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<WardResult> {
+export function ward(args: readonly string[], options: WardOptions = {}): Promise<WardResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARD_BIN, ...args], {
+    const [command, ...prefix] = [...(options.under ?? []), process.execPath, WARD_BIN, ...args];
+    const child = spawn(command!, prefix, {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
