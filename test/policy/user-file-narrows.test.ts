@@ -37,3 +37,23 @@ describe('WARD_POLICY may only narrow the admin policy', () => {
     expect(shown.stdout).toMatch(/^managedConnectionsOnly +true +mandatory +\/etc\/ward\/policy\.json: managedConnectionsOnly$/m);
   });
 });
+
+describe('the connection lists hold at run time', () => {
+  it('test_a_connection_added_before_a_denied_connections_policy_is_refused_when_a_run_uses_it', async () => {
+    const { env, provider, instructions } = await runnableHome('ward-denied-at-run-');
+    const before = (args: readonly string[]) => ward(args, { env, timeoutMs: 90_000 });
+    expect((await before(['connections', 'add', 'local', '--command', process.execPath, '--arg', STDIO_SERVER])).code).toBe(0);
+    expect((await before(['connections', 'tools', 'local'])).code).toBe(0);
+    const created = await before(['agents', 'create', 'helper', '--instructions-file', instructions, '--tool', 'local/echo']);
+    expect(created.code, created.stderr).toBe(0);
+
+    // Then the policy denies that server (a deny only narrows, so the user's own file may say it).
+    const policy = path.join(path.dirname(instructions), 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ reason: 'Example IT', deniedConnections: [JSON.stringify([process.execPath, STDIO_SERVER])] }));
+    provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__local__echo', input: { text: 'reached-denied' } }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    const run = await ward(['run', '--agent', 'helper', '--', 'echo please'], { env: { ...env, WARD_POLICY: policy }, timeoutMs: 90_000 });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`connection "local" (${JSON.stringify(`${process.execPath} ${STDIO_SERVER}`)}) is not allowed: it matches deniedConnections entry`);
+    expect(JSON.stringify(provider.conversationRequests())).not.toContain('reached-denied');
+  });
+});
