@@ -3,8 +3,8 @@
  * is given `http://127.0.0.1:PORT/runs/RUN` as its base URL and a per-run capability as its key;
  * the gateway checks both like the broker does (B1), swaps the capability for the namespace's
  * real credential (read at each call, never in the child), forwards to the provider and streams
- * the answer back byte for byte, reading token usage from it on the way. It never logs bodies or
- * credentials; request size and time are bounded.
+ * the answer back as it arrives, with every credential it sent removed (relay.ts). It never logs
+ * bodies or credentials; request size and time are bounded.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -12,7 +12,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WardError, describeError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
-import { UsageReader, type TokenUsage } from './usage.js';
+import { redactSecrets } from '../base/secret-redaction.js';
+import { decodedBody, relayRedacted } from './relay.js';
+import type { TokenUsage } from './usage.js';
 
 /** What the provider is shown instead of the capability. */
 export type ProviderCredential =
@@ -68,8 +70,7 @@ export interface GatewayOptions {
 /** The Messages-API paths the pinned CLI calls; anything else is refused. */
 const FORWARDED = /^\/runs\/([A-Za-z0-9_-]{1,128})(\/v1\/messages(?:\/count_tokens)?)$/;
 /** Hop-by-hop and Ward-owned headers: never forwarded in either direction. */
-const DROPPED_REQUEST = new Set(['host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'authorization', 'x-api-key', 'origin', 'cookie', 'forwarded', 'x-forwarded-for']);
-const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'set-cookie']);
+const DROPPED_REQUEST = new Set(['host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'authorization', 'x-api-key', 'origin', 'cookie', 'forwarded', 'x-forwarded-for', 'accept-encoding']);
 
 interface Route extends ProviderRoute {
   readonly capabilityHash: Buffer;
@@ -102,7 +103,9 @@ export class ModelGateway {
   static async start(options: GatewayOptions = {}): Promise<ModelGateway> {
     const gateway = new ModelGateway(options);
     gateway.server = await startLoopbackServer((req, res) => {
-      gateway.handle(req, res).catch((error: unknown) => apiError(res, 500, 'api_error', `Ward's model gateway failed: ${describeError(error)}`));
+      // Every credential read for this call: nothing sent back to the child may hold one (C3).
+      const sent: string[] = [];
+      gateway.handle(req, res, sent).catch((error: unknown) => apiError(res, 500, 'api_error', redactSecrets(`Ward's model gateway failed: ${describeError(error)}`, sent)));
     });
     return gateway;
   }
@@ -133,7 +136,7 @@ export class ModelGateway {
     this.agents.https.destroy();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, sent: string[]): Promise<void> {
     const refusal = this.server.refusal(req);
     if (refusal !== null) return apiError(res, 403, 'permission_error', refusal);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -154,19 +157,33 @@ export class ModelGateway {
     const report = (status: number, problem: string | null, usage: TokenUsage | null) =>
       route.onExchange({ path, status, durationMs: Math.round(performance.now() - started), problem, usage });
 
-    let credential = await route.credential();
+    const read = async (credential: Promise<ProviderCredential>): Promise<ProviderCredential> => {
+      const value = await credential;
+      sent.push(value.value);
+      return value;
+    };
+    let credential = await read(route.credential());
     let upstream = await this.forward(req, target, body, credential);
     if (upstream.response?.statusCode === 401 && credential.kind === 'bearer' && route.refreshCredential !== undefined) {
       // C5: a sign-in token is refreshed and the call tried once more; nothing else is retried here.
       upstream.response.resume();
-      credential = await route.refreshCredential();
+      credential = await read(route.refreshCredential());
       upstream = await this.forward(req, target, body, credential);
     }
-    if (upstream.response === undefined) {
-      report(0, upstream.problem, null);
-      return apiError(res, 502, 'api_error', `Ward: the model provider ${upstream.problem}`);
+    const response = upstream.response;
+    if (response === undefined) {
+      const problem = redactSecrets(upstream.problem ?? 'failed', sent);
+      report(0, problem, null);
+      return apiError(res, 502, 'api_error', `Ward: the model provider ${problem}`);
     }
-    await this.relay(upstream.response, res, (problem, usage) => report(upstream.response!.statusCode ?? 0, problem, usage));
+    const decoded = decodedBody(response);
+    if (decoded === null) {
+      response.destroy();
+      const problem = `answered in an encoding Ward cannot read (${redactSecrets(String(response.headers['content-encoding']), sent).slice(0, 40)}), so it cannot be checked for the key`;
+      report(response.statusCode ?? 0, problem, null);
+      return apiError(res, 502, 'api_error', `Ward: the model provider ${problem}`);
+    }
+    await relayRedacted(response, decoded, res, sent, (problem, usage) => report(response.statusCode ?? 0, problem, usage));
   }
 
   /** The policy's answer on the request's model; a body that names none is the provider's to judge. */
@@ -188,6 +205,8 @@ export class ModelGateway {
     if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
     else headers.authorization = `Bearer ${credential.value}`;
     headers['content-length'] = String(body.length);
+    // A compressed answer could carry the key past redaction: ask for it plain.
+    headers['accept-encoding'] = 'identity';
     const client = target.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
       const request = client.request(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http, timeout: this.idleTimeoutMs });
@@ -207,43 +226,6 @@ export class ModelGateway {
       req.socket.once('close', abandon);
       request.once('close', () => req.socket.off('close', abandon));
       request.end(body);
-    });
-  }
-
-  /** Streams the provider's answer to the child as it arrives, reading usage on the way. */
-  private relay(upstream: IncomingMessage, res: ServerResponse, done: (problem: string | null, usage: TokenUsage | null) => void): Promise<void> {
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !DROPPED_RESPONSE.has(name)) headers[name] = value;
-    res.writeHead(upstream.statusCode ?? 502, headers);
-    res.flushHeaders();
-    const usage = new UsageReader(String(upstream.headers['content-type'] ?? ''));
-    return new Promise((resolve) => {
-      let finished = false;
-      const finish = (problem: string | null) => {
-        if (finished) return;
-        finished = true;
-        done(problem, usage.total());
-        resolve();
-      };
-      upstream.on('data', (chunk: Buffer) => {
-        usage.push(chunk);
-        if (!res.write(chunk)) {
-          upstream.pause();
-          res.once('drain', () => upstream.resume());
-        }
-      });
-      upstream.once('end', () => {
-        res.end();
-        finish(null);
-      });
-      upstream.once('error', (error) => {
-        res.destroy();
-        finish(`broke off its answer (${describeError(error)})`);
-      });
-      res.once('close', () => {
-        if (!res.writableFinished) upstream.destroy();
-        finish(res.writableFinished ? null : 'was cut off: the CLI closed the connection before the answer ended');
-      });
     });
   }
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ModelGateway, type GatewayExchange, type ProviderCredential } from '../../main/gateway/gateway.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { until } from '../app/runs/harness.js';
+import { MESSAGE, post, streamedText } from './support.js';
 
 const REAL_KEY = 'sk-ant-gateway-canary-4b1d7c9e2f3a';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -20,36 +21,6 @@ async function setup(credential: ProviderCredential = { kind: 'api_key', value: 
   const route = gateway.register({ runId: 'run-a', baseUrl: upstream.url, credential: async () => credential, onExchange: (exchange) => exchanges.push(exchange) });
   return { upstream, gateway, route, exchanges };
 }
-
-interface Reply {
-  status: number;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-function post(url: string, headers: Record<string, string>, body: string, method = 'POST'): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers: { 'content-type': 'application/json', ...headers } }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text, headers: response.headers }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-/** The answer's text, joined from the SSE text deltas. */
-function streamedText(sse: string): string {
-  return sse
-    .split('\n')
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice(5)) as { delta?: { text?: string } })
-    .map((event) => event.delta?.text ?? '')
-    .join('');
-}
-
-const MESSAGE = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
 
 describe('model gateway (G1, G2)', () => {
   it('test_g2_forwards_a_streamed_answer_with_the_real_key_which_the_child_never_holds', async () => {

@@ -3,13 +3,10 @@
  * a secret Ward handed out for this turn is redacted first (C3), and the events of one stdout
  * chunk are committed in one transaction before any subscriber hears of them (J1).
  */
+import { redactSecrets } from '../../base/secret-redaction.js';
 import { journalEvent, type JournalEventType, type PayloadOf } from '../../../common/events.js';
 import type { EventInput } from '../../store/journal.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
-
-const REDACTED = '[redacted]';
-/** Shorter values are not treated as secrets: redacting them would mangle ordinary text. */
-const MIN_SECRET_LENGTH = 8;
 
 export class TurnJournal {
   private readonly secrets: string[] = [];
@@ -32,7 +29,7 @@ export class TurnJournal {
   }
 
   redact(text: string): string {
-    return this.secrets.reduce((out, secret) => (secret.length >= MIN_SECRET_LENGTH ? out.split(secret).join(REDACTED) : out), text);
+    return redactSecrets(text, this.secrets);
   }
 
   /** Typed by common/events.ts at compile time; not parsed here (the append path stays fast). */
