@@ -12,7 +12,8 @@ export function ruleWithin(kind: GrantKind, inner: string, outer: string): boole
       const b = parseHostPattern(outer);
       if (b.port !== null && a.port !== b.port) return false;
       if (!b.wildcard) return !a.wildcard && a.host === b.host;
-      return a.host.endsWith(`.${b.host}`);
+      // `*.x` covers the subdomains of x: `*.x` itself, `*.sub.x` and `sub.x` are within it.
+      return (a.wildcard && a.host === b.host) || a.host.endsWith(`.${b.host}`);
     }
     case 'run':
     case 'env':

@@ -196,4 +196,19 @@ describe('admin policy', () => {
     expect(() => assertModelAllowed(policy, 'claude-opus-4-1')).toThrow('model "claude-opus-4-1" is not allowed (allowed: claude-sonnet-*, claude-opus-4): refused by the admin policy (p)');
     assertModelAllowed(null, 'anything');
   });
+
+  it('test_a_ward_policy_file_repeating_the_admins_entries_changes_nothing_wildcard_and_exact', () => {
+    // Before: `*.example.com` from both sources intersected to [], and every run was refused.
+    const lists = { providers: ['*.example.com', 'api.anthropic.com', 'proxy.example.net:8443'], caps: { net: ['*.example.com', 'api.example.net', '*.example.org:443'] } };
+    const admin = writePolicy({ reason: REASON, ...lists });
+    const merged = loadPolicy({ WARD_POLICY: writePolicy(lists) }, 'linux', at(admin))!;
+    expect(merged.providers).toEqual(lists.providers);
+    expect(merged.caps.net).toEqual(lists.caps.net);
+    assertProviderAllowed(merged, 'https://api.example.com');
+    assertProviderAllowed(merged, 'https://api.anthropic.com');
+    assertRuleAllowed(merged, { effect: 'allow', kind: 'net', value: 'docs.example.com', source: 'flag' });
+    // A narrower wildcard still narrows.
+    const narrower = loadPolicy({ WARD_POLICY: writePolicy({ providers: ['*.eu.example.com'] }) }, 'linux', at(admin))!;
+    expect(narrower.providers).toEqual(['*.eu.example.com']);
+  });
 });
