@@ -41,3 +41,16 @@ export function PageNotice({ notice }: { readonly notice: Notice | null }) {
 export function ErrorBanner({ text }: { readonly text: string | null }) {
   return text === null ? null : <PageNotice notice={{ tone: 'error', text }} />;
 }
+
+/** The window's error, with a way to dismiss it, or nothing. */
+export function DismissibleError({ text, onDismiss }: { readonly text: string | null; readonly onDismiss: () => void }) {
+  if (text === null) return null;
+  return (
+    <div className="banner banner-error" role="alert">
+      {text}{' '}
+      <button type="button" className="link-button" onClick={onDismiss}>
+        Dismiss
+      </button>
+    </div>
+  );
+}

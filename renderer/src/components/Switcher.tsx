@@ -1,7 +1,7 @@
 /** Ctrl/Cmd+K: jump to any session or page by typing (cmdk's list, in a modal dialog). */
 import { Command } from 'cmdk';
 import { MessagesSquare, Plus } from 'lucide-react';
-import type { ConversationView } from '../../../preload/contract.js';
+import type { ConversationView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { PAGES, type Page } from '../pages.js';
 import { Modal } from './Dialog.js';
@@ -17,6 +17,11 @@ export interface SwitcherProps {
 }
 
 export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage, onNewChat }: SwitcherProps) {
+  // Choosing a session or a page closes the switcher first.
+  const choose = (then: () => void) => () => {
+    onClose();
+    then();
+  };
   return (
     <Modal open={open} title="Go to" className="switcher" onClose={onClose}>
       <Command label="Go to a session or page" loop>
@@ -27,7 +32,7 @@ export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage
             {conversations.map((conversation) => {
               const title = escapeLineForWindow(conversation.title, 120);
               return (
-                <Command.Item key={conversation.id} value={`${title} ${conversation.agentName} ${conversation.id}`} onSelect={() => onOpen(conversation.id)}>
+                <Command.Item key={conversation.id} value={`${title} ${conversation.agentName} ${conversation.id}`} onSelect={choose(() => onOpen(conversation.id))}>
                   <MessagesSquare size={14} aria-hidden />
                   <span className="switcher-title">{title}</span>
                   <span className="muted">{conversation.agentName}</span>
@@ -37,11 +42,11 @@ export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage
             })}
           </Command.Group>
           <Command.Group heading="Go to">
-            <Command.Item value="New chat" onSelect={onNewChat}>
+            <Command.Item value="New chat" onSelect={choose(onNewChat)}>
               <Plus size={14} aria-hidden /> New chat
             </Command.Item>
             {PAGES.map((item) => (
-              <Command.Item key={item.id} value={`Page ${item.label}`} onSelect={() => onPage(item.id)}>
+              <Command.Item key={item.id} value={`Page ${item.label}`} onSelect={choose(() => onPage(item.id))}>
                 <item.icon size={14} aria-hidden /> {item.label}
               </Command.Item>
             ))}

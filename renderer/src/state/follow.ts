@@ -2,6 +2,7 @@
  * Pushed events can arrive before the call that created their subscription has returned; the
  * router holds them (bounded) until the subscription id is known, then hands them over in order.
  */
+import { useEffect, useMemo } from 'react';
 import type { PushedEvent, WardApi } from '../../../preload/contract.js';
 
 const MAX_HELD_PUSHES = 10_000;
@@ -53,4 +54,11 @@ export class PushRouter {
   close(): void {
     this.stop();
   }
+}
+
+/** The window's one router, closed with the window. */
+export function usePushRouter(api: WardApi): PushRouter {
+  const router = useMemo(() => new PushRouter(api), [api]);
+  useEffect(() => () => router.close(), [router]);
+  return router;
 }
