@@ -161,9 +161,10 @@ function parseServerSandbox(raw: unknown): ServerSandbox | null {
 
 /**
  * A sandboxed server's own folder, checked against the disk: it must exist as a folder and
- * neither be nor hold Ward's data folder, nor lie inside it (S2). Returns its real path.
+ * neither be nor hold Ward's data folder, nor lie inside it, nor be or hold the home folder
+ * (S2). Returns its real path.
  */
-export function checkSandboxFolder(folder: string, wardHome: string): string {
+export function checkSandboxFolder(folder: string, wardHome: string, homes: readonly string[]): string {
   let real: string;
   try {
     real = fs.realpathSync(folder);
@@ -173,6 +174,8 @@ export function checkSandboxFolder(folder: string, wardHome: string): string {
   if (!fs.statSync(real).isDirectory()) throw invalid('sandbox.folder', `${shown(folder)} is not a folder`);
   const home = fs.existsSync(wardHome) ? fs.realpathSync(wardHome) : path.resolve(wardHome);
   if (within(real, home) || within(home, real)) throw invalid('sandbox.folder', `${shown(folder)} is or holds Ward's data folder (${home}); give the server a folder of its own outside it`);
+  const userHome = homes.filter((candidate) => fs.existsSync(candidate)).map((candidate) => fs.realpathSync(candidate)).find((candidate) => within(candidate, real));
+  if (userHome !== undefined) throw invalid('sandbox.folder', `${shown(folder)} is or holds the home folder (${userHome}); give the server a folder of its own inside it`);
   return real;
 }
 

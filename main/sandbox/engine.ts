@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
 import { traceMark } from '../base/trace.js';
 import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
+import { fileOrItsFolder, type GuardedFolders } from './program-view.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
 
@@ -152,9 +153,13 @@ export function runtimeHelpersFolder(): string {
   return path.join(path.dirname(path.dirname(entry)), 'vendor');
 }
 
-/** What a sandboxed program needs to see read-only to start: its folder (and its target's, through a symlink) and the runtime's helpers. */
-export function programFolders(binary: string): string[] {
-  return [...new Set([path.dirname(binary), path.dirname(fs.realpathSync(binary)), runtimeHelpersFolder()])];
+/**
+ * What a sandboxed program needs to see read-only to start: its folder (and its target's, through
+ * a symlink), or the file alone where the folder is or holds the home folder or Ward's data, and
+ * the runtime's helpers.
+ */
+export function programFolders(binary: string, guarded: GuardedFolders): string[] {
+  return [...new Set([fileOrItsFolder(path.resolve(binary), guarded), fileOrItsFolder(fs.realpathSync(binary), guarded), runtimeHelpersFolder()])];
 }
 
 const SOCAT_SHIM = path.join('native-helpers', 'linux', 'socat-dies-with-parent');

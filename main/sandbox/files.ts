@@ -22,7 +22,7 @@ export interface SandboxGrants {
 }
 
 export interface RunFiles {
-  /** Folders of programs the run executes (the pinned CLI, the runtime's helpers): read-only. */
+  /** Folders (or, where a folder would show too much, the files) of programs the run executes: read-only. */
   readonly programs: readonly string[];
   /** The run folder (mcp.json, instructions): read-only. */
   readonly readOnly: readonly string[];

@@ -109,6 +109,51 @@ describe('a stdio connection in the sandbox (ward connections add --sandbox)', (
     expect(fs.readdirSync(path.join(s.home, 'namespaces'), { recursive: true, encoding: 'utf8' }).some((entry) => entry.includes('connection-folders/probe'))).toBe(false);
   });
 
+  it.each([
+    ['run by an interpreter', (script: string) => ['--command', process.execPath, '--arg', script]],
+    ['run as the program itself', (script: string) => ['--command', script]],
+  ])('test_s5_a_server_whose_script_sits_in_the_home_folder_works_and_cannot_read_the_home_folder_%s', async (_how, command) => {
+    const s = await setup();
+    // runnableHome's HOME is s.dir, which also holds Ward's data folder.
+    for (const [folder, file, text] of [['.ssh', 'id_rsa', 'ssh-canary-2f7a'], ['.aws', 'credentials', 'aws-canary-93d1']]) {
+      fs.mkdirSync(path.join(s.dir, folder!));
+      fs.writeFileSync(path.join(s.dir, folder!, file!), text!);
+    }
+    const script = path.join(s.dir, 'server.mjs');
+    fs.copyFileSync(s.server, script);
+    fs.chmodSync(script, 0o755);
+    const added = await s.ward(['connections', 'add', 'probe', ...command(script), '--arg=--probes', '--sandbox']);
+    expect(added.code, added.stderr).toBe(0);
+
+    const run = await runWithProbes(s, [call('echo', { text: 'pong-from-home' }), call('read_file', { path: path.join(s.dir, '.ssh', 'id_rsa') }), call('read_file', { path: path.join(s.dir, '.aws', 'credentials') })]);
+    expect(run.code, run.stderr).toBe(0);
+    const [echo, ssh, aws] = toolResultsSeen(s.provider);
+    expect(echo).toMatchObject({ text: expect.stringContaining('pong-from-home'), isError: false });
+    expect(ssh).toMatchObject({ text: expect.stringContaining('ENOENT'), isError: true });
+    expect(aws).toMatchObject({ text: expect.stringContaining('ENOENT'), isError: true });
+    expect(JSON.stringify(s.provider.requests.map((request) => request.rawBody))).not.toMatch(/ssh-canary-2f7a|aws-canary-93d1/);
+  });
+
+  it('test_s5_a_server_in_wards_data_folder_or_a_sandbox_folder_holding_the_home_folder_is_refused_saying_why', async () => {
+    const s = await setup();
+    const inData = path.join(s.home, 'server.mjs');
+    fs.copyFileSync(s.server, inData);
+    fs.chmodSync(inData, 0o755);
+    expect((await s.ward(['connections', 'add', 'probe', '--command', process.execPath, '--arg', inData, '--sandbox'])).code).toBe(0);
+    const refused = await s.ward(['connections', 'tools', 'probe']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`connection probe was not started: ${inData} is inside Ward's data folder (${fs.realpathSync(s.home)}), which no sandboxed program may see; move the program out of it`);
+
+    // A home folder apart from Ward's data: a server's own folder may be neither it nor a folder above it.
+    const people = path.join(s.dir, 'people');
+    const userHome = path.join(people, 'alice');
+    fs.mkdirSync(userHome, { recursive: true });
+    for (const folder of [userHome, people]) {
+      const added = await s.ward(['connections', 'add', 'other', '--command', s.server, '--sandbox', `--sandbox-folder=${folder}`], { HOME: userHome });
+      expect(added).toMatchObject({ code: 2, stderr: expect.stringContaining(`connection sandbox.folder: ${JSON.stringify(folder)} is or holds the home folder (${userHome}); give the server a folder of its own inside it`) });
+    }
+  });
+
   it('test_s5_a_sandboxed_server_is_not_started_where_there_is_no_sandbox_naming_what_is_missing', async () => {
     const s = await setup();
     expect((await s.ward(['connections', 'add', 'probe', '--command', s.server, '--sandbox'])).code).toBe(0);

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { traceMark } from '../../base/trace.js';
 import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js';
 import { openRunTools } from '../../agents/run-tools.js';
@@ -27,6 +28,7 @@ import { createRunDir } from '../../runner/run-dir.js';
 import { adoptTranscript, nativeTranscriptExists } from '../../runner/transcript.js';
 import { programFolders } from '../../sandbox/engine.js';
 import { sandboxGrants, wardPrivatePaths, type RunFiles } from '../../sandbox/files.js';
+import { guardedFolders } from '../../sandbox/program-view.js';
 import type { Conversation } from '../../store/conversations.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
@@ -131,7 +133,7 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
   const env = (model: { baseUrl: string; capability: string }) =>
     buildChildEnv({ inherited: deps.env, model: { ...model, mode: plan.access.childMode }, configDir: plan.configDir, granted });
   const files = {
-    programs: programFolders(plan.pinned.path),
+    programs: programFolders(plan.pinned.path, guardedFolders(deps.home, deps.env, os.homedir())),
     writable: [plan.workspace, plan.configDir],
     grants: sandboxGrants(permissions.currentRules()),
     hidden: wardPrivatePaths(deps.home, deps.env),
