@@ -37,6 +37,16 @@ export function mcpToolName(exposedName: string): string {
   return `mcp__${WARD_SERVER}__${exposedName}`;
 }
 
+/**
+ * The child's `--settings`. `skipWebFetchPreflight`: before each fetch the CLI asks Anthropic
+ * whether the domain is blocklisted and refuses the fetch when it cannot; the sandbox lets the
+ * child reach only granted hosts, so that lookup always failed, and it would tell Anthropic every
+ * host fetched. Which hosts WebFetch may reach is Ward's grants' call.
+ */
+function childSettings(askTools: readonly string[]): Record<string, unknown> {
+  return { skipWebFetchPreflight: true, ...(askTools.length > 0 ? { permissions: { ask: askTools } } : {}) };
+}
+
 export function buildCliArgs(input: CliArgsInput): string[] {
   if (!UUID.test(input.sessionId)) throw new Error(`session id must be a lowercase UUID, got ${JSON.stringify(input.sessionId)}`);
   for (const name of [...input.pinnedTools, ...(input.nativeTools ?? []), ...(input.askTools ?? [])]) {
@@ -69,7 +79,7 @@ export function buildCliArgs(input: CliArgsInput): string[] {
   const allowed = [...input.pinnedTools.map(mcpToolName), ...(input.allowedRules ?? [])];
   if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
   if ((input.disallowedRules ?? []).length > 0) args.push('--disallowedTools', input.disallowedRules!.join(','));
-  if ((input.askTools ?? []).length > 0) args.push('--settings', JSON.stringify({ permissions: { ask: input.askTools } }));
+  args.push('--settings', JSON.stringify(childSettings(input.askTools ?? [])));
   args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model);
   // Nothing may follow as an option; a warm session's turns come on stdin, not as an argument.
   args.push(...(input.streamInput === true ? ['--input-format', 'stream-json'] : ['--']));

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import { afterEach } from 'vitest';
 
 const servers: http.Server[] = [];
@@ -13,15 +14,16 @@ export interface Site {
   hits(): number;
 }
 
-/** A loopback web server that says who it is (the hosts sandboxed processes try to reach), closed after the test. */
-export async function site(name: string): Promise<Site> {
+/** A loopback web server that says who it is (the hosts sandboxed processes try to reach), closed after the test; https with `tls`. */
+export async function site(name: string, tls?: { readonly key: string; readonly cert: string }): Promise<Site> {
   let hits = 0;
-  const server = http.createServer((_req, res) => {
+  const handler: http.RequestListener = (_req, res) => {
     hits += 1;
     res.end(`hello from ${name}\n`);
-  });
+  };
+  const server = tls === undefined ? http.createServer(handler) : https.createServer(tls, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/`, hostPort: `127.0.0.1:${port}`, hits: () => hits };
+  return { url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/`, hostPort: `127.0.0.1:${port}`, hits: () => hits };
 }
