@@ -51,7 +51,7 @@ describe('WebFetch in the sandbox (S3)', () => {
     expect(page.hits()).toBe(1);
     expect(userTextIn(harness.provider.conversationRequests()[1]!)).toContain('hello from the granted page');
     expect(toolResultsSeen(harness.provider)).toEqual([{ text: expect.stringContaining('Summary: the page greets from the granted page.'), isError: false }]);
-    // The domain check went to api.anthropic.com: blocked, so asked about, and the fetch refused.
+    // With the domain check on, the CLI first called api.anthropic.com: asked about, denied, and the fetch refused.
     expect(asker.questions).toEqual([]);
     expect(payloads<AuditRecord>(harness.events(handle.conversationId), 'permission_decision')).not.toContainEqual(expect.objectContaining({ decision: 'deny' }));
   });
