@@ -4,6 +4,7 @@
  * `[v6]`, `[v6]:port`. No allow-all, no schemes or paths. Each caller words a refusal for its setting.
  */
 import net from 'node:net';
+import { ALLOWED_DOMAIN_ENTRY_MESSAGE, isValidAllowedDomainEntry } from '@anthropic-ai/sandbox-runtime/dist/sandbox/domain-pattern.js';
 
 const HOST_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -73,4 +74,18 @@ export function parseHostPattern(entry: string, fail: (why: string) => Error): H
 export function formatHostPattern(pattern: HostPattern): string {
   const host = pattern.host.includes(':') ? `[${pattern.host}]` : pattern.host;
   return `${pattern.wildcard ? '*.' : ''}${host}${pattern.port === null ? '' : `:${pattern.port}`}`;
+}
+
+/**
+ * Why the sandbox's proxy would refuse `pattern` (canonical, as formatHostPattern writes it) in a
+ * run's or a server's allowed hosts, or null: its own check, so a grant it cannot take is refused
+ * when it is written, not when a run starts with it. Its one rule beyond Ward's: a host name needs
+ * a dot (`localhost` aside).
+ */
+export function sandboxRefusal(pattern: string): string | null {
+  if (isValidAllowedDomainEntry(pattern)) return null;
+  const host = pattern.replace(/:\d+$/, '');
+  return /^[^.:[\]*]+$/.test(host)
+    ? `the sandbox's proxy takes a host name only with a dot in it (localhost aside): write ${shown(host)} as its full name (like ${host}.internal) or as its IP address`
+    : `the sandbox's proxy would not take it: ${ALLOWED_DOMAIN_ENTRY_MESSAGE}`;
 }

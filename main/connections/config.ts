@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
-import { formatHostPattern, parseHostPattern } from '../base/host-pattern.js';
+import { formatHostPattern, parseHostPattern, sandboxRefusal } from '../base/host-pattern.js';
 import { requireServerUrl, type UrlRefusal } from '../base/url-policy.js';
 
 /** Like namespace names (N1): lowercase letters, digits and "-", 1–32 characters; no "_", so "__" always ends the connection part of a tool name. */
@@ -149,7 +149,10 @@ function parseServerSandbox(raw: unknown): ServerSandbox | null {
   const hosts = parseStringArray(net, 'sandbox.net', MAX_SANDBOX_HOSTS).map((entry, index) => {
     const field = `sandbox.net[${index}]`;
     if (hasControl(entry)) throw invalid(field, 'contains control characters');
-    return formatHostPattern(parseHostPattern(entry, (why) => invalid(field, `${shown(entry)}: ${why}`)));
+    const host = formatHostPattern(parseHostPattern(entry, (why) => invalid(field, `${shown(entry)}: ${why}`)));
+    const refusal = sandboxRefusal(host);
+    if (refusal !== null) throw invalid(field, `${shown(entry)}: ${refusal}`);
+    return host;
   });
   if (folder !== undefined && folder !== null) {
     if (typeof folder !== 'string' || folder === '') throw invalid('sandbox.folder', 'must be a path');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
-import { canonicalEntry, isGrantKind, type Effect, type GrantKind, type Rule } from './grants.js';
+import { assertSandboxCanAllow, canonicalEntry, isGrantKind, type Effect, type GrantKind, type Rule } from './grants.js';
 
 export type GrantScope = 'conversation' | 'agent' | 'namespace';
 
@@ -78,6 +78,7 @@ export class GrantStore {
     if ((input.scope === 'agent') !== (input.agentId !== undefined)) throw new WardError('internal', 'an agent grant needs exactly an agent id');
     // Stored values are canonical already; parsing again refuses anything that is not.
     const value = canonicalEntry(input.kind, input.value, '/');
+    assertSandboxCanAllow(input.effect, input.kind, value);
     if (value !== input.value) throw new WardError('invalid_grant', `${input.kind} grant value ${JSON.stringify(input.value.slice(0, 80))} is not canonical (${JSON.stringify(value.slice(0, 80))})`);
     const insert = this.db.transaction(() => {
       const existing = this.db

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { WardError, describeError } from '../base/errors.js';
 import { joinUnresolved, resolveReal } from './paths.js';
-import { formatHostPattern, parseHostPattern as parseHostPatternOr, shown, type HostPattern } from '../base/host-pattern.js';
+import { formatHostPattern, parseHostPattern as parseHostPatternOr, sandboxRefusal, shown, type HostPattern } from '../base/host-pattern.js';
 
 export { formatHostPattern, shown, type HostPattern } from '../base/host-pattern.js';
 
@@ -116,6 +116,13 @@ export function canonicalEntry(kind: GrantKind, entry: string, baseDir: string):
   }
 }
 
+/** An allowed host goes into the sandbox proxy's list as it is: one the proxy would not take is refused here, before any run has it. */
+export function assertSandboxCanAllow(effect: Effect, kind: GrantKind, value: string): void {
+  if (effect !== 'allow' || kind !== 'net') return;
+  const refusal = sandboxRefusal(value);
+  if (refusal !== null) throw invalid(kind, value, refusal);
+}
+
 /** Splits a flag's comma list; an empty entry (`a,,b`, a trailing comma) is refused by position. */
 function splitEntries(flag: string, list: string): string[] {
   const entries = list.split(',');
@@ -165,7 +172,9 @@ export function parseGrantList(effect: Effect, kind: string, list: string, baseD
   if (list === '') throw new WardError('invalid_grant', `${flag} needs a list (${flag}=ENTRY,ENTRY); Ward has no allow-all for a kind`);
   return splitEntries(flag, list).map((entry) => {
     try {
-      return { effect, kind, value: canonicalEntry(kind, entry, baseDir), source };
+      const value = canonicalEntry(kind, entry, baseDir);
+      assertSandboxCanAllow(effect, kind, value);
+      return { effect, kind, value, source };
     } catch (error) {
       if (error instanceof WardError) throw new WardError('invalid_grant', `${flag}: ${error.message}`, { cause: error });
       throw error;

@@ -173,6 +173,7 @@ describe('a stdio connection in the sandbox (ward connections add --sandbox)', (
     expect(await add('--sandbox', `--sandbox-folder=${path.join(s.dir, 'missing')}`)).toMatchObject({ code: 2, stderr: expect.stringMatching(/connection sandbox\.folder: .*missing" does not exist/) });
     expect(await add('--sandbox', '--sandbox-net=https://docs.example.com')).toMatchObject({ code: 2, stderr: expect.stringContaining('connection sandbox.net[0]: "https://docs.example.com": give a host, not a URL (no scheme)') });
     expect(await add('--sandbox', '--sandbox-net=docs.example.com,*')).toMatchObject({ code: 2, stderr: expect.stringContaining('connection sandbox.net[1]: "*": a host is required (Ward has no allow-all)') });
+    expect(await add('--sandbox', '--sandbox-net=vm:8080')).toMatchObject({ code: 2, stderr: expect.stringContaining('connection sandbox.net[0]: "vm:8080": the sandbox\'s proxy takes a host name only with a dot in it') });
     expect(await add('--sandbox', '--sandbox-net=example.com:99999')).toMatchObject({ code: 2, stderr: expect.stringContaining('port 99999 is outside 1-65535') });
     expect(await add('--sandbox-net=docs.example.com')).toMatchObject({ code: 2, stderr: expect.stringContaining('--sandbox-net and --sandbox-folder need --sandbox') });
     expect(await s.ward(['connections', 'add', 'remote', '--url', 'https://mcp.example.com/mcp', '--sandbox'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--sandbox is for --command connections') });

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePermissionFlags, splitPermissionArgs, type Rule } from '../../main/permissions/grants.js';
+import { isValidAllowedDomainEntry } from '@anthropic-ai/sandbox-runtime/dist/sandbox/domain-pattern.js';
 import { tempDir } from '../support/temp.js';
 import { wardErrorOf } from '../support/errors.js';
+import { isWardError } from '../../main/base/errors.js';
 
 function parse(tokens: string[], base = '/work/base'): Rule[] {
   return parsePermissionFlags(tokens, base);
@@ -101,6 +103,25 @@ describe('grant flag parser', () => {
     expect(wardErrorOf(() => parse(['--allow-env=1PATH'])).message).toContain('does not start with a digit');
     expect(wardErrorOf(() => parse(['--allow-mcp=github'])).message).toContain('write connection/tool or connection/*');
     expect(wardErrorOf(() => parse(['--allow-mcp=github/*x'])).message).toContain('invalid tool name');
+  });
+
+  it('test_every_net_allow_ward_takes_is_one_the_sandbox_runtime_takes_and_a_single_label_host_is_refused_saying_how_to_write_it', () => {
+    const samples = ['vm:8080', 'vm', 'intranet:443', 'localhost', 'localhost:3000', '127.0.0.1:8080', '[::1]:8080', 'api.github.com', 'API.GitHub.com:443', '*.example.com', '*.example.com:8443', 'xn--bcher-kva.example', '*.co.uk', 'a-b.c'];
+    for (const sample of samples) {
+      let value: string | null = null;
+      try {
+        value = parse([`--allow-net=${sample}`])[0]!.value;
+      } catch (error) {
+        if (!isWardError(error, 'invalid_grant')) throw error;
+      }
+      // The runtime's own check, fed the same samples: Ward keeps exactly what it would take.
+      expect([sample, isValidAllowedDomainEntry(value ?? sample.toLowerCase())]).toEqual([sample, value !== null]);
+    }
+    expect(() => parse(['--allow-net=vm:8080'])).toThrow(
+      '--allow-net: net entry "vm:8080": the sandbox\'s proxy takes a host name only with a dot in it (localhost aside): write "vm" as its full name (like vm.internal) or as its IP address',
+    );
+    // A deny never goes to the proxy's list: it may name any host Ward can parse.
+    expect(parse(['--deny-net=vm'])).toEqual([{ effect: 'deny', kind: 'net', value: 'vm', source: 'flag' }]);
   });
 
   it('test_non_permission_tokens_are_refused', () => {

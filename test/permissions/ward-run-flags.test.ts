@@ -84,6 +84,22 @@ describe('ward run permission flags', () => {
     expect(provider.requests).toEqual([]);
   });
 
+  it('test_a_net_grant_the_sandbox_could_not_take_is_refused_before_a_conversation_is_made', async () => {
+    provider = await startModelProvider();
+    const { project, env } = setup();
+    const run = await ward(['run', '--allow-net=vm:8080', '--', 'x'], { env, cwd: project });
+    expect(run).toMatchObject({
+      status: 2,
+      stderr: 'ward run: --allow-net: net entry "vm:8080": the sandbox\'s proxy takes a host name only with a dot in it (localhost aside): write "vm" as its full name (like vm.internal) or as its IP address\n',
+    });
+    const saved = await ward(['permissions', 'grant', '--defaults', '--allow-net=vm'], { env, cwd: project });
+    expect(saved.status).toBe(2);
+    expect(saved.stderr).toContain('net entry "vm": the sandbox\'s proxy takes a host name only with a dot in it');
+    expect(provider.requests).toEqual([]);
+    const conversations = await ward(['conversations'], { env, cwd: project });
+    expect(conversations.stdout).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+  });
+
   it('test_a_grant_beyond_the_admin_cap_is_refused_with_its_reason', async () => {
     provider = await startModelProvider();
     const { root, project, env } = setup();
