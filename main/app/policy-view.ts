@@ -1,9 +1,12 @@
 /** The admin policy as people read it: `ward policy show` and the desktop's Policy page (like chrome://policy). */
 import type { PolicyView } from '../../preload/contract.js';
-import type { PolicyReading } from '../policy/policy.js';
+import { cliVersionProblem, type PolicyReading } from '../policy/policy.js';
 import { POLICY_KEYS } from '../policy/schema.js';
+import { COMMITTED_PIN } from '../runner/pin.js';
 
-export function policyView(reading: PolicyReading): PolicyView {
+/** Errors include a cliVersions list without the CLI this Ward carries: runs refuse it, so the view says so. */
+export function policyView(reading: PolicyReading, pinnedCliVersion: string = COMMITTED_PIN.version): PolicyView {
+  const cliProblem = cliVersionProblem(reading, pinnedCliVersion);
   return {
     sources: reading.sources,
     settings: POLICY_KEYS.map((key) => {
@@ -20,6 +23,6 @@ export function policyView(reading: PolicyReading): PolicyView {
       };
     }),
     warnings: reading.warnings,
-    errors: reading.errors,
+    errors: cliProblem === null ? reading.errors : [...reading.errors, cliProblem],
   };
 }

@@ -1,5 +1,5 @@
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
-import { describeLocations, readPolicy, systemPolicyLocations, type PolicyLocations } from './policy.js';
+import { cliVersionProblem, describeLocations, readPolicy, systemPolicyLocations, type PolicyLocations } from './policy.js';
 
 /**
  * `ward doctor`: is there an admin policy, does it parse, and does it allow the CLI this Ward
@@ -11,10 +11,8 @@ export function probePolicy(env: NodeJS.ProcessEnv, pinnedCliVersion: string, pl
     const check = 'admin policy';
     if (reading.errors.length > 0) return { check, status: 'error', detail: `${reading.errors.join('; ')}; Ward refuses to run until it is fixed` };
     if (reading.sources.length === 0) return { check, status: 'not_configured', detail: `no policy at ${describeLocations(locations)} (a personal install)` };
-    const allowed = reading.settings.get('cliVersions')?.value as string[] | undefined;
-    if (allowed !== undefined && !allowed.includes(pinnedCliVersion)) {
-      return { check, status: 'error', detail: `cliVersions allows ${allowed.join(', ') || 'no version'}, but this Ward carries Claude CLI ${pinnedCliVersion}: every run is refused; install a Ward release that carries an allowed version` };
-    }
+    const cliProblem = cliVersionProblem(reading, pinnedCliVersion);
+    if (cliProblem !== null) return { check, status: 'error', detail: cliProblem };
     const settings = [...reading.settings.values()];
     const keys = (level: string) => settings.filter((setting) => setting.level === level).map((setting) => setting.key);
     const parts = [`${keys('mandatory').length} mandatory (${keys('mandatory').join(', ') || 'none'})`, ...(keys('recommended').length > 0 ? [`${keys('recommended').length} recommended (${keys('recommended').join(', ')})`] : [])];

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { describeError } from '../base/errors.js';
+import { parsePolicyJson } from './json-text.js';
 import type { BrokenSource, PolicyDocument } from './merge.js';
 
 /** A policy bigger than this is not a policy someone wrote by hand: refuse it. */
@@ -93,9 +94,9 @@ export function readJsonPolicy(file: string, rules: FileRules, mustExist: boolea
   if ('problem' in read) return { broken: { source: file, problem: read.problem } };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(read.bytes.toString('utf8'));
+    parsed = parsePolicyJson(read.bytes.toString('utf8'));
   } catch (error) {
-    return { broken: { source: file, problem: `is not valid JSON (${describeError(error)})` } };
+    return { broken: { source: file, problem: describeError(error) } };
   }
   return loaded(file, toDocument(file, parsed, true));
 }

@@ -5,6 +5,7 @@ import { shown, type GrantKind, type Rule } from '../permissions/grants.js';
 import { matchRule, type PermissionRequest, type RequestGate } from '../permissions/engine.js';
 import { describeIdentity, matchesConnection, parseConnectionMatcher, type ConnectionIdentity, type ConnectionMatcher } from './connection-match.js';
 import { readJsonPolicy, readPlistPolicy, readPolicyFolder, folderProblem, toDocument, type Loaded } from './file-store.js';
+import { parsePolicyJson } from './json-text.js';
 import { mergeDocuments, type BrokenSource, type PolicyDocument, type PolicyReading, type PolicySetting } from './merge.js';
 import { MACHINE_KEY, USER_KEY, registryDocument, runRegQuery, type RegQuery } from './registry-store.js';
 import { ruleWithin } from './rules.js';
@@ -140,9 +141,9 @@ export function loadPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJ
 export function parsePolicy(text: string, source: string): AdminPolicy {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parsePolicyJson(text);
   } catch (error) {
-    throw broken([`${source}: is not valid JSON (${describeError(error)})`]);
+    throw broken([`${source}: ${describeError(error)}`]);
   }
   const document = toDocument(source, json, true);
   if (typeof document === 'string') throw broken([`${source}: ${document}`]);
@@ -255,6 +256,13 @@ export function assertCliVersionAllowed(policy: AdminPolicy | null, version: str
   if (policy?.cliVersions != null && !policy.cliVersions.includes(version)) {
     throw refused(policy, `Claude CLI version ${shown(version)} is not allowed (the policy allows ${policy.cliVersions.join(', ') || 'none'}; this Ward carries ${version}: install a Ward release that carries an allowed version)`);
   }
+}
+
+/** Why the policy's cliVersions refuses every run of this Ward, or null: what `ward doctor` and `ward policy show` report. */
+export function cliVersionProblem(reading: PolicyReading, pinnedCliVersion: string): string | null {
+  const allowed = reading.settings.get('cliVersions')?.value as string[] | undefined;
+  if (allowed === undefined || allowed.includes(pinnedCliVersion)) return null;
+  return `cliVersions allows ${allowed.join(', ') || 'no version'}, but this Ward carries Claude CLI ${pinnedCliVersion}: every run is refused; install a Ward release that carries an allowed version`;
 }
 
 /** E2: under `requireSignedExports` an export must be a signed bundle; a transcript carries no signature. */

@@ -48,8 +48,37 @@ const EITHER: readonly PolicyLevel[] = ['mandatory', 'recommended'];
 const NAME = /^[a-z0-9-]{1,32}$/;
 const MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@\-[\]]{0,127}\*?$/;
 
+/**
+ * The shapes Ward's own parsers accept, also written as patterns so the generated JSON Schema
+ * refuses what Ward refuses (the parsers still check the rest, e.g. an IPv4 address's range).
+ */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const PORT = '(?::[0-9]{1,5})?';
+/** host, host:port, *.domain[:port] (two labels at least), [v6][:port]; no scheme, path or allow-all. */
+const HOST_PATTERN = new RegExp(`^(?:(?:\\*\\.${LABEL}(?:\\.${LABEL})+|${LABEL}(?:\\.${LABEL})*)|\\[[0-9A-Fa-f:.]+\\])${PORT}$`);
+const hostEntry = z.string().max(300).regex(HOST_PATTERN, 'a host is host, host:port or *.domain (no scheme, path or allow-all)');
+/** Absolute on Linux and macOS (/…) or Windows (C:\… or \\server\…); each OS then checks its own form. */
+const absolutePath = z.string().max(4096).regex(/^(?:\/|[A-Za-z]:[\\/]|\\\\)/, 'must be an absolute path');
+const MCP_NAME = '[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}';
+/** https anywhere, plain http only to this machine (the one URL policy of server URLs). */
+const SERVER_URL = /^(?:https:\/\/|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))/i;
+const capList = (entry: z.ZodString) => z.array(entry).max(1000).optional();
+
+/** Per grant kind, the entries a cap may hold (as the grants of that kind are written). */
+const caps = z.strictObject({
+  read: capList(absolutePath),
+  write: capList(absolutePath),
+  net: capList(hostEntry),
+  run: capList(z.string().max(4096).regex(/^(?:[A-Za-z0-9_+][A-Za-z0-9._+-]*|\/.*|[A-Za-z]:[\\/].*)$/, 'a command name (git) or an absolute path')),
+  env: capList(z.string().max(4096).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')),
+  mcp: capList(z.string().max(4096).regex(new RegExp(`^${MCP_NAME}/(?:\\*|${MCP_NAME})$`), 'connection/tool or connection/*')),
+});
+
+/** The most characters of the `reason` text (the schema's and the Group Policy text box's limit). */
+export const MAX_REASON_CHARS = 500;
+
 const managedConnection = z.union([
-  z.strictObject({ name: z.string().regex(NAME), url: z.string().min(1).max(2048) }),
+  z.strictObject({ name: z.string().regex(NAME), url: z.string().min(1).max(2048).regex(SERVER_URL, 'an https URL (plain http only to this machine)') }),
   z.strictObject({
     name: z.string().regex(NAME),
     command: z.string().min(1).max(4096),
@@ -64,7 +93,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'reason',
     title: 'Who manages Ward here',
     description: 'Shown with every refusal so people know whom to ask, e.g. "Example Corp IT (it@example.com)".',
-    schema: z.string().min(1).max(500),
+    schema: z.string().min(1).max(MAX_REASON_CHARS),
     levels: MANDATORY,
     merge: 'join',
     whenUnset: 'refusals name the policy source',
@@ -74,7 +103,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'namespace',
     title: 'Fixed namespace',
     description: 'The only namespace Ward may use on this computer.',
-    schema: z.string().regex(NAME, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters'),
+    schema: z.string().max(32).regex(NAME, 'a namespace is lowercase letters, digits and "-", 1 to 32 characters'),
     levels: MANDATORY,
     merge: 'same',
     whenUnset: 'any namespace',
@@ -94,7 +123,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'providers',
     title: 'Allowed model providers',
     description: 'Hosts (host, host:port or *.domain) of the model provider base URLs runs may use.',
-    schema: z.array(z.string().min(1).max(300)).max(1000),
+    schema: z.array(hostEntry).max(1000),
     levels: MANDATORY,
     merge: 'allowList',
     whenUnset: 'any provider',
@@ -124,7 +153,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'caps',
     title: 'Grant caps',
     description: 'Per permission kind, the most anyone may grant: absolute paths for read and write, host patterns for net, commands for run, variable names for env, server/tool for mcp. A kind without a list is not capped.',
-    schema: z.partialRecord(z.enum(GRANT_KINDS), z.array(z.string().min(1).max(4096)).max(1000)),
+    schema: caps,
     levels: MANDATORY,
     merge: 'capsByKind',
     whenUnset: 'no cap',
@@ -186,7 +215,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
   {
     key: 'credentialStore',
     title: 'Credential store',
-    description: 'Where keys and tokens are kept: keychain (the OS keychain), dpapi (Windows data protection) or file (an encrypted file in the data folder).',
+    description: 'Where keys and tokens are kept: keychain (the OS keychain), dpapi (Windows data protection) or file (plaintext files readable only by the user: 0600 files in a 0700 folder of the data folder; protected by file permissions alone).',
     schema: z.enum(['keychain', 'dpapi', 'file']),
     levels: EITHER,
     merge: 'same',
@@ -228,7 +257,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'clientMetadataUrl',
     title: 'OAuth client metadata document',
     description: 'The https URL of Ward\'s OAuth Client ID Metadata Document, presented to MCP authorization servers that support it (SEP-991) instead of registering a client dynamically. Overrides the data folder\'s settings.json "clientMetadataUrl".',
-    schema: z.url({ protocol: /^https$/ }).max(2048),
+    schema: z.url({ protocol: /^https$/ }).max(2048).regex(/^https:\/\//i, 'an https URL'),
     levels: MANDATORY,
     merge: 'same',
     whenUnset: 'settings.json "clientMetadataUrl", else none',
@@ -284,7 +313,8 @@ export type JsonSchema = {
   minimum?: number;
   maximum?: number;
   items?: JsonSchema;
-  propertyNames?: JsonSchema;
+  maxLength?: number;
+  properties?: Record<string, JsonSchema>;
   additionalProperties?: JsonSchema | boolean;
   [key: string]: unknown;
 };
@@ -303,21 +333,24 @@ export type StorageShape =
   | { readonly kind: 'boolean' }
   | { readonly kind: 'integer'; readonly min: number; readonly max: number }
   | { readonly kind: 'choice'; readonly values: readonly string[] }
-  | { readonly kind: 'text' }
+  | { readonly kind: 'text'; readonly maxLength: number }
   | { readonly kind: 'list' }
   | { readonly kind: 'listsByName'; readonly names: readonly string[] }
   | { readonly kind: 'json' };
+
+/** A text value without its own limit (an ADMX text box's default). */
+const MAX_TEXT_CHARS = 1024;
 
 export function storageShape(key: PolicyKey): StorageShape {
   const schema = valueJsonSchema(key);
   if (schema.type === 'boolean') return { kind: 'boolean' };
   if (schema.type === 'integer') return { kind: 'integer', min: schema.minimum ?? 0, max: schema.maximum ?? 0xffffffff };
   if (schema.type === 'string' && (schema.enum !== undefined || schema.const !== undefined)) return { kind: 'choice', values: (schema.enum ?? [schema.const]) as string[] };
-  if (schema.type === 'string') return { kind: 'text' };
+  if (schema.type === 'string') return { kind: 'text', maxLength: schema.maxLength ?? MAX_TEXT_CHARS };
   if (schema.type === 'array' && schema.items?.type === 'string') return { kind: 'list' };
-  const names = schema.propertyNames?.enum;
-  if (schema.type === 'object' && names !== undefined && typeof schema.additionalProperties === 'object' && schema.additionalProperties.type === 'array') {
-    return { kind: 'listsByName', names: names as string[] };
+  const lists = Object.entries(schema.properties ?? {});
+  if (schema.type === 'object' && lists.length > 0 && lists.every(([, list]) => list.type === 'array' && list.items?.type === 'string')) {
+    return { kind: 'listsByName', names: lists.map(([name]) => name) };
   }
   return { kind: 'json' };
 }

@@ -9,7 +9,7 @@
  */
 import { build as buildPlist } from 'plist';
 import { MAC_DOMAIN } from './policy.js';
-import { POLICY_KEYS, storageShape, valueJsonSchema, type PolicyKey } from './schema.js';
+import { POLICY_KEYS, RETIRED_KEYS, storageShape, valueJsonSchema, type PolicyKey } from './schema.js';
 
 const MERGE_TEXT: Record<PolicyKey['merge'], string> = {
   join: 'texts joined',
@@ -26,13 +26,17 @@ const MERGE_TEXT: Record<PolicyKey['merge'], string> = {
 
 const recommendable = POLICY_KEYS.filter((key) => key.levels.includes('recommended'));
 
+/** Keys Ward refuses where they appear (retired ones; mandatory-only ones under "recommended"): `false` in JSON Schema. */
+const refusedKeys = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, false]));
+
 export function policyJsonSchema(): string {
-  const properties: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = refusedKeys(Object.keys(RETIRED_KEYS));
   for (const key of POLICY_KEYS) properties[key.key] = valueJsonSchema(key);
+  const mandatoryOnly = POLICY_KEYS.filter((key) => !key.levels.includes('recommended')).map((key) => key.key);
   const schema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'Ward admin policy',
-    description: 'A Ward policy file (/etc/ward/policy.json, /etc/ward/policy.d/*.json, or the file WARD_POLICY names). Keys at the top level are mandatory; keys under "recommended" are defaults the user may change. Generated from main/policy/schema.ts.',
+    description: 'A Ward policy file (/etc/ward/policy.json, /etc/ward/policy.d/*.json, or the file WARD_POLICY names). Keys at the top level are mandatory; keys under "recommended" are defaults the user may change. Unknown keys are allowed and ignored (Ward warns about them). Generated from main/policy/schema.ts.',
     type: 'object',
     properties: {
       $schema: { type: 'string' },
@@ -41,12 +45,10 @@ export function policyJsonSchema(): string {
       recommended: {
         type: 'object',
         description: 'Defaults the user may change.',
-        properties: Object.fromEntries(recommendable.map((key) => [key.key, valueJsonSchema(key)])),
-        additionalProperties: false,
+        properties: { ...refusedKeys([...Object.keys(RETIRED_KEYS), ...mandatoryOnly]), ...Object.fromEntries(recommendable.map((key) => [key.key, valueJsonSchema(key)])) },
       },
     },
-    // Ward warns about unknown keys and ignores them; editors flag them as likely typos.
-    additionalProperties: false,
+    // Unknown keys are allowed, as Ward allows them (it warns and ignores them: a newer policy on an older Ward).
   };
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
@@ -109,7 +111,7 @@ function admxPolicies(): AdmxPolicy[] {
           policies.push({
             ...base,
             id,
-            elements: `<text id="${id}" valueName="${key.key}" maxLength="${shape.kind === 'json' ? 65535 : 1024}" />`,
+            elements: `<text id="${id}" valueName="${key.key}" maxLength="${shape.kind === 'json' ? 65535 : shape.maxLength}" />`,
             presentation: `<textBox refId="${id}"><label>${xml(shape.kind === 'json' ? `${key.title} (JSON)` : key.title)}</label></textBox>`,
             valueAttributes: '',
           });

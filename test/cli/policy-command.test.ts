@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMITTED_PIN } from '../../main/runner/pin.js';
+import { underSystemPolicy } from '../support/system-policy.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
 
@@ -39,5 +41,30 @@ describe('ward policy show', () => {
     expect(shown.stdout).toContain(`error: ${file}: approvalTimeoutSeconds: Too big: expected number to be <=3600`);
     expect(shown.stdout).toContain(`error: ${file}: connections: "connections" matched connections by the name a user gives them`);
     expect(shown.stdout).toContain('Ward refuses to start runs until the policy is fixed.');
+  });
+
+  it('test_a_cli_versions_list_without_the_cli_this_ward_carries_is_an_error_as_doctor_and_run_say', async () => {
+    const file = policyFile({ cliVersions: ['9.9.9'] });
+    const env = { WARD_HOME: tempDir(), WARD_POLICY: file };
+    const problem = `cliVersions allows 9.9.9, but this Ward carries Claude CLI ${COMMITTED_PIN.version}: every run is refused; install a Ward release that carries an allowed version`;
+    const shown = await ward(['policy', 'show'], { env });
+    expect(shown.code).toBe(7);
+    expect(shown.stdout).toContain(`error: ${problem}`);
+    expect(shown.stdout).toContain('Ward refuses to start runs until the policy is fixed.');
+    const json = await ward(['policy', 'show', '--json'], { env });
+    expect(json.code).toBe(7);
+    expect((JSON.parse(json.stdout) as { errors: string[] }).errors).toEqual([problem]);
+  });
+
+  it('test_a_wide_value_is_listed_entry_by_entry_below_its_row_each_whole_and_escaped', async () => {
+    const files = { name: 'files', command: '/opt/mcp/bin/files', args: ['--root', '/srv/projects'] };
+    const under = underSystemPolicy({ reason: 'IT \u202e evil', managedConnections: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }, files] });
+    const shown = await ward(['policy', 'show'], { env: { WARD_HOME: tempDir() }, under });
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    const row = lines.findIndex((line) => line.startsWith('managedConnections '));
+    expect(lines[row]).toMatch(/^managedConnections +\(2 entries below\) +mandatory +\/etc\/ward\/policy\.json: managedConnections$/);
+    expect(lines.slice(row + 1, row + 3)).toEqual(['  - {"name":"tracker","url":"https://mcp.example.com/mcp"}', `  - ${JSON.stringify(files)}`]);
+    expect(lines.find((line) => line.startsWith('reason '))).toMatch(/^reason +"IT \\u\{202e\} evil" +mandatory/);
   });
 });

@@ -107,8 +107,8 @@ describe('admin policy', () => {
   it('test_wrong_types_fail_closed_naming_the_source_and_key_unknown_keys_are_warnings', () => {
     expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, forbid: ['ffi'] }), 'p')).message).toContain('p: forbid: Invalid option: expected one of');
     expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 2 }), 'p')).message).toContain('p: "version" must be 1 (got 2)');
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('p: caps: caps.read entry "relative/path" must be an absolute path');
-    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { net: ['https://x.com'] } }), 'p')).message).toContain('bad caps.net entry');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { read: ['relative/path'] } }), 'p')).message).toContain('p: caps: must be an absolute path at read.0');
+    expect(wardErrorOf(() => parsePolicy(JSON.stringify({ version: 1, caps: { net: ['https://x.com'] } }), 'p')).message).toContain('p: caps: a host is host, host:port or *.domain (no scheme, path or allow-all) at net.0');
     expect(wardErrorOf(() => parsePolicy(JSON.stringify({ approvalTimeoutSeconds: 5 }), 'p')).message).toContain('p: approvalTimeoutSeconds: Too small: expected number to be >=10');
     // Unknown keys are shown, not fatal; a recommended cap would be a limit the user could lift.
     expect(parsePolicy(JSON.stringify({ version: 1, allowAll: true, recommended: { colour: 'blue' } }), 'p').warnings).toEqual(['p: allowAll: unknown key, ignored', 'p: recommended.colour: unknown key, ignored']);

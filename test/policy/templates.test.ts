@@ -5,7 +5,7 @@ import { parse as parsePlist } from 'plist';
 import { describe, expect, it } from 'vitest';
 import { mergeDocuments } from '../../main/policy/merge.js';
 import { registryDocument } from '../../main/policy/registry-store.js';
-import { POLICY_KEYS } from '../../main/policy/schema.js';
+import { MAX_REASON_CHARS, POLICY_KEYS } from '../../main/policy/schema.js';
 import { policyTemplates, withKeyTable } from '../../main/policy/templates.js';
 import { REPO_ROOT } from '../support/ward-cli.js';
 
@@ -85,5 +85,24 @@ describe('policy templates generated from the schema', () => {
     expect(reading.errors).toEqual([]);
     expect(reading.warnings).toEqual([]);
     expect(reading.settings.size).toBe(POLICY_KEYS.length);
+  });
+
+  it('test_the_admx_text_limits_are_the_schemas_and_the_file_store_is_called_plaintext_everywhere', () => {
+    const templates = policyTemplates();
+    const schema = JSON.parse(templates['policy-templates/ward-policy.schema.json']!) as { properties: Record<string, { maxLength?: number }> };
+    const admx = parseXml(templates['policy-templates/windows/ward.admx']!);
+    const texts = [...admx.querySelectorAll('text')].filter((node) => !node.getAttribute('id')!.endsWith('_recommended'));
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts) {
+      const key = text.getAttribute('valueName')!;
+      const limit = schema.properties[key]!.maxLength;
+      if (limit !== undefined) expect(Number(text.getAttribute('maxLength')), key).toBe(limit);
+    }
+    expect(texts.find((node) => node.getAttribute('valueName') === 'reason')?.getAttribute('maxLength')).toBe(String(MAX_REASON_CHARS));
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    for (const [file, text] of [...Object.entries(templates), ['README.md', readme]]) {
+      expect(text, file).not.toMatch(/encrypted file/i);
+    }
+    expect(templates['policy-templates/windows/en-US/ward.adml']).toContain('file (plaintext files readable only by the user: 0600 files in a 0700 folder');
   });
 });
