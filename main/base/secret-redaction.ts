@@ -52,3 +52,14 @@ export class StreamRedactor {
     return longest;
   }
 }
+
+/** A JSON value with `secrets` removed from every string in it, object keys included. */
+export function redactJson<T>(value: T, secrets: readonly string[]): T {
+  const walk = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactSecrets(item, secrets);
+    if (Array.isArray(item)) return item.map(walk);
+    if (typeof item === 'object' && item !== null) return Object.fromEntries(Object.entries(item).map(([key, inner]) => [redactSecrets(key, secrets), walk(inner)]));
+    return item;
+  };
+  return walk(value) as T;
+}

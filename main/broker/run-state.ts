@@ -8,6 +8,7 @@ import type { ApprovalDecision, BrokerEvent, RunBinding } from './types.js';
 import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from '../upstreams/projection.js';
 import type { PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from '../upstreams/types.js';
 import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.js';
+import { redactJson } from '../base/secret-redaction.js';
 
 /** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
 export const APPROVAL_TOOL = 'approve';
@@ -250,7 +251,9 @@ export class RunState {
       bytes: projected.bytes,
       durationMs,
     });
-    return { isError: outcome.isError, content: projected.content, ...(projected.structuredContent === undefined ? {} : { structuredContent: projected.structuredContent }) };
+    // What a server echoes of the secrets Ward gave it (a token, a secret variable) reaches neither the model nor the CLI's transcript.
+    const result: CallToolResult = { isError: outcome.isError, content: projected.content, ...(projected.structuredContent === undefined ? {} : { structuredContent: projected.structuredContent }) };
+    return redactJson(result, this.binding.secrets?.() ?? []);
   }
 
   private async approve(rawArgs: unknown): Promise<CallToolResult> {

@@ -51,6 +51,11 @@ export interface RunBinding {
   /** Answers the CLI's permission prompt tool (P3); absent means deny everything not pre-granted. */
   approve?(request: ApprovalRequest): Promise<ApprovalDecision>;
   onEvent(event: BrokerEvent): void;
+  /**
+   * Secrets Ward holds (what the connections read, the run's capabilities) that an upstream's
+   * result must not carry to the child (C3). Read at each result: the list grows as servers start.
+   */
+  secrets?(): readonly string[];
 }
 
 export interface RunRegistration {

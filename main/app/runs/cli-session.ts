@@ -95,6 +95,7 @@ export class CliSession {
       authorizeToolCall: (tool, args) => this.hooks?.authorizeToolCall(tool, args) ?? Promise.resolve(NO_TURN),
       approve: (request) => this.hooks?.approve(request) ?? Promise.resolve({ behavior: 'deny', message: NO_TURN }),
       onEvent: (event) => this.hooks?.onBrokerEvent(event),
+      secrets: () => this.secrets,
     };
   }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentVersion } from '../../../main/agents/service.js';
+import { claudeConfigDir } from '../../../main/app/runs/workspace.js';
 import { openConnections } from '../../../main/connections/index.js';
 import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
@@ -58,8 +59,9 @@ describe('RunService and connection tools', () => {
     expect(h.provider.requests).toEqual([]);
   });
 
-  it('test_a_connection_secret_a_tool_returns_is_redacted_from_the_journal_though_the_model_gets_it', async () => {
-    // Issue 12 #5: a --secret-env value echoed by its own server was stored whole in the result preview.
+  it('test_a_connection_secret_a_tool_returns_twice_reaches_neither_the_model_nor_the_cli_transcript_nor_the_journal', async () => {
+    // Issue 12 #5: a --secret-env value echoed by its own server was stored whole in the result
+    // preview; the journal redacted it, yet the model and the CLI's transcript still got it.
     const h = await start();
     h.core.store(h.ns);
     const canary = 'conn-secret-canary-31f7c0';
@@ -68,10 +70,15 @@ describe('RunService and connection tools', () => {
     await createAgentVersion(h.core.store(h.ns), { name: 'helper', instructions: 'Use getenv.', tools: [{ upstream: 'keyed', tool: 'getenv' }] }, h.env, {}, manager);
     await manager.close();
 
-    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__keyed__getenv', input: { name: 'API_TOKEN' } }] }, { blocks: [{ type: 'text', text: `the token is ${canary}` }] });
+    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__keyed__getenv', input: { name: 'API_TOKEN', times: 2 } }] }, { blocks: [{ type: 'text', text: 'done' }] });
     const handle = h.service.startTurn({ namespace: h.ns, agent: 'helper', prompt: 'what is the token?' });
     expect(await handle.done).toMatchObject({ state: 'succeeded' });
-    expect(toolResultsSeen(h.provider)[0]!.text).toContain(canary);
+    expect(toolResultsSeen(h.provider)[0]!.text).toContain('API_TOKEN=[redacted]; API_TOKEN=[redacted]');
+    expect(JSON.stringify(h.provider.requests)).not.toContain(canary);
+    const transcripts = claudeConfigDir(h.home, h.ns, handle.conversationId);
+    const files = fs.readdirSync(transcripts, { recursive: true, encoding: 'utf8' }).map((name) => path.join(transcripts, name)).filter((file) => fs.statSync(file).isFile());
+    expect(files.some((file) => file.endsWith('.jsonl'))).toBe(true);
+    expect(files.filter((file) => fs.readFileSync(file).includes(canary))).toEqual([]);
     const events = h.events(handle.conversationId);
     expect(payloads(events, 'tool_result')[0]).toMatchObject({ tool: 'keyed__getenv', ok: true, preview: expect.stringContaining('API_TOKEN=[redacted]') });
     expect(JSON.stringify(events)).not.toContain(canary);
