@@ -6,8 +6,21 @@
  * Shared by both sides: no Node, no Electron.
  */
 
-/** Always escaped: C0/C1 controls except tab and newline, bidi marks, zero-width and invisible characters. */
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+/**
+ * Always escaped: C0/C1 controls except tab and newline, line and paragraph separators, bidi
+ * marks, every default-ignorable code point (zero-width characters, variation selectors, tag
+ * characters U+E0000–E0FFF, Hangul fillers…) and the blank-rendering Braille pattern U+2800.
+ * The one exception is a single U+FE0F right after an emoji, so ordinary emoji still render;
+ * a run of selectors (a way to smuggle hidden data) is escaped whole. `u`: astral code points.
+ */
+const INVISIBLE =
+  /(?<=\p{Extended_Pictographic})(\uFE0F)(?![\uFE00-\uFE0F\u{E0100}-\u{E01EF}])|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u2800\p{Default_Ignorable_Code_Point}]/gu;
+/**
+ * Three or more blank-rendering characters, at least one of them not an ASCII space (no-break
+ * and typographic spaces, Braille blanks, Hangul fillers), are shown as a count: padding cannot
+ * push text out of sight, and 400 fillers are not 400 marks. Plain spaces are the text's own.
+ */
+const BLANK_RUN = /(?=[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0]*[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0])[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800\u115f\u1160\u3164\uffa0]{3,}/gu;
 /** Also escaped where text must stay on one line (prompts, summaries). */
 const LINE_BREAKS = /[\n\t]/g;
 
@@ -19,9 +32,25 @@ const ANSI = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)
 
 const escapeChar = (ch: string): string => `\\u{${ch.codePointAt(0)!.toString(16)}}`;
 
-/** Escapes invisible characters; keeps line breaks and tabs. Unbounded. */
+/** Escapes invisible characters, and nothing else; keeps line breaks and tabs. Unbounded. */
+export function markInvisible(text: string): string {
+  return text.replace(INVISIBLE, (ch: string, emojiSelector: string | undefined) => emojiSelector ?? escapeChar(ch));
+}
+
+/** Escapes invisible characters and counts runs of blanks; keeps line breaks and tabs. Unbounded. */
 export function escapeInvisible(text: string): string {
-  return text.replace(INVISIBLE, escapeChar);
+  return markInvisible(text.replace(BLANK_RUN, (run) => ` ⟨${[...run].length} blanks⟩ `));
+}
+
+/** Every UTF-16 unit as a JSON `\uXXXX` escape (an astral code point becomes its surrogate pair). */
+const jsonEscape = (ch: string): string => Array.from({ length: ch.length }, (_, index) => `\\u${ch.charCodeAt(index).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * JSON text (as `JSON.stringify` writes it) with every invisible character written as a `\uXXXX`
+ * escape: the same value for a machine, nothing a terminal would act on for a person.
+ */
+export function escapeInvisibleInJson(json: string): string {
+  return json.replace(INVISIBLE, (ch: string) => jsonEscape(ch));
 }
 
 /** Escapes invisible characters and bounds the length (an ellipsis marks a cut). */

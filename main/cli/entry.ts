@@ -1,4 +1,6 @@
+import { escapeInvisible } from '../../common/display.js';
 import { traceMark } from '../base/trace.js';
+import { ignoreClosedReader } from './io.js';
 import { main } from './main.js';
 
 traceMark('modules-loaded');
@@ -6,11 +8,8 @@ traceMark('modules-loaded');
 // Everything Ward writes (databases, their WAL, run folders, keys in the file store) is the user's alone.
 process.umask(0o077);
 
-// A reader that goes away (`ward replay ID | head`) is not our failure: later output is
-// dropped and the command finishes normally (`ward run` also stops its turn, see run.ts).
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
-});
+// The guard in front of stdout sees the same error; the process stream must not throw it either.
+process.stdout.on('error', ignoreClosedReader);
 
 // Let stdout drain before exiting, so piped output is never cut short.
 main(process.argv.slice(2)).then(
@@ -18,7 +17,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`ward: ${String(error)}\n`);
+    process.stderr.write(`ward: ${escapeInvisible(String(error))}\n`);
     process.exitCode = 1;
   },
 );

@@ -3,7 +3,7 @@
  * `ward run`. Each event is parsed with its schema (common/events.ts); one that does not parse
  * is printed as unreadable with its stored type, never guessed at.
  */
-import { escapeForDisplay } from '../../common/display.js';
+import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
 import { UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../store/journal.js';
@@ -13,7 +13,7 @@ const MAX_SUMMARY = 200;
 type Readable = JournalEventBody | UnreadableEvent;
 
 function oneLine(text: string, max = MAX_SUMMARY): string {
-  return escapeForDisplay(text, max).replace(/\n/g, '\\n');
+  return escapeOneLine(text, max);
 }
 
 function formatBytes(n: number): string {
@@ -106,10 +106,13 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
   }
 }
 
-/** One human line per journal event: `#seq time type summary` (an unreadable event keeps its stored type). */
+/**
+ * One human line per journal event: `#seq time type summary` (an unreadable event keeps its
+ * stored type). A bundle's line may hold anything in any field: each is escaped onto this line.
+ */
 export function formatEvent(event: JournalEvent, parsed: Readable = readJournalEvent(event.type, event.payload), turn: TurnUsage | null = null): string {
   const type = parsed.type === 'unreadable' ? oneLine(parsed.payload.storedType, 64) : parsed.type;
-  return `#${event.seq} ${event.createdAt.slice(11, 23)} ${type}  ${summarize(parsed, turn)}`;
+  return `#${oneLine(String(event.seq), 20)} ${oneLine(String(event.createdAt).slice(11, 23), 12)} ${type}  ${summarize(parsed, turn)}`;
 }
 
 /**

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import { escapeInvisibleInJson } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
+import { TerminalGuard } from './terminal-guard.js';
 
 /** What a command may touch of its process; tests pass their own streams. */
 export interface CliIo {
@@ -10,17 +12,28 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
 }
 
+/**
+ * A reader that goes away (`ward replay ID | head`) is not our failure: later output is
+ * dropped and the command finishes normally (`ward run` also stops its turn, see run.ts).
+ */
+export function ignoreClosedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+}
+
+/** The process's own streams, behind the terminal guard: nothing written can act on the terminal. */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+  const stdout = new TerminalGuard(process.stdout).on('error', ignoreClosedReader);
+  const stderr = new TerminalGuard(process.stderr).on('error', ignoreClosedReader);
+  return { stdout, stderr, stdin: process.stdin, env: process.env };
 }
 
 export function writeLine(stream: Writable, line = ''): void {
   stream.write(`${line}\n`);
 }
 
-/** `--json` output: one JSON object per line. */
+/** `--json` output: one JSON object per line, invisible characters as `\\uXXXX` escapes (still valid JSON). */
 export function writeJson(stream: Writable, value: unknown): void {
-  stream.write(`${JSON.stringify(value)}\n`);
+  stream.write(`${escapeInvisibleInJson(JSON.stringify(value))}\n`);
 }
 
 export interface StdinLimits {

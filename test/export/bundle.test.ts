@@ -5,23 +5,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envelope, generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
 import { openBundle, verifyBundle } from '../../main/export/bundle.js';
-import { hashEvent } from '../../main/store/chain.js';
 import { tempDir } from '../support/temp.js';
-import { makeBundle, tarEntries, withLines, writeTar } from './support.js';
+import { makeBundle, rechain, tarEntries, withLines, writeTar, type Line } from './support.js';
 
-type Line = { conversationId: string; seq: number; runId: string | null; type: string; createdAt: string; payload: string; prevHash: string; hash: string };
 const parse = (line: string) => JSON.parse(line) as Line;
-
-/** Recomputes every hash from `from` on, as someone rewriting the journal would. */
-function rechain(lines: Line[]): string[] {
-  let prev = '0'.repeat(64);
-  return lines.map((line, index) => {
-    const next = { ...line, seq: index + 1, prevHash: prev };
-    next.hash = hashEvent(prev, next.conversationId, next.seq, next.runId, next.type, next.payload, next.createdAt);
-    prev = next.hash;
-    return JSON.stringify(next);
-  });
-}
 
 describe('a bundle round trip', () => {
   it('test_verifies_offline_and_names_the_signer_and_what_the_statement_commits_to', async () => {

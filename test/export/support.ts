@@ -1,9 +1,12 @@
 /** Real bundles for tests: a real journal in a real SQLite file, written and read by Ward's own code. */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { journalEvent } from '../../common/events.js';
 import { writeBundle } from '../../main/export/bundle.js';
-import { generateSigningKey, loadSigningKey, type SigningKey } from '../../main/export/signing.js';
+import { envelope, generateSigningKey, loadSigningKey, type SigningKey } from '../../main/export/signing.js';
+import { statementFor, type Predicate } from '../../main/export/statement.js';
+import { hashEvent } from '../../main/store/chain.js';
 import { readEntry, readTarIndex, TarWriter } from '../../main/export/tar.js';
 import type { NamespaceStore } from '../../main/store/namespace-store.js';
 import { RUN_STARTED } from '../support/events.js';
@@ -105,4 +108,45 @@ export function withLines(bundle: MadeBundle, edit: (lines: string[]) => string[
     return [entry, Buffer.from(edit(lines).map((line) => `${line}\n`).join(''), 'utf8')];
   });
   return writeTar(path.join(bundle.dir, name), entries);
+}
+
+/** One line of journal.jsonl, as a test edits it. */
+export type Line = { conversationId: string; seq: number; runId: string | null; type: string; createdAt: string; payload: string; prevHash: string; hash: string };
+
+/** Recomputes every hash, as someone rewriting the journal would. */
+export function rechain(lines: Line[]): string[] {
+  let prev = '0'.repeat(64);
+  return lines.map((line, index) => {
+    const next = { ...line, seq: index + 1, prevHash: prev };
+    next.hash = hashEvent(prev, next.conversationId, next.seq, next.runId, next.type, next.payload, next.createdAt);
+    prev = next.hash;
+    return JSON.stringify(next);
+  });
+}
+
+/** What a statement says of its journal: filled in from the lines unless given. */
+type JournalFacts = 'events' | 'firstSeq' | 'lastSeq' | 'chainHead';
+
+/**
+ * A bundle whose journal is exactly `lines` and whose statement says `predicate` (the journal's
+ * own count and head filled in unless given), signed by `key`: what a signer with their own
+ * tools could make.
+ */
+export function signedBundle(file: string, lines: readonly string[], predicate: Omit<Predicate, JournalFacts> & Partial<Pick<Predicate, JournalFacts>>, key: SigningKey): string {
+  const journal = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+  const last = lines.length === 0 ? null : (JSON.parse(lines.at(-1)!) as Line);
+  const statement = statementFor(createHash('sha256').update(journal).digest('hex'), {
+    events: lines.length,
+    firstSeq: lines.length === 0 ? null : 1,
+    lastSeq: lines.length,
+    chainHead: last?.hash ?? '0'.repeat(64),
+    ...predicate,
+  });
+  const signed = envelope(Buffer.from(JSON.stringify(statement), 'utf8'), key);
+  return writeTar(file, [
+    ['journal.jsonl', journal],
+    ['statement.dsse.json', Buffer.from(`${JSON.stringify(signed, null, 2)}\n`, 'utf8')],
+    ['signer.pub.pem', Buffer.from(key.pem, 'utf8')],
+    ['README.txt', Buffer.from('readme\n', 'utf8')],
+  ]);
 }

@@ -1,3 +1,4 @@
+import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
 import { bundlePage } from '../../app/review.js';
 import { openBundle } from '../../export/bundle.js';
@@ -14,7 +15,7 @@ export const reviewCommand: Command = {
     const bundle = await openBundle(file, options);
     try {
       if (!json) {
-        writeLine(io.stdout, `Read-only review · ${bundle.verdict.ok ? `signed by ${bundle.verdict.signer}` : 'NOT VERIFIED'}`);
+        writeLine(io.stdout, `Read-only review · ${bundle.verdict.ok ? `signed by ${escapeOneLine(bundle.verdict.signer, 200)}` : 'NOT VERIFIED'}`);
         describeVerdict(io, bundle.verdict);
         writeLine(io.stdout);
       }

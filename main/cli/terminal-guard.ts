@@ -1,0 +1,33 @@
+/**
+ * The last line of defence between `ward` and the terminal (D1): whatever a command writes,
+ * escape sequences, other controls (but newline and tab), bidi controls and default-ignorable
+ * characters reach the terminal only as visible marks. Every command already escapes what came
+ * from outside; this catches the one it forgot. Ward's own output uses no ANSI, so nothing of
+ * Ward's is lost.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { Writable } from 'node:stream';
+import { markInvisible } from '../../common/display.js';
+
+/** A process stream (stdout, stderr) that only ever receives terminal-safe text. */
+export class TerminalGuard extends Writable {
+  /** Whether the stream behind is a terminal (the prompter asks only on one). */
+  readonly isTTY: boolean;
+  private readonly decoder = new StringDecoder('utf8');
+
+  constructor(private readonly target: NodeJS.WritableStream & { isTTY?: boolean }) {
+    super({ decodeStrings: false });
+    this.isTTY = target.isTTY === true;
+  }
+
+  override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    this.target.write(markInvisible(text), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const rest = this.decoder.end();
+    if (rest === '') callback();
+    else this.target.write(markInvisible(rest), callback);
+  }
+}
