@@ -36,7 +36,7 @@ export class SettingsService {
     const profile = resolveModelProfile(this.namespaces.home, store.namespace, DEFAULT_PROFILE, this.env);
     const baseUrl = checkBaseUrl(profile.baseUrl, false, 'model provider');
     assertProviderAllowed(this.policy, baseUrl);
-    const credential = await storedModelCredential(this.namespaces.home)(store.namespace, this.env);
+    const credential = await storedModelCredential(this.namespaces.home, this.stores)(store.namespace, this.env);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
     if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
     else headers.authorization = `Bearer ${credential.value}`;

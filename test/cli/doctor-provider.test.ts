@@ -3,6 +3,8 @@
  * provider with its stored key, as the desktop's "Test connection" does; each outcome has its
  * own exit code and the key never shows.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectNoCanary, runWard, wardEnv } from '../auth/support.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
@@ -32,6 +34,20 @@ describe('ward doctor --provider', () => {
     expect(result.stdout).toMatch(new RegExp(`^ok +model provider \\(default\\) +${provider.url.slice('http://'.length)} answered for model ${MODEL} in \\d+ ms\\.$`, 'm'));
     expect(provider.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /v1/messages/count_tokens']);
     expect(provider.requests[0]!.body?.model).toBe(MODEL);
+    expectNoCanary([result.stdout, result.stderr], [API_KEY]);
+  });
+
+  it('test_with_the_file_store_the_admin_policy_chooses_the_stored_key_is_found_as_runs_find_it', async () => {
+    // "Test connection" read the key without the policy's store: the OS keychain, unreachable here.
+    provider = await startModelProvider([], { apiKey: API_KEY });
+    const home = tempDir();
+    const policy = path.join(home, 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ credentialStore: 'file' }));
+    const env = wardEnv(home, { WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: MODEL, WARD_POLICY: policy, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
+    expect((await runWard(['provider', 'set-key'], env, `${API_KEY}\n`)).code).toBe(0);
+    const result = await runWard(['doctor', '--provider'], env);
+    expect(result.stdout).toMatch(/^ok +model provider \(default\) +\S+ answered for model claude-doctor-test in \d+ ms\.$/m);
+    expect(provider.requests.map((request) => request.headers['x-api-key'])).toEqual([API_KEY]);
     expectNoCanary([result.stdout, result.stderr], [API_KEY]);
   });
 
