@@ -3,7 +3,7 @@
  * and the desktop's agent editor both publish through here.
  */
 import os from 'node:os';
-import type { AgentView } from '../../preload/contract.js';
+import type { AgentView } from '../../common/views.js';
 import { WardError } from '../base/errors.js';
 import { createAgentVersion, pinConnectionTools, type CreateAgentInput, type ToolSelector } from '../agents/service.js';
 import { DEFAULT_AGENT_SPEC, parseAgentSpec, toolSource, type AgentSpec } from '../agents/spec.js';
@@ -13,29 +13,9 @@ import type { NamespaceStore } from '../store/namespace-store.js';
 import type { ConnectionService } from './connections.js';
 import type { GrantService } from './grants.js';
 
-/** What `ward agents list/show` prints of a version. */
-export interface AgentSummary {
-  readonly name: string;
-  readonly version: number;
-  readonly modelProfile: string;
-  readonly upstreams: readonly string[];
-  readonly tools: readonly string[];
-  readonly specHash: string;
-  readonly publishedAt: string;
-}
-
-export function agentSummary(version: AgentVersion): AgentSummary {
-  const spec = parseAgentSpec(version.spec);
-  return {
-    name: version.agentName,
-    version: version.version,
-    modelProfile: spec.modelProfile,
-    upstreams: Object.keys(spec.upstreams),
-    tools: spec.tools.map((tool) => `${toolSource(tool)}/${tool.name}`),
-    specHash: version.specHash,
-    publishedAt: version.publishedAt,
-  };
-}
+// How the adapters spell an agent's upstreams and tools on the way in.
+export { parseToolSelector, parseUpstreamOption } from '../agents/service.js';
+export type { StdioUpstream } from '../agents/spec.js';
 
 /** The desktop editor's publish: keep some pinned tools, add some from the namespace's connections. */
 export interface PublishFromEditor {

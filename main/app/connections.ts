@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ConnectionView as WindowConnectionView } from '../../preload/contract.js';
+import type { ConnectionView as WindowConnectionView } from '../../common/views.js';
 import { WardError, isWardError } from '../base/errors.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
 import { checkSandboxFolder, exposedToolName, parseClientMetadataUrl, parseConnectionSpec, type ConnectionSpec } from '../connections/config.js';

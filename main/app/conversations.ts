@@ -5,7 +5,7 @@
  * the fields the schema names, redacted per field (common/events.ts); an event that does not
  * parse leaves as `unreadable`, without its payload.
  */
-import type { ConversationView, FolderAccess, JournalEventView, RunView } from '../../preload/contract.js';
+import type { ConversationView, FolderAccess, JournalEventView, RunView } from '../../common/views.js';
 import { journalEvent, readJournalEvent } from '../../common/events.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC } from '../agents/spec.js';
 import { GrantStore } from '../permissions/grant-store.js';
@@ -25,6 +25,8 @@ const FIRST_PAGE = 100;
 const PREVIEW_CHARS = 160;
 
 /** A new chat's project folder and what it may do there without asking. */
+export type { JournalEvent } from '../store/journal.js';
+
 export interface ProjectFolder {
   readonly workspace: string;
   readonly access: FolderAccess;
@@ -105,6 +107,17 @@ export class ConversationService {
     const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title, workspace });
     if (rules.length > 0) this.deps.grants().grant(store, { conversation: conversation.id }, rules, 'desktop:project-folder');
     return this.view(store, conversation.id);
+  }
+
+  /** A conversation's events after `afterSeq` as stored (with their hashes), for `ward replay`; a unique id prefix names it. */
+  events(store: NamespaceStore, conversationRef: string, afterSeq: number): { conversationId: string; events: Iterable<JournalEvent> } {
+    const { id } = store.conversations.resolve(conversationRef);
+    return { conversationId: id, events: store.journal.read(id, afterSeq) };
+  }
+
+  /** Hears each event of the conversation committed after `cursor`, as it is committed (this process's runs). Returns stop(). */
+  subscribe(store: NamespaceStore, conversationId: string, cursor: number, listener: (event: JournalEvent) => void): () => void {
+    return store.journal.subscribe(conversationId, cursor, listener);
   }
 
   /** R8: a person settles an uncertain run after checking what its tool calls did; this frees the conversation. */

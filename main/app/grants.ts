@@ -4,8 +4,11 @@
  * A grant the admin policy does not allow, or one that would show Ward's data, is refused.
  * The CLI (`ward permissions`) and the desktop (the agent editor) both come here.
  */
+import { readJournalEvent } from '../../common/events.js';
+import { parseAgentSpec, toolSource } from '../agents/spec.js';
 import { WardError } from '../base/errors.js';
 import { PERMISSION_DECISION_EVENT, type AuditRecord } from '../permissions/audit.js';
+import { assertSecretEnvConfirmed } from '../permissions/env-grants.js';
 import { GrantStore, type StoredGrant } from '../permissions/grant-store.js';
 import type { Rule } from '../permissions/grants.js';
 import { assertRulesAllowed, type AdminPolicy } from '../policy/policy.js';
@@ -13,6 +16,20 @@ import type { NamespaceStore } from '../store/namespace-store.js';
 import { assertGrantsOutsideWardData } from './ward-data.js';
 import { assertGrantsComposeWithSandbox } from '../sandbox/files.js';
 import { sandboxPlatform } from '../sandbox/engine.js';
+
+// How the adapters spell grants on the way in (`--allow-KIND=LIST`) and what they get back.
+export { parsePermissionFlags, splitPermissionArgs } from '../permissions/grants.js';
+export type { AuditRecord } from '../permissions/audit.js';
+export type { StoredGrant } from '../permissions/grant-store.js';
+
+/** What a conversation holds: its agent's pinned tools (granted with the agent version) and its grants. */
+export interface HeldGrants {
+  readonly conversationId: string;
+  readonly agent: { readonly name: string; readonly version: number };
+  /** `CONNECTION/TOOL` or `UPSTREAM/TOOL` of each tool pinned in the agent version. */
+  readonly pinned: readonly string[];
+  readonly grants: readonly StoredGrant[];
+}
 
 export type GrantTarget = { readonly conversation: string } | { readonly agent: string } | { readonly defaults: true };
 
@@ -28,9 +45,13 @@ export class GrantService {
     private readonly home: string,
   ) {}
 
-  /** Stores each rule for the target; the admin policy is checked first (P5), so nothing is stored if one is refused. */
-  grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string): StoredGrant[] {
+  /**
+   * Stores each rule for the target; the admin policy is checked first (P5), so nothing is stored
+   * if one is refused. An env grant that looks like a secret needs `secretEnvConfirmed`.
+   */
+  grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string, secretEnvConfirmed = false): StoredGrant[] {
     assertRulesAllowed(this.policy, rules);
+    assertSecretEnvConfirmed(rules, secretEnvConfirmed);
     assertGrantsOutsideWardData(this.home, rules);
     assertGrantsComposeWithSandbox(rules, sandboxPlatform());
     const scope =
@@ -66,6 +87,18 @@ export class GrantService {
     return new GrantStore(store.db).list(filter);
   }
 
+  /** Everything a conversation (id or unique prefix) may do unasked: pinned tools and grants, revoked ones too with `includeRevoked`. */
+  held(store: NamespaceStore, conversationRef: string, includeRevoked: boolean): HeldGrants {
+    const conversation = store.conversations.resolve(conversationRef);
+    const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
+    return {
+      conversationId: conversation.id,
+      agent: { name: agent.agentName, version: agent.version },
+      pinned: parseAgentSpec(agent.spec).tools.map((tool) => `${toolSource(tool)}/${tool.name}`),
+      grants: this.list(store, { conversationId: conversation.id, agentId: conversation.agentId, includeRevoked }),
+    };
+  }
+
   /** An agent's own live grants (what the agent editor shows). */
   agentGrants(store: NamespaceStore, agentId: string): StoredGrant[] {
     return this.list(store, { agentId }).filter((grant) => grant.scope === 'agent' && grant.revokedAt === null);
@@ -74,7 +107,10 @@ export class GrantService {
   /** Every permission decision journaled in a conversation (P4). */
   *decisions(store: NamespaceStore, conversationId: string): Generator<Decision> {
     for (const event of store.journal.read(conversationId)) {
-      if (event.type === PERMISSION_DECISION_EVENT) yield { seq: event.seq, runId: event.runId, record: event.payload as AuditRecord };
+      if (event.type !== PERMISSION_DECISION_EVENT) continue;
+      // Read by its schema: a record that does not match is not passed off as a decision.
+      const read = readJournalEvent(event.type, event.payload);
+      if (read.type === PERMISSION_DECISION_EVENT) yield { seq: event.seq, runId: event.runId, record: read.payload };
     }
   }
 }

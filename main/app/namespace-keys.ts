@@ -8,6 +8,8 @@ import { WardError } from '../base/errors.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import type { SecretStore } from '../credentials/secret-store.js';
+import fs from 'node:fs';
+import { writeNewFile } from '../export/bundle.js';
 import { generateSigningKey, loadSigningKey, type SigningKey } from '../export/signing.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 
@@ -30,6 +32,16 @@ export class NamespaceKeys {
   async signingKey(ns: Namespace, create: boolean): Promise<SigningKey | null> {
     const pem = await this.secret(ns, SIGNING_KEY_ACCOUNT, create ? generateSigningKey : null);
     return pem === undefined ? null : loadSigningKey(pem);
+  }
+
+  /**
+   * Writes the public half of the signing key to a new file (never over an existing one), making the
+   * key first if there is none: handing out the public key is how a signer is pinned before the first bundle.
+   */
+  async writePublicKey(ns: Namespace, file: string): Promise<SigningKey> {
+    const key = (await this.signingKey(ns, true))!;
+    writeNewFile(file, (fd) => fs.writeSync(fd, key.pem));
+    return key;
   }
 
   /** The namespace's anchor key (cached for the process: it is read after every run). */

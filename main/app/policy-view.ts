@@ -1,5 +1,5 @@
 /** The admin policy as people read it: `ward policy show` and the desktop's Policy page (like chrome://policy). */
-import type { PolicyView } from '../../preload/contract.js';
+import type { PolicyView } from '../../common/views.js';
 import { cliVersionProblem, type PolicyReading } from '../policy/policy.js';
 import { POLICY_KEYS } from '../policy/schema.js';
 import { COMMITTED_PIN } from '../runner/pin.js';

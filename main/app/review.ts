@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { JournalEventView, ReviewView } from '../../preload/contract.js';
+import type { JournalEventView, ReviewView } from '../../common/views.js';
 import { WardError } from '../base/errors.js';
 import { BUNDLE_PAGE_EVENTS, openBundle, type OpenedBundle } from '../export/bundle.js';
 import type { JournalEvent } from '../store/journal.js';

@@ -1,7 +1,10 @@
 /** E4: `ward search` and the desktop's session search: one namespace, ranked, one page at a time. */
-import type { SearchHitView } from '../../preload/contract.js';
+import type { SearchHitView } from '../../common/views.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { SearchOptions } from '../store/search.js';
+
+/** The most hits one page holds: a full page means there may be more. */
+export { MAX_SEARCH_RESULTS } from '../store/search.js';
 
 export class SearchService {
   search(store: NamespaceStore, query: string, options: SearchOptions = {}): SearchHitView[] {

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ProviderTestView, SettingsView } from '../../preload/contract.js';
+import type { ProviderTestView, SettingsView } from '../../common/views.js';
 import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
 import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';

@@ -3,7 +3,7 @@
  * conversation, and per namespace per day (UTC), for `ward usage`, `ward conversations` and the
  * desktop. Read from the journal's `usage`, `model_call` and `run_finished` events.
  */
-import type { UsageSummaryView } from '../../preload/contract.js';
+import type { UsageSummaryView } from '../../common/views.js';
 import { readJournalEvent } from '../../common/events.js';
 import { addTurn, NO_USAGE, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 import type { NamespaceStore } from '../store/namespace-store.js';

@@ -12,19 +12,21 @@ import type { OpenStoreOptions } from '../credentials/open-store.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { noOnePrompter, type Prompter } from '../permissions/prompter.js';
 import { compilePolicy, readPolicy, type AdminPolicy, type PolicyReading } from '../policy/policy.js';
-import type { PolicyView } from '../../preload/contract.js';
+import type { PolicyView } from '../../common/views.js';
 import { policyView } from './policy-view.js';
-import type { ModelCredential } from '../providers/model-profile.js';
+import type { ModelCredential } from '../credentials/model-credential.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
+import { AgentCatalog } from './agent-catalog.js';
 import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
 import { ExportService } from './exports.js';
 import { GrantService } from './grants.js';
+import { IdentityService } from './identity.js';
 import { approvalTimeoutMs, managedStore, sandboxModeFor } from './managed-settings.js';
 import { JournalIntegrity } from './journal-integrity.js';
 import { NamespaceKeys } from './namespace-keys.js';
@@ -32,7 +34,7 @@ import { storedModelCredential } from './model-credential.js';
 import { NamespaceService } from './namespaces.js';
 import { ReviewService } from './review.js';
 import type { RunService } from './runs/run-service.js';
-import type { TurnDeps } from './runs/turn.js';
+import type { TurnDeps } from './runs/turn-deps.js';
 import { SearchService } from './search.js';
 import { SettingsService } from './settings.js';
 import { runLimits } from './run-limits.js';
@@ -96,8 +98,11 @@ export class WardApp {
   private namespaceService: NamespaceService | undefined;
   private grantService: GrantService | undefined;
   private settingsService: SettingsService | undefined;
+  private identityService: IdentityService | undefined;
   readonly conversations = new ConversationService({ home: () => this.home, grants: () => this.grants });
   readonly search = new SearchService();
+  /** Published agents, read without loading any connection code. */
+  readonly agentCatalog = new AgentCatalog();
   readonly usage = new UsageService();
   /** Bundles open for review; they belong to no namespace. */
   readonly reviews = new ReviewService();
@@ -162,6 +167,12 @@ export class WardApp {
   get grants(): GrantService {
     this.grantService ??= new GrantService(this.policy, this.home);
     return this.grantService;
+  }
+
+  /** OpenID sign-ins of a namespace (`ward login`, `whoami`, `logout`). */
+  get identity(): IdentityService {
+    this.identityService ??= new IdentityService(this.namespaces, () => this.secretStores);
+    return this.identityService;
   }
 
   get settings(): SettingsService {
@@ -281,6 +292,6 @@ export class WardApp {
       openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };
     // J3: each run's end is anchored once the run has settled.
-    return new RunService(this.folder, deps, (store, conversationId) => this.integrity.anchor(store, conversationId), run.warmSessions === true);
+    return new RunService(this.folder, deps, this.integrity, run.warmSessions === true);
   }
 }

@@ -5,7 +5,7 @@
  * until its timeout denied it. The OS calls sit behind AttentionPort (Electron in
  * main/electron, a recording double in the test harness).
  */
-import type { PendingApprovalView } from '../../preload/contract.js';
+import type { PendingApprovalView } from '../../common/views.js';
 import { parseNamespace } from '../namespaces/namespace.js';
 import type { ApprovalPort } from '../permissions/approval-queue.js';
 

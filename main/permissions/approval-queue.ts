@@ -5,7 +5,7 @@
  * bounded here, in main, before it reaches the page (P1).
  */
 import { randomUUID } from 'node:crypto';
-import type { ApprovalAnswer, ElicitationAction, ElicitationFieldView, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../preload/contract.js';
+import type { ApprovalAnswer, ElicitationAction, ElicitationFieldView, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../common/views.js';
 import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';

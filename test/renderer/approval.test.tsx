@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act } from 'react';
 import { describe, expect, it } from 'vitest';
-import type { ApprovalAnswer, PendingApprovalView } from '../../preload/contract.js';
+import type { ApprovalAnswer, PendingApprovalView } from '../../common/views.js';
 import { ApprovalPrompt, ARM_MS } from '../../renderer/src/components/ApprovalPrompt.js';
 import { button, buttons, click, render } from './render.js';
 

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import type { ElicitationAction, ElicitationFieldValue, PendingElicitationView } from '../../preload/contract.js';
+import type { ElicitationAction, ElicitationFieldValue, PendingElicitationView } from '../../common/views.js';
 import { ElicitationPrompt } from '../../renderer/src/components/ElicitationPrompt.js';
 import { button, buttons, click, render, settle, typeInto } from './render.js';
 

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import type { JournalEventView } from '../../preload/contract.js';
+import type { JournalEventView } from '../../common/views.js';
 import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';

@@ -1,5 +1,5 @@
 /** Journal events for tests, typed as Ward's producers type them (common/events.ts): a wrong field is a compile error. */
-import type { JournalEventView } from '../../preload/contract.js';
+import type { JournalEventView } from '../../common/views.js';
 import { journalEvent, type JournalEventType, type PayloadOf } from '../../common/events.js';
 
 /** A run_started payload as a turn writes it. */

@@ -1,11 +1,8 @@
 import { EXIT, WardError } from '../../base/errors.js';
-import { parseToolSelector, parseUpstreamOption } from '../../agents/service.js';
-import type { StdioUpstream } from '../../agents/spec.js';
-import { agentSummary } from '../../app/agents.js';
+import { parseToolSelector, parseUpstreamOption, type StdioUpstream } from '../../app/agents.js';
+import { agentSummary, type AgentDetail } from '../../app/agent-catalog.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { readBoundedFile, writeJson, writeLine } from '../io.js';
-import type { AgentVersion } from '../../store/agents.js';
-import { parseAgentSpec, toolSource } from '../../agents/spec.js';
 import { escapeForDisplay, escapeOneLine } from '../../../common/display.js';
 
 const MAX_INSTRUCTIONS_BYTES = 256 * 1024;
@@ -28,10 +25,9 @@ export const agentsCommand: Command = {
     const store = app().namespaces.fromFlag(values.namespace);
 
     if (action === 'list') {
-      const versions = store.agents.list();
-      if (versions.length === 0 && !values.json) writeLine(io.stdout, `no agents in namespace ${store.namespace.name} yet; publish one with "ward --namespace ${store.namespace.name} agents create NAME --instructions-file FILE"`);
-      for (const version of versions) {
-        const row = agentSummary(version);
+      const rows = app().agentCatalog.list(store);
+      if (rows.length === 0 && !values.json) writeLine(io.stdout, `no agents in namespace ${store.namespace.name} yet; publish one with "ward --namespace ${store.namespace.name} agents create NAME --instructions-file FILE"`);
+      for (const row of rows) {
         if (values.json) writeJson(io.stdout, row);
         else writeLine(io.stdout, `${`${row.name}@${row.version}`.padEnd(24)} ${row.tools.length} tool(s)  ${row.tools.join(', ')}`);
       }
@@ -40,9 +36,9 @@ export const agentsCommand: Command = {
     if (action === 'show') {
       const name = requirePositional(this, positionals, 1, 'an agent name');
       if (values.version !== undefined && !/^\d{1,9}$/.test(values.version)) throw new WardError('usage', '--version takes a number');
-      const version = store.agents.get(name, values.version === undefined ? undefined : Number(values.version));
-      if (values.json) writeJson(io.stdout, { ...agentSummary(version), spec: version.spec });
-      else writeLine(io.stdout, describeAgent(version));
+      const agent = app().agentCatalog.show(store, name, values.version === undefined ? undefined : Number(values.version));
+      if (values.json) writeJson(io.stdout, { ...agent.summary, spec: agent.stored });
+      else writeLine(io.stdout, describeAgent(agent));
       return EXIT.ok;
     }
     if (action !== 'create') throw new WardError('usage', `unknown action ${JSON.stringify(action.slice(0, 40))}\nusage: ${this.usage}`);
@@ -79,14 +75,13 @@ export const agentsCommand: Command = {
 };
 
 /** `agents show` for a person: what the agent is told, what it runs with, which tools it has and where they come from. */
-function describeAgent(version: AgentVersion): string {
-  const spec = parseAgentSpec(version.spec);
-  const lines = [`${version.agentName}@${version.version}, published ${version.publishedAt}`, `model profile: ${spec.modelProfile}`];
+function describeAgent({ summary, spec, tools }: AgentDetail): string {
+  const lines = [`${summary.name}@${summary.version}, published ${summary.publishedAt}`, `model profile: ${escapeOneLine(spec.modelProfile, 100)}`];
   for (const [name, upstream] of Object.entries(spec.upstreams)) {
     lines.push(`upstream ${name}: ${[upstream.command, ...upstream.args].map((part) => escapeOneLine(part, 200)).join(' ')}${upstream.envNames.length > 0 ? ` (gets ${upstream.envNames.join(', ')})` : ''}`);
   }
-  lines.push(spec.tools.length === 0 ? 'tools: none' : `tools (${spec.tools.length}):`);
-  for (const tool of spec.tools) lines.push(`  ${tool.exposedName}  from ${toolSource(tool)}${tool.description === '' ? '' : ` — ${escapeOneLine(tool.description, 100)}`}`);
+  lines.push(tools.length === 0 ? 'tools: none' : `tools (${tools.length}):`);
+  for (const tool of tools) lines.push(`  ${escapeOneLine(tool.exposedName, 120)}  from ${escapeOneLine(tool.source, 120)}${tool.description === '' ? '' : ` — ${escapeOneLine(tool.description, 100)}`}`);
   lines.push('instructions:', ...spec.instructions.split('\n').map((line) => `  ${escapeForDisplay(line, 2_000)}`));
   return lines.join('\n');
 }

@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import { EXIT, WardError } from '../../base/errors.js';
-import { writeNewFile } from '../../export/bundle.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -20,12 +18,8 @@ export const keysCommand: Command = {
     }
     if (action === 'export-public') {
       // Handing out the public key is how a signer is pinned before the first bundle: make the key if needed.
-      const key = (await app().keys.signingKey(ns, true))!;
-      if (values.out === undefined) io.stdout.write(key.pem);
-      else {
-        writeNewFile(values.out, (fd) => fs.writeSync(fd, key.pem));
-        writeLine(io.stdout, `wrote ${key.fingerprint} to ${values.out}`);
-      }
+      if (values.out === undefined) io.stdout.write((await app().keys.signingKey(ns, true))!.pem);
+      else writeLine(io.stdout, `wrote ${(await app().keys.writePublicKey(ns, values.out)).fingerprint} to ${values.out}`);
       return EXIT.ok;
     }
     throw new WardError('usage', `unknown action ${JSON.stringify(action)}\nusage: ${this.usage}`);

@@ -1,19 +1,7 @@
-import { openSystemBrowser } from '../../auth/browser.js';
-import type { AuthContext } from '../../auth/context.js';
+import { openSystemBrowser } from '../../app/browser.js';
 import { EXIT, WardError } from '../../base/errors.js';
-import { openSecretStore } from '../../credentials/open-store.js';
-import { COMMON_OPTIONS, parseCommandArgs, type Command, type CommandContext } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
-
-/**
- * The namespace's credential context. The namespace must exist (only "default" comes into being
- * on use); its database is not opened, so a credential command writes nothing it does not need.
- */
-export function authContextFor(context: CommandContext, flag: string | undefined): AuthContext {
-  const app = context.app();
-  const namespace = app.namespaces.existing(flag);
-  return { home: app.home, namespace, store: openSecretStore(app.home, namespace, app.secretStores) };
-}
 
 export const loginCommand: Command = {
   name: 'login',
@@ -42,10 +30,7 @@ export const loginCommand: Command = {
       timeoutMs = seconds * 1000;
     }
     const { io } = context;
-    const auth = authContextFor(context, values.namespace);
-    // Loaded on use: openid-client is not needed by the other commands' cold start.
-    const { signIn } = await import('../../auth/sign-in.js');
-    const result = await signIn(auth, {
+    const result = await context.app().identity.signIn(values.namespace, {
       issuer: values.issuer,
       clientId: values['client-id'],
       scope: values.scope,
@@ -54,11 +39,11 @@ export const loginCommand: Command = {
       openBrowser: values['no-browser'] ? async () => undefined : openSystemBrowser,
       onAuthorizationUrl: (url) => writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`),
     });
-    const { session, cleanupRequired } = result;
+    const { session, cleanupRequired, namespace } = result;
     if (values.json) {
-      writeJson(io.stdout, { namespace: auth.namespace.name, issuer: session.issuer, clientId: session.clientId, subject: session.subject, expiresAt: session.expiresAt, cleanupRequired });
+      writeJson(io.stdout, { namespace: namespace, issuer: session.issuer, clientId: session.clientId, subject: session.subject, expiresAt: session.expiresAt, cleanupRequired });
     } else {
-      writeLine(io.stdout, `signed in to ${session.issuer} as ${session.subject} (namespace ${auth.namespace.name})`);
+      writeLine(io.stdout, `signed in to ${session.issuer} as ${session.subject} (namespace ${namespace})`);
       if (cleanupRequired) writeLine(io.stdout, `note: an older sign-in of this identity could not be revoked yet; it is kept, and "ward logout --issuer ${session.issuer}" finishes it later`);
     }
     return EXIT.ok;

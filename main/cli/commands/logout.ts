@@ -1,7 +1,6 @@
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../../base/errors.js';
 import { writeJson, writeLine } from '../io.js';
-import { authContextFor } from './login.js';
 
 export const logoutCommand: Command = {
   name: 'logout',
@@ -13,9 +12,7 @@ export const logoutCommand: Command = {
       { issuer: { type: 'string' }, 'client-id': { type: 'string' }, local: { type: 'boolean', default: false }, namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json },
       false,
     );
-    const auth = authContextFor(context, values.namespace);
-    const { signOut } = await import('../../auth/sign-in.js');
-    const result = await signOut(auth, { issuer: values.issuer, clientId: values['client-id'] }, { localOnly: values.local });
+    const result = await context.app().identity.signOut(values.namespace, { issuer: values.issuer, clientId: values['client-id'] }, { localOnly: values.local });
     const { stdout, stderr } = context.io;
     for (const done of result.signedOut) {
       if (values.json) writeJson(stdout, { ...done, status: 'signed_out' });
@@ -25,7 +22,7 @@ export const logoutCommand: Command = {
       if (values.json) writeJson(stdout, { ...kept, status: 'kept' });
       writeLine(stderr, `ward logout: kept ${kept.subject} at ${kept.issuer}: ${kept.reason}; retry later, or "ward logout --local" forgets it without revoking`);
     }
-    if (result.signedOut.length === 0 && result.kept.length === 0) writeLine(stdout, `no sign-in to sign out of (namespace ${auth.namespace.name})`);
+    if (result.signedOut.length === 0 && result.kept.length === 0) writeLine(stdout, `no sign-in to sign out of (namespace ${result.namespace})`);
     return result.kept.length > 0 ? EXIT.unavailable : EXIT.ok;
   },
 };

@@ -1,28 +1,22 @@
-import { parseAgentSpec, toolSource } from '../../agents/spec.js';
 import { EXIT, WardError } from '../../base/errors.js';
-import type { GrantTarget } from '../../app/grants.js';
+import { parsePermissionFlags, splitPermissionArgs, type AuditRecord, type GrantTarget, type StoredGrant } from '../../app/grants.js';
 import type { WardApp } from '../../app/ward-app.js';
-import type { AuditRecord } from '../../permissions/audit.js';
-import type { StoredGrant } from '../../permissions/grant-store.js';
-import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { escapeForDisplay } from '../../../common/display.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';
-import type { NamespaceStore } from '../../store/namespace-store.js';
 
 const USAGE = [
   'ward permissions [--conversation ID] [--all] [--namespace NS] [--json]',
   '       ward permissions revoke GRANT_ID... | --conversation ID  [--namespace NS]',
-  '       ward permissions grant (--conversation ID | --agent NAME | --defaults) --allow-KIND=LIST... [--deny-KIND=LIST...] [--namespace NS]',
+  '       ward permissions grant (--conversation ID | --agent NAME | --defaults) --allow-KIND=LIST... [--deny-KIND=LIST...] [--confirm-secret-env] [--namespace NS]',
 ].join('\n');
+
+/** What a file deny reaches when: a turn's sandbox fixes its file view when the turn starts. */
+const FILE_DENY_TIMING =
+  "note: Read, Write, Edit and the searches honour a file deny at once, in a turn already running too; Bash and every other process of a running turn keep the file view the turn started with, so the deny reaches them from the next turn";
 
 /** An agent's name by its id, for grant lines (agents are known to people by name). */
 type AgentNames = (agentId: string) => string;
-
-function agentNames(store: NamespaceStore): AgentNames {
-  const names = new Map(store.agents.list().map((version) => [version.agentId, version.agentName]));
-  return (agentId) => names.get(agentId) ?? agentId.slice(0, 8);
-}
 
 function grantLine(grant: StoredGrant, agentName: AgentNames): string {
   const scope = grant.scope === 'conversation' ? `conversation ${grant.conversationId!.slice(0, 8)}` : grant.scope === 'agent' ? `agent ${agentName(grant.agentId!)}` : 'namespace';
@@ -43,7 +37,7 @@ function show(args: readonly string[], io: CliIo, app: WardApp): number {
     false,
   );
   const store = app.namespaces.fromFlag(values.namespace);
-  const names = agentNames(store);
+  const names = app.agentCatalog.names(store);
   if (values.conversation === undefined) {
     const grants = app.grants.list(store, { includeRevoked: values.all });
     if (grants.length === 0 && !values.json) writeLine(io.stdout, `no ${values.all ? '' : 'active '}grants in namespace ${store.namespace.name}; add some with "ward --namespace ${store.namespace.name} permissions grant"`);
@@ -53,22 +47,18 @@ function show(args: readonly string[], io: CliIo, app: WardApp): number {
     }
     return EXIT.ok;
   }
-  const conversation = store.conversations.resolve(values.conversation);
-  const held = app.grants.list(store, { conversationId: conversation.id, agentId: conversation.agentId, includeRevoked: values.all });
-  // Tools pinned in the agent version are granted to it (main/permissions/native-tools.ts pinnedToolRules).
-  const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);
-  const pinned = parseAgentSpec(agent.spec).tools.map((tool) => `${toolSource(tool)}/${tool.name}`);
-  if (!values.json) writeLine(io.stdout, `grants held by conversation ${conversation.id} (${held.length + pinned.length}):`);
-  for (const value of pinned) {
-    if (values.json) writeJson(io.stdout, { type: 'pinned', effect: 'allow', kind: 'mcp', value, agent: agent.agentName, agentVersion: agent.version });
-    else writeLine(io.stdout, `  ${'pinned'.padEnd(8)}  allow mcp   ${escapeForDisplay(value, 120)}  (pinned in agent ${agent.agentName}@${agent.version})`);
+  const held = app.grants.held(store, values.conversation, values.all);
+  if (!values.json) writeLine(io.stdout, `grants held by conversation ${held.conversationId} (${held.grants.length + held.pinned.length}):`);
+  for (const value of held.pinned) {
+    if (values.json) writeJson(io.stdout, { type: 'pinned', effect: 'allow', kind: 'mcp', value, agent: held.agent.name, agentVersion: held.agent.version });
+    else writeLine(io.stdout, `  ${'pinned'.padEnd(8)}  allow mcp   ${escapeForDisplay(value, 120)}  (pinned in agent ${held.agent.name}@${held.agent.version})`);
   }
-  for (const grant of held) {
+  for (const grant of held.grants) {
     if (values.json) writeJson(io.stdout, { type: 'grant', ...grant });
     else writeLine(io.stdout, `  ${grantLine(grant, names)}`);
   }
   if (!values.json) writeLine(io.stdout, 'decisions:');
-  for (const { seq, runId, record } of app.grants.decisions(store, conversation.id)) {
+  for (const { seq, runId, record } of app.grants.decisions(store, held.conversationId)) {
     if (values.json) writeJson(io.stdout, { type: 'decision', seq, runId, ...record });
     else writeLine(io.stdout, `  ${decisionLine(seq, record)}`);
   }
@@ -85,7 +75,7 @@ function revoke(args: readonly string[], io: CliIo, app: WardApp): number {
     return EXIT.ok;
   }
   requirePositional({ usage: USAGE }, positionals, 0, 'a grant id (see "ward permissions")');
-  for (const id of positionals) writeLine(io.stdout, `revoked ${grantLine(app.grants.revoke(store, id), agentNames(store))}`);
+  for (const id of positionals) writeLine(io.stdout, `revoked ${grantLine(app.grants.revoke(store, id), app.agentCatalog.names(store))}`);
   return EXIT.ok;
 }
 
@@ -94,7 +84,13 @@ function grant(args: readonly string[], io: CliIo, app: WardApp): number {
   const { values } = parseCommandArgs(
     { usage: USAGE },
     otherArgs,
-    { namespace: COMMON_OPTIONS.namespace, conversation: { type: 'string' }, agent: { type: 'string' }, defaults: { type: 'boolean', default: false } },
+    {
+      namespace: COMMON_OPTIONS.namespace,
+      conversation: { type: 'string' },
+      agent: { type: 'string' },
+      defaults: { type: 'boolean', default: false },
+      'confirm-secret-env': { type: 'boolean', default: false },
+    },
     false,
   );
   const targets = [values.conversation !== undefined, values.agent !== undefined, values.defaults].filter(Boolean).length;
@@ -103,7 +99,8 @@ function grant(args: readonly string[], io: CliIo, app: WardApp): number {
   const rules = parsePermissionFlags(permissionArgs, process.cwd());
   const store = app.namespaces.fromFlag(values.namespace);
   const target: GrantTarget = values.conversation !== undefined ? { conversation: values.conversation } : values.agent !== undefined ? { agent: values.agent } : { defaults: true };
-  for (const granted of app.grants.grant(store, target, rules, 'cli')) writeLine(io.stdout, `granted ${grantLine(granted, agentNames(store))}`);
+  for (const granted of app.grants.grant(store, target, rules, 'cli', values['confirm-secret-env'])) writeLine(io.stdout, `granted ${grantLine(granted, app.agentCatalog.names(store))}`);
+  if (rules.some((rule) => rule.effect === 'deny' && (rule.kind === 'read' || rule.kind === 'write'))) writeLine(io.stdout, FILE_DENY_TIMING);
   return EXIT.ok;
 }
 

@@ -2,9 +2,9 @@ import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { traceMark } from '../../base/trace.js';
 import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
 import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';
-import type { JournalEvent } from '../../store/journal.js';
-import type { NamespaceStore } from '../../store/namespace-store.js';
-import { parsePermissionFlags, splitPermissionArgs } from '../../permissions/grants.js';
+import type { ConversationService, JournalEvent } from '../../app/conversations.js';
+import { parsePermissionFlags, splitPermissionArgs } from '../../app/grants.js';
+import type { NamespaceStore } from '../../app/namespaces.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { formatLive, newStreamedText, type StreamedText } from '../format-event.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
@@ -37,7 +37,7 @@ function show(io: CliIo, json: boolean, event: JournalEvent, streamed: StreamedT
 }
 
 /** Prints the run's events as they are committed; for a run owned by another process, by polling. */
-function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => Promise<void> {
+function follow(conversations: ConversationService, store: NamespaceStore, handle: RunHandle, io: CliIo, json: boolean): () => Promise<void> {
   let finished = false;
   const streamed = newStreamedText();
   const print = (event: JournalEvent) => {
@@ -46,12 +46,12 @@ function follow(store: NamespaceStore, handle: RunHandle, io: CliIo, json: boole
     show(io, json, event, streamed);
   };
   if (!handle.attached || handle.childPid() !== undefined) {
-    const unsubscribe = store.journal.subscribe(handle.conversationId, handle.cursor, print);
+    const unsubscribe = conversations.subscribe(store, handle.conversationId, handle.cursor, print);
     return async () => unsubscribe();
   }
   let cursor = handle.cursor;
   const poll = () => {
-    for (const event of store.journal.read(handle.conversationId, cursor)) {
+    for (const event of conversations.events(store, handle.conversationId, cursor).events) {
       cursor = event.seq;
       print(event);
     }
@@ -135,7 +135,7 @@ export const runCommand: Command = {
         permissions,
       });
       if (!values.json) writeLine(io.stderr, `ward: conversation ${handle.conversationId}, run ${handle.runId}${handle.attached ? ' (attached to the run this request started)' : ''}`);
-      stopFollowing = follow(store, handle, io, values.json);
+      stopFollowing = follow(ward.conversations, store, handle, io, values.json);
       const outcome: RunOutcome = await handle.done;
       await stopFollowing();
       stopFollowing = undefined;

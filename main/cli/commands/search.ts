@@ -1,6 +1,6 @@
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
-import { MAX_SEARCH_RESULTS } from '../../store/search.js';
+import { MAX_SEARCH_RESULTS } from '../../app/search.js';
 import { COMMON_OPTIONS, parseCommandArgs, parseWholeNumber, requirePositional, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
 

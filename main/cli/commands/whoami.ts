@@ -1,19 +1,16 @@
-import { registryOf } from '../../auth/context.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
-import { authContextFor } from './login.js';
 
 export const whoamiCommand: Command = {
   name: 'whoami',
   usage: 'ward whoami [--namespace NS] [--json]',
   async run(args, context) {
     const { values } = parseCommandArgs(this, args, { namespace: COMMON_OPTIONS.namespace, json: COMMON_OPTIONS.json }, false);
-    const auth = authContextFor(context, values.namespace);
-    const sessions = registryOf(auth).list();
-    if (sessions.length === 0) throw new WardError('not_signed_in', `not signed in (namespace ${auth.namespace.name}); run "ward login --issuer URL --client-id ID"`);
+    const { namespace, sessions } = context.app().identity.sessions(values.namespace);
+    if (sessions.length === 0) throw new WardError('not_signed_in', `not signed in (namespace ${namespace}); run "ward login --issuer URL --client-id ID"`);
     for (const session of sessions) {
-      const row = { namespace: auth.namespace.name, issuer: session.issuer, clientId: session.clientId, subject: session.subject, signedInAt: session.signedInAt, expiresAt: session.expiresAt, cleanupPending: session.cleanupPending };
+      const row = { namespace: namespace, issuer: session.issuer, clientId: session.clientId, subject: session.subject, signedInAt: session.signedInAt, expiresAt: session.expiresAt, cleanupPending: session.cleanupPending };
       if (values.json) writeJson(context.io.stdout, row);
       else writeLine(context.io.stdout, `${row.subject} at ${row.issuer} (client ${row.clientId}, namespace ${row.namespace})${row.cleanupPending ? ' [replaced; waiting for revocation, run "ward logout"]' : ''}`);
     }

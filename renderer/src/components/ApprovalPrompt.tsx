@@ -7,7 +7,7 @@
  */
 import { ShieldQuestion } from 'lucide-react';
 import { useEffect, useState, type KeyboardEvent } from 'react';
-import type { ApprovalAnswer, PendingApprovalView } from '../../../preload/contract.js';
+import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.js';
 
 /** How long a new approval ignores input. */
 export const ARM_MS = 750;

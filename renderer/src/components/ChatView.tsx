@@ -6,7 +6,8 @@
  */
 import { Folder, Gauge, UserRound } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AgentView, ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { AgentView, ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';

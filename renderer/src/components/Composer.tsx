@@ -5,7 +5,7 @@
  */
 import { ArrowUp, Square } from 'lucide-react';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { MAX_PROMPT_CHARS } from '../../../preload/contract.js';
+import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import type { RunStatus } from '../state/timeline.js';
 
 export interface ComposerProps {

@@ -6,7 +6,7 @@
  * page itself. When time runs out the request is declined.
  */
 import { useState } from 'react';
-import type { ElicitationAction, ElicitationFieldValue, ElicitationFieldView, PendingElicitationView } from '../../../preload/contract.js';
+import type { ElicitationAction, ElicitationFieldValue, ElicitationFieldView, PendingElicitationView } from '../../../common/views.js';
 import { errorText } from '../api.js';
 import { OriginLink, useSecondsLeft, type ApprovalOrigin } from './ApprovalPrompt.js';
 

@@ -3,7 +3,7 @@
  * (its project folder's) and of its agent (every chat with it). Anything else it tries is asked.
  */
 import { FolderOpen, ShieldCheck } from 'lucide-react';
-import type { AgentPermissionView, AgentView } from '../../../preload/contract.js';
+import type { AgentPermissionView, AgentView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 
 const VERB: Readonly<Record<AgentPermissionView['kind'], string>> = {

@@ -1,6 +1,7 @@
 /** The admin policy in the window: what it sets, and the lock every setting it manages shows. */
 import { useEffect, useState } from 'react';
-import type { PolicySettingView, PolicyView, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { PolicySettingView, PolicyView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 
 /** The policy this Ward started with (main reads it once); null until it arrives. */

@@ -5,7 +5,8 @@
  */
 import { FolderOpen } from 'lucide-react';
 import { useState } from 'react';
-import type { AgentView, FolderAccess, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { AgentView, FolderAccess } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { errorText, unwrap } from '../api.js';
 import { Composer } from './Composer.js';

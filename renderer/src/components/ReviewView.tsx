@@ -4,7 +4,8 @@
  * window reaches nothing of any namespace: only the review channels.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ReviewView as Review, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { ReviewView as Review } from '../../../common/views.js';
 import { describeUsage } from '../../../common/usage.js';
 import { errorText, unwrap } from '../api.js';
 import { applyEvents, EMPTY_CONVERSATION, timelineRows, type ConversationState, type TimelineRowModel } from '../state/timeline.js';

@@ -6,7 +6,7 @@
  */
 import { Clock, FolderOpen, Plus, Search } from 'lucide-react';
 import type { KeyboardEvent } from 'react';
-import type { ConversationView, NamespaceView, PolicySettingView, SearchHitView, UsageSummaryView } from '../../../preload/contract.js';
+import type { ConversationView, NamespaceView, PolicySettingView, SearchHitView, UsageSummaryView } from '../../../common/views.js';
 import { describeUsage } from '../../../common/usage.js';
 import { ManagedLock } from './ManagedLock.js';
 import { escapeLineForWindow } from '../../../common/display.js';

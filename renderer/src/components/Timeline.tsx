@@ -1,7 +1,7 @@
 /** One row per timeline entry: a message, a tool call card (or a group of them), or a notice. */
 import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Wrench, X } from 'lucide-react';
 import { memo, useState, type ReactNode } from 'react';
-import type { ApprovalAnswer, PendingApprovalView } from '../../../preload/contract.js';
+import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.js';
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { CopyButton } from './CopyButton.js';

@@ -4,7 +4,9 @@
  * pinning, so a refusal (server down, tool turned off, schema changed) arrives as a typed error.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { AgentView, ConnectionView, PermissionKind, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { PermissionKind } from '../../../common/events.js';
+import type { AgentView, ConnectionView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 

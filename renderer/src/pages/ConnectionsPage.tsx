@@ -1,6 +1,7 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
-import type { AgentView, ConnectionView, PolicyView, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { AgentView, ConnectionView, PolicyView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { LockIcon, ManagedLock, policySetting } from '../components/ManagedLock.js';

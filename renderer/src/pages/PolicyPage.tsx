@@ -1,5 +1,5 @@
 /** Every admin policy key with its value, level and source, like chrome://policy. */
-import type { PolicyView } from '../../../preload/contract.js';
+import type { PolicyView } from '../../../common/views.js';
 import { LockIcon } from '../components/ManagedLock.js';
 
 export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {

@@ -1,7 +1,8 @@
 /** Model provider, model key (written to the keychain, never shown back) and the data folder. */
 import { useEffect, useState } from 'react';
 import { PlugZap } from 'lucide-react';
-import type { PolicyView, ProviderTestView, SettingsView, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { PolicyView, ProviderTestView, SettingsView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { listed, ManagedLock, policySetting } from '../components/ManagedLock.js';

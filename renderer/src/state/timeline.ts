@@ -7,7 +7,8 @@
  * (common/display.ts): answers, prompts, tool names, arguments and results alike (P1, U3).
  * Answers are kept whole (the list is virtualized); only tool texts are cut, where they are shown.
  */
-import type { JournalEventView, RunState } from '../../../preload/contract.js';
+import type { RunState } from '../../../common/events.js';
+import type { JournalEventView } from '../../../common/views.js';
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import { readJournalEvent, type EventOf } from '../../../common/events.js';
 import { addTurn, describeUsage, foldUsage, NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../common/usage.js';

@@ -9,7 +9,8 @@
  * events are applied as they come.
  */
 import { startTransition, useEffect, useRef, useState } from 'react';
-import type { ConversationView, JournalEventView, WardApi } from '../../../preload/contract.js';
+import type { WardApi } from '../../../preload/contract.js';
+import type { ConversationView, JournalEventView } from '../../../common/views.js';
 import { errorText, unwrap } from '../api.js';
 import type { JournalEventType } from '../../../common/events.js';
 import type { PushRouter } from './follow.js';
