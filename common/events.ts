@@ -198,7 +198,8 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   /** A request Ward would not show (an unsupported field type, too many fields…), with why; the server was answered with an error. */
   event('elicitation_refused', z.strictObject({ server: z.string(), reason: z.string() })),
   event('run_stopping', z.strictObject({ reason: z.string() })),
-  event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable() })),
+  /** `anchored`: the anchor key was at hand, so the run's end is anchored right after (absent in older journals). */
+  event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable(), anchored: z.boolean().optional() })),
   /** A person settled an uncertain run (R8). */
   event('run_reconciled', z.strictObject({ state: runState, note: z.string() })),
 ]);

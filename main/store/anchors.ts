@@ -24,6 +24,11 @@ export interface AnchorCheck {
   readonly predates: number;
   /** Whether the MACs were checked with the keychain's key (false: it could not be read). */
   readonly keyChecked: boolean;
+  /**
+   * Whether only the anchor key can vouch for this journal: an anchor carries a MAC, or the
+   * journal itself says a run's end was anchored (so a removed anchor is seen without the key).
+   */
+  readonly needsKey: boolean;
   /** The first problem, naming the first event that may be bad; null when the anchors hold. */
   readonly problem: { readonly firstBadSeq: number; readonly reason: string } | null;
 }
@@ -40,6 +45,12 @@ function sameHex(a: string, b: string): boolean {
 }
 
 export class AnchorRepository {
+  /**
+   * Set once this process holds the namespace's anchor key: every run end from then on is
+   * anchored, and its run_finished says so (the keyless record `needsKey` reads).
+   */
+  keyAtHand = false;
+
   constructor(private readonly db: Database) {}
 
   /** Anchors the conversation's current head (nothing to do for an empty journal, or a head already anchored). */
@@ -58,6 +69,15 @@ export class AnchorRepository {
     return this.db.prepare<[string], Anchor>('SELECT seq, hash, mac FROM anchors WHERE conversation_id = ? ORDER BY seq').all(conversationId);
   }
 
+  /** The newest run_finished that says its run's end was anchored (0: none does); part of the chain, so it needs no key. */
+  private lastAnchoredRunEnd(conversationId: string): number {
+    return (
+      this.db
+        .prepare<[string], { seq: number | null }>("SELECT max(seq) AS seq FROM events WHERE conversation_id = ? AND type = 'run_finished' AND json_extract(payload, '$.anchored') = 1")
+        .get(conversationId)?.seq ?? 0
+    );
+  }
+
   /** A database opened read-only at an older schema has no anchors table: no anchors. */
   private hasTable(): boolean {
     return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'anchors'").get() !== undefined;
@@ -73,7 +93,8 @@ export class AnchorRepository {
     const anchors = this.list(conversationId);
     const hashAt = this.db.prepare<[string, number], { hash: string }>('SELECT hash FROM events WHERE conversation_id = ? AND seq = ?');
     const predates = anchors[0]?.mac === '' ? anchors[0].seq : 0;
-    const result = (anchoredSeq: number, problem: AnchorCheck['problem']): AnchorCheck => ({ anchors: anchors.length, anchoredSeq, predates, keyChecked: key !== null, problem });
+    const needsKey = anchors.some((anchor) => anchor.mac !== '') || this.lastAnchoredRunEnd(conversationId) > 0;
+    const result = (anchoredSeq: number, problem: AnchorCheck['problem']): AnchorCheck => ({ anchors: anchors.length, anchoredSeq, predates, keyChecked: key !== null, needsKey, problem });
     let anchoredSeq = 0;
     for (const [index, anchor] of anchors.entries()) {
       const stored = hashAt.get(conversationId, anchor.seq);

@@ -1,7 +1,11 @@
 /** J3: each run's end anchors the chain head with the namespace's keychain key; a rewritten and recomputed chain fails `ward verify`. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { journalEvent } from '../../common/events.js';
 import { hashEvent } from '../../main/store/chain.js';
 import type { NamespaceStore } from '../../main/store/namespace-store.js';
+import { RUN_STARTED } from '../support/events.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
 import { startHarness, type Harness } from './runs/harness.js';
 
@@ -57,10 +61,10 @@ describe('anchors (J3)', () => {
     rewriteAndRechain(store, conversationId, 2, JSON.stringify({ text: 'forged' }));
     store.db.prepare('UPDATE anchors SET hash = ? WHERE conversation_id = ?').run(store.journal.head(conversationId).hash, conversationId);
     expect(await harness!.app.integrity.verify(store, conversationId)).toMatchObject({ ok: false, reason: `the anchor of event ${last} was not made with this namespace's anchor key (forged, or copied from another data folder)` });
-    // No Secret Service: the chain and the anchors' hashes are checked, the MACs cannot be, and verify says so rather than pass quietly.
+    // No Secret Service: the chain and the anchors' hashes are checked, the MACs cannot be, so the journal is not vouched for.
     const offline = await ward(['verify', conversationId], { env: { WARD_HOME: harness!.home } });
-    expect(offline.code).toBe(0);
-    expect(offline.stdout).toMatch(new RegExp(`^ok: ${last} events, hash chain intact; 1 anchor up to event ${last} hold, their keys NOT checked: the keychain could not be read`));
+    expect(offline.code).toBe(7);
+    expect(offline.stdout).toMatch(new RegExp(`^NOT VERIFIED: ${last} events, hash chain intact, but its anchors could not be checked: the keychain could not be read`));
   });
 
   it('test_removed_anchors_and_a_cut_tail_are_named', async () => {
@@ -77,5 +81,31 @@ describe('anchors (J3)', () => {
       ok: false,
       reason: `the run that ended at event ${second.last} is not anchored (no anchor at all): anchors were removed, or the keychain was unavailable when it ended`,
     });
+  });
+
+  it('test_a_finished_runs_end_says_in_the_chain_that_it_is_anchored', async () => {
+    const { store, conversationId } = await oneTurn();
+    expect(store.journal.latest(conversationId, ['run_finished'])?.payload).toEqual({ state: 'succeeded', reason: null, anchored: true });
+  });
+
+  it('test_a_full_rewrite_that_deletes_the_anchors_fails_with_the_keychain_and_is_not_verified_without_it', async () => {
+    const { store, conversationId, last } = await oneTurn();
+    rewriteAndRechain(store, conversationId, 2, JSON.stringify({ text: 'What is the forged question?' }));
+    store.db.prepare('DELETE FROM anchors WHERE conversation_id = ?').run(conversationId);
+    expect(store.journal.verify(conversationId)).toEqual({ ok: true, count: last });
+    const withKeychain = await ward(['verify', conversationId], { env: { WARD_HOME: harness!.home, DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS } });
+    expect(withKeychain).toMatchObject({ code: 3, stdout: `TAMPERED: first bad event is #1: the run that ended at event ${last} is not anchored (no anchor at all): anchors were removed, or the keychain was unavailable when it ended\n` });
+    // Without the keychain the run_finished that says "anchored" is what remains: verify cannot pass it.
+    const offline = await ward(['verify', conversationId], { env: { WARD_HOME: harness!.home } });
+    expect(offline.code).toBe(7);
+    expect(offline.stdout).toMatch(new RegExp(`^NOT VERIFIED: ${last} events, hash chain intact, but its anchors could not be checked: the keychain could not be read .*; run "ward verify" where this namespace's keychain can be read\n$`));
+  });
+
+  it('test_a_run_that_ended_without_the_anchor_key_verifies_without_a_keychain_as_not_anchored_yet', async () => {
+    const home = tempDir('ward-unanchored-');
+    const { core, store, conversation } = seedConversation(home);
+    store.journal.appendMany(conversation.id, [journalEvent('run_started', RUN_STARTED), journalEvent('user_prompt', { text: 'hi' }), journalEvent('run_finished', { state: 'succeeded', reason: null, anchored: false })]);
+    core.close();
+    expect(await ward(['verify', conversation.id], { env: { WARD_HOME: home } })).toMatchObject({ code: 0, stdout: 'ok: 3 events, hash chain intact; not anchored yet\n' });
   });
 });

@@ -60,6 +60,15 @@ export interface RunHandle {
 }
 
 const TERMINAL: readonly RunState[] = ['stopped', 'succeeded', 'failed'];
+
+/** J3: a turn's anchor (main/app/journal-integrity.ts). */
+export interface TurnAnchoring {
+  /** As the turn starts: reads the anchor key, so the turn's run_finished can say its end will be anchored. Never throws. */
+  prepare(store: NamespaceStore): void;
+  /** After the turn settled, before its outcome is handed out. Never throws. */
+  anchor(store: NamespaceStore, conversationId: string): Promise<void>;
+}
+const NO_ANCHORING: TurnAnchoring = { prepare: () => undefined, anchor: async () => undefined };
 /** How often a run owned by another Ward process is polled when attaching to it. */
 const FOREIGN_POLL_MS = 250;
 
@@ -76,8 +85,7 @@ export class RunService {
   constructor(
     private readonly folder: DataFolder,
     private readonly deps: TurnDeps,
-    /** Runs after each turn settled, before its outcome is handed out (the J3 anchor). */
-    private readonly afterTurn: (store: NamespaceStore, conversationId: string) => Promise<void> = async () => undefined,
+    private readonly anchoring: TurnAnchoring = NO_ANCHORING,
     warmSessions = false,
   ) {
     this.warm = warmSessions ? new WarmSessions(deps.stopGraceMs) : null;
@@ -145,12 +153,13 @@ export class RunService {
 
     const runId = admission.run.id;
     traceMark('admitted');
+    this.anchoring.prepare(store);
     const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules, checked }, this.warm);
     const done = Promise.resolve()
       .then(() => turn.run())
       .then(async (outcome) => {
         traceMark('run-finished');
-        await this.afterTurn(store, conversation.id);
+        await this.anchoring.anchor(store, conversation.id);
         traceMark('anchored');
         return { runId, conversationId: conversation.id, ...outcome };
       });

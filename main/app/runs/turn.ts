@@ -622,7 +622,7 @@ export class Turn {
       final = { state: store.runs.get(runId).state, reason: describeError(error) };
     }
     this.state = 'done';
-    this.journal.emit('run_finished', { state: final.state, reason: final.reason });
+    this.journal.emit('run_finished', { state: final.state, reason: final.reason, anchored: this.input.store.anchors.keyAtHand });
     return final;
   }
 }

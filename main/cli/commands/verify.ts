@@ -7,7 +7,7 @@ import { writeJson, writeLine } from '../io.js';
 function anchorNote(anchors: IntegrityReport['anchors']): string {
   if (anchors === null) return '';
   if (anchors.anchors === 0) return '; not anchored yet';
-  const checked = anchors.keyChecked ? 'their keys checked' : `their keys NOT checked: ${anchors.keyProblem ?? 'no key'}`;
+  const checked = anchors.keyChecked ? 'their keys checked' : 'no keys to check (they predate anchoring)';
   const older = anchors.predates === 0 ? '' : ` (events up to ${anchors.predates} predate anchoring)`;
   return `; ${anchors.anchors} anchor${anchors.anchors === 1 ? '' : 's'} up to event ${anchors.anchoredSeq} hold${older}, ${checked}`;
 }
@@ -23,7 +23,9 @@ export const verifyCommand: Command = {
     const report = await app().integrity.verify(store, conversation.id);
     if (values.json) writeJson(io.stdout, { conversation: conversation.id, ...report });
     else if (report.ok) writeLine(io.stdout, `ok: ${report.count} events, hash chain intact${anchorNote(report.anchors)}`);
+    else if (report.unchecked !== null) writeLine(io.stdout, `NOT VERIFIED: ${report.count} events, hash chain intact, but ${report.unchecked}; run "ward verify" where this namespace's keychain can be read`);
     else writeLine(io.stdout, `TAMPERED: first bad event is #${report.firstBadSeq}: ${report.reason}`);
+    if (report.unchecked !== null) return EXIT.unavailable;
     return report.ok ? EXIT.ok : EXIT.verifyFailed;
   },
 };
