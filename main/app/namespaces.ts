@@ -11,7 +11,7 @@ import type { DataFolder, NamespaceSummary } from '../store/data-folder.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 
 // What the adapters may know of a namespace: its name and how to tell a person to address it.
-export { wardCommand, type Namespace } from '../namespaces/namespace.js';
+export { parseNamespace, wardCommand, type Namespace } from '../namespaces/namespace.js';
 export type { NamespaceStore } from '../store/namespace-store.js';
 
 export class NamespaceService {

@@ -6,8 +6,8 @@
  * main/electron, a recording double in the test harness).
  */
 import type { PendingApprovalView } from '../../common/views.js';
-import { parseNamespace } from '../namespaces/namespace.js';
-import type { ApprovalPort } from '../permissions/approval-queue.js';
+import { parseNamespace } from '../app/namespaces.js';
+import type { ApprovalPort } from '../app/approvals.js';
 
 export interface AttentionNote {
   readonly title: string;

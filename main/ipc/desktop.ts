@@ -3,7 +3,7 @@
  * the IPC adapter over both. Electron main and the Chromium test harness start it the same way.
  */
 import { WardApp, type WardAppOptions } from '../app/ward-app.js';
-import { ApprovalQueue } from '../permissions/approval-queue.js';
+import { ApprovalQueue } from '../app/approvals.js';
 import { watchApprovals, type AttentionPort } from './attention.js';
 import { DesktopIpc, type DesktopPorts } from './handlers.js';
 

@@ -35,7 +35,7 @@ import type { PinnedToolRoute } from '../../upstreams/types.js';
 import type { RunLimits } from '../run-limits.js';
 import type { CliSession } from './cli-session.js';
 import type { ProviderAccess } from './provider-access.js';
-import type { TurnDeps } from './turn.js';
+import type { TurnDeps } from './turn-deps.js';
 import { claudeConfigDir, conversationWorkspace, sharedClaudeConfigDir } from './workspace.js';
 
 /** What a conversation's next CLI runs, read from the store (nothing checked or started yet). */

@@ -16,7 +16,7 @@ import type { NamespaceStore } from '../../store/namespace-store.js';
 import { CliSession } from './cli-session.js';
 import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSession, type Plan } from './launch.js';
 import { checkReadiness } from './readiness.js';
-import type { TurnDeps } from './turn.js';
+import type { TurnDeps } from './turn-deps.js';
 import { warmKey, type WarmSessions } from './warm-sessions.js';
 
 /** What a request to start a chat's CLI ahead did. */

@@ -11,7 +11,7 @@ import { assertCliVersionAllowed, assertConnectionAllowed, assertModelAllowed, a
 import type { ModelProfile } from '../../providers/model-profile.js';
 import { cliVerificationCache, verifyPinnedCli, type PinnedCli } from '../../runner/pin.js';
 import { providerAccess, type ProviderAccess } from './provider-access.js';
-import type { TurnDeps } from './turn.js';
+import type { TurnDeps } from './turn-deps.js';
 
 export interface Readiness {
   readonly pinned: PinnedCli;
