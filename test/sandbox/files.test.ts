@@ -4,7 +4,7 @@
  * output is checked as data (the test names say so).
  */
 import { describe, expect, it } from 'vitest';
-import { filesystemView, reachability, sandboxGrants, type RunFiles } from '../../main/sandbox/files.js';
+import { filesystemView, reachability, sandboxGrants, wardPrivatePaths, type RunFiles } from '../../main/sandbox/files.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 
 const home = '/home/alice/.config/Ward';
@@ -47,6 +47,18 @@ describe('the file view of a run (S2)', () => {
     expect(reach('/home/alice/projects/app.ts', false)).toBe(true);
     expect(reach(`${home}/namespaces/abc/model-profiles.json`, false)).toBe(false);
     expect(reach(`${home}/namespaces/abc/workspaces/c1/notes.md`, false)).toBe(true);
+  });
+
+  it('test_wards_private_paths_name_the_data_folder_the_keyring_and_dbus_and_hide_them_under_a_grant_of_the_home_folder', () => {
+    const hidden = wardPrivatePaths(home, { HOME: '/home/alice' });
+    expect(hidden).toEqual(expect.arrayContaining([home, '/run/user', '/run/dbus', '/home/alice/.local/share/keyrings']));
+    // The layer itself, without the check that refuses such a grant when it is given.
+    const reach = reachability(filesystemView(files({ hidden, grants: { read: ['/home/alice', '/run'], write: [], denyRead: [], denyWrite: [] } }), 'linux'), 'linux');
+    expect(reach('/home/alice/projects/app.ts', false)).toBe(true);
+    expect(reach(`${home}/namespaces/abc/ward.db`, false)).toBe(false);
+    expect(reach(`${home}/settings.json`, false)).toBe(false);
+    expect(reach('/home/alice/.local/share/keyrings/login.keyring', false)).toBe(false);
+    expect(reach('/run/user/1000/bus', false)).toBe(false);
   });
 
   it('test_the_rules_at_spawn_become_the_views_grants', () => {

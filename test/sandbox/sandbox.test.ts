@@ -20,6 +20,7 @@ import type { RunState } from '../../main/store/runs.js';
 import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { site } from '../support/sites.js';
 import { tempDir } from '../support/temp.js';
+import { bash, DONE } from './steps.js';
 import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
 
 let harness: Harness | undefined;
@@ -28,10 +29,6 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function bash(command: string): ScriptStep {
-  return { blocks: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'run it' } }] };
-}
-const DONE: ScriptStep = { blocks: [{ type: 'text', text: 'done' }] };
 
 /** A fresh folder holding the turn's workspace and, beside it, a folder the turn was not given. */
 function folders(outsideName: string): { root: string; workspace: string; outside: string } {
