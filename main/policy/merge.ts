@@ -207,6 +207,23 @@ function mergeMandatory(key: PolicyKey, candidates: readonly Candidate[]): { val
 }
 
 /**
+ * Lists that every source filled but that have no entry in common: a legitimate (strict) result,
+ * yet one that refuses everything, so `ward policy show` and `ward doctor` say so.
+ */
+function emptiedLists(key: PolicyKey, candidates: readonly Candidate[], merged: unknown): string[] {
+  if (candidates.length < 2) return [];
+  const emptied = (name: string, lists: ReadonlyArray<readonly string[]>, result: readonly string[]) =>
+    lists.every((list) => list.length > 0) && result.length === 0 ? [`${name}: the sources (${candidates.map((candidate) => candidate.source).join(', ')}) have no entry in common, so nothing is allowed`] : [];
+  if (key.merge === 'allowList') return emptied(key.key, candidates.map((candidate) => candidate.value as string[]), merged as string[]);
+  if (key.merge !== 'capsByKind') return [];
+  const caps = candidates.map((candidate) => candidate.value as Record<string, string[]>);
+  return Object.entries(merged as Record<string, string[]>).flatMap(([kind, result]) => {
+    const lists = caps.flatMap((cap) => (cap[kind] === undefined ? [] : [cap[kind]]));
+    return lists.length < 2 ? [] : emptied(`${key.key}.${kind}`, lists, result);
+  });
+}
+
+/**
  * One reading of the policy from the documents of every store, in precedence order (machine
  * before user, the OS stores before WARD_POLICY): a recommended value comes from the first
  * source that sets it, and only where no source makes the key mandatory.
@@ -221,8 +238,12 @@ export function mergeDocuments(documents: readonly PolicyDocument[], broken: rea
     const mandatory = candidates.mandatory.get(key.key);
     if (mandatory !== undefined) {
       const merged = mergeMandatory(key, mandatory);
-      if ('conflict' in merged) errors.push(`${key.key}: ${merged.conflict}`);
-      else settings.set(key.key, { key: key.key, level: 'mandatory', value: merged.value, sources: mandatory.map((candidate) => candidate.source) });
+      if ('conflict' in merged) {
+        errors.push(`${key.key}: ${merged.conflict}`);
+        continue;
+      }
+      settings.set(key.key, { key: key.key, level: 'mandatory', value: merged.value, sources: mandatory.map((candidate) => candidate.source) });
+      warnings.push(...emptiedLists(key, mandatory, merged.value));
       continue;
     }
     const recommended = candidates.recommended.get(key.key)?.[0];

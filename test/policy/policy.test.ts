@@ -210,5 +210,14 @@ describe('admin policy', () => {
     // A narrower wildcard still narrows.
     const narrower = loadPolicy({ WARD_POLICY: writePolicy({ providers: ['*.eu.example.com'] }) }, 'linux', at(admin))!;
     expect(narrower.providers).toEqual(['*.eu.example.com']);
+    expect(merged.warnings).toEqual([]);
+    // Lists with nothing in common refuse everything: legitimate, but said, not silent.
+    const mine = writePolicy({ providers: ['api.other.example'], caps: { net: ['api.other.example'] } });
+    const disjoint = loadPolicy({ WARD_POLICY: mine }, 'linux', at(admin))!;
+    expect(disjoint.providers).toEqual([]);
+    expect(disjoint.warnings).toEqual([
+      `providers: the sources (${admin}: providers, ${mine}: providers) have no entry in common, so nothing is allowed`,
+      `caps.net: the sources (${admin}: caps, ${mine}: caps) have no entry in common, so nothing is allowed`,
+    ]);
   });
 });
