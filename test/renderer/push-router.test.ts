@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildWardApi, type PushedEvent } from '../../preload/contract.js';
+import type { JournalEventView } from '../../common/views.js';
 import { PushRouter } from '../../renderer/src/state/follow.js';
 
 function transport() {
@@ -38,6 +39,23 @@ describe('routing pushed events to subscriptions', () => {
     const seen: number[] = [];
     router.route('new', (event) => event.kind === 'journal' && seen.push(event.events[0]!.seq));
     expect(seen).toEqual([1]);
+    router.close();
+  });
+
+  it('test_parses_journal_events_where_they_enter_so_a_handler_gets_a_malformed_one_as_unreadable_and_the_rest_typed', () => {
+    const { api, push } = transport();
+    const router = new PushRouter(api);
+    const seen: unknown[] = [];
+    router.route('s1', (event) => event.kind === 'journal' && seen.push(...event.events));
+    const arriving = [
+      { seq: 1, runId: null, createdAt: '', type: 'run_finished', payload: { outcome: 'cancelled' } },
+      { seq: 2, runId: null, createdAt: '', type: 'tool_call', payload: { toolUseId: 't1', tool: 'fetch', arguments: { token: 'sk-live-1' } } },
+    ];
+    push({ kind: 'journal', subscriptionId: 's1', events: arriving as unknown as JournalEventView[] });
+    expect(seen).toEqual([
+      { seq: 1, runId: null, createdAt: '', type: 'unreadable', payload: { storedType: 'run_finished', problem: expect.stringMatching(/state|reason|outcome/) } },
+      { seq: 2, runId: null, createdAt: '', type: 'tool_call', payload: { toolUseId: 't1', tool: 'fetch', arguments: { token: '[redacted]' } } },
+    ]);
     router.close();
   });
 });

@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
-import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { applyEvents } from '../../renderer/src/state/apply-events.js';
+import { EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
 import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
 

@@ -1,9 +1,10 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import type { JournalEventView } from '../../common/views.js';
 import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
-import { applyEvents, EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
+import { applyEvents } from '../../renderer/src/state/apply-events.js';
+import { readIncomingEvents, type ArrivingEvent } from '../../renderer/src/state/incoming-events.js';
+import { EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
 import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
 
@@ -102,14 +103,18 @@ describe('what each turn used', () => {
 describe('events that do not parse (old or foreign data)', () => {
   it('test_shows_each_as_an_unreadable_notice_with_its_type_guesses_nothing_from_it_and_goes_on', () => {
     const feed = viewFeed();
-    const raw = (type: string, payload: unknown): JournalEventView => ({ ...feed('user_prompt', { text: '' }), type, payload }) as JournalEventView;
-    const state = applyEvents(EMPTY_CONVERSATION, [
-      raw('prompt', { text: 'an old prompt event' }),
-      raw('run_finished', { outcome: 'cancelled', errors: ['boom'] }),
-      raw('tool_call', { name: 'lookup', input: { q: 1 } }),
-      raw('unreadable', { storedType: 'bidi\u202eevil\nline', problem: 'type: Invalid input' }),
-      feed('assistant_text', { text: 'still here' }),
-    ]);
+    const raw = (type: string, payload: unknown): ArrivingEvent => ({ ...feed('user_prompt', { text: '' }), type, payload });
+    // Parsed where they enter the renderer, then folded.
+    const state = applyEvents(
+      EMPTY_CONVERSATION,
+      readIncomingEvents([
+        raw('prompt', { text: 'an old prompt event' }),
+        raw('run_finished', { outcome: 'cancelled', errors: ['boom'] }),
+        raw('tool_call', { name: 'lookup', input: { q: 1 } }),
+        raw('unreadable', { storedType: 'bidi\u202eevil\nline', problem: 'type: Invalid input' }),
+        feed('assistant_text', { text: 'still here' }),
+      ]),
+    );
     expect(state.items).toEqual([
       { kind: 'notice', key: 'e1', runId: 'run-1', tone: 'warning', text: 'Unreadable event: prompt' },
       { kind: 'notice', key: 'e2', runId: 'run-1', tone: 'warning', text: 'Unreadable event: run_finished' },

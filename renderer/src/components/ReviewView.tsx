@@ -8,7 +8,9 @@ import type { WardApi } from '../../../preload/contract.js';
 import type { ReviewView as Review } from '../../../common/views.js';
 import { describeUsage } from '../../../common/usage.js';
 import { errorText, unwrap } from '../api.js';
-import { applyEvents, EMPTY_CONVERSATION, timelineRows, type ConversationState, type TimelineRowModel } from '../state/timeline.js';
+import { applyEvents } from '../state/apply-events.js';
+import { readIncomingEvents } from '../state/incoming-events.js';
+import { EMPTY_CONVERSATION, timelineRows, type ConversationState, type TimelineRowModel } from '../state/timeline.js';
 import { estimateRowHeight, TimelineRow, type RowContext } from './Timeline.js';
 import { VirtualList } from './VirtualList.js';
 
@@ -27,7 +29,8 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
       if (cancelled) return;
       setReview(opened);
       for (let page = 0; page < opened.pageCount && !cancelled; page++) {
-        const events = await unwrap(api.review.events({ reviewId, page }));
+        // A review's pages enter the renderer here: parsed once, then folded as the chat folds them.
+        const events = readIncomingEvents(await unwrap(api.review.events({ reviewId, page })));
         if (!cancelled) setState((current) => applyEvents(current, events));
       }
     };

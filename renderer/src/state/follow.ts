@@ -1,9 +1,12 @@
 /**
- * Pushed events can arrive before the call that created their subscription has returned; the
- * router holds them (bounded) until the subscription id is known, then hands them over in order.
+ * Pushes enter the renderer here. Journal events are parsed as they arrive (incoming-events.ts),
+ * so every handler gets typed events. Pushed events can arrive before the call that created their
+ * subscription has returned; the router holds them (bounded) until the subscription id is known,
+ * then hands them over in order.
  */
 import { useEffect, useMemo } from 'react';
 import type { PushedEvent, WardApi } from '../../../preload/contract.js';
+import { readIncomingEvents } from './incoming-events.js';
 
 const MAX_HELD_PUSHES = 10_000;
 /** Subscriptions this page ended; their late pushes are dropped, not held. */
@@ -19,7 +22,8 @@ export class PushRouter {
   private readonly stop: () => void;
 
   constructor(api: WardApi) {
-    this.stop = api.onEvent((event) => {
+    this.stop = api.onEvent((arriving) => {
+      const event: PushedEvent = arriving.kind === 'journal' ? { ...arriving, events: readIncomingEvents(arriving.events) } : arriving;
       const handler = this.handlers.get(event.subscriptionId);
       if (handler !== undefined) return handler(event);
       if (this.closed.has(event.subscriptionId) || this.heldCount >= MAX_HELD_PUSHES) return;

@@ -14,7 +14,8 @@ import type { ConversationView, JournalEventView } from '../../../common/views.j
 import { errorText, unwrap } from '../api.js';
 import type { JournalEventType } from '../../../common/events.js';
 import type { PushRouter } from './follow.js';
-import { applyEvents, EMPTY_CONVERSATION, type ConversationState } from './timeline.js';
+import { applyEvents } from './apply-events.js';
+import { EMPTY_CONVERSATION, type ConversationState } from './timeline.js';
 
 const RUN_EVENTS = new Set<string>(['run_started', 'run_stopping', 'run_finished', 'run_reconciled'] satisfies JournalEventType[]);
 /** Enough for a few screens: what a chat needs to paint at its latest message. */
