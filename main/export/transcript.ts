@@ -4,7 +4,7 @@
  * (as in the desktop: invisible characters shown as escapes, markup as text). A transcript is
  * not evidence; the signed bundle is.
  */
-import { escapeInvisible } from '../../common/display.js';
+import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { describeUsage, UsageTally, type TurnUsage } from '../../common/usage.js';
 
@@ -30,6 +30,9 @@ type Entry =
   | { readonly kind: 'tool'; readonly at: string; readonly tool: string; readonly detail: string }
   | { readonly kind: 'notice'; readonly at: string; readonly text: string }
   | { readonly kind: 'turn'; readonly at: string; readonly usage: TurnUsage };
+
+/** A header field is a line, not a document: longer ones are cut (the bundle has them whole). */
+const MAX_HEADER_CHARS = 1_000;
 
 /** A tool's arguments as people read them, bounded: the bundle has them whole. */
 const MAX_ARGUMENTS_CHARS = 4_000;
@@ -112,9 +115,16 @@ function time(at: string): string {
 
 // ---- Markdown ----
 
+const inertMarkup = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** Model text stays Markdown, but no HTML in it can render, and nothing invisible stays hidden. */
 function markdownText(text: string): string {
-  return escapeInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return inertMarkup(escapeInvisible(text));
+}
+
+/** A header field or heading: one line whatever it holds, so it cannot start a line of its own. */
+function markdownLine(text: string): string {
+  return inertMarkup(escapeOneLine(text, MAX_HEADER_CHARS));
 }
 
 /** A fence longer than any run of tildes inside, so the content cannot close it. */
@@ -125,18 +135,18 @@ function fenced(text: string): string {
 }
 
 export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<TranscriptEvent>): Generator<string> {
-  yield `# ${markdownText(meta.title).replace(/\n/g, ' ')}\n\n`;
-  yield `- Conversation: \`${meta.conversationId}\`\n- Agent: ${markdownText(meta.agent)}\n- Exported: ${meta.exportedAt} · ${meta.events} events · chain head \`${meta.chainHead}\`\n`;
-  if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map((id) => `\`${id}\``).join(', ')}\n`;
+  yield `# ${markdownLine(meta.title)}\n\n`;
+  yield `- Conversation: \`${escapeOneLine(meta.conversationId, MAX_HEADER_CHARS)}\`\n- Agent: ${markdownLine(meta.agent)}\n- Exported: ${markdownLine(meta.exportedAt)} · ${meta.events} events · chain head \`${escapeOneLine(meta.chainHead, MAX_HEADER_CHARS)}\`\n`;
+  if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map((id) => `\`${escapeOneLine(id, MAX_HEADER_CHARS)}\``).join(', ')}\n`;
   yield '\n> A transcript for reading. The signed `.wardbundle` export of this conversation is the verifiable record.\n';
   for (const entry of entries(events)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':
-        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${time(entry.at)}${entry.cutShort ? ' (cut short)' : ''}\n\n${markdownText(entry.text)}\n`;
+        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${markdownLine(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}\n\n${markdownText(entry.text)}\n`;
         break;
       case 'tool':
-        yield `\n**Tool** ${markdownText(entry.tool)}\n\n${fenced(entry.detail)}\n`;
+        yield `\n**Tool** ${markdownLine(entry.tool)}\n\n${fenced(entry.detail)}\n`;
         break;
       case 'notice':
         yield `\n> ${markdownText(entry.text).replace(/\n/g, '\n> ')}\n`;
@@ -151,7 +161,7 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
 // ---- HTML ----
 
 function html(text: string): string {
-  return escapeInvisible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return inertMarkup(escapeInvisible(text)).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Nothing may run, load or be submitted: the page's own policy says so, whatever opens it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatLive, newStreamedText } from '../../main/cli/format-event.js';
 import type { JournalEvent } from '../../main/store/journal.js';
+import { hostileEvents, UNSAFE_FOR_TERMINAL } from '../support/hostile.js';
 
 let seq = 0;
 const event = (type: string, payload: unknown): JournalEvent => ({ seq: ++seq, runId: 'r', type, payload, createdAt: '2026-03-01T12:00:00.000Z' }) as unknown as JournalEvent;
@@ -27,5 +28,12 @@ describe('ward run live output', () => {
 
   it('test_names_an_event_that_does_not_parse_on_stderr_instead_of_guessing_at_it', () => {
     expect(formatLive(event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true }), newStreamedText())).toEqual({ stream: 'stderr', text: 'ward: tool_result: unreadable event: payload: Invalid input\n' });
+  });
+
+  it('test_no_event_of_any_type_prints_tag_characters_or_anything_else_invisible', () => {
+    const streamed = newStreamedText();
+    const shown = hostileEvents().map((hostile) => formatLive(event(hostile.type, hostile.payload), streamed)?.text ?? '');
+    expect(shown.join('')).toContain('\\u{e0069}\\u{e0067}\\u{e006e}');
+    for (const text of shown) expect(text).not.toMatch(UNSAFE_FOR_TERMINAL);
   });
 });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
 import { PREDICATE, type Predicate } from '../../main/export/statement.js';
 import { rechain, signedBundle, type Line } from '../export/support.js';
-import { HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents, UNSAFE_FOR_TERMINAL } from '../support/hostile.js';
+import { firstUnsafe, HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents } from '../support/hostile.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward, type WardResult } from '../support/ward-cli.js';
@@ -21,9 +21,7 @@ const OFFLINE = { WARD_HOME: '/nonexistent/ward-home' };
 
 function expectTerminalSafe(result: WardResult): void {
   for (const [name, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
-    const unsafe = UNSAFE_FOR_TERMINAL.exec(text);
-    const found = unsafe === null ? null : `U+${unsafe[0].codePointAt(0)!.toString(16)} in ${JSON.stringify(text.slice(Math.max(0, unsafe.index - 40), unsafe.index + 40))}`;
-    expect(found, `${name} passes a character the terminal would act on or hide`).toBeNull();
+    expect(firstUnsafe(text), `${name} passes a character the terminal would act on or hide`).toBeNull();
   }
 }
 

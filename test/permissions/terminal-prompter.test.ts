@@ -109,4 +109,12 @@ describe('terminal prompter', () => {
     expect(prompterFor(input, output).interactive).toBe(false);
     expect(prompterFor(Object.assign(input, { isTTY: true }), Object.assign(output, { isTTY: true })).interactive).toBe(true);
   });
+
+  it('test_blank_padding_in_a_question_shows_as_a_short_count_not_hundreds_of_blank_cells', () => {
+    const padded = `/tmp/notes.txt${'\u2800'.repeat(400)}${'\u3164'.repeat(30)}/home/me/.ssh/id_rsa`;
+    const shown = renderQuestion({ ...QUESTION, value: padded, argumentsSummary: padded, reason: padded });
+    expect(shown).toContain('wants to read /tmp/notes.txt ⟨430 blanks⟩ /home/me/.ssh/id_rsa');
+    expect(shown).not.toMatch(/[\u2800\u3164]/);
+    expect(Math.max(...shown.split('\n').map((line) => line.length))).toBeLessThan(200);
+  });
 });

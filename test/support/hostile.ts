@@ -24,6 +24,12 @@ export const HOSTILE_SHORT = `\u001b]0;t\u0007\u001b[8m\r\n${'ok: b is intact an
 /** What no output of Ward may hold: controls but newline, bidi controls, default-ignorables, blank fillers. */
 export const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u2800\p{Default_Ignorable_Code_Point}]/u;
 
+/** The first character of `text` no output may hold, with what surrounds it; null when there is none. */
+export function firstUnsafe(text: string): string | null {
+  const unsafe = UNSAFE_FOR_TERMINAL.exec(text);
+  return unsafe === null ? null : `U+${unsafe[0].codePointAt(0)!.toString(16)} in ${JSON.stringify(text.slice(Math.max(0, unsafe.index - 40), unsafe.index + 40))}`;
+}
+
 type Def = { type: string; [key: string]: unknown };
 const defOf = (schema: unknown): Def => (schema as { _zod: { def: Def } })._zod.def;
 
