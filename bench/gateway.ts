@@ -58,7 +58,7 @@ export async function benchGateway(): Promise<Record<string, unknown>> {
   const upstream = await provider();
   const gateway = await ModelGateway.start();
   try {
-    const route = gateway.register({ runId: 'bench', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: 'bench-key' }), onExchange: () => undefined });
+    const route = gateway.register({ runId: 'bench', baseUrl: upstream.url, credential: async () => ({ kind: 'api-key', value: 'bench-key' }), onExchange: () => undefined });
     const direct = `${upstream.url}/v1/messages`;
     const viaGateway = `${route.url}/v1/messages`;
     for (let i = 0; i < WARMUP; i++) {

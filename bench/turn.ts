@@ -298,7 +298,7 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
       });
       const approval = args.indexOf('--permission-prompt-tool');
       args.splice(approval, 2);
-      const env = buildChildEnv({ inherited: base, model: { baseUrl: provider.url, capability: KEY, mode: 'api_key' }, configDir });
+      const env = buildChildEnv({ inherited: base, model: { baseUrl: provider.url, capability: KEY, mode: 'api-key' }, configDir });
       return { ...(await timed(pinned.path, args, env, workspace, 'hi', (text) => text.includes('"text_delta"'))), marks: {} };
     };
 

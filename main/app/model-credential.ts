@@ -1,7 +1,7 @@
 import type { Namespace } from '../namespaces/namespace.js';
 import { resolveModelCredential } from '../credentials/model-credential.js';
 import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
-import type { ModelCredential } from '../providers/model-profile.js';
+import type { ModelCredential } from '../credentials/model-credential.js';
 
 /**
  * The model credential of a namespace's runs, for the desktop and `ward run` alike: the
@@ -9,8 +9,5 @@ import type { ModelCredential } from '../providers/model-profile.js';
  * Ward's environment. An unreachable store is an error (C1), never a silent fallback.
  */
 export function storedModelCredential(home: string, stores: OpenStoreOptions = {}): (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> {
-  return async (ns, env) => {
-    const credential = await resolveModelCredential(ns, env, { home, store: openSecretStore(home, ns, stores) });
-    return credential.variable === 'ANTHROPIC_API_KEY' ? { kind: 'api_key', value: credential.value } : { kind: 'oauth_token', value: credential.value };
-  };
+  return (ns, env) => resolveModelCredential(ns, env, { home, store: openSecretStore(home, ns, stores) });
 }

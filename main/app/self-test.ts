@@ -59,7 +59,7 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     env: selfEnv,
     // The self-test checks the CLI protocol; the admin policy is reported by its own doctor check.
     policy: null,
-    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, sandbox, warmSessions: true, resolveCredential: () => ({ kind: 'api_key', value: OFFLINE_KEY }) },
+    run: { tmpRoot: scratch, turnTimeoutMs: SELF_TEST_TIMEOUT_MS, sandbox, warmSessions: true, resolveCredential: () => ({ kind: 'api-key', value: OFFLINE_KEY }) },
   });
   try {
     version = (await verifyPinnedCli()).version;

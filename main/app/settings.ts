@@ -12,6 +12,7 @@ import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
 import { checkBaseUrl, PROFILES_FILE, resolveModelProfile } from '../providers/model-profile.js';
+import { providerHeaders } from '../providers/provider-headers.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { storedModelCredential } from './model-credential.js';
 import type { NamespaceService } from './namespaces.js';
@@ -37,9 +38,7 @@ export class SettingsService {
     const baseUrl = checkBaseUrl(profile.baseUrl, false, 'model provider');
     assertProviderAllowed(this.policy, baseUrl);
     const credential = await storedModelCredential(this.namespaces.home, this.stores)(store.namespace, this.env);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
-    if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
-    else headers.authorization = `Bearer ${credential.value}`;
+    const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...providerHeaders(credential) };
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
     const host = new URL(baseUrl).host;

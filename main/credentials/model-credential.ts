@@ -7,9 +7,9 @@ import type { SecretStore } from './secret-store.js';
 export type ModelCredentialKind = 'api-key' | 'oauth-token';
 export type ModelCredentialVariable = 'ANTHROPIC_API_KEY' | 'CLAUDE_CODE_OAUTH_TOKEN';
 
+/** The model credential, in one spelling wherever Ward stores, sends or tells the child of it. */
 export interface ModelCredential {
-  /** The one environment variable the pinned CLI reads this kind from. */
-  readonly variable: ModelCredentialVariable;
+  readonly kind: ModelCredentialKind;
   readonly value: string;
 }
 
@@ -91,11 +91,11 @@ export async function resolveModelCredential(
   const raw = await store.get(MODEL_KEY_ACCOUNT);
   if (raw !== undefined) {
     const stored = decode(raw, namespace);
-    return { variable: VARIABLE_FOR[stored.kind], value: stored.secret };
+    return { kind: stored.kind, value: stored.secret };
   }
-  for (const variable of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] as const) {
-    const value = env[variable];
-    if (value !== undefined && value !== '') return { variable, value };
+  for (const kind of ['api-key', 'oauth-token'] as const) {
+    const value = env[VARIABLE_FOR[kind]];
+    if (value !== undefined && value !== '') return { kind, value };
   }
   throw new WardError('credential_missing', `no model credential for namespace ${namespace.name}: ${howToSet(namespace)}, or set ANTHROPIC_API_KEY`);
 }

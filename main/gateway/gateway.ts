@@ -13,17 +13,9 @@ import { WardError, describeError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { redactSecrets } from '../base/secret-redaction.js';
+import { providerHeaders, type ProviderCredential } from '../providers/provider-headers.js';
 import { decodedBody, relayRedacted } from './relay.js';
 import type { TokenUsage } from './usage.js';
-
-/** What the provider is shown instead of the capability. */
-export type ProviderCredential =
-  /** An Anthropic API key: `x-api-key`. */
-  | { readonly kind: 'api_key'; readonly value: string }
-  /** A Claude subscription token: `Authorization: Bearer`; the child runs in the same mode, so it sends the headers that mode needs. */
-  | { readonly kind: 'oauth_token'; readonly value: string }
-  /** A company LLM gateway's sign-in (the namespace's OpenID Connect tokens): `Authorization: Bearer`. */
-  | { readonly kind: 'bearer'; readonly value: string };
 
 /** One call through the gateway, as the journal records it (G4): never a body or a credential. */
 export interface GatewayExchange {
@@ -202,8 +194,7 @@ export class ModelGateway {
   private forward(req: IncomingMessage, target: URL, body: Buffer, credential: ProviderCredential): Promise<{ response?: IncomingMessage; problem: string | null }> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED_REQUEST.has(name)) headers[name] = value;
-    if (credential.kind === 'api_key') headers['x-api-key'] = credential.value;
-    else headers.authorization = `Bearer ${credential.value}`;
+    Object.assign(headers, providerHeaders(credential));
     headers['content-length'] = String(body.length);
     // A compressed answer could carry the key past redaction: ask for it plain.
     headers['accept-encoding'] = 'identity';

@@ -17,9 +17,6 @@ export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const PROFILES_FILE = 'model-profiles.json';
 
-/** The credential a run uses with its model provider. */
-export type ModelCredential = { readonly kind: 'api_key'; readonly value: string } | { readonly kind: 'oauth_token'; readonly value: string };
-
 export interface ModelProfile {
   readonly name: string;
   readonly baseUrl: string;

@@ -22,7 +22,7 @@ export interface ModelAccess {
   readonly baseUrl: string;
   /** The run's capability for the gateway, in the place the CLI reads its key from. */
   readonly capability: string;
-  readonly mode: 'api_key' | 'oauth_token';
+  readonly mode: 'api-key' | 'oauth-token';
 }
 
 export interface ChildEnvInput {
@@ -53,7 +53,7 @@ export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   Object.assign(env, QUIET_SWITCHES);
   env.ANTHROPIC_BASE_URL = input.model.baseUrl;
   env.CLAUDE_CONFIG_DIR = input.configDir;
-  if (input.model.mode === 'api_key') env.ANTHROPIC_API_KEY = input.model.capability;
+  if (input.model.mode === 'api-key') env.ANTHROPIC_API_KEY = input.model.capability;
   else env.CLAUDE_CODE_OAUTH_TOKEN = input.model.capability;
   // Belt and braces: nothing that changes how the binary loads code.
   for (const name of Object.keys(env)) if (/^(LD_|DYLD_)/.test(name)) delete env[name];

@@ -77,7 +77,7 @@ describe('the real CLI and two connections', () => {
     const configDir = path.join(dir, 'config');
     fs.mkdirSync(configDir, { mode: 0o700 });
     const args = buildCliArgs({ sessionId: randomUUID(), resume: false, mcpConfigPath: mcpConfig, instructionsPath: instructions, model: 'claude-test', pinnedTools: routes.map((route) => route.exposedName) });
-    const env = buildChildEnv({ inherited: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' }, model: { baseUrl: provider.url, capability: 'sk-ant-test-key', mode: 'api_key' }, configDir });
+    const env = buildChildEnv({ inherited: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' }, model: { baseUrl: provider.url, capability: 'sk-ant-test-key', mode: 'api-key' }, configDir });
 
     const run = await runCli(args, env, 'Call both tools.');
     const result = run.lines.find((line) => line.type === 'result');

@@ -23,7 +23,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     // Keychain first: a different key in the environment does not win over the stored one.
     const ns = parseNamespace('default');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
-    expect(await resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'sk-env-key' }, { store })).toEqual({ variable: 'ANTHROPIC_API_KEY', value: API_KEY });
+    expect(await resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'sk-env-key' }, { store })).toEqual({ kind: 'api-key', value: API_KEY });
 
     expectNoCanary([set.stdout, set.stderr, show.stdout, show.stderr, json.stdout, json.stderr], [API_KEY]);
     expectNoCanaryInFiles(home, [API_KEY]);
@@ -51,9 +51,9 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expect((await runWard(['provider', 'set-key'], env, OAUTH_TOKEN)).stdout).toContain('stored the OAuth token');
     const ns = parseNamespace('default');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
-    expect(await resolveModelCredential(ns, {}, { store })).toEqual({ variable: 'CLAUDE_CODE_OAUTH_TOKEN', value: OAUTH_TOKEN });
+    expect(await resolveModelCredential(ns, {}, { store })).toEqual({ kind: 'oauth-token', value: OAUTH_TOKEN });
     expect((await runWard(['provider', 'set-key', '--kind', 'oauth-token'], env, 'custom-token-value')).code).toBe(0);
-    expect(await resolveModelCredential(ns, {}, { store })).toEqual({ variable: 'CLAUDE_CODE_OAUTH_TOKEN', value: 'custom-token-value' });
+    expect(await resolveModelCredential(ns, {}, { store })).toEqual({ kind: 'oauth-token', value: 'custom-token-value' });
     await store.delete('model-key');
   });
 
@@ -72,8 +72,8 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     const home = tempDir();
     const ns = parseNamespace('env-only');
     const store = openSecretStore(home, ns, { kind: 'keychain' });
-    expect(await resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'sk-env' }, { store })).toEqual({ variable: 'ANTHROPIC_API_KEY', value: 'sk-env' });
-    expect(await resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 'oat-env' }, { store })).toEqual({ variable: 'CLAUDE_CODE_OAUTH_TOKEN', value: 'oat-env' });
+    expect(await resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'sk-env' }, { store })).toEqual({ kind: 'api-key', value: 'sk-env' });
+    expect(await resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 'oat-env' }, { store })).toEqual({ kind: 'oauth-token', value: 'oat-env' });
     await expect(resolveModelCredential(ns, {}, { store })).rejects.toMatchObject({
       code: 'credential_missing',
       message: 'no model credential for namespace env-only: store one with "ward --namespace env-only provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY',

@@ -6,13 +6,14 @@
  */
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelGateway, type GatewayExchange, type GatewayOptions, type ProviderCredential, type ProviderRoute } from '../../main/gateway/gateway.js';
+import { ModelGateway, type GatewayExchange, type GatewayOptions, type ProviderRoute } from '../../main/gateway/gateway.js';
+import type { ProviderCredential } from '../../main/providers/provider-headers.js';
 import { startModelProvider, type ModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { MESSAGE, post, streamedText, type Reply } from './support.js';
 
 const CREDENTIALS: readonly ProviderCredential[] = [
-  { kind: 'api_key', value: 'sk-ant-api03-leak-canary-5d2e8f1a9b' },
-  { kind: 'oauth_token', value: 'sk-ant-oat01-leak-canary-7c4b2a0e3f' },
+  { kind: 'api-key', value: 'sk-ant-api03-leak-canary-5d2e8f1a9b' },
+  { kind: 'oauth-token', value: 'sk-ant-oat01-leak-canary-7c4b2a0e3f' },
   { kind: 'bearer', value: 'oidc-access-leak-canary-1f9e6d3c8a' },
 ];
 

@@ -1,7 +1,8 @@
 /** G1–G4: the model gateway in front of the real scripted provider (a Messages-API server on loopback). */
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ModelGateway, type GatewayExchange, type ProviderCredential } from '../../main/gateway/gateway.js';
+import { ModelGateway, type GatewayExchange } from '../../main/gateway/gateway.js';
+import type { ProviderCredential } from '../../main/providers/provider-headers.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { until } from '../app/runs/harness.js';
 import { MESSAGE, post, streamedText } from './support.js';
@@ -12,7 +13,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(credential: ProviderCredential = { kind: 'api_key', value: REAL_KEY }, provider?: ModelProvider) {
+async function setup(credential: ProviderCredential = { kind: 'api-key', value: REAL_KEY }, provider?: ModelProvider) {
   const upstream = provider ?? (await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello through the gateway.' }], usage: { input_tokens: 17, output_tokens: 9 } }]));
   if (provider === undefined) cleanups.push(() => upstream.close());
   const gateway = await ModelGateway.start();
@@ -40,7 +41,7 @@ describe('model gateway (G1, G2)', () => {
   });
 
   it('test_a_subscription_token_goes_as_a_bearer_and_never_as_an_api_key', async () => {
-    const { upstream, route } = await setup({ kind: 'oauth_token', value: 'oauth-canary-91c3' });
+    const { upstream, route } = await setup({ kind: 'oauth-token', value: 'oauth-canary-91c3' });
     const reply = await post(`${route.url}/v1/messages`, { authorization: `Bearer ${route.capability}` }, MESSAGE);
     expect(reply.status).toBe(200);
     const [seen] = upstream.conversationRequests();
@@ -106,7 +107,7 @@ describe('model gateway (G1, G2)', () => {
     const route = gateway.register({
       runId: 'run-m',
       baseUrl: upstream.url,
-      credential: async () => ({ kind: 'api_key', value: REAL_KEY }),
+      credential: async () => ({ kind: 'api-key', value: REAL_KEY }),
       onExchange: () => undefined,
       modelRefusal: (model) => (model.startsWith('claude-sonnet-') ? null : `model ${model} is not allowed by Example IT`),
     });
@@ -120,7 +121,7 @@ describe('model gateway (G1, G2)', () => {
 
   it('test_g1_a_wrong_missing_foreign_or_dead_capability_gets_401_or_404', async () => {
     const { gateway, route, upstream } = await setup();
-    const other = gateway.register({ runId: 'run-b', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });
+    const other = gateway.register({ runId: 'run-b', baseUrl: upstream.url, credential: async () => ({ kind: 'api-key', value: REAL_KEY }), onExchange: () => undefined });
     expect((await post(`${route.url}/v1/messages`, {}, MESSAGE)).status).toBe(401);
     expect((await post(`${route.url}/v1/messages`, { 'x-api-key': 'x'.repeat(43) }, MESSAGE)).status).toBe(401);
     // Run B's capability does not open run A.
@@ -144,7 +145,7 @@ describe('model gateway (G1, G2)', () => {
     cleanups.push(() => upstream.close());
     const gateway = await ModelGateway.start({ maxRequestBytes: 1024 });
     cleanups.push(() => gateway.close());
-    const route = gateway.register({ runId: 'run-a', baseUrl: upstream.url, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: () => undefined });
+    const route = gateway.register({ runId: 'run-a', baseUrl: upstream.url, credential: async () => ({ kind: 'api-key', value: REAL_KEY }), onExchange: () => undefined });
     expect((await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, 'x'.repeat(2048))).status).toBe(413);
     expect(upstream.requests).toHaveLength(0);
   });
@@ -152,7 +153,7 @@ describe('model gateway (G1, G2)', () => {
   it('test_the_providers_error_status_reaches_the_child_and_is_reported_without_the_key', async () => {
     const upstream = await startModelProvider([{ kind: 'http_error', status: 429, errorType: 'rate_limit_error', message: 'slow down' }]);
     cleanups.push(() => upstream.close());
-    const { route, exchanges } = await setup({ kind: 'api_key', value: REAL_KEY }, upstream);
+    const { route, exchanges } = await setup({ kind: 'api-key', value: REAL_KEY }, upstream);
     const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
     expect(reply.status).toBe(429);
     expect(reply.body).toContain('rate_limit_error');
@@ -169,7 +170,7 @@ describe('model gateway (G1, G2)', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const route = gateway.register({ runId: 'run-a', baseUrl: `http://127.0.0.1:${port}`, credential: async () => ({ kind: 'api_key', value: REAL_KEY }), onExchange: (exchange) => exchanges.push(exchange) });
+    const route = gateway.register({ runId: 'run-a', baseUrl: `http://127.0.0.1:${port}`, credential: async () => ({ kind: 'api-key', value: REAL_KEY }), onExchange: (exchange) => exchanges.push(exchange) });
     const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
     expect(reply.status).toBe(502);
     expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Ward: the model provider could not be reached (ECONNREFUSED)' } });

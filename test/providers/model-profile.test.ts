@@ -46,8 +46,8 @@ describe('model provider profile (L1)', () => {
 
   it('test_takes_the_model_credential_from_the_environment_when_none_is_stored_and_says_how_to_set_one_when_absent', async () => {
     const credential = storedModelCredential(home);
-    await expect(credential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'api_key', value: 'k1' });
-    await expect(credential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'oauth_token', value: 't1' });
+    await expect(credential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'api-key', value: 'k1' });
+    await expect(credential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'oauth-token', value: 't1' });
     await expect(credential(ns, {})).rejects.toMatchObject({ code: 'credential_missing' });
   });
 });

@@ -35,7 +35,7 @@ function startCli(provider: ModelProvider): { child: ChildProcessWithoutNullStre
   args.splice(args.indexOf('--permission-prompt-tool'), 2);
   // No prompt argument: turns come on stdin.
   args.splice(args.lastIndexOf('--'), 1, '--input-format', 'stream-json');
-  const env = buildChildEnv({ inherited: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' }, model: { baseUrl: provider.url, capability: 'sk-ant-stream-input-test', mode: 'api_key' }, configDir });
+  const env = buildChildEnv({ inherited: { PATH: process.env.PATH, HOME: dir, LANG: 'C.UTF-8' }, model: { baseUrl: provider.url, capability: 'sk-ant-stream-input-test', mode: 'api-key' }, configDir });
   const child = spawn(locatePlatformBinary().binary, args, { env, cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
   closers.push(() => void child.kill('SIGKILL'));
   const lines: Line[] = [];

@@ -10,7 +10,8 @@
  * tool calls and model calls are refused (B4 holds across turns) and stray output is dropped.
  */
 import type { ApprovalDecision, ApprovalRequest, BrokerEvent, RunBinding, RunRegistration } from '../../broker/types.js';
-import type { GatewayExchange, GatewayRegistration, ProviderCredential, ProviderRoute } from '../../gateway/gateway.js';
+import type { GatewayExchange, GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
+import type { ProviderCredential } from '../../providers/provider-headers.js';
 import type { RunTools } from '../../agents/run-tools.js';
 import { CliProcess, type CliExit, type CliLaunch } from '../../runner/child.js';
 import type { RunDir } from '../../runner/run-dir.js';

@@ -6,13 +6,14 @@
  * sent as a bearer token to a company's LLM gateway and refreshed once after a 401 (C5).
  */
 import { openSecretStore } from '../../credentials/open-store.js';
-import type { ProviderCredential } from '../../gateway/gateway.js';
+import type { ModelCredential, ModelCredentialKind } from '../../credentials/model-credential.js';
 import type { Namespace } from '../../namespaces/namespace.js';
-import type { ModelCredential, ModelProfile } from '../../providers/model-profile.js';
+import type { ModelProfile } from '../../providers/model-profile.js';
+import type { ProviderCredential } from '../../providers/provider-headers.js';
 
 export interface ProviderAccess {
   /** The variable the child's run capability goes in: a key, or a subscription token. */
-  readonly childMode: 'api_key' | 'oauth_token';
+  readonly childMode: ModelCredentialKind;
   credential(): Promise<ProviderCredential>;
   refresh?(): Promise<ProviderCredential>;
 }
@@ -50,7 +51,7 @@ export async function providerAccess(input: ProviderAccessInput): Promise<Provid
     return { kind: 'bearer', value: tokens.accessToken };
   };
   return {
-    childMode: 'api_key',
+    childMode: 'api-key',
     credential: async () => bearer(await session.tokens()),
     refresh: async () => bearer(await session.refresh(seen)),
   };
