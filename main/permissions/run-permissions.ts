@@ -6,7 +6,7 @@ import { commandForPerson, commandForRecord, MAX_ASKED_COMMAND, summarizeArgumen
 import { check, makeRequest, type PermissionRequest, type RequestGate } from './engine.js';
 import { isWithin } from './paths.js';
 import type { GrantStore } from './grant-store.js';
-import { describeRule, formatHostPattern, parseHostPattern, type HostPattern, type Rule } from './grants.js';
+import { assertSandboxCanAllow, describeRule, formatHostPattern, parseHostPattern, type HostPattern, type Rule } from './grants.js';
 import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
 import { PROMPT_ANSWERS, type PromptAnswer, type Prompter } from './prompter.js';
 
@@ -147,6 +147,8 @@ export class RunPermissions {
     let request: PermissionRequest;
     try {
       request = makeRequest('net', shownHost, this.options.baseDir);
+      // An allow the proxy could not add to the run's list would be asked for and then fail.
+      assertSandboxCanAllow('allow', 'net', request.value);
     } catch (error) {
       const reason = `not a host Ward can decide about: ${describeError(error)}`;
       this.record(null, 'network', shownHost, 'deny', { by: 'refused' }, reason, 'sandbox');

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 function netDecisions(h: Harness, conversationId: string): AuditRecord[] {
-  return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').filter((decision) => decision.kind === 'net');
+  return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').filter((decision) => decision.via === 'sandbox');
 }
 
 describe('the proxy applies the run’s net rules (S3)', () => {
@@ -36,6 +36,17 @@ describe('the proxy applies the run’s net rules (S3)', () => {
     ]);
     expect(asker.questions).toEqual([]);
     expect(toolResultsSeen(harness.provider)[0]).toMatchObject({ isError: true, text: expect.stringContaining('403') });
+  });
+
+  it('test_a_single_label_host_the_proxy_could_not_list_is_refused_saying_why_without_asking_anyone', async () => {
+    const asker = scriptedPerson('once');
+    harness = await startHarness([bash('curl -sS -m 10 http://vm:8080/'), DONE], { prompter: asker });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'curl', permissions: parsePermissionFlags(['--allow-run=curl'], '/') });
+    expect((await handle.done).state).toBe('succeeded');
+    expect(asker.questions).toEqual([]);
+    expect(netDecisions(harness, handle.conversationId)).toEqual([
+      expect.objectContaining({ decision: 'deny', via: 'sandbox', answerer: { by: 'refused' }, reason: expect.stringContaining('the sandbox\'s proxy takes a host name only with a dot in it') }),
+    ]);
   });
 
   it('test_a_host_allowed_once_at_the_prompt_is_allowed_on_that_port_and_another_port_is_asked_about', async () => {
