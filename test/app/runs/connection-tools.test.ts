@@ -9,6 +9,7 @@ import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 import { tempDir } from '../../support/temp.js';
 import { alive, eventually, pids, stdioSpec } from '../../connections/support.js';
+import { filesUnder } from '../../auth/support.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -76,7 +77,7 @@ describe('RunService and connection tools', () => {
     expect(toolResultsSeen(h.provider)[0]!.text).toContain('API_TOKEN=[redacted]; API_TOKEN=[redacted]');
     expect(JSON.stringify(h.provider.requests)).not.toContain(canary);
     const transcripts = claudeConfigDir(h.home, h.ns, handle.conversationId);
-    const files = fs.readdirSync(transcripts, { recursive: true, encoding: 'utf8' }).map((name) => path.join(transcripts, name)).filter((file) => fs.statSync(file).isFile());
+    const files = filesUnder(transcripts);
     expect(files.some((file) => file.endsWith('.jsonl'))).toBe(true);
     expect(files.filter((file) => fs.readFileSync(file).includes(canary))).toEqual([]);
     const events = h.events(handle.conversationId);
