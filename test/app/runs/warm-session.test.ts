@@ -20,7 +20,8 @@ import { parseNamespace } from '../../../main/namespaces/namespace.js';
 import { startModelProvider, userTextIn, type ModelProvider } from '../../fixtures/model-provider/provider.js';
 import { ward } from '../../support/ward-cli.js';
 import { processesWith } from './agents.js';
-import { CANARY_KEY, payloads, procEntries, processGroupAlive, startHarness, types, until, type Harness, type HarnessOptions } from './harness.js';
+import { CANARY_KEY, payloads, procEntries, processGroupAlive, types, until, type Harness } from './harness.js';
+import { answer, turn, warmHarness } from './warm.js';
 
 let harness: Harness | undefined;
 let host: ChildProcessWithoutNullStreams | undefined;
@@ -38,19 +39,6 @@ afterEach(async () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
-
-const answer = (text: string) => ({ blocks: [{ type: 'text' as const, text }] });
-
-function warmHarness(script: Parameters<typeof startHarness>[0], options: HarnessOptions = {}): Promise<Harness> {
-  return startHarness(script, { warmSessions: true, ...options });
-}
-
-/** One turn of the conversation (a new one without `conversationId`), to its end. */
-async function turn(h: Harness, prompt: string, conversationId?: string) {
-  const handle = h.service.startTurn({ namespace: h.ns, prompt, ...(conversationId === undefined ? {} : { conversationId }) });
-  const outcome = await handle.done;
-  return { handle, outcome, pid: handle.childPid() };
-}
 
 /** A turn by `ward run` in its own process on the harness's data (a terminal, or yesterday's Ward); returns its `--json` outcome. */
 async function wardRunElsewhere(h: Harness, args: readonly string[]): Promise<{ conversationId: string; runId: string }> {
