@@ -33,16 +33,6 @@ export interface ChildEnvInput {
   readonly granted?: Readonly<Record<string, string>>;
 }
 
-/** Every name the child may see; tests compare /proc/PID/environ against it. */
-export const ALLOWED_CHILD_ENV: ReadonlySet<string> = new Set<string>([
-  ...INHERITED_ENV,
-  ...Object.keys(QUIET_SWITCHES),
-  'ANTHROPIC_BASE_URL',
-  'ANTHROPIC_API_KEY',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'CLAUDE_CONFIG_DIR',
-]);
-
 export function buildChildEnv(input: ChildEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_ENV) {

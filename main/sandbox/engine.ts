@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
 import { traceMark } from '../base/trace.js';
-import { filesystemView, reachability, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
+import { filesystemView, reachability, type FilesystemView, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
 import { fileOrItsFolder, type GuardedFolders } from './program-view.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
@@ -81,43 +81,6 @@ export interface SandboxedLaunch {
 }
 
 type Runtime = typeof import('@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-manager.js').SandboxManager;
-
-/**
- * What the runtime adds to a sandboxed process's environment: where its proxy is (with a
- * per-process proxy password, not a Ward secret) and how common tools find it. Nothing else is
- * added to Ward's allowlist (R2).
- */
-export const SANDBOX_RUNTIME_ENV: ReadonlySet<string> = new Set([
-  'SANDBOX_RUNTIME',
-  'TMPDIR',
-  'HTTP_PROXY',
-  'HTTPS_PROXY',
-  'http_proxy',
-  'https_proxy',
-  'ALL_PROXY',
-  'all_proxy',
-  'GRPC_PROXY',
-  'grpc_proxy',
-  'FTP_PROXY',
-  'ftp_proxy',
-  'RSYNC_PROXY',
-  'DOCKER_HTTP_PROXY',
-  'DOCKER_HTTPS_PROXY',
-  'GIT_CONFIG_PARAMETERS',
-  'GIT_SSH_COMMAND',
-  'CLOUDSDK_PROXY_TYPE',
-  'CLOUDSDK_PROXY_ADDRESS',
-  'CLOUDSDK_PROXY_PORT',
-  'CLOUDSDK_PROXY_USERNAME',
-  'CLOUDSDK_PROXY_PASSWORD',
-  'JAVA_TOOL_OPTIONS',
-  'CLAUDE_CODE_HOST_HTTP_PROXY_PORT',
-  'CLAUDE_CODE_HOST_SOCKS_PROXY_PORT',
-  // Set by the shell the runtime starts the command from.
-  'PWD',
-  'SHLVL',
-  '_',
-]);
 
 /** Started by this name, any POSIX system's shell reads no start-up file for a command (S6). */
 const POSIX_SHELL = '/bin/sh';
@@ -287,17 +250,17 @@ export class SandboxEngine {
     const inner = ['env', '-u', 'NO_PROXY', '-u', 'no_proxy', command.binary, ...command.args].map(shellQuote).join(' ');
     runtime.registerCommandNetworkLists(commandId, { allowedDomains: [...live.allowed] });
     this.live.set(commandId, live);
-    let wrapped: { argv: string[] };
+    let argv: string[];
     try {
-      wrapped = await runtime.wrapWithSandboxArgv(inner, this.startupFreeShell(), { filesystem: view }, undefined, command.cwd, { commandId, commandText: path.basename(command.binary) });
+      argv = await this.sandboxArgv(runtime, inner, view, command.cwd, { commandId, commandText: path.basename(command.binary) });
     } catch (error) {
       this.forget(runtime, commandId);
       throw new WardError('sandbox_unavailable', `the sandbox could not be set up for ${asks ? 'this run' : 'this server'}: ${describeError(error)}`, { cause: error });
     }
     let released = false;
     return {
-      binary: wrapped.argv[0]!,
-      args: wrapped.argv.slice(1),
+      binary: argv[0]!,
+      args: argv.slice(1),
       // The wrapper and bubblewrap need PATH; everything else the child sees is Ward's allowlist.
       env: command.env,
       cwd: command.cwd,
@@ -313,14 +276,17 @@ export class SandboxEngine {
   }
 
   /**
-   * S6: the shell the runtime starts bubblewrap from, and the command inside it, with. Left to
-   * itself it picks bash, and bash whose stdin is a socket (as a spawned child's is) takes itself
-   * for a remote shell and sources /etc/bash.bashrc and ~/.bashrc, on the host, before the
-   * sandbox exists; it also sources BASH_ENV. A shell started as `sh` reads no start-up file
-   * when it is not interactive (dash, and bash or zsh in sh mode alike). Windows has no such shell.
+   * S6: what to spawn. Left to itself the runtime starts bubblewrap, and the command inside it,
+   * from bash, and bash whose stdin is a socket (as a spawned child's is) takes itself for a
+   * remote shell and sources /etc/bash.bashrc and ~/.bashrc, on the host, before the sandbox
+   * exists; it also sources BASH_ENV. A shell started as `sh` reads no start-up file when it is
+   * not interactive (dash, and bash or zsh in sh mode alike), and `exec` makes bubblewrap Ward's
+   * own child, so its --die-with-parent follows Ward. Windows has no such shell.
    */
-  private startupFreeShell(): string | undefined {
-    return this.platform === 'win32' ? undefined : POSIX_SHELL;
+  private async sandboxArgv(runtime: Runtime, inner: string, view: FilesystemView, cwd: string, options: { commandId: string; commandText: string }): Promise<string[]> {
+    if (this.platform === 'win32') return (await runtime.wrapWithSandboxArgv(inner, undefined, { filesystem: view }, undefined, cwd, options)).argv;
+    const wrapped = await runtime.wrapWithSandbox(inner, POSIX_SHELL, { filesystem: view }, undefined, options);
+    return [POSIX_SHELL, '-c', `exec ${wrapped}`];
   }
 
   /** Stops the runtime's proxies (Ward is exiting). */

@@ -14,6 +14,7 @@ import { childrenOf, findInnerProcess } from '../../main/runner/process-tree.js'
 import { SandboxEngine, runtimeHelpersFolder } from '../../main/sandbox/engine.js';
 import { NO_GRANTS } from '../../main/sandbox/files.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { CLI_ENV_NAMES } from '../support/child-env.js';
 import { tempDir } from '../support/temp.js';
 import { startHarness, type Harness } from '../app/runs/harness.js';
 
@@ -24,25 +25,8 @@ const CANARIES = {
   ANTHROPIC_API_KEY: 'sk-ant-startup-canary-3c2b1a',
 } as const;
 
-/**
- * Every name a process of a sandboxed launch may hold, written out here rather than taken from
- * the code under test, so that widening what Ward passes fails this test.
- */
-const EXPECTED_NAMES = new Set([
-  // Ward's allowlist: inherited names, the quiet switches, the model access and the CLI's config folder.
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR',
-  'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', 'DISABLE_AUTOUPDATER', 'DISABLE_TELEMETRY', 'DISABLE_ERROR_REPORTING',
-  'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'CLAUDE_CONFIG_DIR',
-  // The sandbox runtime's proxy settings and its own bookkeeping.
-  'SANDBOX_RUNTIME', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy',
-  'GRPC_PROXY', 'grpc_proxy', 'FTP_PROXY', 'ftp_proxy', 'RSYNC_PROXY', 'DOCKER_HTTP_PROXY', 'DOCKER_HTTPS_PROXY',
-  'GIT_CONFIG_PARAMETERS', 'GIT_SSH_COMMAND', 'CLOUDSDK_PROXY_TYPE', 'CLOUDSDK_PROXY_ADDRESS', 'CLOUDSDK_PROXY_PORT',
-  'CLOUDSDK_PROXY_USERNAME', 'CLOUDSDK_PROXY_PASSWORD', 'JAVA_TOOL_OPTIONS',
-  'CLAUDE_CODE_HOST_HTTP_PROXY_PORT', 'CLAUDE_CODE_HOST_SOCKS_PROXY_PORT', 'NO_PROXY', 'no_proxy',
-  'SRT_OBSERVE_SOCK', 'SRT_ENCODED_CMD', 'SRT_ALLOW_NESTED_USERNS', 'ARGV0',
-  // What a POSIX shell sets for the command it starts.
-  'PWD', 'OLDPWD', 'SHLVL', '_',
-]);
+/** Every name a process of a sandboxed launch may hold: the CLI's, and what the wrappers on the way to it carry. */
+const EXPECTED_NAMES = new Set([...CLI_ENV_NAMES, 'NO_PROXY', 'no_proxy', 'SRT_OBSERVE_SOCK', 'SRT_ENCODED_CMD', 'SRT_ALLOW_NESTED_USERNS', 'ARGV0', 'OLDPWD']);
 
 /**
  * Names the CLI itself sets for the shell its Bash tool starts (it runs inside the sandbox,
@@ -182,6 +166,8 @@ describe('the host shell start-up files never reach a sandboxed launch (S6)', ()
       const environs = await watchEnvirons(() => child.pid, exited);
       expect(await exited).toBe(0);
       expect([...environs.values()].some(({ argv }) => argv.startsWith('/usr/bin/sleep 2'))).toBe(true);
+      // The shell execs bubblewrap: no shell stays between Ward and the sandbox.
+      expect([...environs.keys()].some((key) => key.startsWith(`${child.pid} bwrap `))).toBe(true);
       expect(unexpectedNames(environs, new Set([...EXPECTED_NAMES, 'API_TOKEN']))).toEqual([]);
       const everything = JSON.stringify([...environs.values()]);
       for (const value of Object.values(CANARIES)) expect(everything).not.toContain(value);
