@@ -5,7 +5,7 @@
  * ADMX/ADML, .mobileconfig: scripts/policy-templates.ts) all come from this list.
  */
 import { z } from 'zod';
-import { GRANT_KINDS } from '../permissions/grants.js';
+import { GRANT_KINDS, type GrantKind } from '../permissions/grants.js';
 
 /** Mandatory: the user cannot change it. Recommended: a default the user may change. */
 export type PolicyLevel = 'mandatory' | 'recommended';
@@ -64,7 +64,7 @@ const MCP_NAME = '[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}';
 const SERVER_URL = /^(?:https:\/\/|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))/i;
 const capList = (entry: z.ZodString) => z.array(entry).max(1000).optional();
 
-/** Per grant kind, the entries a cap may hold (as the grants of that kind are written). */
+/** Per grant kind (every one: `satisfies` fails the build when a kind is added), the entries a cap may hold. */
 const caps = z.strictObject({
   read: capList(absolutePath),
   write: capList(absolutePath),
@@ -72,7 +72,7 @@ const caps = z.strictObject({
   run: capList(z.string().max(4096).regex(/^(?:[A-Za-z0-9_+][A-Za-z0-9._+-]*|\/.*|[A-Za-z]:[\\/].*)$/, 'a command name (git) or an absolute path')),
   env: capList(z.string().max(4096).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')),
   mcp: capList(z.string().max(4096).regex(new RegExp(`^${MCP_NAME}/(?:\\*|${MCP_NAME})$`), 'connection/tool or connection/*')),
-});
+} satisfies Record<GrantKind, z.ZodType>);
 
 /** The most characters of the `reason` text (the schema's and the Group Policy text box's limit). */
 export const MAX_REASON_CHARS = 500;
