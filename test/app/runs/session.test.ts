@@ -68,7 +68,7 @@ describe('native sessions across turns (R4)', () => {
     expect(outcome.state).toBe('failed');
     expect(outcome.reason).toMatch(/native transcript .* is missing/);
     expect(outcome.reason).toMatch(/never starts a new conversation silently/);
-    expect(payloads(harness.events(first.conversationId), 'run_finished').at(-1)).toEqual({ state: 'failed', reason: outcome.reason });
+    expect(payloads(harness.events(first.conversationId), 'run_finished').at(-1)).toMatchObject({ state: 'failed', reason: outcome.reason });
     expect(harness.provider.conversationRequests()).toHaveLength(1);
     expect(harness.provider.remaining()).toBe(1);
   });

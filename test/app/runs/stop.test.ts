@@ -79,7 +79,7 @@ describe('Stop (R6)', () => {
     const brokerOutcome = drained.length > 0 ? drained[0]! : result;
     expect(brokerOutcome).toMatchObject({ tool: 'slow', errorCode: expect.not.stringMatching(/^tool_error$/) });
     expect(types(events).at(-1)).toBe('run_finished');
-    expect(payloads(events, 'run_finished')[0]).toEqual({ state: 'stopped', reason: 'stopped by the user' });
+    expect(payloads(events, 'run_finished')[0]).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
     // Nothing Ward started for the run is left: the CLI's group, the upstream server, the run folder.
     expect(processGroupAlive(childPid)).toBe(false);
     expect(processesWith(agent.marker)).toEqual([]);
