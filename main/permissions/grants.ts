@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { WardError, describeError } from '../base/errors.js';
+import { reservedEnvReason } from './env-grants.js';
 import { joinUnresolved, resolveReal } from './paths.js';
 import { formatHostPattern, parseHostPattern as parseHostPatternOr, sandboxRefusal, shown, type HostPattern } from '../base/host-pattern.js';
 
@@ -106,9 +107,12 @@ export function canonicalEntry(kind: GrantKind, entry: string, baseDir: string):
       if (!COMMAND_NAME.test(entry)) throw invalid(kind, entry, 'a command name has letters, digits and "._+-" only');
       return entry;
     }
-    case 'env':
+    case 'env': {
       if (!ENV_NAME.test(entry)) throw invalid(kind, entry, 'an environment variable name has letters, digits and "_" and does not start with a digit');
+      const reserved = reservedEnvReason(entry);
+      if (reserved !== null) throw invalid(kind, entry, reserved);
       return entry;
+    }
     case 'mcp': {
       const pattern = parseMcpPattern(entry);
       return `${pattern.connection}/${pattern.tool}`;

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { ApprovalDecision, ApprovalRequest } from '../broker/types.js';
 import type { PinnedToolRoute } from '../upstreams/types.js';
 import { describeError } from '../base/errors.js';
 import { commandForPerson, commandForRecord, MAX_ASKED_COMMAND, summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
 import { check, makeRequest, type PermissionRequest, type RequestGate } from './engine.js';
 import { isWithin } from './paths.js';
+import { callKey } from './call-key.js';
+import { looksLikeSecretName, reservedEnvReason } from './env-grants.js';
 import type { GrantStore } from './grant-store.js';
 import { assertSandboxCanAllow, describeRule, formatHostPattern, parseHostPattern, type HostPattern, type Rule } from './grants.js';
 import { mcpRequestForRoute, renderCliOptions, requestForToolCall, WARD_MCP_PREFIX, type CliPermissionOptions, type CliRenderMode } from './native-tools.js';
@@ -54,19 +55,6 @@ interface Outcome {
 
 /** Whether the child of this turn can reach a path at all (the OS sandbox fixes its view at spawn). */
 export type ChildReach = (hostPath: string, write: boolean) => boolean;
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-function callKey(exposedName: string, args: unknown): string {
-  return createHash('sha256').update(exposedName).update('\0').update(stableJson(args)).digest('hex');
-}
 
 /**
  * The permission service of one run: answers the CLI's permission prompt tool (P3), checks
@@ -187,6 +175,12 @@ export class RunPermissions {
     for (const name of names) {
       const value = source[name];
       if (value === undefined || value === '') continue;
+      // A grant stored before such names were refused when written still passes nothing.
+      const reserved = reservedEnvReason(name);
+      if (reserved !== null) {
+        this.record({ kind: 'env', value: name }, 'environment', name, 'deny', { by: 'refused' }, reserved, 'spawn');
+        continue;
+      }
       const confirm = looksLikeSecretName(name) ? `${name} looks like a secret: Ward asks before it enters the agent's environment, even when a flag grants it` : undefined;
       const outcome = await this.decide({ kind: 'env', value: name, ...(confirm === undefined ? {} : { confirm }) }, 'environment', name, 'spawn');
       if (outcome.allowed) granted[name] = value;
@@ -403,9 +397,4 @@ function hostsOverlap(a: HostPattern, b: HostPattern): boolean {
   if (a.port !== null && b.port !== null && a.port !== b.port) return false;
   const covers = (pattern: HostPattern, host: string) => host === pattern.host || (pattern.wildcard && host.endsWith(`.${pattern.host}`));
   return covers(a, b.host) || covers(b, a.host) || (a.wildcard && b.wildcard && (a.host.endsWith(`.${b.host}`) || b.host.endsWith(`.${a.host}`)));
-}
-
-/** `*TOKEN*`, `*KEY*`, `*SECRET*`, `*PASSWORD*` and the like. */
-export function looksLikeSecretName(name: string): boolean {
-  return /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i.test(name);
 }

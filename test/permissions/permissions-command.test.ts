@@ -1,25 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../main/cli/main.js';
 import { journalAuditSink } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { noOnePrompter } from '../../main/permissions/prompter.js';
 import { RunPermissions } from '../../main/permissions/run-permissions.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
-
-async function ward(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(args, { stdout, stderr, stdin: new PassThrough(), env });
-  return { code, stdout: out, stderr: err };
-}
+import { wardInProcess as ward } from '../support/ward-in-process.js';
 
 function seeded() {
   const home = tempDir();

@@ -315,3 +315,50 @@ describe('audit (P4)', () => {
     expect(records.filter((record) => record.decision === 'allow')).toHaveLength(13);
   });
 });
+
+describe('grantedEnv: the variables a run passes into the child', () => {
+  it('test_granted_names_pass_a_deny_wins_absent_and_empty_variables_are_skipped_and_each_decision_is_journaled', async () => {
+    const { make, records } = setup(['--allow-env=EDITOR,PAGER,VISUAL,ABSENT_ONE,EMPTY_ONE', '--deny-env=PAGER']);
+    const granted = await make().grantedEnv({ EDITOR: 'vim', PAGER: 'less', VISUAL: 'code', EMPTY_ONE: '', UNGRANTED: 'no' });
+    expect(granted).toEqual({ EDITOR: 'vim', VISUAL: 'code' });
+    expect(records.map((record) => `${record.value} ${record.decision}`)).toEqual(['EDITOR allow', 'PAGER deny', 'VISUAL allow']);
+    expect(records.every((record) => record.kind === 'env' && record.tool === 'environment' && record.via === 'spawn')).toBe(true);
+    expect(records[1]!.reason).toContain('denied by deny env PAGER');
+  });
+
+  it('test_a_secret_looking_name_a_flag_grants_is_asked_about_at_spawn_and_denied_when_no_one_can_answer', async () => {
+    const source = { GITHUB_TOKEN: 'ghp_value', EDITOR: 'vim' };
+    const unattended = setup(['--allow-env=GITHUB_TOKEN,EDITOR']);
+    expect(await unattended.make().grantedEnv(source)).toEqual({ EDITOR: 'vim' });
+    expect(unattended.records[0]).toMatchObject({ value: 'GITHUB_TOKEN', decision: 'deny', answerer: { by: 'no_one' } });
+    expect(unattended.records[0]!.reason).toContain("GITHUB_TOKEN looks like a secret: Ward asks before it enters the agent's environment");
+
+    const person = scriptedPerson('once');
+    const attended = setup(['--allow-env=GITHUB_TOKEN,EDITOR'], { prompter: person });
+    expect(await attended.make().grantedEnv(source)).toEqual(source);
+    expect(person.questions.map((question) => `${question.kind} ${question.value}`)).toEqual(['env GITHUB_TOKEN']);
+  });
+
+  it('test_a_stored_grant_confirmed_when_it_was_written_passes_a_secret_looking_name_without_asking', async () => {
+    const person = scriptedPerson();
+    const { make, grants, conversation } = setup([], { prompter: person });
+    grants.add({ scope: 'conversation', conversationId: conversation.id, effect: 'allow', kind: 'env', value: 'NPM_TOKEN', grantedBy: 'cli' });
+    expect(await make().grantedEnv({ NPM_TOKEN: 'npm_value' })).toEqual({ NPM_TOKEN: 'npm_value' });
+    expect(person.questions).toEqual([]);
+  });
+
+  it('test_a_stored_grant_of_a_name_ward_sets_passes_nothing_and_the_refusal_is_journaled', async () => {
+    // As read back from a store written before such names were refused: the rule never reaches the parser.
+    const stored = (value: string) => ({ effect: 'allow' as const, kind: 'env' as const, value, source: 'agent' as const });
+    const { make, records } = setup([], { rules: ['ANTHROPIC_BASE_URL', 'CLAUDE_CONFIG_DIR', 'WARD_HOME', 'BASH_ENV', 'EDITOR'].map(stored) });
+    const source = { ANTHROPIC_BASE_URL: 'https://elsewhere.example', CLAUDE_CONFIG_DIR: '/tmp/x', WARD_HOME: '/w', BASH_ENV: '/tmp/rc', EDITOR: 'vim' };
+    expect(await make().grantedEnv(source)).toEqual({ EDITOR: 'vim' });
+    expect(records.map((record) => `${record.value} ${record.decision} ${record.answerer.by}`)).toEqual([
+      'ANTHROPIC_BASE_URL deny refused',
+      'CLAUDE_CONFIG_DIR deny refused',
+      'WARD_HOME deny refused',
+      'BASH_ENV deny refused',
+      'EDITOR allow rule',
+    ]);
+  });
+});
