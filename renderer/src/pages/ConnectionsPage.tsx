@@ -4,24 +4,15 @@ import type { WardApi } from '../../../preload/contract.js';
 import type { AgentView, ConnectionView, PolicyView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
-import { LockIcon, ManagedLock, policySetting } from '../components/ManagedLock.js';
+import { policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
+import { ConnectionCard } from './ConnectionCard.js';
 import { LocalServerForm } from './LocalServerForm.js';
-
-const STATUS_TEXT: Record<ConnectionView['status'], string> = {
-  signed_in: 'Connected',
-  signed_out: 'Signed out',
-  error: 'Error',
-  unknown: 'Not checked yet',
-};
+import { RemoteServerForm } from './RemoteServerForm.js';
 
 export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; namespace: string; policy: PolicyView | null }) {
   const managedOnly = policySetting(policy, 'managedConnectionsOnly');
   const [connections, setConnections] = useState<ConnectionView[] | null>(null);
-  const [name, setName] = useState('');
-  const [url, setUrl] = useState('');
-  const [clientId, setClientId] = useState('');
-  const [clientSecret, setClientSecret] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   /** The connection whose removal waits for the person's confirmation. */
   const [removing, setRemoving] = useState<ConnectionView | null>(null);
@@ -71,84 +62,10 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
       {connections?.length === 0 && <p className="muted">No connections in this namespace yet.</p>}
       <ul className="cards">
         {connections?.map((connection) => (
-          <li key={connection.id} className="card" data-testid="connection">
-            <div className="card-title">
-              {connection.name}{' '}
-              <span className={`pill pill-${connection.status}`}>
-                <span className={`dot dot-${connection.status}`} aria-hidden />
-                {STATUS_TEXT[connection.status]}
-              </span>
-            </div>
-            <div className="muted">{connection.url}</div>
-            {connection.managedBy !== null && (
-              <p className="managed-lock" role="note" data-testid="managed-connection">
-                <LockIcon /> Managed by your organization · {connection.managedBy}
-              </p>
-            )}
-            {connection.detail !== null && <div className="muted">{connection.detail}</div>}
-            <div className="connection-tools">{connection.tools.length === 0 ? 'No tools pinned' : `Tools: ${connection.tools.join(', ')}`}</div>
-            <div className="row">
-              <button type="button" disabled={busy !== null} onClick={() => void act('check', () => unwrap(api.connections.check({ namespace, name: connection.name })), `Checked ${connection.name}`)}>
-                Check
-              </button>
-              {/^https?:/.test(connection.url) &&
-                (connection.status === 'signed_in' ? (
-                  <button type="button" disabled={busy !== null} onClick={() => void act('signout', () => unwrap(api.connections.signOut({ namespace, name: connection.name })), `Signed out of ${connection.name}`)}>
-                    Sign out
-                  </button>
-                ) : (
-                  <button type="button" disabled={busy !== null} onClick={() => void act('signin', () => unwrap(api.connections.signIn({ namespace, name: connection.name })), `Signed in to ${connection.name}`)}>
-                    Sign in
-                  </button>
-                ))}
-              <button type="button" className="danger" disabled={busy !== null || connection.managedBy !== null} onClick={() => setRemoving(connection)}>
-                Remove
-              </button>
-            </div>
-          </li>
+          <ConnectionCard key={connection.id} connection={connection} busy={busy !== null} act={act} api={api} namespace={namespace} onRemove={setRemoving} />
         ))}
       </ul>
-      <form
-        className="form"
-        aria-label="Add a remote MCP server"
-        onSubmit={(event) => {
-          event.preventDefault();
-          // A refused address keeps what was typed, to be corrected.
-          // A client registered with the server beforehand; its secret goes to the keychain and never comes back.
-          const client = clientId.trim() === '' ? {} : { clientId: clientId.trim(), ...(clientSecret === '' ? {} : { clientSecret }) };
-          void act('add', () => unwrap(api.connections.add({ namespace, name: name.trim(), url: url.trim(), ...client })), `Added ${name.trim()}`).then((added) => {
-            if (!added) return;
-            setName('');
-            setUrl('');
-            setClientId('');
-            setClientSecret('');
-          });
-        }}
-      >
-        <h3>Add a remote MCP server</h3>
-        <ManagedLock setting={managedOnly?.value === 'true' ? managedOnly : undefined} what="only the connections your organization defines may be used" />
-        <label>
-          Name
-          <input value={name} onChange={(event) => setName(event.target.value)} placeholder="tracker" required />
-        </label>
-        <label>
-          Server URL
-          <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
-        </label>
-        <label>
-          Client ID (only for a client registered with the server beforehand)
-          <input value={clientId} onChange={(event) => setClientId(event.target.value)} autoComplete="off" />
-        </label>
-        {clientId.trim() !== '' && (
-          <label>
-            Client secret (kept in the system keychain)
-            <input type="password" value={clientSecret} onChange={(event) => setClientSecret(event.target.value)} autoComplete="off" />
-          </label>
-        )}
-        <button type="submit" className="primary" disabled={busy !== null || managedOnly?.value === 'true'}>
-          Add connection
-        </button>
-      </form>
+      <RemoteServerForm busy={busy !== null} managedOnly={managedOnly} onAdd={(server) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`)} />
       <LocalServerForm busy={busy !== null} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
       <PageNotice notice={notice} />
       <ConfirmDialog
