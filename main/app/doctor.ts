@@ -6,6 +6,13 @@ import { NamespaceStore } from '../store/namespace-store.js';
 import { LATEST_SCHEMA_VERSION } from '../store/migrations/index.js';
 
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
+import { probeKeychain } from '../credentials/keychain-probe.js';
+import { probeClaudeManagedSettings } from '../policy/claude-managed.js';
+import { probePolicy } from '../policy/doctor-probe.js';
+import type { AdminPolicy } from '../policy/policy.js';
+import { probePinnedCli, probeSandbox } from '../runner/doctor-probes.js';
+import { COMMITTED_PIN } from '../runner/pin.js';
+import { managedStore, sandboxModeFor } from './managed-settings.js';
 
 export type { DoctorCheck, DoctorProbe };
 
@@ -67,4 +74,23 @@ export async function runDoctor(core: DataFolder, probes: readonly DoctorProbe[]
     }
   }
   return checks;
+}
+
+/**
+ * `ward doctor`: the data folder and its namespaces, the keychain, the pinned CLI, the policy,
+ * Claude Code's own managed settings and the sandbox; with `selfTest`, one offline turn of the
+ * pinned CLI (it loads the broker and the MCP SDK, which plain doctor never needs).
+ * `policy()` is null when the policy is broken: the policy check reports that, and the other
+ * checks then go by the environment alone.
+ */
+export async function doctorChecks(core: DataFolder, env: NodeJS.ProcessEnv, policy: () => AdminPolicy | null, selfTest: boolean): Promise<DoctorCheck[]> {
+  const probes: DoctorProbe[] = [
+    (folder) => probeKeychain(folder, managedStore(policy())),
+    probePinnedCli,
+    probePolicy(env, COMMITTED_PIN.version),
+    probeClaudeManagedSettings(),
+    probeSandbox(() => sandboxModeFor(policy(), env)),
+  ];
+  if (selfTest) probes.push((await import('./self-test.js')).probeSelfTest);
+  return runDoctor(core, probes);
 }

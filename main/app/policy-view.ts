@@ -1,6 +1,6 @@
 /** The admin policy as people read it: `ward policy show` and the desktop's Policy page (like chrome://policy). */
 import type { PolicyView } from '../../common/views.js';
-import { cliVersionProblem, type PolicyReading } from '../policy/policy.js';
+import { cliVersionProblem, describeLocations, readPolicy, systemPolicyLocations, type PolicyReading } from '../policy/policy.js';
 import { POLICY_KEYS } from '../policy/schema.js';
 import { COMMITTED_PIN } from '../runner/pin.js';
 
@@ -25,4 +25,12 @@ export function policyView(reading: PolicyReading, pinnedCliVersion: string = CO
     warnings: reading.warnings,
     errors: cliProblem === null ? reading.errors : [...reading.errors, cliProblem],
   };
+}
+
+/**
+ * `ward policy show`: the policy read afresh from its sources (not through the app), so a broken
+ * policy is shown rather than refused; `lookedIn` says where a personal install looked.
+ */
+export function currentPolicyView(env: NodeJS.ProcessEnv): PolicyView & { lookedIn: string } {
+  return { ...policyView(readPolicy(env)), lookedIn: describeLocations(systemPolicyLocations()) };
 }

@@ -11,6 +11,9 @@ import { BUNDLE_PAGE_EVENTS, openBundle, type OpenedBundle } from '../export/bun
 import type { JournalEvent } from '../store/journal.js';
 import { toEventView } from './conversations.js';
 
+// What `ward verify-bundle` and `ward review` open and print.
+export { openBundle, parseSigner, verifyBundle, type BundleVerdict } from '../export/bundle.js';
+
 /** Bundles a desktop keeps open at once; opening another closes the oldest. */
 const MAX_OPEN_REVIEWS = 8;
 

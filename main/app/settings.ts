@@ -17,6 +17,9 @@ import type { NamespaceStore } from '../store/namespace-store.js';
 import { storedModelCredential } from './model-credential.js';
 import type { NamespaceService } from './namespaces.js';
 
+// How the adapters name the kinds of model credential (`ward provider set-key --kind`).
+export { parseKind, VARIABLE_FOR, type ModelCredentialKind } from '../credentials/model-credential.js';
+
 const DEFAULT_PROFILE = 'default';
 /** How long "Test connection" waits for the provider. */
 const TEST_TIMEOUT_MS = 15_000;

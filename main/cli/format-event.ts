@@ -6,7 +6,7 @@
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
 import { UsageTally, type TurnUsage } from '../../common/usage.js';
-import type { JournalEvent } from '../store/journal.js';
+import type { JournalEvent } from '../app/conversations.js';
 
 const MAX_SUMMARY = 200;
 

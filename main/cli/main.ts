@@ -1,5 +1,5 @@
 import type { WardApp } from '../app/ward-app.js';
-import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
+import { PINNED_CLI_VERSION, wardVersion } from '../app/version.js';
 import { traceMark } from '../base/trace.js';
 import { damagedDatabaseError, describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
 import type { CommandContext } from './command.js';
@@ -44,20 +44,15 @@ function asksForHelp(args: readonly string[]): boolean {
  * usage never load the stores, the native modules or the policy readers (issue 19).
  */
 async function appFactory(io: CliIo): Promise<() => WardApp> {
-  const [{ WardApp }, { prompterFor }, { openSystemBrowser }] = await Promise.all([
-    import('../app/ward-app.js'),
-    import('../permissions/terminal-prompter.js'),
-    import('../auth/browser.js'),
-  ]);
-  // Permission questions and servers' requests for input go to the person at this terminal, if there is one (P3).
-  return () => new WardApp({ env: io.env, prompter: prompterFor(io.stdin, io.stderr, { openUrl: openSystemBrowser }) });
+  const { terminalApp } = await import('../app/terminal-app.js');
+  return () => terminalApp(io.env, io.stdin, io.stderr);
 }
 
 /** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const { name, args } = splitCommandLine(argv);
   if (name === '--version' || name === '-V' || name === 'version') {
-    writeLine(io.stdout, `ward ${wardVersion()} (pinned Claude CLI ${COMMITTED_PIN.version})`);
+    writeLine(io.stdout, `ward ${wardVersion()} (pinned Claude CLI ${PINNED_CLI_VERSION})`);
     return EXIT.ok;
   }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { MAIN_LAYERS } from '../../scripts/lint/layers.mjs';
+import { ADAPTERS, MAIN_LAYERS } from '../../scripts/lint/layers.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: ROOT });
@@ -47,6 +47,59 @@ describe('the layer rule', () => {
     expect(await layerErrors('main/newthing/example.ts', "export { describeError } from '../base/errors.js';\n")).toEqual([
       'main/newthing is not in the layer map (scripts/lint/layers.mjs): add it where it belongs',
     ]);
+  });
+
+  it('test_an_adapter_importing_a_domain_folder_fails_lint_and_says_to_go_through_the_app_layer', async () => {
+    for (const adapter of ADAPTERS) {
+      expect(await layerErrors(`main/${adapter}/example.ts`, "import { DataFolder } from '../store/data-folder.js';\nexport const x = DataFolder;\n")).toEqual([
+        `main/${adapter} is an adapter: it imports only main/app, main/base and common/ (not main/store); call or add an app service`,
+      ]);
+      // A type is an import too: the adapters' vocabulary comes from app/.
+      expect(await layerErrors(`main/${adapter}/example.ts`, "import type { JournalEvent } from '../store/journal.js';\nexport type E = JournalEvent;\n")).toHaveLength(1);
+    }
+    expect(await layerErrors('main/cli/commands/example.ts', "export { parsePermissionFlags } from '../../permissions/grants.js';\n")).toHaveLength(1);
+  });
+
+  it('test_every_way_of_naming_a_module_is_checked', async () => {
+    const app = "'../app/ward-app.js'";
+    const forms = [
+      `export type App = typeof import(${app});\n`,
+      `export type A = import(${app}).WardApp;\n`,
+      `import { createRequire } from 'node:module';\nexport const m = createRequire(import.meta.url)(${app});\n`,
+      `export const m = require(${app});\n`,
+      'export const load = () => import(`../app/ward-app.js`);\n',
+    ];
+    for (const source of forms) expect(await layerErrors('main/store/example.ts', source), source).toHaveLength(1);
+    expect(await layerErrors('main/store/example.ts', 'export const load = (name: string) => import(`../${name}.js`);\n')).toEqual([
+      'a module named by a computed path cannot be checked against the layers: name it with a string',
+    ]);
+    // A package resolved by name is not a layer question.
+    expect(await layerErrors('main/policy/example.ts', "import { createRequire } from 'node:module';\nimport { fileURLToPath } from 'node:url';\nexport const p = createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('plist')));\n")).toEqual([]);
+  });
+
+  it('test_a_file_directly_in_main_belongs_to_no_layer_and_fails_lint', async () => {
+    expect(await layerErrors('main/helpers.ts', 'export const x = 1;\n')).toEqual(['main/helpers.ts sits directly in main/: put it in the folder of its layer']);
+  });
+
+  it('test_the_layer_map_lists_only_edges_the_code_uses', () => {
+    const used = new Map<string, Set<string>>();
+    const scan = (dir: string): void => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) scan(file);
+        else if (/\.tsx?$/.test(entry.name)) {
+          const from = path.relative(path.join(ROOT, 'main'), file).split(path.sep)[0]!;
+          for (const [, source] of fs.readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\(\s*|require\(\s*)['"](\.[^'"]+)['"]/g)) {
+            const [area, folder, ...rest] = path.relative(ROOT, path.resolve(path.dirname(file), source!)).split(path.sep);
+            if (area === 'main' && rest.length > 0 && folder !== from) used.set(from, (used.get(from) ?? new Set()).add(folder!));
+          }
+        }
+      }
+    };
+    scan(path.join(ROOT, 'main'));
+    const layers = MAIN_LAYERS as Record<string, readonly string[]>;
+    const unused = Object.entries(layers).flatMap(([from, allowed]) => allowed.filter((to) => !used.get(from)?.has(to)).map((to) => `${from} → ${to}`));
+    expect(unused).toEqual([]);
   });
 
   it('test_the_layer_map_has_no_cycle_and_every_main_folder_is_in_it', () => {

@@ -1,10 +1,4 @@
-import { runDoctor, type DoctorCheck, type DoctorProbe } from '../../app/doctor.js';
-import { managedStore, sandboxModeFor } from '../../app/managed-settings.js';
-import { probeKeychain } from '../../credentials/keychain-probe.js';
-import { probeClaudeManagedSettings } from '../../policy/claude-managed.js';
-import { probePolicy } from '../../policy/doctor-probe.js';
-import { COMMITTED_PIN } from '../../runner/pin.js';
-import { probePinnedCli, probeSandbox } from '../../runner/doctor-probes.js';
+import { doctorChecks, type DoctorCheck } from '../../app/doctor.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, exitCodeFor, isWardError, type ExitCode } from '../../base/errors.js';
 import type { WardApp } from '../../app/ward-app.js';
@@ -32,14 +26,7 @@ export const doctorCommand: Command = {
         return null;
       }
     };
-    const probes: DoctorProbe[] = [
-      (core) => probeKeychain(core, managedStore(policy())),
-      probePinnedCli,
-      probePolicy(io.env, COMMITTED_PIN.version),
-      probeClaudeManagedSettings(),
-      probeSandbox(() => sandboxModeFor(policy(), io.env)),
-    ];
-    const checks = await runDoctor(app().folder, values['self-test'] ? [...probes, await selfTestProbe()] : probes);
+    const checks = await doctorChecks(app().folder, io.env, policy, values['self-test']);
     const provider = values.provider ? await checkProvider(app(), values.namespace) : undefined;
     for (const check of provider === undefined ? checks : [...checks, provider.check]) {
       if (values.json) writeJson(io.stdout, check);
@@ -67,9 +54,4 @@ async function checkProvider(app: WardApp, namespace: string | undefined): Promi
     if (!isWardError(error)) throw error;
     return { check: { check: name, status: 'error', detail: error.message, data: { namespace: store.namespace.name, code: error.code } }, exit: exitCodeFor(error.code) };
   }
-}
-
-/** Loaded only for --self-test: it brings the broker and the MCP SDK, which plain doctor never needs. */
-async function selfTestProbe(): Promise<DoctorProbe> {
-  return (await import('../../app/self-test.js')).probeSelfTest;
 }

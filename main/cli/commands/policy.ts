@@ -1,7 +1,6 @@
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT, WardError } from '../../base/errors.js';
-import { policyView } from '../../app/policy-view.js';
-import { describeLocations, readPolicy, systemPolicyLocations } from '../../policy/policy.js';
+import { currentPolicyView } from '../../app/policy-view.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
 
@@ -34,12 +33,12 @@ export const policyCommand: Command = {
     const { values, positionals } = parseCommandArgs(this, args, { json: COMMON_OPTIONS.json });
     if (positionals.length !== 1 || positionals[0] !== 'show') throw new WardError('usage', `usage: ${this.usage}`);
     // Read afresh (not through the app), so a broken policy is shown rather than refused.
-    const view = policyView(readPolicy(io.env));
+    const { lookedIn, ...view } = currentPolicyView(io.env);
     if (values.json) {
       writeJson(io.stdout, view);
       return view.errors.length > 0 ? EXIT.unavailable : EXIT.ok;
     }
-    writeLine(io.stdout, view.sources.length === 0 ? `No admin policy (a personal install). Looked in ${describeLocations(systemPolicyLocations())}${io.env.WARD_POLICY ? ` and WARD_POLICY` : ''}.` : `Admin policy from ${escapeOneLine(view.sources.join(', '), MAX_ENTRY_CHARS)}`);
+    writeLine(io.stdout, view.sources.length === 0 ? `No admin policy (a personal install). Looked in ${lookedIn}${io.env.WARD_POLICY ? ` and WARD_POLICY` : ''}.` : `Admin policy from ${escapeOneLine(view.sources.join(', '), MAX_ENTRY_CHARS)}`);
     writeLine(io.stdout);
     const rows = view.settings.map((setting) => {
       const { cell, below } = valueCell(setting.value, setting.whenUnset);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { EXIT, WardError } from '../../base/errors.js';
-import { parseKind, VARIABLE_FOR, type ModelCredentialKind } from '../../credentials/model-credential.js';
+import { parseKind, VARIABLE_FOR, type ModelCredentialKind } from '../../app/settings.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { readBoundedStdin, writeJson, writeLine, type CliIo } from '../io.js';
 

@@ -1,7 +1,6 @@
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
-import { bundlePage } from '../../app/review.js';
-import { openBundle } from '../../export/bundle.js';
+import { bundlePage, openBundle } from '../../app/review.js';
 import type { Command } from '../command.js';
 import { EventPrinter } from '../format-event.js';
 import { writeJson, writeLine } from '../io.js';
