@@ -6,7 +6,8 @@ import { ConnectionManager, type ConnectionManagerOptions } from './manager.js';
 import { ConnectionRegistry } from './registry.js';
 import { watchedSecrets } from './watched-secrets.js';
 
-export { ConnectionManager, type OpenBrowser, type ConnectionView, type Discovery, type ConfineServer } from './manager.js';
+export { ConnectionManager, type ConnectionView, type Discovery, type ConfineServer } from './manager.js';
+export type { OpenBrowser } from './sign-in.js';
 export { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
 export { parseConnectionSpec, exposedToolName, checkSandboxFolder, type ConnectionSpec } from './config.js';
 export { UpstreamError } from '../upstreams/errors.js';

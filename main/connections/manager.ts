@@ -2,7 +2,6 @@
  * The connections of one namespace: registry, secrets, live sessions, sign-in, discovery and
  * pinning, and the UpstreamCaller the broker routes pinned tools through.
  */
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
 import type { CallErrorCode } from '../upstreams/call-errors.js';
 import { WardError, describeError } from '../base/errors.js';
@@ -11,17 +10,14 @@ import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
-import { startCallbackServer, SIGNIN_TIMEOUT_MS } from '../auth/loopback-callback.js';
 import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec, type ServerSandbox, type StdioConnectionSpec } from './config.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { parseScope, readChallenge, unionScopes, type Challenge } from './challenge.js';
-import { boundedFetch, connectionFetch, type ScopeRecord } from './http-fetch.js';
-import { ConnectionOAuthProvider, newState, oauthAccounts } from './oauth.js';
+import { parseScope, unionScopes } from './challenge.js';
+import { connectionFetch, type ScopeRecord } from './http-fetch.js';
+import { ConnectionOAuthProvider, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
+import { signIn, type OpenBrowser } from './sign-in.js';
 import { wardCommand } from '../namespaces/namespace.js';
 
-/** Opens the person's browser at the authorization URL; tests play the browser over HTTP. */
-export type OpenBrowser = (url: URL) => Promise<void>;
 
 const BACKOFF_BASE_MS = 1_000;
 const BACKOFF_MAX_MS = 60_000;
@@ -426,72 +422,11 @@ export class ConnectionManager {
   async login(name: string, options: { openBrowser: OpenBrowser; timeoutMs?: number }): Promise<void> {
     const record = this.registry.get(name);
     if (record.spec.transport !== 'http') throw new WardError('usage', `connection ${name} is a local (stdio) server; only remote (http) connections sign in`);
-    const serverUrl = new URL(record.spec.url);
-    const challenge = await this.challenge(serverUrl);
-    const scope = unionScopes(record.scope, record.wantedScope, challenge.scope);
-    const discovery = { serverUrl, fetchFn: boundedFetch, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
     const provider = this.provider(record.spec);
-    const state = newState();
-    const callback = await startCallbackServer({ expectedState: state, timeoutMs: options.timeoutMs ?? SIGNIN_TIMEOUT_MS });
-    try {
-      provider.setInteractive({ redirectUrl: callback.redirectUri, state, onAuthorizationUrl: options.openBrowser });
-      // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.
-      provider.forgetTokensInMemory();
-      const started = await this.signInStep(() => auth(provider, discovery));
-      if (started === 'REDIRECT') {
-        const code = authorizationCode(await callback.result);
-        const finished = await this.signInStep(() => auth(provider, { ...discovery, authorizationCode: code }));
-        if (finished !== 'AUTHORIZED') throw new WardError('signin_rejected', 'the authorization server did not issue tokens');
-      }
-      this.registry.signedIn(name, provider.askedScope);
-    } finally {
-      provider.setInteractive(undefined);
-      await callback.close();
-    }
+    await signIn({ url: record.spec.url, record, provider, limits: this.limits, ...options, signedIn: () => this.registry.signedIn(name, provider.askedScope) });
     // A session opened with the old tokens is replaced by one with the new.
     await this.disconnect(name);
     this.registry.setHealth(name, 'ok', null);
-  }
-
-  /**
-   * What the server says without a token (initialize, then tools/list): the first 401 or 403
-   * challenge, checked (readChallenge), or nothing when it asks for none. Bounded by the session limits.
-   */
-  private async challenge(serverUrl: URL): Promise<Challenge> {
-    let seen: Challenge | undefined;
-    let refusal: unknown;
-    const noting = (fetch: FetchLike): FetchLike => async (url, init) => {
-      const response = await fetch(url, init);
-      if ((response.status === 401 || response.status === 403) && seen === undefined && refusal === undefined) {
-        try {
-          seen = readChallenge(response, serverUrl);
-        } catch (error) {
-          refusal = error;
-        }
-      }
-      return response;
-    };
-    const session = await McpSession.open({ transport: 'http', url: serverUrl, authorize: noting }, this.limits).catch(() => undefined);
-    if (session !== undefined) {
-      await session.listTools().catch(() => undefined);
-      await session.close();
-    }
-    if (refusal !== undefined) throw refusal;
-    return seen ?? {};
-  }
-
-  private async signInStep<T>(step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof WardError) throw error;
-      const failure = classifyUpstreamError(error);
-      if (failure.code === 'unreachable') throw new WardError('provider_unreachable', `the server or its authorization server could not be reached (${failure.detail})`, { cause: error });
-      // OAuth error descriptions are the server's words: only the standard error code is shown.
-      const oauthCode = (error as { errorCode?: unknown }).errorCode;
-      const what = typeof oauthCode === 'string' && /^[a-z_]{1,64}$/.test(oauthCode) ? `the authorization server answered ${oauthCode}` : describeError(error).slice(0, 200);
-      throw new WardError('signin_rejected', `sign-in failed: ${what}`, { cause: error });
-    }
   }
 
   /** The caller the broker uses for pinned tools: every call re-checks the registry and the live schema (B3, B4). */
@@ -554,11 +489,4 @@ function pinAsLive(pin: ToolPin): LiveTool {
 function connectionTools(listing: ToolListing, pins: readonly ToolPin[]): LiveTool[] {
   const live = new Map(listing.tools.map((tool) => [tool.name, tool]));
   return pins.flatMap((pin) => live.get(pin.name) ?? []);
-}
-
-/** The authorization code of the one accepted callback (it carries a code or an error), or why there is none. */
-function authorizationCode(callback: URL): string {
-  const error = callback.searchParams.get('error');
-  if (error !== null) throw new WardError('signin_rejected', `the authorization server refused the sign-in (${error.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 64)})`);
-  return callback.searchParams.get('code') ?? '';
 }
