@@ -7,20 +7,21 @@
 import { Folder, Gauge, UserRound } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
-import type { AgentView, ApprovalAnswer, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../../common/views.js';
+import type { AgentView, ApprovalAnswer, ConversationView, ElicitationAction, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
-import { indexAtSeq, mergeRunState, shownToolName, timelineRows, type RunStatus, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
-import { describeUsage } from '../../../common/usage.js';
+import { indexAtSeq, shownToolName, timelineRows, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
+import { describeUsage, type UsageTotal } from '../../../common/usage.js';
+import { useChatRun } from '../state/use-chat-run.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
 import { ErrorBanner } from './PageNotice.js';
 import { FolderGrants } from './FolderGrants.js';
 import { estimateRowHeight, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
-import { UncertainBanner, type Outcome } from './UncertainBanner.js';
+import { UncertainBanner } from './UncertainBanner.js';
 import { VirtualList } from './VirtualList.js';
 
 export interface ChatViewProps {
@@ -67,82 +68,66 @@ function placeApprovals(items: readonly TimelineItem[], approvals: readonly Pend
   return { byTool, unplaced };
 }
 
+/** The newest prompt and the answer after it (what Retry sends again, and where it is offered). */
+function lastPromptOf(items: readonly TimelineItem[]) {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index]!;
+    if (item.kind === 'user') return { item, answer: items.slice(index + 1).findLast((later) => later.kind === 'assistant') };
+  }
+  return null;
+}
+
+function ChatHeader({ title, conversation, usageTotal }: { readonly title: string | null; readonly conversation: ConversationView | null; readonly usageTotal: UsageTotal }) {
+  return (
+      <header className="chat-header">
+        <div className="chat-heading">
+          <h1>{title ?? 'Loading…'}</h1>
+          {conversation !== null && (
+            <div className="chat-facts">
+              <span className="fact" title="Agent and version">
+                <UserRound size={13} aria-hidden /> {conversation.agentName} v{conversation.agentVersion}
+              </span>
+              <span className="fact" title="The folder this chat works in">
+                <Folder size={13} aria-hidden /> {conversation.workspace === null ? "a folder in Ward's data" : escapeLineForWindow(conversation.workspace, 300)}
+              </span>
+              {usageTotal.turns > 0 && (
+                <span className="fact" title="What this chat's turns used and cost" data-testid="chat-usage">
+                  <Gauge size={13} aria-hidden /> Total: {describeUsage(usageTotal.tokens, usageTotal.costUsd)}
+                </span>
+              )}
+            </div>
+          )}
+        </div>
+      </header>
+  );
+}
+
+/** Approvals not placed on a call, and servers' requests for input, below the timeline. */
+function Unplaced({ approvals, elicitations, onAnswer, onAnswerElicitation }: { approvals: readonly PendingApprovalView[]; elicitations: readonly PendingElicitationView[]; onAnswer: (approvalId: string, value: ApprovalAnswer) => void; onAnswerElicitation: ChatViewProps['onAnswerElicitation'] }) {
+  if (approvals.length === 0 && elicitations.length === 0) return null;
+  return (
+    <div className="approvals-unplaced">
+      {approvals.map((approval) => (
+        <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => onAnswer(approval.id, value)} />
+      ))}
+      {elicitations.map((elicitation) => (
+        <ElicitationPrompt key={elicitation.id} elicitation={elicitation} onAnswer={(action, content) => onAnswerElicitation!(elicitation.id, action, content)} />
+      ))}
+    </div>
+  );
+}
+
 export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], elicitations = [], onAnswerElicitation, onOpenLink, onRunChange, onTitle, announce, focusSeq = null }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   // Focused once the replay has reached the event.
   const focusIndex = useMemo(() => (focusSeq === null || state.lastSeq < focusSeq ? null : indexAtSeq(state.items, focusSeq)), [focusSeq, state.items, state.lastSeq]);
   const [actionError, setActionError] = useState<string | null>(null);
-  const [localRun, setLocalRun] = useState<RunStatus | null>(null);
   const [openGroups, setOpenGroups] = useState<ReadonlySet<string>>(new Set());
-
-  const storeRun: RunStatus | null = conversation?.activeRun ?? null;
-  let run = mergeRunState(state.run, storeRun);
-  // Our own Send/Stop shows at once, until the journal or the store has caught up with it.
-  if (localRun !== null) {
-    if (run === null || run.id !== localRun.id) run = localRun;
-    else if (localRun.state === 'stopping' && (run.state === 'running' || run.state === 'admitted')) run = localRun;
-  }
-
-  const runState = run?.state ?? null;
-  useEffect(() => onRunChange?.(runState), [runState, onRunChange]);
+  const { run, runState, send, prepare, stop, reconcile } = useChatRun({ api, namespace, conversationId, journalRun: state.run, conversation, refresh, onError: setActionError, onRunChange, announce });
   const title = conversation === null ? null : escapeLineForWindow(conversation.title, 200);
   useEffect(() => {
     if (title !== null) onTitle?.(title);
   }, [title, onTitle]);
-  const previousState = useRef(runState);
-  useEffect(() => {
-    const before = previousState.current;
-    previousState.current = runState;
-    if (before !== 'running' && before !== 'admitted') return;
-    if (runState === 'succeeded') announce?.('Answer finished');
-    else if (runState === 'failed') announce?.('The run failed');
-    else if (runState === 'stopped') announce?.('Stopped');
-  }, [runState, announce]);
-
-  const send = async (prompt: string): Promise<boolean> => {
-    setActionError(null);
-    try {
-      const started = await unwrap(api.runs.send({ namespace, conversationId, requestId: crypto.randomUUID(), prompt }));
-      setLocalRun({ id: started.runId, state: 'running', reason: null });
-      return true;
-    } catch (failure) {
-      setActionError(errorText(failure));
-      return false;
-    }
-  };
-  // While the person writes, main starts the chat's CLI, so the message is answered by one already running.
-  // Only a head start: whatever it meets (busy, off, a refusal), the send reports for itself.
-  const prepare = useCallback(() => void api.runs.prepare({ namespace, conversationId }).catch(() => undefined), [api, namespace, conversationId]);
-  const active = runState === 'running' || runState === 'admitted';
-  const stop = useCallback(() => {
-    if (run === null) return;
-    const runId = run.id;
-    setLocalRun({ id: runId, state: 'stopping', reason: null });
-    setActionError(null);
-    unwrap(api.runs.stop({ namespace, runId }))
-      .then(() => refresh())
-      .catch((failure: unknown) => setActionError(errorText(failure)));
-  }, [api, namespace, run, refresh]);
-  useEffect(() => {
-    if (!active) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented || document.querySelector('dialog[open]') !== null) return;
-      if (event.target instanceof HTMLInputElement && event.target.type === 'search') return;
-      event.preventDefault();
-      stop();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [active, stop]);
-  const reconcile = (outcome: Outcome, note: string) => {
-    if (run === null) return;
-    unwrap(api.runs.reconcile({ namespace, runId: run.id, outcome, note }))
-      .then(() => {
-        setLocalRun(null);
-        refresh();
-      })
-      .catch((failure: unknown) => setActionError(errorText(failure)));
-  };
   const answer = useCallback(
     (approvalId: string, value: ApprovalAnswer) => {
       unwrap(api.approvals.answer({ namespace, approvalId, answer: value })).catch((failure: unknown) => setActionError(errorText(failure)));
@@ -163,13 +148,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
     return at < 0 ? null : at;
   }, [focusIndex, rows, state.items]);
 
-  const lastPrompt = useMemo(() => {
-    for (let index = state.items.length - 1; index >= 0; index--) {
-      const item = state.items[index]!;
-      if (item.kind === 'user') return { item, answer: state.items.slice(index + 1).findLast((later) => later.kind === 'assistant') };
-    }
-    return null;
-  }, [state.items]);
+  const lastPrompt = useMemo(() => lastPromptOf(state.items), [state.items]);
   const idle = run === null || run.state === 'succeeded' || run.state === 'failed' || run.state === 'stopped';
   const retryPrompt = lastPrompt?.item.kind === 'user' ? lastPrompt.item.prompt : null;
   const retryKey = idle && lastPrompt !== null ? (lastPrompt.answer?.key ?? lastPrompt.item.key) : null;
@@ -198,26 +177,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
   const agent = agents.find((candidate) => candidate.name === conversation?.agentName);
   return (
     <section className="chat" aria-label="Chat">
-      <header className="chat-header">
-        <div className="chat-heading">
-          <h1>{title ?? 'Loading…'}</h1>
-          {conversation !== null && (
-            <div className="chat-facts">
-              <span className="fact" title="Agent and version">
-                <UserRound size={13} aria-hidden /> {conversation.agentName} v{conversation.agentVersion}
-              </span>
-              <span className="fact" title="The folder this chat works in">
-                <Folder size={13} aria-hidden /> {conversation.workspace === null ? "a folder in Ward's data" : escapeLineForWindow(conversation.workspace, 300)}
-              </span>
-              {state.usageTotal.turns > 0 && (
-                <span className="fact" title="What this chat's turns used and cost" data-testid="chat-usage">
-                  <Gauge size={13} aria-hidden /> Total: {describeUsage(state.usageTotal.tokens, state.usageTotal.costUsd)}
-                </span>
-              )}
-            </div>
-          )}
-        </div>
-      </header>
+      <ChatHeader title={title} conversation={conversation} usageTotal={state.usageTotal} />
       <ErrorBanner text={error} />
       {run?.state === 'uncertain' && <UncertainBanner run={run} onReconcile={reconcile} />}
       {state.items.length === 0 ? (
@@ -231,16 +191,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       ) : (
         <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" focusIndex={focusRow} />
       )}
-      {(unplaced.length > 0 || myElicitations.length > 0) && (
-        <div className="approvals-unplaced">
-          {unplaced.map((approval) => (
-            <ApprovalPrompt key={approval.id} approval={approval} onAnswer={(value) => answer(approval.id, value)} />
-          ))}
-          {myElicitations.map((elicitation) => (
-            <ElicitationPrompt key={elicitation.id} elicitation={elicitation} onAnswer={(action, content) => onAnswerElicitation!(elicitation.id, action, content)} />
-          ))}
-        </div>
-      )}
+      <Unplaced approvals={unplaced} elicitations={myElicitations} onAnswer={answer} onAnswerElicitation={onAnswerElicitation} />
       <ErrorBanner text={actionError} />
       <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} onWriting={prepare} />
     </section>
