@@ -33,6 +33,20 @@ export default tseslint.config(
     },
   },
   {
+    // Size limits for the renderer: a file over 400 lines or a function over 80 is split.
+    // Blank lines and comments count (a long comment is still a long read).
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }],
+    },
+  },
+  {
+    // Named exceptions, not yet split: each has one function between 80 and 120 lines.
+    files: ['renderer/src/components/Markdown.tsx', 'renderer/src/components/NewChat.tsx', 'renderer/src/pages/LocalServerForm.tsx', 'renderer/src/pages/SettingsPage.tsx', 'renderer/src/state/use-conversation.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 120, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
+  {
     // Size limits for main/, common/ and preload/: a file over 400 lines or a function over 80 is
     // split (blank lines and comments not counted). The few honest exceptions are named below.
     files: ['main/**/*.ts', 'common/**/*.ts', 'preload/**/*.ts'],
