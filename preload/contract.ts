@@ -67,12 +67,14 @@ export const CONTRACT = {
 
   'conversations.list': channel<ConversationView[]>()(z.strictObject({ ...inNamespace, query: z.string().max(MAX_QUERY_CHARS).optional() })),
   'conversations.get': channel<ConversationView>()(z.strictObject({ ...inNamespace, conversationId: uuid })),
-  /** A new chat; `workspace` is its project folder (outside Ward's data), `access` what it may do there unasked. */
-  'conversations.create': channel<ConversationView>()(
+  /** A new chat with its first prompt; `workspace` is its project folder (outside Ward's data), `access` what it may do there unasked. */
+  'conversations.start': channel<{ conversationId: string; runId: string; attached: boolean }>()(
     z.strictObject({
       ...inNamespace,
       agentName,
-      title: z.string().min(1).max(200),
+      prompt: z.string().min(1).max(MAX_PROMPT_CHARS),
+      /** The same id sent again (a retried New chat) attaches to what the first made. */
+      requestId: uuid,
       workspace: z.string().min(1).max(4_096).optional(),
       access: z.enum(FOLDER_ACCESS).optional(),
     }),

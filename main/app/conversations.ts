@@ -7,13 +7,13 @@
  */
 import type { ConversationView, FolderAccess, JournalEventView, RunView } from '../../common/views.js';
 import { journalEvent, readJournalEvent } from '../../common/events.js';
-import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC } from '../agents/spec.js';
 import { GrantStore } from '../permissions/grant-store.js';
 import type { Rule } from '../permissions/grants.js';
 import type { JournalEvent } from '../store/journal.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { Run, RunState } from '../store/runs.js';
 import type { GrantService } from './grants.js';
+import type { RunHandle, RunService } from './runs/run-service.js';
 import { checkWorkspace } from './runs/workspace.js';
 import { assertOutsideWardData } from './ward-data.js';
 
@@ -26,6 +26,14 @@ const PREVIEW_CHARS = 160;
 
 /** A new chat's project folder and what it may do there without asking. */
 export type { JournalEvent } from '../store/journal.js';
+
+/** What the desktop's New chat sends: the agent, the first prompt, a request id and the project folder, if one was chosen. */
+export interface NewChat {
+  readonly agentName: string;
+  readonly prompt: string;
+  readonly requestId: string;
+  readonly project?: ProjectFolder;
+}
 
 export interface ProjectFolder {
   readonly workspace: string;
@@ -92,21 +100,31 @@ export class ConversationService {
   }
 
   /**
-   * A new chat, in the project folder the person chose (outside Ward's data) or in one inside it.
-   * What the chat may do in its folder unasked becomes the chat's own grants, checked like any (P1, P5).
+   * New chat: a conversation and its first turn, in one step, as `ward run --new` starts one (one
+   * default-agent step, one title, one preflight). The project folder the person chose (outside
+   * Ward's data) is the chat's workspace; what the chat may do there unasked becomes its own
+   * grants, checked like any before anything is made (P1, P5). The same request id attaches to
+   * what the first request made (R7): a retried New chat makes one conversation.
    */
-  create(store: NamespaceStore, agentName: string, title: string, project?: ProjectFolder): ConversationView {
-    const workspace = project === undefined ? null : checkWorkspace(project.workspace);
-    if (workspace !== null) assertOutsideWardData(this.deps.home(), 'the project folder', workspace);
+  async start(runs: RunService, store: NamespaceStore, chat: NewChat): Promise<RunHandle> {
+    const workspace = chat.project === undefined ? undefined : checkWorkspace(chat.project.workspace);
+    if (workspace !== undefined) assertOutsideWardData(this.deps.home(), 'the project folder', workspace);
     const rules: Rule[] =
-      workspace === null || project?.access === 'ask'
+      workspace === undefined || chat.project?.access === 'ask'
         ? []
-        : (project?.access === 'write' ? (['read', 'write'] as const) : (['read'] as const)).map((kind) => ({ effect: 'allow', kind, value: workspace, source: 'conversation' }));
-    // The built-in agent comes into being on first use, as with `ward run`.
-    const agent = agentName === DEFAULT_AGENT && store.agents.find(DEFAULT_AGENT) === undefined ? store.agents.publish(DEFAULT_AGENT, DEFAULT_AGENT_SPEC) : store.agents.get(agentName);
-    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title, workspace });
-    if (rules.length > 0) this.deps.grants().grant(store, { conversation: conversation.id }, rules, 'desktop:project-folder');
-    return this.view(store, conversation.id);
+        : (chat.project?.access === 'write' ? (['read', 'write'] as const) : (['read'] as const)).map((kind) => ({ effect: 'allow', kind, value: workspace, source: 'conversation' }));
+    const grants = this.deps.grants();
+    grants.check(rules);
+    return runs.start({
+      namespace: store.namespace,
+      agent: chat.agentName,
+      prompt: chat.prompt,
+      requestId: chat.requestId,
+      ...(workspace === undefined ? {} : { workspace }),
+      onNewConversation: (conversationId) => {
+        if (rules.length > 0) grants.grant(store, { conversation: conversationId }, rules, 'desktop:project-folder');
+      },
+    });
   }
 
   /** A conversation's events after `afterSeq` as stored (with their hashes), for `ward replay`; a unique id prefix names it. */

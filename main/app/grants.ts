@@ -50,10 +50,7 @@ export class GrantService {
    * if one is refused. An env grant that looks like a secret needs `secretEnvConfirmed`.
    */
   grant(store: NamespaceStore, target: GrantTarget, rules: readonly Rule[], grantedBy: string, secretEnvConfirmed = false): StoredGrant[] {
-    assertRulesAllowed(this.policy, rules);
-    assertSecretEnvConfirmed(rules, secretEnvConfirmed);
-    assertGrantsOutsideWardData(this.home, rules);
-    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
+    this.check(rules, secretEnvConfirmed);
     const scope =
       'conversation' in target
         ? { scope: 'conversation' as const, conversationId: store.conversations.resolve(target.conversation).id }
@@ -62,6 +59,14 @@ export class GrantService {
           : { scope: 'namespace' as const };
     const grants = new GrantStore(store.db);
     return rules.map((rule) => grants.add({ ...scope, effect: rule.effect, kind: rule.kind, value: rule.value, grantedBy }));
+  }
+
+  /** What refuses a grant before anything is stored: the admin policy, secret-looking names, Ward's data, the sandbox. */
+  check(rules: readonly Rule[], secretEnvConfirmed = false): void {
+    assertRulesAllowed(this.policy, rules);
+    assertSecretEnvConfirmed(rules, secretEnvConfirmed);
+    assertGrantsOutsideWardData(this.home, rules);
+    assertGrantsComposeWithSandbox(rules, sandboxPlatform());
   }
 
   revoke(store: NamespaceStore, grantId: string): StoredGrant {

@@ -75,12 +75,12 @@ export class DesktopIpc {
     'namespaces.create': ({ name }) => ({ name: this.app.namespaces.create(name).name }),
     'conversations.list': ({ namespace, query }) => this.app.conversations.list(this.store(namespace), query),
     'conversations.get': ({ namespace, conversationId }) => this.app.conversations.view(this.store(namespace), conversationId),
-    'conversations.create': async ({ namespace, agentName, title, workspace, access = 'ask' }) => {
+    'conversations.start': async ({ namespace, agentName, prompt, requestId, workspace, access = 'ask' }) => {
       const store = this.store(namespace);
-      // A new chat is made to send its first prompt (runs.send follows): what would refuse that
-      // run refuses the chat, before anything is created.
-      await (await this.app.runs()).preflight({ namespace: store.namespace, agent: agentName, prompt: title });
-      return this.app.conversations.create(store, agentName, title, workspace === undefined ? undefined : { workspace, access });
+      const handle = await this.app.conversations.start(await this.app.runs(), store, { agentName, prompt, requestId, ...(workspace === undefined ? {} : { project: { workspace, access } }) });
+      // The turn runs on in the background; the window follows the journal.
+      void handle.done.catch(() => undefined);
+      return { conversationId: handle.conversationId, runId: handle.runId, attached: handle.attached };
     },
     'journal.subscribe': ({ namespace, conversationId, afterSeq, tail }, client) => {
       const store = this.store(namespace);

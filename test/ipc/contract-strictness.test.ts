@@ -14,7 +14,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'namespaces.create': { name: 'work' },
   'conversations.list': { ...NS },
   'conversations.get': { ...NS, conversationId: ID },
-  'conversations.create': { ...NS, agentName: 'default', title: 'hi' },
+  'conversations.start': { ...NS, agentName: 'default', prompt: 'hi', requestId: '00000000-0000-4000-8000-000000000001' },
   'journal.subscribe': { ...NS, conversationId: ID, afterSeq: 0 },
   'journal.unsubscribe': { subscriptionId: 'abc' },
   'runs.send': { ...NS, conversationId: ID, requestId: ID, prompt: 'hi' },

@@ -154,7 +154,7 @@ describe('a chat that would be refused is not created (issue 16 #7)', () => {
       error: { code: 'credential_missing', message: 'no model credential for namespace default: store one with "ward --namespace default provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY' },
     };
     try {
-      await expect(dispatch(service.handlers, client, 'conversations.create', { namespace: 'default', agentName: 'default', title: 'hello' })).resolves.toEqual(refusal);
+      await expect(dispatch(service.handlers, client, 'conversations.start', { namespace: 'default', agentName: 'default', prompt: 'hello', requestId: '00000000-0000-4000-8000-000000000002' })).resolves.toEqual(refusal);
       await expect(dispatch(service.handlers, client, 'conversations.list', { namespace: 'default' })).resolves.toEqual({ ok: true, value: [] });
       // A chat made before the key was deleted: the prompt is refused and no run is admitted.
       const store = core.store(parseNamespace('default'));

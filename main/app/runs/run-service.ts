@@ -39,6 +39,11 @@ export interface StartTurnInput {
   readonly workspace?: string;
   /** Deno-style rules for this turn (`ward run --allow-…`), parsed with parsePermissionFlags. */
   readonly permissions?: readonly Rule[];
+  /**
+   * Called once when this turn makes a new conversation, before its turn starts: the desktop
+   * stores what the chat may do in its project folder here (a retried request makes none).
+   */
+  readonly onNewConversation?: (conversationId: string) => void;
 }
 
 export interface RunOutcome {
@@ -262,7 +267,9 @@ export class RunService {
     const earlier = input.requestId === undefined ? undefined : store.runs.conversationOfRequest(requestId);
     if (earlier !== undefined) return store.conversations.get(earlier);
     const agent = RunService.resolveAgent(store, input.agent);
-    return store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: titleOf(input.prompt), workspace: workspace ?? null });
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: titleOf(input.prompt), workspace: workspace ?? null });
+    input.onNewConversation?.(conversation.id);
+    return conversation;
   }
 
   /** R7: the same request attaches to the run it admitted, here or in another Ward process. */

@@ -1,10 +1,11 @@
 /**
  * A chat not started yet: the agent, the project folder (the system's folder dialog) and what the
  * agent may do there unasked, with the grants shown before the first turn. The first prompt
- * creates the chat, titled from that prompt, and sends it.
+ * starts the chat (main makes it, titled from that prompt, and runs its first turn); sending the
+ * same prompt again after a failure reuses its request id, so a retry never makes a second chat.
  */
 import { FolderOpen } from 'lucide-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { AgentView, FolderAccess } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
@@ -15,13 +16,6 @@ import { FolderGrants } from './FolderGrants.js';
 
 /** Published by main on first use (a fresh install has no agent of its own yet). */
 export const BUILT_IN_AGENT = 'default';
-const TITLE_CHARS = 80;
-
-/** A chat's title: the first line of its first prompt. */
-export function titleFrom(prompt: string): string {
-  const line = prompt.trim().split('\n')[0]!.trim();
-  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
-}
 
 const ACCESS: readonly { value: FolderAccess; label: string }[] = [
   { value: 'ask', label: 'Ask me each time' },
@@ -35,6 +29,8 @@ export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: 
   const [workspace, setWorkspace] = useState<string | null>(null);
   const [access, setAccess] = useState<FolderAccess>('ask');
   const [error, setError] = useState<string | null>(null);
+  /** The request of the last prompt sent: the same prompt sent again is the same request. */
+  const request = useRef<{ prompt: string; id: string } | null>(null);
 
   const pick = async () => {
     setError(null);
@@ -48,11 +44,12 @@ export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: 
   const start = async (prompt: string): Promise<boolean> => {
     setError(null);
     try {
-      const created = await unwrap(
-        api.conversations.create({ namespace, agentName, title: titleFrom(prompt), ...(workspace === null ? {} : { workspace, access }) }),
+      if (request.current?.prompt !== prompt) request.current = { prompt, id: crypto.randomUUID() };
+      const started = await unwrap(
+        api.conversations.start({ namespace, agentName, prompt, requestId: request.current.id, ...(workspace === null ? {} : { workspace, access }) }),
       );
-      await unwrap(api.runs.send({ namespace, conversationId: created.id, requestId: crypto.randomUUID(), prompt }));
-      onCreated(created.id);
+      request.current = null;
+      onCreated(started.conversationId);
       return true;
     } catch (failure) {
       setError(errorText(failure));
