@@ -85,7 +85,7 @@ export class ConversationService {
       lastSeq: conversation.lastSeq,
       workspace: conversation.workspace,
       lastActivityAt: store.journal.lastEventAt(id) ?? conversation.createdAt,
-      preview: previewOf(latest?.payload),
+      preview: latest === undefined ? '' : previewOf(readJournalEvent(latest.type, latest.payload)),
       grants,
       activeRun: active === undefined ? null : toRunView(active),
     };
@@ -228,9 +228,9 @@ export class ConversationService {
   }
 }
 
-/** One line of a prompt or answer for a session list. */
-function previewOf(payload: unknown): string {
-  const text = typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string' ? (payload as { text: string }).text : '';
+/** One line of a prompt or answer for a session list (an unreadable one shows nothing). */
+function previewOf(event: ReturnType<typeof readJournalEvent>): string {
+  const text = event.type === 'user_prompt' || event.type === 'assistant_text' ? event.payload.text : '';
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
 }

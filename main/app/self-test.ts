@@ -7,6 +7,7 @@
  * same CLI process, as the desktop's warm sessions do (stream-json input, issue 19). What an IT
  * admin runs after an upgrade.
  */
+import { readJournalEvent } from '../../common/events.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -69,14 +70,15 @@ export async function runSelfTest(env: NodeJS.ProcessEnv = process.env): Promise
     // As `ward run` does: the preflight's refusals (pin, policy, credential) before anything is created.
     const handle = await runs.start({ namespace: ns, prompt: 'Ward self-test: reply with one sentence.' });
     const outcome = await handle.done;
-    const events = [...app.folder.store(ns).journal.read(handle.conversationId)];
-    const started = events.find((event) => event.type === 'run_started')?.payload as { sandboxed?: boolean } | undefined;
-    sandboxed = started?.sandboxed === true;
+    // Read by their schemas, as every reader of the journal does.
+    const events = [...app.folder.store(ns).journal.read(handle.conversationId)].map((event) => readJournalEvent(event.type, event.payload));
+    const started = events.find((event) => event.type === 'run_started');
+    sandboxed = started?.type === 'run_started' && started.payload.sandboxed;
     if (outcome.state !== 'succeeded') return done(false, `the turn ${outcome.state}: ${outcome.reason ?? 'no reason given'}`);
-    const text = events.filter((event) => event.type === 'assistant_text').map((event) => String((event.payload as { text?: unknown }).text)).join('');
+    const text = events.map((event) => (event.type === 'assistant_text' ? event.payload.text : '')).join('');
     if (!text.includes(SELF_TEST_ANSWER)) return done(false, "no assistant text with the endpoint's answer");
     const stray = events.find((event) => event.type === 'diagnostic');
-    if (stray !== undefined) return done(false, `unexpected stdout: ${String((stray.payload as { detail?: unknown }).detail)}`);
+    if (stray?.type === 'diagnostic') return done(false, `unexpected stdout: ${stray.payload.detail}`);
     if (provider.streamingCalls() !== 1) return done(false, `expected one model call, saw ${provider.streamingCalls()}`);
     const followUp = await runs.start({ namespace: ns, conversationId: handle.conversationId, prompt: 'Ward self-test: once more.' });
     const second = await followUp.done;
