@@ -1,3 +1,4 @@
+import { escapeForDisplay } from '../../../common/display.js';
 import { doctorChecks, type DoctorCheck } from '../../app/doctor.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, exitCodeFor, isWardError, type ExitCode } from '../../base/errors.js';
@@ -30,7 +31,7 @@ export const doctorCommand: Command = {
     const provider = values.provider ? await checkProvider(app(), values.namespace) : undefined;
     for (const check of provider === undefined ? checks : [...checks, provider.check]) {
       if (values.json) writeJson(io.stdout, check);
-      else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${check.detail}`);
+      else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${escapeForDisplay(check.detail)}`);
     }
     // The provider's answer has its own exit code, so a script can tell a wrong key from no network.
     if (provider !== undefined && provider.exit !== EXIT.ok) return provider.exit;

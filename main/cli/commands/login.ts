@@ -1,3 +1,4 @@
+import { escapeOneLine } from '../../../common/display.js';
 import { openSystemBrowser } from '../../app/browser.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
@@ -43,8 +44,8 @@ export const loginCommand: Command = {
     if (values.json) {
       writeJson(io.stdout, { namespace: namespace, issuer: session.issuer, clientId: session.clientId, subject: session.subject, expiresAt: session.expiresAt, cleanupRequired });
     } else {
-      writeLine(io.stdout, `signed in to ${session.issuer} as ${session.subject} (namespace ${namespace})`);
-      if (cleanupRequired) writeLine(io.stdout, `note: an older sign-in of this identity could not be revoked yet; it is kept, and "ward logout --issuer ${session.issuer}" finishes it later`);
+      writeLine(io.stdout, `signed in to ${escapeOneLine(session.issuer, 300)} as ${escapeOneLine(session.subject, 200)} (namespace ${namespace})`);
+      if (cleanupRequired) writeLine(io.stdout, `note: an older sign-in of this identity could not be revoked yet; it is kept, and "ward logout --issuer ${escapeOneLine(session.issuer, 300)}" finishes it later`);
     }
     return EXIT.ok;
   },

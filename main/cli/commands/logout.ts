@@ -1,3 +1,4 @@
+import { escapeOneLine } from '../../../common/display.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT } from '../../base/errors.js';
 import { writeJson, writeLine } from '../io.js';
@@ -16,11 +17,11 @@ export const logoutCommand: Command = {
     const { stdout, stderr } = context.io;
     for (const done of result.signedOut) {
       if (values.json) writeJson(stdout, { ...done, status: 'signed_out' });
-      else writeLine(stdout, `signed out ${done.subject} at ${done.issuer}${done.revoked ? ' (revoked at the provider)' : ' (forgotten locally; not revoked)'}`);
+      else writeLine(stdout, `signed out ${escapeOneLine(done.subject, 200)} at ${escapeOneLine(done.issuer, 300)}${done.revoked ? ' (revoked at the provider)' : ' (forgotten locally; not revoked)'}`);
     }
     for (const kept of result.kept) {
       if (values.json) writeJson(stdout, { ...kept, status: 'kept' });
-      writeLine(stderr, `ward logout: kept ${kept.subject} at ${kept.issuer}: ${kept.reason}; retry later, or "ward logout --local" forgets it without revoking`);
+      writeLine(stderr, `ward logout: kept ${escapeOneLine(kept.subject, 200)} at ${escapeOneLine(kept.issuer, 300)}: ${escapeOneLine(kept.reason, 500)}; retry later, or "ward logout --local" forgets it without revoking`);
     }
     if (result.signedOut.length === 0 && result.kept.length === 0) writeLine(stdout, `no sign-in to sign out of (namespace ${result.namespace})`);
     return result.kept.length > 0 ? EXIT.unavailable : EXIT.ok;

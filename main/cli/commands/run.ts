@@ -1,3 +1,4 @@
+import { escapeOneLine } from '../../../common/display.js';
 import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { traceMark } from '../../base/trace.js';
 import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
@@ -139,7 +140,7 @@ export const runCommand: Command = {
       const outcome: RunOutcome = await handle.done;
       await stopFollowing();
       stopFollowing = undefined;
-      if (!values.json) writeLine(io.stderr, `ward: ${outcome.state}${outcome.reason === null ? '' : `: ${outcome.reason}`}`);
+      if (!values.json) writeLine(io.stderr, `ward: ${outcome.state}${outcome.reason === null ? '' : `: ${escapeOneLine(outcome.reason, 2_000)}`}`);
       return EXIT_FOR_STATE[outcome.state] ?? EXIT.failed;
     } finally {
       await stopFollowing?.();

@@ -1,3 +1,4 @@
+import { escapeOneLine } from '../../../common/display.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
@@ -12,7 +13,7 @@ export const whoamiCommand: Command = {
     for (const session of sessions) {
       const row = { namespace: namespace, issuer: session.issuer, clientId: session.clientId, subject: session.subject, signedInAt: session.signedInAt, expiresAt: session.expiresAt, cleanupPending: session.cleanupPending };
       if (values.json) writeJson(context.io.stdout, row);
-      else writeLine(context.io.stdout, `${row.subject} at ${row.issuer} (client ${row.clientId}, namespace ${row.namespace})${row.cleanupPending ? ' [replaced; waiting for revocation, run "ward logout"]' : ''}`);
+      else writeLine(context.io.stdout, `${escapeOneLine(row.subject, 200)} at ${escapeOneLine(row.issuer, 300)} (client ${escapeOneLine(row.clientId, 200)}, namespace ${row.namespace})${row.cleanupPending ? ' [replaced; waiting for revocation, run "ward logout"]' : ''}`);
     }
     return EXIT.ok;
   },
