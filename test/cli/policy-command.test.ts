@@ -1,16 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMITTED_PIN } from '../../main/runner/pin.js';
-import { underSystemPolicy } from '../support/system-policy.js';
+import { policyFile, underSystemPolicy } from '../support/system-policy.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
-
-function policyFile(value: unknown): string {
-  const file = path.join(tempDir(), 'policy.json');
-  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value), { mode: 0o644 });
-  return file;
-}
 
 describe('ward policy show', () => {
   it('test_lists_every_key_with_value_level_and_source_like_chrome_policy', async () => {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { FIXTURE_STDIO, processesWith } from '../app/runs/agents.js';
-import { CANARY_KEY, until } from '../app/runs/harness.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
+import { until } from '../support/wait.js';
 
 // The built command (npm test builds first; test/global-setup.ts builds when dist/ is missing).
 const WARD = path.resolve('bin/ward.js');

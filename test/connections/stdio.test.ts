@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PinnedToolRoute } from '../../main/upstreams/types.js';
-import { STDIO_SERVER, alive, databaseBytes, eventually, harness, pids, signal, stdioSpec } from './support.js';
+import { STDIO_SERVER, databaseBytes, harness, pids, signal, stdioSpec } from './support.js';
+import { until } from '../support/wait.js';
+import { alive } from '../support/processes.js';
 
 function route(routes: PinnedToolRoute[], exposed: string): PinnedToolRoute {
   const found = routes.find((r) => r.exposedName === exposed);
@@ -61,7 +63,7 @@ describe('stdio connections', () => {
     const routes = h.manager.routes();
     const first = pids(pidFile)[0]!;
     expect(await h.manager.caller.callTool(route(routes, 'crashy__exit'), {}, signal())).toMatchObject({ ok: false, errorCode: 'closed' });
-    await eventually(() => !alive(first), 'the crashed server is gone');
+    await until(() => !alive(first), 'the crashed server is gone');
     expect(await h.manager.caller.callTool(route(routes, 'crashy__echo'), { text: 'x' }, signal())).toMatchObject({ ok: false, errorCode: 'unreachable' });
     expect(pids(pidFile)).toHaveLength(1); // never restarted by a call
     expect(h.manager.get('crashy').crashed).toMatchObject({ code: 'closed' });
@@ -73,7 +75,7 @@ describe('stdio connections', () => {
 
     // A second crash in a row doubles the wait: an immediate restart is refused, saying when.
     expect(await h.manager.caller.callTool(route(routes, 'crashy__exit'), {}, signal())).toMatchObject({ ok: false, errorCode: 'closed' });
-    await eventually(() => h.manager.get('crashy').crashed !== null, 'the crash is recorded');
+    await until(() => h.manager.get('crashy').crashed !== null, 'the crash is recorded');
     await expect(h.manager.restart('crashy')).rejects.toThrow(/stopped 2 time\(s\) in a row; restart it again in 2 s/);
     expect(pids(pidFile)).toHaveLength(2);
     now += 2_000;
@@ -88,7 +90,7 @@ describe('stdio connections', () => {
     await h.manager.discover('noisy');
     const outcome = await h.manager.caller.callTool(route(h.manager.routes(), 'noisy__garbage'), {}, signal());
     expect(outcome).toMatchObject({ ok: false, errorCode: 'protocol_error' });
-    await eventually(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
+    await until(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
     expect(h.manager.get('noisy')).toMatchObject({ health: 'error', lastErrorCode: 'protocol_error' });
   });
 
@@ -138,7 +140,7 @@ describe('stdio connections', () => {
     const pidFile = path.join(h.dir, 'pids');
     await h.manager.add(stdioSpec('mute', '--hang-init', '--pid-file', pidFile));
     await expect(h.manager.discover('mute')).rejects.toMatchObject({ code: 'timed_out' });
-    await eventually(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
+    await until(() => !alive(pids(pidFile)[0]!), 'the server is stopped');
   });
 
   it('test_a_changed_schema_disables_the_tool_with_a_reason_until_it_is_re_pinned_b3', async () => {
@@ -218,7 +220,7 @@ describe('stdio connections', () => {
     const helper = Number((outcome as unknown as { content: Array<{ text: string }> }).content[0]!.text);
     expect(alive(server) && alive(helper)).toBe(true);
     await h.manager.disconnect('parent');
-    await eventually(() => !alive(server) && !alive(helper), 'server and helper are gone');
+    await until(() => !alive(server) && !alive(helper), 'server and helper are gone');
   });
 
   it('test_removing_a_connection_stops_its_server_and_deletes_its_secrets', async () => {
@@ -227,7 +229,7 @@ describe('stdio connections', () => {
     await h.manager.discover('gone');
     const server = (await h.manager.connection('gone')).pid!;
     expect(await h.manager.remove('gone')).toBe(true);
-    await eventually(() => !alive(server), 'the server is gone');
+    await until(() => !alive(server), 'the server is gone');
     expect(h.manager.list()).toEqual([]);
     await h.manager.add({ ...stdioSpec('gone'), secretEnv: [] });
     expect(h.manager.get('gone').tools).toEqual([]);
@@ -245,7 +247,7 @@ describe('stdio servers are Ward\'s children', () => {
     expect(result.status, result.stderr).toBe(0);
     const pid = Number(result.stdout.trim());
     expect(pid).toBeGreaterThan(0);
-    await eventually(() => !alive(pid), 'the stubborn server died with Ward');
+    await until(() => !alive(pid), 'the stubborn server died with Ward');
   });
 });
 

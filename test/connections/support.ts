@@ -57,24 +57,6 @@ export function stdioSpec(name: string, ...args: string[]): { transport: 'stdio'
   return { transport: 'stdio', name, command: process.execPath, args: [STDIO_SERVER, ...args] };
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Bounded wait for a condition that a process exit makes true. */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export function pids(file: string): number[] {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);

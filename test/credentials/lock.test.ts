@@ -7,18 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { withLock } from '../../main/credentials/lock.js';
 import { holdInChild, type LockHolder } from '../support/lock-holder.js';
 import { tempDir } from '../support/temp.js';
+import { until } from '../support/wait.js';
 
 /** A record older than any hold can last: stale although its pid (ours) is alive. */
 function staleRecord(): string {
   return JSON.stringify({ pid: process.pid, host: os.hostname(), nonce: 'stale', since: new Date(Date.now() - 11 * 60_000).toISOString() });
-}
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
 }
 
 /** Whether process `pid` has the file `target` open (Linux /proc). */

@@ -1,31 +1,24 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../support/temp.js';
+import { policyFile } from '../support/system-policy.js';
 import { screenshot, useUiSuite } from './harness/harness.js';
 
 const suite = useUiSuite();
 
-/** The admin policy as a file WARD_POLICY names (it can only restrict, as a system one would). */
-function policyFile(): string {
-  const file = path.join(tempDir('ward-e2e-policy-'), 'policy.json');
-  const policy = {
-    reason: 'Example Corp IT',
-    providers: ['127.0.0.1'],
-    models: ['claude-e2e-*'],
-    credentialStore: 'file',
-    managedConnectionsOnly: true,
-    managedConnections: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
-    colour: 'blue',
-    recommended: { approvalTimeoutSeconds: 300 },
-  };
-  fs.writeFileSync(file, JSON.stringify(policy), { mode: 0o644 });
-  return file;
-}
+/** The admin policy WARD_POLICY names (it can only restrict, as a system one would). */
+const adminPolicy = {
+  reason: 'Example Corp IT',
+  providers: ['127.0.0.1'],
+  models: ['claude-e2e-*'],
+  credentialStore: 'file',
+  managedConnectionsOnly: true,
+  managedConnections: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }],
+  colour: 'blue',
+  recommended: { approvalTimeoutSeconds: 300 },
+};
 
 describe('the desktop under an admin policy, in real Chromium', () => {
   it('test_managed_settings_show_locks_with_their_source_and_the_policy_page_lists_every_key', async () => {
-    const file = policyFile();
+    const file = policyFile(adminPolicy);
     const harness = await suite.start({ env: { WARD_POLICY: file } });
     const page = await harness.open();
 

@@ -35,6 +35,22 @@ describe('searching sessions', () => {
 });
 
 describe('reviewing a bundle', () => {
+  // Everything in a bundle came from outside this Ward: its title and agent show as visible marks, never as bidi or invisible text (D1).
+  it('test_a_bundle_whose_title_and_agent_carry_bidi_and_invisible_characters_shows_them_as_marks', async () => {
+    const bundle = makeBundle(1, { title: 'invoice\u202Etxt.exe\u{E0041}', agentName: 'helper\u200B\u2800\u2800\u2800' });
+    const harness = await suite.start({ bundleToOpen: bundle.file });
+    const main = await harness.open();
+    await main.getByRole('button', { name: 'Open bundle…' }).click();
+    await expect.poll(() => harness.results.some((result) => result.includes('"reviewId"')), { timeout: 10_000 }).toBe(true);
+    const opened = JSON.parse(harness.results.find((result) => result.includes('"reviewId"'))!) as { value: { reviewId: string } };
+    const review = await harness.context.newPage();
+    await review.goto(`${harness.url}#review/${opened.value.reviewId}`);
+    await review.getByTestId('review-banner').waitFor();
+    const header = (await review.locator('.chat-header').textContent()) ?? '';
+    expect(header).toContain('invoice\\u{202e}txt.exe\\u{e0041}');
+    expect(header).not.toMatch(/[\u202e\u200b\u2800]|\u{E0041}/u);
+  });
+
   it('test_opens_a_bundle_read_only_with_the_signer_banner_no_composer_and_a_window_that_reaches_no_namespace', async () => {
     const bundle = makeBundle(2);
     const harness = await suite.start({ bundleToOpen: bundle.file });

@@ -40,7 +40,7 @@ export interface MadeBundle {
 }
 
 /** A conversation with `turns` turns, exported to a bundle signed with a fresh key. */
-export function makeBundle(turns = 2, options: { uncertainRuns?: string[] } = {}): MadeBundle {
+export function makeBundle(turns = 2, options: { uncertainRuns?: string[]; title?: string; agentName?: string } = {}): MadeBundle {
   const dir = tempDir('ward-bundle-');
   const { core, store, conversation } = seedConversation(path.join(dir, 'home'));
   try {
@@ -57,9 +57,9 @@ export function makeBundle(turns = 2, options: { uncertainRuns?: string[] } = {}
         check: () => undefined,
         predicate: {
           conversationId: conversation.id,
-          title: conversation.title,
+          title: options.title ?? conversation.title,
           namespaceHash: store.namespace.hash,
-          agent: { name: 'helper', version: 1 },
+          agent: { name: options.agentName ?? 'helper', version: 1 },
           cliVersion: '2.1.328',
           wardVersion: '0.1.0',
           exportedAt: new Date().toISOString(),

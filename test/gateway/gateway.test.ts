@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ModelGateway, type GatewayExchange } from '../../main/gateway/gateway.js';
 import type { ProviderCredential } from '../../main/providers/provider-headers.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
-import { until } from '../app/runs/harness.js';
+
 import { MESSAGE, post, streamedText } from './support.js';
+import { until } from '../support/wait.js';
 
 const REAL_KEY = 'sk-ant-gateway-canary-4b1d7c9e2f3a';
 const cleanups: (() => Promise<void> | void)[] = [];

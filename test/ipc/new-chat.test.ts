@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DesktopIpc } from '../../main/ipc/handlers.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
-import { startHarness, until, type Harness } from '../app/runs/harness.js';
+import { startHarness, type Harness } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
+import { until } from '../support/wait.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -6,14 +6,8 @@ import { main } from '../../main/cli/main.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { probePolicy } from '../../main/policy/doctor-probe.js';
 import { claudeManagedLocations, probeClaudeManagedSettings } from '../../main/policy/claude-managed.js';
+import { policyFile } from '../support/system-policy.js';
 import { tempDir } from '../support/temp.js';
-
-function policyFile(text: string): string {
-  const file = path.join(tempDir(), 'policy.json');
-  fs.writeFileSync(file, text);
-  fs.chmodSync(file, 0o644);
-  return file;
-}
 
 describe('ward doctor: admin policy', () => {
   const core = new DataFolder(tempDir());

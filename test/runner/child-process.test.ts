@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CliProcess } from '../../main/runner/child.js';
 import type { CliMessage } from '../../main/runner/stream-parser.js';
-import { processGroupAlive, until } from '../app/runs/harness.js';
+import { processGroupAlive } from '../app/runs/harness.js';
+import { until } from '../support/wait.js';
 
 /** Live (non-zombie) members of a process group, from /proc. */
 function liveMembers(pgid: number): number[] {

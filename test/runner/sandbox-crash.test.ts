@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { processesWith } from '../app/runs/agents.js';
-import { CANARY_KEY, until } from '../app/runs/harness.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
+import { until } from '../support/wait.js';
 
 const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;

@@ -16,6 +16,7 @@ import { buildChildEnv } from '../../main/runner/env.js';
 import { locatePlatformBinary } from '../../main/runner/pin.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
+import { until } from '../support/wait.js';
 
 type Line = Record<string, unknown>;
 
@@ -78,13 +79,6 @@ const user = (text: string): Line => ({ type: 'user', message: { role: 'user', c
 const isResult = (line: Line) => line.type === 'result';
 const responseTo = (id: string) => (line: Line) => line.type === 'control_response' && (line.response as { request_id?: string } | undefined)?.request_id === id;
 
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !check(); ) {
-    if (Date.now() > end) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the pinned CLI reading turns from stdin (stream-json input)', () => {
   it('test_one_process_answers_initialize_keeps_context_across_turns_survives_an_interrupt_and_exits_0_when_stdin_closes', async () => {
     const provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'First answer, about Lisbon.' }] }]);
@@ -100,7 +94,7 @@ describe('the pinned CLI reading turns from stdin (stream-json input)', () => {
     // A turn whose model call never finishes, interrupted: the turn ends, the process stays.
     provider.push({ kind: 'hang', blocks: [{ type: 'text', text: 'Thinking' }] });
     cli.send(user('And Porto?'));
-    await until(() => provider.conversationRequests().length === 2, 30_000);
+    await until(() => provider.conversationRequests().length === 2, 'the second turn to reach the provider', 30_000);
     cli.send({ type: 'control_request', request_id: 'stop-1', request: { subtype: 'interrupt' } });
     expect(await cli.next(responseTo('stop-1'))).toMatchObject({ response: { subtype: 'success', request_id: 'stop-1' } });
     expect(await cli.next(isResult)).toMatchObject({ subtype: 'error_during_execution' });

@@ -10,7 +10,8 @@ import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { wardInProcess } from '../support/ward-in-process.js';
-import { startHarness, until, type Harness } from '../app/runs/harness.js';
+import { startHarness, type Harness } from '../app/runs/harness.js';
+import { until } from '../support/wait.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

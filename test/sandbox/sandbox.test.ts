@@ -21,7 +21,9 @@ import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixture
 import { site } from '../support/sites.js';
 import { tempDir } from '../support/temp.js';
 import { bash, DONE } from './steps.js';
-import { CANARY_KEY, payloads, startHarness, until, type Harness } from '../app/runs/harness.js';
+import { CANARY_KEY, payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { until } from '../support/wait.js';
+import { alive } from '../support/processes.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -42,14 +44,6 @@ function folders(outsideName: string): { root: string; workspace: string; outsid
 
 function decisions(h: Harness, conversationId: string): string[] {
   return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').map((decision) => `${decision.value} ${decision.decision}`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 function tree(pid: number): number[] {

@@ -9,13 +9,7 @@ import { DataFolder } from '../../main/store/data-folder.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { until } from '../support/wait.js';
 
 describe('WAL checkpoints off the main thread', () => {
   it('test_a_burst_of_appends_reaches_the_database_file_without_the_main_connection_checkpointing_and_closing_leaves_no_wal', async () => {

@@ -15,3 +15,14 @@ export function underSystemPolicy(policy: object): readonly string[] {
   fs.writeFileSync(path.join(etc, 'ward', 'policy.json'), JSON.stringify(policy), { mode: 0o644 });
   return ['bwrap', '--dev-bind', '/', '/', '--bind', etc, '/etc', '--'];
 }
+
+/**
+ * An admin policy file to name with WARD_POLICY (world-readable, as the admin stores require):
+ * `value` as JSON, or a string written as it is (to test text the parser must refuse).
+ */
+export function policyFile(value: unknown): string {
+  const file = path.join(tempDir('ward-policy-'), 'policy.json');
+  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  fs.chmodSync(file, 0o644);
+  return file;
+}

@@ -17,18 +17,10 @@ import { INHERITED_ENV } from '../../main/upstreams/stdio-transport.js';
 import { openUpstreams } from '../../main/upstreams/upstreams.js';
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { pin, STDIO_FIXTURE } from '../broker/helpers.js';
+import { alive } from '../support/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ward-upstreams-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function call(route: PinnedToolRoute | undefined, args: Record<string, unknown>) {
   return [route!, args, new AbortController().signal] as const;

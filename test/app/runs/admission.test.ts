@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isWardError } from '../../../main/base/errors.js';
-import { startHarness, until, type Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
+import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../../main/permissions/approval-queue.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { publishToolAgent } from './agents.js';
-import { startHarness, until, type Harness } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
+import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
 let root: string | undefined;

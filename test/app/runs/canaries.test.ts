@@ -7,7 +7,8 @@ import { verifyPinnedCli } from '../../../main/runner/pin.js';
 import { findInnerProcess } from '../../../main/runner/process-tree.js';
 import { CLI_ENV_NAMES } from '../../support/child-env.js';
 import { publishToolAgent } from './agents.js';
-import { CANARY_KEY, payloads, procEntries, startHarness, until, type Harness } from './harness.js';
+import { CANARY_KEY, payloads, procEntries, startHarness, type Harness } from './harness.js';
+import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -8,8 +8,10 @@ import { openConnections } from '../../../main/connections/index.js';
 import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
 import { payloads, startHarness, types, type Harness } from './harness.js';
 import { tempDir } from '../../support/temp.js';
-import { alive, eventually, pids, stdioSpec } from '../../connections/support.js';
+import { pids, stdioSpec } from '../../connections/support.js';
 import { filesUnder } from '../../auth/support.js';
+import { until } from '../../support/wait.js';
+import { alive } from '../../support/processes.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -42,7 +44,7 @@ describe('RunService and connection tools', () => {
     // The run started its own server for the connection, and closed it after the broker drained.
     const started = pids(pidFile).slice(beforeRun);
     expect(started.length).toBeGreaterThan(0);
-    await eventually(() => started.every((pid) => !alive(pid)), 'the connection server started for the run to exit');
+    await until(() => started.every((pid) => !alive(pid)), 'the connection server started for the run to exit');
   });
 
   it('test_a_pin_that_no_longer_holds_fails_the_run_with_the_reason_before_the_cli_is_spawned', async () => {

@@ -90,15 +90,6 @@ export function payloads<T = Record<string, unknown>>(events: readonly JournalEv
   return events.filter((event) => event.type === type).map((event) => event.payload as T);
 }
 
-/** Waits (bounded) until `check` holds. */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The NUL-separated entries of /proc/PID/NAME (cmdline, environ). */
 export function procEntries(pid: number, name: 'cmdline' | 'environ'): string[] {
   return fs.readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter((part) => part !== '');

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isWardError } from '../../../main/base/errors.js';
 import type { RunState } from '../../../main/store/runs.js';
 import { processesWith, publishToolAgent } from './agents.js';
-import { payloads, processGroupAlive, startHarness, types, until, type Harness } from './harness.js';
+import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
+import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {

@@ -9,7 +9,8 @@ import type { PayloadOf } from '../../../common/events.js';
 import { publishToolAgent } from './agents.js';
 import { formatEvent } from '../../../main/cli/format-event.js';
 import { connectClient } from '../../broker/helpers.js';
-import { payloads, startHarness, types, until, type Harness } from './harness.js';
+import { payloads, startHarness, types, type Harness } from './harness.js';
+import { until } from '../../support/wait.js';
 
 interface CliHop {
   /** Registers runs with the real broker, handing the CLI this hop's URL instead of the broker's. */

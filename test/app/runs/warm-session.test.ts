@@ -20,8 +20,9 @@ import { parseNamespace } from '../../../main/namespaces/namespace.js';
 import { startModelProvider, userTextIn, type ModelProvider } from '../../fixtures/model-provider/provider.js';
 import { ward } from '../../support/ward-cli.js';
 import { processesWith } from './agents.js';
-import { CANARY_KEY, payloads, procEntries, processGroupAlive, types, until, type Harness } from './harness.js';
+import { CANARY_KEY, payloads, procEntries, processGroupAlive, types, type Harness } from './harness.js';
 import { answer, turn, warmHarness } from './warm.js';
+import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
 let host: ChildProcessWithoutNullStreams | undefined;
