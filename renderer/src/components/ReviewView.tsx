@@ -3,6 +3,7 @@
  * conversation's timeline as the chat shows it, with no composer, no Stop and no approvals. The
  * window reaches nothing of any namespace: only the review channels.
  */
+import { escapeLineForWindow } from '../../../common/display.js';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { ReviewView as Review } from '../../../common/views.js';
@@ -61,17 +62,17 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
     <section className="chat review" aria-label="Review">
       {review !== null && (
         <div className={`banner ${review.ok ? 'banner-review' : 'banner-error'}`} role="status" data-testid="review-banner">
-          <strong>Read-only review · {review.ok ? `signed by ${review.signer}` : 'NOT VERIFIED'}</strong>
-          {!review.ok && <div>{review.problems[0]}</div>}
+          <strong>Read-only review · {review.ok ? `signed by ${line(review.signer)}` : 'NOT VERIFIED'}</strong>
+          {!review.ok && <div>{line(review.problems[0] ?? '')}</div>}
           <div className="muted">
-            {review.fileName} · exported {review.exportedAt} · {review.events} events
+            {line(review.fileName)} · exported {line(review.exportedAt)} · {review.events} events
             {review.uncertainRuns.length > 0 && ` · ${review.uncertainRuns.length} run(s) with an unknown outcome`}
           </div>
         </div>
       )}
       <header className="chat-header">
-        <h2>{review?.title ?? 'Opening…'}</h2>
-        {review !== null && <span className="chat-agent">{review.agent}</span>}
+        <h2>{review === null ? 'Opening…' : line(review.title)}</h2>
+        {review !== null && <span className="chat-agent">{line(review.agent)}</span>}
         {state.usageTotal.turns > 0 && <span className="chat-usage">Total: {describeUsage(state.usageTotal.tokens, state.usageTotal.costUsd)}</span>}
       </header>
       {error !== null && (
@@ -82,6 +83,11 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
       {state.items.length > 0 && <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" />}
     </section>
   );
+}
+
+/** A bundle's field on one line: everything in a bundle came from outside this Ward (D1). */
+function line(text: string): string {
+  return escapeLineForWindow(text, 500);
 }
 
 /** The bundle a review window shows: `#review/<id>` in its address. */
