@@ -4,7 +4,6 @@
  * shell or the loader runs. A name that looks like a secret needs the person's confirmation.
  */
 import { WardError } from '../base/errors.js';
-import type { Rule } from './grants.js';
 
 /** The model access (ANTHROPIC_*), the CLI's own settings and folder (CLAUDE_*), Ward's (WARD_*), the loader's and a shell's start-up file. */
 const RESERVED_ENV = /^(ANTHROPIC_|CLAUDE_|WARD_|LD_|DYLD_)|^BASH_ENV$/;
@@ -25,7 +24,7 @@ export function looksLikeSecretName(name: string): boolean {
  * is written only when the person confirmed it (`--confirm-secret-env`). A flag on `ward run`
  * needs none: Ward asks when that run starts.
  */
-export function assertSecretEnvConfirmed(rules: readonly Rule[], confirmed: boolean): void {
+export function assertSecretEnvConfirmed(rules: readonly { readonly kind: string; readonly effect: string; readonly value: string }[], confirmed: boolean): void {
   if (confirmed) return;
   const secret = rules.find((rule) => rule.kind === 'env' && rule.effect === 'allow' && looksLikeSecretName(rule.value));
   if (secret === undefined) return;
