@@ -7,9 +7,9 @@ import { startModelProvider, type ModelProvider } from '../fixtures/model-provid
 import { FIXTURE_STDIO, processesWith } from '../app/runs/agents.js';
 import { CANARY_KEY } from '../app/runs/harness.js';
 import { until } from '../support/wait.js';
+import { WARD_BIN, ward as runWard } from '../support/ward-cli.js';
 
 // The built command (npm test builds first; test/global-setup.ts builds when dist/ is missing).
-const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;
 let ward: ChildProcess | undefined;
 const scratch: string[] = [];
@@ -33,36 +33,18 @@ function setup(): { home: string; tmp: string; env: NodeJS.ProcessEnv } {
   return { home, tmp, env: { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider!.url } };
 }
 
-/** Runs the built `ward` without blocking this process (the model provider lives here). */
-function wardRun(env: NodeJS.ProcessEnv, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARD, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
-
 describe('ward run (the built command)', () => {
   it('test_streams_the_answer_prints_ndjson_journal_events_with_json_and_exits_0_on_success', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello from the model.' }] }, { blocks: [{ type: 'text', text: 'Piped answer.' }] }]);
     const { env } = setup();
-    const human = await wardRun(env, ['run', '--', 'say', 'hello']);
-    expect(human.status).toBe(0);
+    const human = await runWard(['run', '--', 'say', 'hello'], { env, timeoutMs: 60_000 });
+    expect(human.code).toBe(0);
     expect(human.stdout).toBe('Hello from the model.\n');
     expect(human.stderr).toMatch(/ward: conversation [0-9a-f-]{36}, run [0-9a-f-]{36}\nward: succeeded\n/);
     const conversation = /conversation ([0-9a-f-]{36})/.exec(human.stderr)![1]!;
 
-    const json = await wardRun(env, ['run', '--json', '--conversation', conversation], 'a piped prompt');
-    expect(json.status).toBe(0);
+    const json = await runWard(['run', '--json', '--conversation', conversation], { env, input: 'a piped prompt', timeoutMs: 60_000 });
+    expect(json.code).toBe(0);
     const events = json.stdout
       .trim()
       .split('\n')
@@ -79,14 +61,14 @@ describe('ward run (the built command)', () => {
   it('test_a_second_ward_run_with_the_same_request_id_attaches_to_the_first_one_instead_of_starting_a_child_r7', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'one two three four five six' }], deltaDelayMs: 150 }]);
     const { env } = setup();
-    const first = wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'same input']);
+    const first = runWard(['run', '--request-id', 'req-cli-1', '--', 'same input'], { env, timeoutMs: 60_000 });
     await until(() => provider!.conversationRequests().length === 1, 'the first run to reach the model', 30_000);
-    const second = await wardRun(env, ['run', '--json', '--request-id', 'req-cli-1', '--', 'same input']);
+    const second = await runWard(['run', '--json', '--request-id', 'req-cli-1', '--', 'same input'], { env, timeoutMs: 60_000 });
     const firstResult = await first;
-    expect(firstResult.status).toBe(0);
+    expect(firstResult.code).toBe(0);
     // The human view printed the streamed deltas as they came and the final text not a second time.
     expect(firstResult.stdout).toBe('one two three four five six\n');
-    expect(second.status).toBe(0);
+    expect(second.code).toBe(0);
     const all = second.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
     // The slow stream came as deltas first; they add up to the final text.
     const deltas = all.filter((event) => event.type === 'assistant_delta');
@@ -97,8 +79,8 @@ describe('ward run (the built command)', () => {
     expect(events[2]!.payload.text).toBe('one two three four five six');
     expect(provider.conversationRequests()).toHaveLength(1);
 
-    const conflict = await wardRun(env, ['run', '--request-id', 'req-cli-1', '--', 'other input']);
-    expect(conflict.status).toBe(2);
+    const conflict = await runWard(['run', '--request-id', 'req-cli-1', '--', 'other input'], { env, timeoutMs: 60_000 });
+    expect(conflict.code).toBe(2);
     expect(conflict.stderr).toContain('request req-cli-1 was already used with a different input');
   });
 
@@ -110,11 +92,11 @@ describe('ward run (the built command)', () => {
     const { env, home } = setup();
     const instructions = path.join(home, 'helper.md');
     fs.writeFileSync(instructions, 'Use echo when asked.');
-    const created = await wardRun(env, ['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO}`, '--tool', 'fx/echo']);
+    const created = await runWard(['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO}`, '--tool', 'fx/echo'], { env, timeoutMs: 60_000 });
     expect(created.stderr).toBe('');
     expect(created.stdout).toBe('published helper@1 with 1 pinned tool(s): fx/echo\n');
-    const run = await wardRun(env, ['run', '--agent', 'helper', '--', 'echo pong']);
-    expect(run.status).toBe(0);
+    const run = await runWard(['run', '--agent', 'helper', '--', 'echo pong'], { env, timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^ {2}→ echo \{"text":"pong"\}\n {2}← echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
   });
 
@@ -126,9 +108,9 @@ describe('ward run (the built command)', () => {
     fs.writeFileSync(instructions, 'Use slow when asked.');
     // A server that keeps running when its client goes away: only a signal ends it.
     const serverEnv = { ...env, FIXTURE_IGNORE_HANGUP: '1' };
-    const created = await wardRun(serverEnv, ['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO} ${marker}`, '--upstream-env', 'fx=FIXTURE_IGNORE_HANGUP', '--tool', 'fx/slow']);
-    expect(created.status).toBe(0);
-    ward = spawn(process.execPath, [WARD, 'run', '--agent', 'helper', '--', 'be slow'], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const created = await runWard(['agents', 'create', 'helper', '--instructions-file', instructions, '--upstream', `fx=${process.execPath} --import tsx ${FIXTURE_STDIO} ${marker}`, '--upstream-env', 'fx=FIXTURE_IGNORE_HANGUP', '--tool', 'fx/slow'], { env: serverEnv, timeoutMs: 60_000 });
+    expect(created.code).toBe(0);
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--agent', 'helper', '--', 'be slow'], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     await until(() => stdout.includes('→ slow') && processesWith(marker).length > 0, 'the slow call to reach its server', 30_000);
@@ -142,7 +124,7 @@ describe('ward run (the built command)', () => {
   it('test_ward_doctor_reports_the_pin_and_self_test_runs_the_pinned_cli_offline', async () => {
     provider = await startModelProvider();
     const { env } = setup();
-    const doctor = await wardRun(env, ['doctor', '--self-test', '--json']);
+    const doctor = await runWard(['doctor', '--self-test', '--json'], { env, timeoutMs: 60_000 });
     const checks = doctor.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string; status: string; detail: string });
     expect(checks.find((check) => check.check === 'pinned CLI')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^2\.1\.328 \(linux-x64, sha256 a982d38030b9…\) at /) });
     expect(checks.find((check) => check.check === 'CLI self-test')).toMatchObject({ status: 'ok', detail: expect.stringContaining('system/init, assistant text and a success result parsed') });
@@ -153,7 +135,7 @@ describe('ward run (the built command)', () => {
     // Offline: the self-test never touched the configured model endpoint.
     expect(provider.requests).toEqual([]);
 
-    const unconfined = await wardRun({ ...env, WARD_SANDBOX: 'off' }, ['doctor', '--self-test', '--json']);
+    const unconfined = await runWard(['doctor', '--self-test', '--json'], { env: { ...env, WARD_SANDBOX: 'off' }, timeoutMs: 60_000 });
     const selfTest = unconfined.stdout.trim().split('\n').map((line) => JSON.parse(line) as { check: string }).find((check) => check.check === 'CLI self-test');
     expect(selfTest).toMatchObject({ status: 'ok', detail: expect.stringContaining('; runs are NOT sandboxed: WARD_SANDBOX=off'), data: { sandboxed: false } });
   });
@@ -161,18 +143,18 @@ describe('ward run (the built command)', () => {
   it('test_exit_codes_2_for_usage_errors_1_for_a_failed_turn', async () => {
     provider = await startModelProvider([{ kind: 'http_error', status: 400, errorType: 'invalid_request_error', message: 'scripted refusal' }]);
     const { env } = setup();
-    const both = await wardRun(env, ['run', '--new', '--conversation', 'abc', '--', 'x']);
-    expect(both.status).toBe(2);
+    const both = await runWard(['run', '--new', '--conversation', 'abc', '--', 'x'], { env, timeoutMs: 60_000 });
+    expect(both.code).toBe(2);
     expect(both.stderr).toContain('give --conversation or --new, not both');
-    const failed = await wardRun(env, ['run', '--', 'please fail']);
-    expect(failed.status).toBe(1);
+    const failed = await runWard(['run', '--', 'please fail'], { env, timeoutMs: 60_000 });
+    expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/ward: failed: /);
   });
 
   it('test_ctrl_c_stops_the_turn_gracefully_and_exits_130_leaving_no_cli_process_behind', async () => {
     provider = await startModelProvider([{ kind: 'hang' }]);
     const { env, tmp } = setup();
-    ward = spawn(process.execPath, [WARD, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     await until(() => provider!.conversationRequests().length === 1, 'the model call', 30_000);
@@ -191,7 +173,7 @@ describe('ward run (the built command)', () => {
   ] as const)('test_%s_stops_the_turn_as_a_stop_with_its_own_reason_and_no_uncertain_run', async (signal, reason) => {
     provider = await startModelProvider([{ kind: 'hang' }]);
     const { env, tmp } = setup();
-    ward = spawn(process.execPath, [WARD, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--', 'wait forever'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     await until(() => provider!.conversationRequests().length === 1, 'the model call', 30_000);
@@ -200,16 +182,16 @@ describe('ward run (the built command)', () => {
     expect(code).toBe(130);
     expect(stderr).toContain(`ward: stopped: ${reason}`);
     expect(processesWith(tmp)).toEqual([]);
-    const listed = JSON.parse((await wardRun(env, ['conversations', '--json'])).stdout.trim()) as { id: string; activeRun: unknown };
+    const listed = JSON.parse((await runWard(['conversations', '--json'], { env, timeoutMs: 60_000 })).stdout.trim()) as { id: string; activeRun: unknown };
     expect(listed.activeRun).toBeNull();
-    const events = (await wardRun(env, ['replay', listed.id, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { state?: string; reason?: string } });
+    const events = (await runWard(['replay', listed.id, '--json'], { env, timeoutMs: 60_000 })).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { state?: string; reason?: string } });
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason } });
   });
 
   it('test_ward_run_json_head_1_a_closed_output_pipe_stops_the_turn_instead_of_crashing_and_orphaning_the_cli', async () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'a b c d e f g h i j k l m n o p' }], deltaDelayMs: 150 }]);
     const { env, tmp } = setup();
-    ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'talk slowly'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--json', '--', 'talk slowly'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     ward.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     await new Promise<void>((resolve) => ward!.stdout!.once('data', () => resolve()));
@@ -218,15 +200,15 @@ describe('ward run (the built command)', () => {
     expect(code).toBe(130);
     expect(stderr).not.toContain('EPIPE');
     expect(processesWith(tmp)).toEqual([]);
-    const listed = JSON.parse((await wardRun(env, ['conversations', '--json'])).stdout) as { id: string };
-    const events = (await wardRun(env, ['replay', listed.id, '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: unknown });
+    const listed = JSON.parse((await runWard(['conversations', '--json'], { env, timeoutMs: 60_000 })).stdout) as { id: string };
+    const events = (await runWard(['replay', listed.id, '--json'], { env, timeoutMs: 60_000 })).stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: unknown });
     expect(events.at(-1)).toMatchObject({ type: 'run_finished', payload: { state: 'stopped', reason: 'the output pipe was closed' } });
   });
 
   it('test_after_ward_run_is_sigkilled_mid_turn_the_next_start_shows_the_run_uncertain_with_every_shown_event_on_disk_r8', async () => {
     provider = await startModelProvider([{ kind: 'hang', blocks: [{ type: 'text', text: 'Shown before the crash.' }] }]);
     const { env, tmp } = setup();
-    ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     await until(() => stdout.includes('assistant_text'), 'the streamed text to be shown', 30_000);
@@ -235,18 +217,18 @@ describe('ward run (the built command)', () => {
     const shown = stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; hash: string; conversationId: string });
 
     // The next start: the run is uncertain and keeps its reservation.
-    const listed = await wardRun(env, ['conversations', '--json']);
+    const listed = await runWard(['conversations', '--json'], { env, timeoutMs: 60_000 });
     const row = JSON.parse(listed.stdout.trim()) as { id: string; activeRun: { state: string } };
     expect(row.activeRun.state).toBe('uncertain');
-    const replay = await wardRun(env, ['replay', row.id, '--json']);
+    const replay = await runWard(['replay', row.id, '--json'], { env, timeoutMs: 60_000 });
     const onDisk = replay.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; hash: string });
     for (const event of shown) expect(onDisk).toContainEqual(expect.objectContaining({ seq: event.seq, hash: event.hash }));
 
     // A new prompt is refused until a person reconciles; that start also ends the orphaned CLI
     // and removes its run folder (with the capability in it).
-    const again = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
+    const again = await runWard(['run', '--conversation', row.id, '--', 'again'], { env, timeoutMs: 60_000 });
     // Exit 6 as README documents for an uncertain run, with the command that frees the conversation.
-    expect(again.status).toBe(6);
+    expect(again.code).toBe(6);
     expect(again.stderr).toContain('has an uncertain run');
     const runId = (shown[0] as unknown as { runId: string }).runId;
     // The hint is the literal command: the namespace and the run's short id (issue 16 #10).
@@ -257,18 +239,18 @@ describe('ward run (the built command)', () => {
     expect(provider.conversationRequests()).toHaveLength(1);
 
     // A person checks and records the outcome; the conversation takes prompts again.
-    const noNote = await wardRun(env, ['reconcile', runId, '--outcome', 'failed']);
-    expect(noNote.status).toBe(2);
-    const reconciled = await wardRun(env, ['--namespace', 'default', 'reconcile', runId.slice(0, 8), '--outcome', 'failed', '--note', 'checked: nothing happened']);
-    expect(reconciled.status).toBe(0);
+    const noNote = await runWard(['reconcile', runId, '--outcome', 'failed'], { env, timeoutMs: 60_000 });
+    expect(noNote.code).toBe(2);
+    const reconciled = await runWard(['--namespace', 'default', 'reconcile', runId.slice(0, 8), '--outcome', 'failed', '--note', 'checked: nothing happened'], { env, timeoutMs: 60_000 });
+    expect(reconciled.code).toBe(0);
     expect(reconciled.stdout).toContain(`run ${runId} recorded as failed`);
     // The replay reads the record as a sentence, not as the stored JSON.
-    const replayed = (await wardRun(env, ['replay', row.id])).stdout;
+    const replayed = (await runWard(['replay', row.id], { env, timeoutMs: 60_000 })).stdout;
     expect(replayed).toMatch(/run_reconciled {2}reconciled as failed: checked: nothing happened\n/);
     expect(replayed).not.toContain('{"state"');
     provider.push({ blocks: [{ type: 'text', text: 'Back.' }] });
-    const after = await wardRun(env, ['run', '--conversation', row.id, '--', 'again']);
-    expect(after.status, after.stderr).toBe(0);
+    const after = await runWard(['run', '--conversation', row.id, '--', 'again'], { env, timeoutMs: 60_000 });
+    expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toBe('Back.\n');
   });
 
@@ -276,8 +258,8 @@ describe('ward run (the built command)', () => {
     provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Traced.' }] }, { blocks: [{ type: 'text', text: 'Untraced.' }] }]);
     const { env, tmp } = setup();
     const trace = path.join(tmp, 'turn.trace');
-    const traced = await wardRun({ ...env, WARD_TRACE_FILE: trace }, ['run', '--', 'hi']);
-    expect(traced.status, traced.stderr).toBe(0);
+    const traced = await runWard(['run', '--', 'hi'], { env: { ...env, WARD_TRACE_FILE: trace }, timeoutMs: 60_000 });
+    expect(traced.code, traced.stderr).toBe(0);
     expect(traced.stdout).toBe('Traced.\n');
     const text = fs.readFileSync(trace, 'utf8');
     expect(fs.statSync(trace).mode & 0o777).toBe(0o600);
@@ -292,8 +274,8 @@ describe('ward run (the built command)', () => {
     expect(text).not.toContain(CANARY_KEY);
 
     fs.rmSync(trace);
-    const untraced = await wardRun(env, ['run', '--', 'hi']);
-    expect(untraced.status, untraced.stderr).toBe(0);
+    const untraced = await runWard(['run', '--', 'hi'], { env, timeoutMs: 60_000 });
+    expect(untraced.code, untraced.stderr).toBe(0);
     expect(fs.existsSync(trace)).toBe(false);
   });
 });

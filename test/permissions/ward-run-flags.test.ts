@@ -1,12 +1,11 @@
 /** `ward run --allow-…` as a user types it: the built command, the real CLI, the scripted provider. */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
 
-const WARD = path.resolve('bin/ward.js');
 const CANARY_KEY = 'sk-ant-canary-perm-4c1d2e3f';
 let provider: ModelProvider | undefined;
 
@@ -28,23 +27,6 @@ function setup() {
   return { root, project, env };
 }
 
-function ward(args: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WARD, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end();
-  });
-}
-
 describe('ward run permission flags', () => {
   it('test_relative_grants_resolve_against_the_current_folder_and_ungranted_reads_are_denied_without_a_tty', async () => {
     provider = await startModelProvider();
@@ -57,7 +39,7 @@ describe('ward run permission flags', () => {
     const run = await ward(['run', '--allow-read=./src', '--', 'read', 'files'], { env, cwd: project });
     expect(run.stderr).toMatch(/ward: succeeded/);
     expect(run.stderr).toContain(`ward: denied Read ${path.join(root, 'secret.txt')}: no grant covers read ${path.join(root, 'secret.txt')}, and no one can be asked\n`);
-    expect(run.status).toBe(0);
+    expect(run.code).toBe(0);
     const bodies = JSON.stringify(provider.requests.map((request) => request.rawBody));
     expect(bodies).toContain('inside-canary-1a2b');
     expect(bodies).not.toContain('outside-canary-3c4d');
@@ -76,11 +58,11 @@ describe('ward run permission flags', () => {
     provider = await startModelProvider();
     const { project, env } = setup();
     const all = await ward(['run', '--allow-all', '--', 'x'], { env, cwd: project });
-    expect(all).toMatchObject({ status: 2, stderr: expect.stringContaining('Ward never grants everything to an agent') });
+    expect(all).toMatchObject({ code: 2, stderr: expect.stringContaining('Ward never grants everything to an agent') });
     const empty = await ward(['run', '--allow-read=a,,b', '--', 'x'], { env, cwd: project });
-    expect(empty).toMatchObject({ status: 2, stderr: 'ward run: --allow-read: entry 2 of "a,,b" is empty\n' });
+    expect(empty).toMatchObject({ code: 2, stderr: 'ward run: --allow-read: entry 2 of "a,,b" is empty\n' });
     const unknown = await ward(['run', '--allow-ffi=x', '--', 'x'], { env, cwd: project });
-    expect(unknown.status).toBe(2);
+    expect(unknown.code).toBe(2);
     expect(provider.requests).toEqual([]);
   });
 
@@ -89,11 +71,11 @@ describe('ward run permission flags', () => {
     const { project, env } = setup();
     const run = await ward(['run', '--allow-net=vm:8080', '--', 'x'], { env, cwd: project });
     expect(run).toMatchObject({
-      status: 2,
+      code: 2,
       stderr: 'ward run: --allow-net: net entry "vm:8080": the sandbox\'s proxy takes a host name only with a dot in it (localhost aside): write "vm" as its full name (like vm.internal) or as its IP address\n',
     });
     const saved = await ward(['permissions', 'grant', '--defaults', '--allow-net=vm'], { env, cwd: project });
-    expect(saved.status).toBe(2);
+    expect(saved.code).toBe(2);
     expect(saved.stderr).toContain('net entry "vm": the sandbox\'s proxy takes a host name only with a dot in it');
     expect(provider.requests).toEqual([]);
     const conversations = await ward(['conversations'], { env, cwd: project });
@@ -106,10 +88,10 @@ describe('ward run permission flags', () => {
     const policy = path.join(root, 'policy.json');
     fs.writeFileSync(policy, JSON.stringify({ version: 1, reason: 'Example Corp IT', forbid: ['run'] }));
     const refused = await ward(['run', '--allow-run=git', '--', 'x'], { env: { ...env, WARD_POLICY: policy }, cwd: project });
-    expect(refused).toMatchObject({ status: 2, stderr: 'ward run: run grants are forbidden (run git): refused by Example Corp IT\n' });
+    expect(refused).toMatchObject({ code: 2, stderr: 'ward run: run grants are forbidden (run git): refused by Example Corp IT\n' });
     fs.writeFileSync(policy, '{"version": 1, "caps": ');
     const broken = await ward(['run', '--', 'x'], { env: { ...env, WARD_POLICY: policy }, cwd: project });
-    expect(broken.status).toBe(7);
+    expect(broken.code).toBe(7);
     expect(broken.stderr).toContain(`the admin policy is not valid: ${policy}: is not valid JSON`);
     expect(provider.requests).toEqual([]);
   });

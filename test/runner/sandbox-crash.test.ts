@@ -11,8 +11,8 @@ import { tempDir } from '../support/temp.js';
 import { processesWith } from '../app/runs/agents.js';
 import { CANARY_KEY } from '../app/runs/harness.js';
 import { until } from '../support/wait.js';
+import { WARD_BIN } from '../support/ward-cli.js';
 
-const WARD = path.resolve('bin/ward.js');
 let provider: ModelProvider | undefined;
 let ward: ChildProcess | undefined;
 
@@ -29,7 +29,7 @@ describe('ward run in the sandbox, killed', () => {
     const tmp = tempDir('ward-crash-tmp-');
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
     const env = { PATH: process.env.PATH, HOME: home, TMPDIR: tmp, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url, WARD_SANDBOX: 'require' };
-    ward = spawn(process.execPath, [WARD, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ward = spawn(process.execPath, [WARD_BIN, 'run', '--json', '--', 'start something'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     await until(() => stdout.includes('assistant_text'), 'the streamed text to be shown', 30_000);
