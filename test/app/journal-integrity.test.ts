@@ -1,5 +1,5 @@
 /** J3: each run's end anchors the chain head with the namespace's keychain key; a rewritten and recomputed chain fails `ward verify`. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../common/events.js';
 import { hashEvent } from '../../main/store/chain.js';
 import type { NamespaceStore } from '../../main/store/namespace-store.js';
@@ -7,13 +7,10 @@ import { RUN_STARTED } from '../support/events.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
-import { startHarness, type Harness } from './runs/harness.js';
+import { closeHarnessesAfterEach, startHarness, type Harness } from './runs/harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 /** What someone with write access to ward.db (and not to the keychain) can do: change an event and recompute every hash after it. */
 function rewriteAndRechain(store: NamespaceStore, conversationId: string, seq: number, payload: string): void {

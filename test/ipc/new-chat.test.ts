@@ -4,18 +4,15 @@
  * first made, so a retry never makes a second conversation (R7). Real CLI, scripted provider.
  */
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DesktopIpc } from '../../main/ipc/handlers.js';
 import { dispatch } from '../../main/ipc/dispatch.js';
-import { startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, startHarness, type Harness } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { until } from '../support/wait.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 const client = { id: 'window-1', push: () => undefined };
 const REQUEST = '00000000-0000-4000-8000-0000000000aa';

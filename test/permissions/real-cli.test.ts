@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWardError } from '../../main/base/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { GrantStore } from '../../main/permissions/grant-store.js';
@@ -13,15 +13,12 @@ import type { Prompter } from '../../main/permissions/prompter.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { publishToolAgent } from '../app/runs/agents.js';
-import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { scriptedPerson, silentPerson } from '../support/people.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 const INSIDE = 'inside-canary-5d1e';
 const OUTSIDE = 'outside-canary-9b2f';

@@ -4,18 +4,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { toolResultsSeen } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
-import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { bash, DONE } from './steps.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('what a run writes with no write grant (S2)', () => {
   it('test_s2_a_run_granted_touch_writes_the_workspace_without_a_write_grant_and_nothing_beside_it', async () => {

@@ -5,19 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { wardInProcess } from '../support/ward-in-process.js';
-import { startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, startHarness, type Harness } from '../app/runs/harness.js';
 import { until } from '../support/wait.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 const DONE: ScriptStep = { blocks: [{ type: 'text', text: 'done' }] };
 const catBlock = (file: string) => ({ type: 'tool_use' as const, name: 'Bash', input: { command: `cat ${file}`, description: 'read it' } });

@@ -3,20 +3,17 @@
  * proxy as a question Ward answers "deny" (the wildcard is not handed to the proxy to let through
  * by itself), and a host allowed at the prompt is allowed on that port only.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { toolResultsSeen } from '../fixtures/model-provider/provider.js';
 import { scriptedPerson } from '../support/people.js';
 import { site } from '../support/sites.js';
-import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { bash, DONE } from './steps.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 function netDecisions(h: Harness, conversationId: string): AuditRecord[] {
   return payloads<AuditRecord>(h.events(conversationId), 'permission_decision').filter((decision) => decision.via === 'sandbox');

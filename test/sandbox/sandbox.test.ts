@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../main/cli/main.js';
 import { isWardError } from '../../main/base/errors.js';
 import type { AuditRecord } from '../../main/permissions/audit.js';
@@ -21,15 +21,12 @@ import { startModelProvider, toolResultsSeen, type ScriptStep } from '../fixture
 import { site } from '../support/sites.js';
 import { tempDir } from '../support/temp.js';
 import { bash, DONE } from './steps.js';
-import { CANARY_KEY, payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, CANARY_KEY, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { until } from '../support/wait.js';
 import { alive } from '../support/processes.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 
 /** A fresh folder holding the turn's workspace and, beside it, a folder the turn was not given. */

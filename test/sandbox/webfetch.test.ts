@@ -5,20 +5,17 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../main/permissions/audit.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { toolResultsSeen, userTextIn } from '../fixtures/model-provider/provider.js';
 import { scriptedPerson } from '../support/people.js';
 import { site } from '../support/sites.js';
 import { tempDir } from '../support/temp.js';
-import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 /** A throwaway self-signed certificate for 127.0.0.1 (WebFetch upgrades every http URL to https). */
 function certificate(): { key: string; cert: string; certFile: string } {

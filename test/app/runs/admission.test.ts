@@ -1,13 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWardError } from '../../../main/base/errors.js';
-import { startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, startHarness, type Harness } from './harness.js';
 import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 function thrown(fn: () => unknown): unknown {
   try {

@@ -1,20 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeConfigDir, conversationWorkspace } from '../../../main/app/runs/workspace.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { verifyPinnedCli } from '../../../main/runner/pin.js';
 import { findInnerProcess } from '../../../main/runner/process-tree.js';
 import { CLI_ENV_NAMES } from '../../support/child-env.js';
 import { publishToolAgent } from './agents.js';
-import { CANARY_KEY, payloads, procEntries, startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, CANARY_KEY, payloads, procEntries, startHarness, type Harness } from './harness.js';
 import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('secrets stay out of argv, the environment, the database and the journal (C3, R2)', () => {
   it('test_s4_the_canary_model_key_and_the_capabilities_never_reach_argv_the_database_or_the_journal_the_child_holds_only_a_run_capability', async () => {

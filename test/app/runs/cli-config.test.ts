@@ -7,16 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeConfigDir } from '../../../main/app/runs/workspace.js';
-import { startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, startHarness, type Harness } from './harness.js';
 import { tempDir } from '../../support/temp.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('the CLI loads no MCP server but the broker (R3)', () => {
   it('test_servers_in_the_workspace_mcp_json_and_the_user_config_are_never_started_and_the_turn_runs_with_the_broker_alone', async () => {

@@ -1,28 +1,22 @@
 /** RunService with an agent whose tools come from a connection: the run opens the namespace's connections and closes them with the run. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAgentVersion } from '../../../main/agents/service.js';
 import { claudeConfigDir } from '../../../main/app/runs/workspace.js';
 import { openConnections } from '../../../main/connections/index.js';
 import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, types, type Harness } from './harness.js';
 import { tempDir } from '../../support/temp.js';
 import { pids, stdioSpec } from '../../connections/support.js';
 import { filesUnder } from '../../auth/support.js';
 import { until } from '../../support/wait.js';
 import { alive } from '../../support/processes.js';
 
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
-async function start(): Promise<Harness> {
-  const h: Harness = await startHarness([], { connectionStore: { kind: 'file' } });
-  harness = h;
-  return h;
+function start(): Promise<Harness> {
+  return startHarness([], { connectionStore: { kind: 'file' } });
 }
 
 describe('RunService and connection tools', () => {

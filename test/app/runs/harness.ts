@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { Broker } from '../../../main/broker/broker.js';
 import type { RunService } from '../../../main/app/runs/run-service.js';
 import { WardApp, type RunOptions, type WardAppOptions } from '../../../main/app/ward-app.js';
@@ -28,6 +29,8 @@ export interface Harness {
 
 /** The run seams, plus what the app takes: its environment, policy, prompter and connection store. */
 export type HarnessOptions = RunOptions & Pick<WardAppOptions, 'policy' | 'prompter' | 'connectionStore'> & { env?: NodeJS.ProcessEnv };
+
+const openHarnesses = new Set<Harness>();
 
 export async function startHarness(script: ScriptStep[] = [], options: HarnessOptions = {}): Promise<Harness> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-test-home-'));
@@ -56,7 +59,8 @@ export async function startHarness(script: ScriptStep[] = [], options: HarnessOp
   });
   const service = await app.runs();
   const ns = parseNamespace('default');
-  return {
+  let closing: Promise<void> | undefined;
+  const harness: Harness = {
     home,
     tmpRoot,
     core,
@@ -67,14 +71,27 @@ export async function startHarness(script: ScriptStep[] = [], options: HarnessOp
     ns,
     env,
     events: (conversationId) => [...core.store(ns).journal.read(conversationId)],
-    close: async () => {
-      await app.close();
-      await broker.close();
-      await provider.close();
-      fs.rmSync(home, { recursive: true, force: true });
-      fs.rmSync(tmpRoot, { recursive: true, force: true });
+    close: () => {
+      openHarnesses.delete(harness);
+      closing ??= (async () => {
+        await app.close();
+        await broker.close();
+        await provider.close();
+        fs.rmSync(home, { recursive: true, force: true });
+        fs.rmSync(tmpRoot, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
+  openHarnesses.add(harness);
+  return harness;
+}
+
+/** Closes every harness still open after each test of the calling file (a test may close its own first). */
+export function closeHarnessesAfterEach(): void {
+  afterEach(async () => {
+    for (const harness of [...openHarnesses]) await harness.close();
+  });
 }
 
 /**

@@ -3,16 +3,13 @@
  * happens (each retry the CLI makes), and the CLI's error text is journaled as a provider error,
  * never as the agent's answer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatLive } from '../../../main/cli/format-event.js';
 import type { ScriptStep } from '../../fixtures/model-provider/provider.js';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 const failing = (status: number, errorType: string, message: string): ScriptStep => ({ kind: 'http_error', status, errorType, message });
 

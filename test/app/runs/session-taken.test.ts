@@ -1,12 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userTextIn } from '../../fixtures/model-provider/provider.js';
-import { payloads, startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('when Ward and the CLI disagree about the native session (R4)', () => {
   it('test_resumes_a_session_the_cli_persisted_although_ward_never_noted_it_instead_of_reusing_session_id', async () => {

@@ -1,15 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeConfigDir } from '../../../main/app/runs/workspace.js';
 import { userTextIn } from '../../fixtures/model-provider/provider.js';
-import { payloads, startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 function transcripts(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

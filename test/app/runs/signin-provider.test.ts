@@ -1,19 +1,16 @@
 /** G2, C5: a model profile that reaches a company's LLM gateway with the namespace's OpenID Connect sign-in instead of a key. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signIn } from '../../../main/auth/sign-in.js';
 import { openSession } from '../../../main/auth/session.js';
 import { namespaceDir } from '../../../main/namespaces/namespace.js';
 import { followToCallback } from '../../fixtures/oidc/provider.js';
 import { authContext, provider as oidcProvider } from '../../auth/support.js';
-import { CANARY_KEY, payloads, startHarness, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, CANARY_KEY, payloads, startHarness, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('a model provider reached with the sign-in (G2, C5)', () => {
   it('test_the_gateway_sends_the_sign_ins_access_token_refreshes_it_once_after_a_401_and_the_child_holds_neither', async () => {

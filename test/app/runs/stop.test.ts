@@ -1,18 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parsePermissionFlags } from '../../../main/permissions/grants.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isWardError } from '../../../main/base/errors.js';
 import type { RunState } from '../../../main/store/runs.js';
 import { processesWith, publishToolAgent } from './agents.js';
-import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
 import { until } from '../../support/wait.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 function callLog(harness: Harness): string {
   const file = harness.env.FIXTURE_CALL_LOG!;

@@ -1,14 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOOL_RESULT_PREVIEW_BYTES } from '../../../main/app/runs/event-bounds.js';
 import type { JournalEvent } from '../../../main/store/journal.js';
 import { publishToolAgent } from './agents.js';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 const ANSWER = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ') + ' — grüße 🌍 done.';
 

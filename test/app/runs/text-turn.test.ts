@@ -1,13 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { WardApp } from '../../../main/app/ward-app.js';
-import { payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('a text turn with the real CLI', () => {
   it('test_g4_streams_the_answer_into_the_journal_and_succeeds_with_the_tokens_the_gateway_read', async () => {

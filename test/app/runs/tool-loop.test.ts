@@ -1,13 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolResultsIn } from '../../fixtures/model-provider/provider.js';
 import { processesWith, publishToolAgent } from './agents.js';
-import { payloads, startHarness, types, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, payloads, startHarness, types, type Harness } from './harness.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('a tool loop through the broker', () => {
   it('test_calls_the_pinned_upstream_tool_and_hands_its_result_back_to_the_model', async () => {

@@ -3,20 +3,17 @@
  * what it was started with, so a net grant revoked between two turns is not reachable in the next
  * one, even though nothing else the CLI was started with changed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunService } from '../../../main/app/runs/run-service.js';
 import { GrantStore } from '../../../main/permissions/grant-store.js';
 import { toolResultsSeen } from '../../fixtures/model-provider/provider.js';
 import { site } from '../../support/sites.js';
 import { bash } from '../../sandbox/steps.js';
-import { processGroupAlive, type Harness } from './harness.js';
+import { closeHarnessesAfterEach, processGroupAlive, type Harness } from './harness.js';
 import { answer, turn, warmHarness } from './warm.js';
 
 let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+closeHarnessesAfterEach();
 
 describe('a warm session’s hosts', () => {
   it('test_a_net_grant_revoked_between_warm_turns_is_unreachable_in_the_next_turn_and_the_other_still_works', async () => {
