@@ -1,3 +1,4 @@
+import { reservedEnvReason } from '../../main/permissions/env-grants.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -44,7 +45,8 @@ describe('grant parser properties', () => {
       write: fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/${parts.join('/')}`),
       net: fc.tuple(fc.boolean(), fc.array(label, { minLength: 2, maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined })).map(([wild, labels, port]) => `${wild ? '*.' : ''}${labels.join('.')}${port === undefined ? '' : `:${port}`}`),
       run: fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/),
-      env: fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/),
+      // Names Ward sets or keeps out (LD_*, ANTHROPIC_*…) are refused when written: not valid grants.
+      env: fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,15}$/).filter((name) => reservedEnvReason(name) === null),
       mcp: fc.tuple(fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,11}$/), fc.oneof(fc.constant('*'), fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,19}$/))).map(([connection, tool]) => `${connection}/${tool}`),
     };
     const grant = fc.tuple(fc.constantFrom('allow', 'deny'), fc.constantFrom(...GRANT_KINDS)).chain(([effect, kind]) => fc.array(entries[kind], { minLength: 1, maxLength: 3 }).map((list) => `--${effect}-${kind}=${list.join(',')}`));

@@ -139,7 +139,7 @@ describe('migration 6: journal anchors (J3)', () => {
     const head = vNew.prepare("SELECT last_hash FROM conversations WHERE id = 'c'").get() as { last_hash: string };
     expect(vNew.prepare('SELECT conversation_id, seq, hash, mac FROM anchors').all()).toEqual([{ conversation_id: 'c', seq: 2, hash: head.last_hash, mac: '' }]);
     // The run that ended before anchoring existed is not reported unanchored, even with a key to check with.
-    expect(new AnchorRepository(vNew).check('c', Buffer.alloc(32, 1))).toEqual({ anchors: 1, anchoredSeq: 2, predates: 2, keyChecked: true, problem: null });
+    expect(new AnchorRepository(vNew).check('c', Buffer.alloc(32, 1))).toEqual({ anchors: 1, anchoredSeq: 2, predates: 2, keyChecked: true, needsKey: false, problem: null });
     vNew.close();
   });
 });
