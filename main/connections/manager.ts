@@ -4,19 +4,20 @@
  */
 import type { PinnedToolRoute, ToolOutcome, UpstreamCaller } from '../upstreams/types.js';
 import type { CallErrorCode } from '../upstreams/call-errors.js';
-import { WardError, describeError } from '../base/errors.js';
+import { WardError } from '../base/errors.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { BoundedLog, stdioEnvironment } from '../upstreams/stdio-transport.js';
+import { BoundedLog } from '../upstreams/stdio-transport.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome } from '../upstreams/errors.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
-import { DEFAULT_LIMITS, McpSession, type LiveTool, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
-import { exposedToolName, parseConnectionName, parseConnectionSpec, parseEnvName, unusableToolName, type ConnectionSpec, type ServerSandbox, type StdioConnectionSpec } from './config.js';
-import { parseScope, unionScopes } from './challenge.js';
-import { connectionFetch, type ScopeRecord } from './http-fetch.js';
+import { DEFAULT_LIMITS, McpSession, type SessionLimits, type SessionTarget, type ToolListing } from '../upstreams/session.js';
+import { exposedToolName, parseConnectionName, parseConnectionSpec, unusableToolName, type ConnectionSpec } from './config.js';
 import { ConnectionOAuthProvider, oauthAccounts } from './oauth.js';
 import { ConnectionRegistry, type ConnectionRecord, type ToolPin } from './registry.js';
+import { secretEnvAccount, sessionTarget, type ConfineServer } from './session-target.js';
 import { signIn, type OpenBrowser } from './sign-in.js';
-import { wardCommand } from '../namespaces/namespace.js';
+import { connectionTools, pinAsLive, pinnedRoutes, resolveRoutes, toolNamed } from './tool-routes.js';
+
+export { secretEnvAccount, type ConfineServer, type StdioCommand } from './session-target.js';
 
 
 const BACKOFF_BASE_MS = 1_000;
@@ -24,24 +25,6 @@ const BACKOFF_MAX_MS = 60_000;
 const CONNECTION_FAILURES: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'forbidden', 'insufficient_scope', 'unreachable', 'closed', 'protocol_error']);
 /** Failures only a new sign-in mends: the connection shows as signed out. */
 const SIGN_IN_AGAIN: ReadonlySet<string> = new Set(['not_signed_in', 'unauthorized', 'insufficient_scope']);
-
-export function secretEnvAccount(connection: string, variable: string): string {
-  return `mcp:${connection}:env:${variable}`;
-}
-
-/** What a stdio server is started as: argv without a shell, its whole environment, its folder. */
-export interface StdioCommand {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-}
-
-/**
- * S5: puts a sandboxed server's command inside the OS sandbox with the server's own profile, or
- * refuses (fail closed). The app provides it: the sandbox is not a dependency of connections.
- */
-export type ConfineServer = (spec: StdioConnectionSpec & { readonly sandbox: ServerSandbox }, command: StdioCommand) => Promise<StdioCommand & { release(): void }>;
 
 export interface ConnectionManagerOptions {
   readonly registry: ConnectionRegistry;
@@ -184,54 +167,20 @@ export class ConnectionManager {
     return provider;
   }
 
-  /** The child's whole environment: allowlisted variables of Ward's own, plus its named secrets from the keychain (R2, C3). */
-  private async stdioEnv(spec: Extract<ConnectionSpec, { transport: 'stdio' }>): Promise<Record<string, string>> {
-    const secrets: Record<string, string> = {};
-    for (const variable of spec.secretEnv) {
-      parseEnvName(variable, 'secretEnv');
-      const value = await this.options.secrets.get(secretEnvAccount(spec.name, variable));
-      if (value === undefined) {
-        throw new UpstreamError('not_signed_in', `the secret for ${variable} is missing from the credential store; remove and add the connection again`);
-      }
-      secrets[variable] = value;
-    }
-    return stdioEnvironment(secrets);
-  }
-
-  private async target(spec: ConnectionSpec): Promise<SessionTarget> {
-    if (spec.transport === 'stdio') {
-      const stderr = new BoundedLog(this.limits.maxStderrBytes);
-      this.stderrLogs.set(spec.name, stderr);
-      const command = { command: spec.command, args: spec.args, env: await this.stdioEnv(spec) };
-      if (spec.sandbox === null) {
-        if (this.options.unsandboxedRefusal !== undefined) throw new UpstreamError('unreachable', `connection ${spec.name}: ${this.options.unsandboxedRefusal}; the server was not started`);
-        return { transport: 'stdio', ...command, stderr };
-      }
-      const confined = await this.confine({ ...spec, sandbox: spec.sandbox }, command);
-      return { transport: 'stdio', ...confined, stderr, onExit: () => confined.release() };
-    }
-    const serverUrl = new URL(spec.url);
-    const provider = this.provider(spec);
-    const scopes: ScopeRecord = {
-      asked: () => this.registry.get(spec.name).scope,
-      want: (scope) => {
-        const wanted = this.registry.get(spec.name).wantedScope;
-        // Bounded like any scope: an ever-growing demand ends in a refusal, not an oversized row.
-        this.registry.setWantedScope(spec.name, parseScope(unionScopes(wanted, scope)!, 'the scope the server asks for'));
+  private target(spec: ConnectionSpec): Promise<SessionTarget> {
+    const { registry, secrets, confine, unsandboxedRefusal } = this.options;
+    return sessionTarget(spec, {
+      registry,
+      secrets,
+      ...(confine === undefined ? {} : { confine }),
+      ...(unsandboxedRefusal === undefined ? {} : { unsandboxedRefusal }),
+      stderr: () => {
+        const log = new BoundedLog(this.limits.maxStderrBytes);
+        this.stderrLogs.set(spec.name, log);
+        return log;
       },
-    };
-    // Ward's fetch handles the token and the one refresh-and-retry (under a lock), not the SDK transport.
-    return { transport: 'http', url: serverUrl, authorize: (fetch) => connectionFetch({ serverUrl, provider, lockFile: provider.lockFile, scopes }, fetch) };
-  }
-
-  /** A refusal to start the server is told as the connection being unreachable, with the reason (which names what is missing). */
-  private async confine(spec: StdioConnectionSpec & { readonly sandbox: ServerSandbox }, command: StdioCommand): Promise<StdioCommand & { release(): void }> {
-    if (this.options.confine === undefined) throw new UpstreamError('unreachable', `connection ${spec.name} runs in the sandbox, which this host of Ward does not provide; the server was not started`);
-    try {
-      return await this.options.confine(spec, command);
-    } catch (error) {
-      throw new UpstreamError('unreachable', describeError(error), { cause: error });
-    }
+      provider: (http) => this.provider(http),
+    });
   }
 
   /**
@@ -347,18 +296,19 @@ export class ConnectionManager {
     return { pins, unusable: listing.unusable };
   }
 
-  /**
-   * The tool a person named: its own name, or the name Ward lists it under (`files__slow`, as
-   * `ward connections tools` prints it) when the connection has no tool of that exact name.
-   */
-  private toolNamed(connection: string, given: string): string {
-    const prefix = `${connection}__`;
-    return given.startsWith(prefix) && this.registry.tool(connection, given) === undefined ? given.slice(prefix.length) : given;
+  /** Every enabled, pinned tool of every connection, as the broker routes it; agents choose from these. */
+  routes(): PinnedToolRoute[] {
+    return pinnedRoutes(this.registry);
+  }
+
+  /** The routes for tools a person picked for an agent, by exposed name; refused naming why. */
+  resolveTools(exposedNames: readonly string[]): PinnedToolRoute[] {
+    return resolveRoutes(this.registry, exposedNames);
   }
 
   async repin(name: string, given: string): Promise<ToolPin> {
     const connection = await this.connection(name);
-    const tool = this.toolNamed(name, given);
+    const tool = toolNamed(this.registry, name, given);
     const listing = await connection.listTools();
     const live = listing.tools.find((candidate) => candidate.name === tool);
     if (live === undefined) throw new WardError('not_found', `connection ${name} does not offer a tool named ${JSON.stringify(tool.slice(0, 64))} now`);
@@ -368,46 +318,7 @@ export class ConnectionManager {
 
   setToolEnabled(name: string, tool: string, enabled: boolean): ToolPin {
     this.registry.get(name);
-    return this.registry.setEnabled(name, this.toolNamed(name, tool), enabled);
-  }
-
-  /** Every enabled, pinned tool of every connection, as the broker routes it; agents choose from these. */
-  routes(): PinnedToolRoute[] {
-    const routes: PinnedToolRoute[] = [];
-    for (const record of this.registry.list()) {
-      for (const pin of this.registry.tools(record.spec.name)) {
-        if (!pin.enabled || pin.status !== 'pinned') continue;
-        routes.push({
-          exposedName: exposedToolName(pin.connection, pin.name),
-          upstream: pin.connection,
-          upstreamName: pin.name,
-          description: pin.description,
-          inputSchema: pin.inputSchema,
-          ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }),
-          schemaHash: pin.schemaHash,
-        });
-      }
-    }
-    return routes;
-  }
-
-  /**
-   * The routes for tools a person picked for an agent, by exposed name (`<connection>__<tool>`);
-   * a name that is unknown, turned off or waiting for a re-pin is refused, naming why.
-   */
-  resolveTools(exposedNames: readonly string[]): PinnedToolRoute[] {
-    const available = new Map(this.routes().map((route) => [route.exposedName, route]));
-    return exposedNames.map((exposed) => {
-      const route = available.get(exposed);
-      if (route !== undefined) return route;
-      const split = exposed.indexOf('__');
-      const connection = split > 0 ? exposed.slice(0, split) : '';
-      const pin = split > 0 && this.registry.has(connection) ? this.registry.tool(connection, exposed.slice(split + 2)) : undefined;
-      const shown = JSON.stringify(exposed.slice(0, 100));
-      if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as ${wardCommand(this.registry.namespace, 'connections tools CONNECTION')} lists it`);
-      if (pin.status !== 'pinned') throw new WardError('invalid_config', `tool ${shown} cannot be used: ${pin.reason ?? pin.status}`);
-      throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with ${wardCommand(this.registry.namespace, `connections tools ${connection} --enable ${pin.name}`)}`);
-    });
+    return this.registry.setEnabled(name, toolNamed(this.registry, name, tool), enabled);
   }
 
   /**
@@ -479,14 +390,4 @@ export class ConnectionManager {
 
 function backoff(count: number): number {
   return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, count - 1), BACKOFF_MAX_MS);
-}
-
-function pinAsLive(pin: ToolPin): LiveTool {
-  return { name: pin.name, description: pin.description, inputSchema: pin.inputSchema, ...(pin.outputSchema === undefined ? {} : { outputSchema: pin.outputSchema }), schemaHash: pin.schemaHash };
-}
-
-/** The pinned tools as the server lists them now; a pinned tool it no longer lists is left out, so sync marks it missing. */
-function connectionTools(listing: ToolListing, pins: readonly ToolPin[]): LiveTool[] {
-  const live = new Map(listing.tools.map((tool) => [tool.name, tool]));
-  return pins.flatMap((pin) => live.get(pin.name) ?? []);
 }
