@@ -57,16 +57,7 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
   result.catch(() => undefined);
 
   const server = http.createServer();
-  // Let the last answer flush (it says `connection: close`), then cut whatever still lingers.
-  const close = () =>
-    new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.closeAllConnections(), 1_000);
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      server.closeIdleConnections();
-    });
+  const close = () => closeGracefully(server);
   const settle = (outcome: { url: URL } | { error: WardError }) => {
     if (settled) return;
     settled = true;
@@ -123,4 +114,16 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
       await close();
     },
   };
+}
+
+/** Lets the last answer flush (it says `connection: close`), then cuts whatever still lingers. */
+function closeGracefully(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), 1_000);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }

@@ -127,6 +127,14 @@ export async function signIn(context: AuthContext, options: SignInOptions): Prom
     expiresAt: tokens.expiresAt === undefined ? null : new Date(tokens.expiresAt).toISOString(),
     cleanupPending: false,
   };
+  return keepSession(context, config, record, tokens);
+}
+
+/**
+ * Stores the new session's tokens and records it; an older session of the same identity is
+ * revoked and forgotten, or kept marked for cleanup when that cannot happen now.
+ */
+async function keepSession(context: AuthContext, config: client.Configuration, record: SessionRecord, tokens: ReturnType<typeof tokensFromResponse>): Promise<SignInResult> {
   await context.store.set(sessionAccount(record), encodeTokens(tokens));
   try {
     return await registryOf(context).mutate(async (records) => {

@@ -156,11 +156,18 @@ interface PageMark {
 }
 
 /** A bundle checked and held open for reading (the desktop's review window, `ward review`). */
+/** One journal line of an opened bundle: its seq, the line when it parses, and its text as stored. */
+export interface BundleLine {
+  readonly seq: number;
+  readonly line: JournalLine | null;
+  readonly text: string;
+}
+
 export interface OpenedBundle {
   readonly verdict: BundleVerdict;
   readonly pageCount: number;
   /** The events of one page, as lines; a line that is not an event comes back as text. */
-  readPage(page: number): Promise<Array<{ readonly seq: number; readonly line: JournalLine | null; readonly text: string }>>;
+  readPage(page: number): Promise<BundleLine[]>;
   close(): Promise<void>;
 }
 
@@ -319,32 +326,35 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
     return {
       verdict,
       pageCount: pages.length,
-      async readPage(index) {
-        const mark = pages[index];
-        if (mark === undefined) throw new WardError('not_found', `the bundle has no page ${index}`);
-        const data = Buffer.alloc(mark.length);
-        const { bytesRead } = await handle.read(data, 0, mark.length, mark.offset);
-        const text = data.subarray(0, bytesRead).toString('utf8');
-        const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-        const check = createHash('sha256');
-        for (const line of lines) check.update(line).update('\n');
-        if (bytesRead !== mark.length || check.digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
-        return lines.map((line, offset) => {
-          let parsed: JournalLine | null = null;
-          try {
-            parsed = JSON.parse(line) as JournalLine;
-          } catch {
-            // shown as an unreadable line
-          }
-          return { seq: mark.firstSeq + offset, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text: line };
-        });
-      },
+      readPage: (index) => readPage(handle, file, pages, index),
       close: () => handle.close(),
     };
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+/** One page of the journal, read again from the open bundle and checked against the hash taken when it was opened. */
+async function readPage(handle: FileHandle, file: string, pages: readonly PageMark[], index: number): Promise<BundleLine[]> {
+  const mark = pages[index];
+  if (mark === undefined) throw new WardError('not_found', `the bundle has no page ${index}`);
+  const data = Buffer.alloc(mark.length);
+  const { bytesRead } = await handle.read(data, 0, mark.length, mark.offset);
+  const text = data.subarray(0, bytesRead).toString('utf8');
+  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+  const check = createHash('sha256');
+  for (const line of lines) check.update(line).update('\n');
+  if (bytesRead !== mark.length || check.digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
+  return lines.map((line, offset) => {
+    let parsed: JournalLine | null = null;
+    try {
+      parsed = JSON.parse(line) as JournalLine;
+    } catch {
+      // shown as an unreadable line
+    }
+    return { seq: mark.firstSeq + offset, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text: line };
+  });
 }
 
 /** Checks a bundle and closes it: the verdict only. */

@@ -152,40 +152,41 @@ export interface TerminalPrompterOptions {
   readonly openUrl?: (url: URL) => Promise<void>;
 }
 
+/** One permission question, asked until a choice is recognized (MAX_ATTEMPTS); withdrawn or unanswered, it denies. */
+async function askQuestion(lines: TerminalLines, output: Writable, question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer> {
+  const withdrawn = (): PromptAnswer => {
+    output.write('\n(no answer in time, or the run ended: denied)\n');
+    return 'deny';
+  };
+  // Withdrawn while waiting for its turn.
+  if (signal.aborted) return withdrawn();
+  output.write(renderQuestion(question));
+  // One reminder shortly before the deny: a line cannot count down while the person types.
+  const untilLastCall = question.expiresAt === undefined ? -1 : question.expiresAt - LAST_CALL_MS - Date.now();
+  const lastCall = untilLastCall > 0 ? setTimeout(() => output.write(`\n(${formatTimeLeft(LAST_CALL_MS)} left to answer; no answer denies)\n> `), untilLastCall) : undefined;
+  try {
+    for (let attempts = 1; ; attempts++) {
+      const line = await lines.next(signal, MAX_LINE);
+      if (line === null) return signal.aborted ? withdrawn() : 'deny';
+      const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
+      if (answer !== undefined) return answer;
+      if (attempts >= MAX_ATTEMPTS) {
+        output.write('(no valid answer: denied)\n');
+        return 'deny';
+      }
+      output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
+    }
+  } finally {
+    clearTimeout(lastCall);
+  }
+}
+
 /**
  * Asks on a terminal, one line per answer. End of input, a signal abort (timeout), or
  * MAX_ATTEMPTS unrecognized lines are a deny (a decline for a server's request).
  */
 export function terminalPrompter(input: Readable, output: Writable, options: TerminalPrompterOptions = {}): Prompter {
   const lines = new TerminalLines(input);
-
-  const ask = async (question: PromptQuestion, signal: AbortSignal): Promise<PromptAnswer> => {
-    const withdrawn = (): PromptAnswer => {
-      output.write('\n(no answer in time, or the run ended: denied)\n');
-      return 'deny';
-    };
-    // Withdrawn while waiting for its turn.
-    if (signal.aborted) return withdrawn();
-    output.write(renderQuestion(question));
-    // One reminder shortly before the deny: a line cannot count down while the person types.
-    const untilLastCall = question.expiresAt === undefined ? -1 : question.expiresAt - LAST_CALL_MS - Date.now();
-    const lastCall = untilLastCall > 0 ? setTimeout(() => output.write(`\n(${formatTimeLeft(LAST_CALL_MS)} left to answer; no answer denies)\n> `), untilLastCall) : undefined;
-    try {
-      for (let attempts = 1; ; attempts++) {
-        const line = await lines.next(signal, MAX_LINE);
-        if (line === null) return signal.aborted ? withdrawn() : 'deny';
-        const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
-        if (answer !== undefined) return answer;
-        if (attempts >= MAX_ATTEMPTS) {
-          output.write('(no valid answer: denied)\n');
-          return 'deny';
-        }
-        output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
-      }
-    } finally {
-      clearTimeout(lastCall);
-    }
-  };
 
   /** One field, asked until it fits (MAX_ATTEMPTS); null when the person gave up, ran out of input or time ran out. */
   const askField = async (field: ElicitationField, signal: AbortSignal): Promise<{ value: ElicitationValue | undefined } | null> => {
@@ -247,7 +248,7 @@ export function terminalPrompter(input: Readable, output: Writable, options: Ter
 
   return {
     interactive: true,
-    ask: (question, signal) => lines.exclusive(() => ask(question, signal)),
+    ask: (question, signal) => lines.exclusive(() => askQuestion(lines, output, question, signal)),
     elicit: (question, signal) => lines.exclusive(() => elicit(question, signal)),
   };
 }

@@ -87,90 +87,107 @@ export function parseStreamLine(line: string): CliMessage[] {
     return [{ kind: 'diagnostic', reason: 'unparseable', detail: `not JSON: ${preview(line)}`, bytes: Buffer.byteLength(line) }];
   }
   if (!isObject(value) || typeof value.type !== 'string') return [unexpected('untyped', line)];
-  switch (value.type) {
-    case 'system': {
-      if (value.subtype === 'api_retry') return [apiRetry(value)];
-      if (value.subtype !== 'init') return [{ kind: 'ignored', type: `system/${String(value.subtype)}` }];
-      const tools = Array.isArray(value.tools) ? value.tools.filter((tool): tool is string => typeof tool === 'string') : null;
-      const servers = Array.isArray(value.mcp_servers) ? value.mcp_servers : null;
-      if (tools === null || servers === null || typeof value.session_id !== 'string') return [unexpected('system/init', line)];
-      return [
-        {
-          kind: 'init',
-          sessionId: value.session_id,
-          tools,
-          mcpServers: servers.filter(isObject).map((server) => ({ name: String(server.name), status: String(server.status) })),
-          model: str(value.model) ?? '',
-          version: str(value.claude_code_version) ?? '',
-        },
-      ];
-    }
-    case 'assistant': {
-      const message = value.message;
-      if (!isObject(message) || !Array.isArray(message.content)) return [unexpected('assistant', line)];
-      if (typeof value.error === 'string') {
-        const text = message.content.flatMap((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
-        return [{ kind: 'provider_error', error: value.error, text }];
-      }
-      const out: CliMessage[] = [];
-      for (const block of message.content) {
-        if (!isObject(block)) continue;
-        if (block.type === 'text' && typeof block.text === 'string') out.push({ kind: 'assistant_text', text: block.text, messageId: str(message.id) });
-        else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
-          out.push({ kind: 'tool_use', toolUseId: block.id, name: block.name, input: block.input ?? null });
-        }
-      }
-      return out;
-    }
-    case 'user': {
-      const message = value.message;
-      if (!isObject(message)) return [unexpected('user', line)];
-      if (!Array.isArray(message.content)) return [];
-      const out: CliMessage[] = [];
-      for (const block of message.content) {
-        if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
-        const text = contentText(block.content);
-        out.push({ kind: 'tool_result', toolUseId: block.tool_use_id, isError: block.is_error === true, bytes: Buffer.byteLength(text), text });
-      }
-      return out;
-    }
-    case 'stream_event': {
-      // Messages-API events relayed by `--include-partial-messages`; only top-level text deltas
-      // matter (a subagent's stream carries a parent_tool_use_id).
-      const event = value.event;
-      if (!isObject(event)) return [unexpected('stream_event', line)];
-      const delta = event.delta;
-      if (event.type !== 'content_block_delta' || !isObject(delta) || delta.type !== 'text_delta' || (value.parent_tool_use_id ?? null) !== null) {
-        return [{ kind: 'ignored', type: `stream_event/${String(event.type)}` }];
-      }
-      return typeof delta.text === 'string' ? [{ kind: 'text_delta', text: delta.text }] : [unexpected('stream_event', line)];
-    }
-    case 'result': {
-      if (typeof value.subtype !== 'string' || typeof value.is_error !== 'boolean') return [unexpected('result', line)];
-      const usage = isObject(value.usage) ? value.usage : {};
-      return [
-        {
-          kind: 'result',
-          subtype: value.subtype,
-          isError: value.is_error,
-          errors: Array.isArray(value.errors) ? value.errors.map((error) => String(error)) : [],
-          text: str(value.result),
-          usage: {
-            inputTokens: num(usage.input_tokens),
-            outputTokens: num(usage.output_tokens),
-            cacheReadTokens: num(usage.cache_read_input_tokens),
-            cacheCreationTokens: num(usage.cache_creation_input_tokens),
-          },
-          costUsd: typeof value.total_cost_usd === 'number' ? value.total_cost_usd : null,
-          numTurns: typeof value.num_turns === 'number' ? value.num_turns : null,
-          durationMs: typeof value.duration_ms === 'number' ? value.duration_ms : null,
-        },
-      ];
-    }
-    default:
-      return [{ kind: 'ignored', type: value.type }];
-  }
+  const parse = PARSERS.get(value.type);
+  return parse === undefined ? [{ kind: 'ignored', type: value.type }] : parse(value, line);
 }
+
+/** `system` lines: the session's init (tools, MCP servers, model) and the CLI's API retries. */
+function systemMessages(value: Json, line: string): CliMessage[] {
+  if (value.subtype === 'api_retry') return [apiRetry(value)];
+  if (value.subtype !== 'init') return [{ kind: 'ignored', type: `system/${String(value.subtype)}` }];
+  const tools = Array.isArray(value.tools) ? value.tools.filter((tool): tool is string => typeof tool === 'string') : null;
+  const servers = Array.isArray(value.mcp_servers) ? value.mcp_servers : null;
+  if (tools === null || servers === null || typeof value.session_id !== 'string') return [unexpected('system/init', line)];
+  return [
+    {
+      kind: 'init',
+      sessionId: value.session_id,
+      tools,
+      mcpServers: servers.filter(isObject).map((server) => ({ name: String(server.name), status: String(server.status) })),
+      model: str(value.model) ?? '',
+      version: str(value.claude_code_version) ?? '',
+    },
+  ];
+}
+
+/** An `assistant` message: its text and tool uses, or the provider's error in its place. */
+function assistantMessages(value: Json, line: string): CliMessage[] {
+  const message = value.message;
+  if (!isObject(message) || !Array.isArray(message.content)) return [unexpected('assistant', line)];
+  if (typeof value.error === 'string') {
+    const text = message.content.flatMap((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n');
+    return [{ kind: 'provider_error', error: value.error, text }];
+  }
+  const out: CliMessage[] = [];
+  for (const block of message.content) {
+    if (!isObject(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string') out.push({ kind: 'assistant_text', text: block.text, messageId: str(message.id) });
+    else if (block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
+      out.push({ kind: 'tool_use', toolUseId: block.id, name: block.name, input: block.input ?? null });
+    }
+  }
+  return out;
+}
+
+/** A `user` message: the tool results it carries back to the model. */
+function userMessages(value: Json, line: string): CliMessage[] {
+  const message = value.message;
+  if (!isObject(message)) return [unexpected('user', line)];
+  if (!Array.isArray(message.content)) return [];
+  const out: CliMessage[] = [];
+  for (const block of message.content) {
+    if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+    const text = contentText(block.content);
+    out.push({ kind: 'tool_result', toolUseId: block.tool_use_id, isError: block.is_error === true, bytes: Buffer.byteLength(text), text });
+  }
+  return out;
+}
+
+/**
+ * Messages-API events relayed by `--include-partial-messages`; only top-level text deltas
+ * matter (a subagent's stream carries a parent_tool_use_id).
+ */
+function streamEventMessages(value: Json, line: string): CliMessage[] {
+  const event = value.event;
+  if (!isObject(event)) return [unexpected('stream_event', line)];
+  const delta = event.delta;
+  if (event.type !== 'content_block_delta' || !isObject(delta) || delta.type !== 'text_delta' || (value.parent_tool_use_id ?? null) !== null) {
+    return [{ kind: 'ignored', type: `stream_event/${String(event.type)}` }];
+  }
+  return typeof delta.text === 'string' ? [{ kind: 'text_delta', text: delta.text }] : [unexpected('stream_event', line)];
+}
+
+/** The `result` line that ends a turn: its outcome, usage, cost and duration. */
+function resultMessages(value: Json, line: string): CliMessage[] {
+  if (typeof value.subtype !== 'string' || typeof value.is_error !== 'boolean') return [unexpected('result', line)];
+  const usage = isObject(value.usage) ? value.usage : {};
+  return [
+    {
+      kind: 'result',
+      subtype: value.subtype,
+      isError: value.is_error,
+      errors: Array.isArray(value.errors) ? value.errors.map((error) => String(error)) : [],
+      text: str(value.result),
+      usage: {
+        inputTokens: num(usage.input_tokens),
+        outputTokens: num(usage.output_tokens),
+        cacheReadTokens: num(usage.cache_read_input_tokens),
+        cacheCreationTokens: num(usage.cache_creation_input_tokens),
+      },
+      costUsd: typeof value.total_cost_usd === 'number' ? value.total_cost_usd : null,
+      numTurns: typeof value.num_turns === 'number' ? value.num_turns : null,
+      durationMs: typeof value.duration_ms === 'number' ? value.duration_ms : null,
+    },
+  ];
+}
+
+const PARSERS: ReadonlyMap<string, (value: Json, line: string) => CliMessage[]> = new Map([
+  ['system', systemMessages],
+  ['assistant', assistantMessages],
+  ['user', userMessages],
+  ['stream_event', streamEventMessages],
+  ['result', resultMessages],
+]);
 
 function apiRetry(value: Json): ApiRetryMessage {
   const status = value.error_status;

@@ -3,7 +3,7 @@ import { sandboxText, type ConnectionView, type ToolChange, type ToolPin } from 
 import { openSystemBrowser } from '../../app/browser.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { absolutePaths } from '../../base/process.js';
-import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
+import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command, type CommandContext } from '../command.js';
 import { escapeForDisplay } from '../../../common/display.js';
 import { readBoundedStdin, writeJson, writeLine } from '../io.js';
 import { wardCommand, type Namespace } from '../../app/namespaces.js';
@@ -78,6 +78,28 @@ function writeStderrTail(stream: NodeJS.WritableStream, text: string): void {
   for (const line of lines) stream.write(`  ${escapeForDisplay(line, 300)}\n`);
 }
 
+const OPTIONS = {
+  command: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  'secret-env': { type: 'string', multiple: true },
+  sandbox: { type: 'boolean', default: false },
+  'sandbox-net': { type: 'string', multiple: true },
+  'sandbox-folder': { type: 'string' },
+  url: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean', default: false },
+  'client-id': { type: 'string' },
+  'client-secret-stdin': { type: 'boolean', default: false },
+  'no-browser': { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  enable: { type: 'string' },
+  disable: { type: 'string' },
+  repin: { type: 'string' },
+  namespace: COMMON_OPTIONS.namespace,
+  json: COMMON_OPTIONS.json,
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>['values'];
+
 export const connectionsCommand: Command = {
   name: 'connections',
   usage:
@@ -85,75 +107,14 @@ export const connectionsCommand: Command = {
     'ward connections list | ward connections remove NAME | ward connections login NAME [--no-browser] [--timeout SECONDS] | ' +
     'ward connections tools NAME [--enable TOOL | --disable TOOL | --repin TOOL]   (all take [--namespace NS] [--json]; secret values for --secret-env, or a pre-registered client\'s secret, are read from stdin, one line each; an argument starting with "-" is written --arg=-x)',
   async run(args, context) {
-    const { values, positionals } = parseCommandArgs(this, args, {
-      command: { type: 'string' },
-      arg: { type: 'string', multiple: true },
-      'secret-env': { type: 'string', multiple: true },
-      sandbox: { type: 'boolean', default: false },
-      'sandbox-net': { type: 'string', multiple: true },
-      'sandbox-folder': { type: 'string' },
-      url: { type: 'string' },
-      'allow-insecure-http': { type: 'boolean', default: false },
-      'client-id': { type: 'string' },
-      'client-secret-stdin': { type: 'boolean', default: false },
-      'no-browser': { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      enable: { type: 'string' },
-      disable: { type: 'string' },
-      repin: { type: 'string' },
-      namespace: COMMON_OPTIONS.namespace,
-      json: COMMON_OPTIONS.json,
-    });
+    const { values, positionals } = parseCommandArgs(this, args, OPTIONS);
     const { io } = context;
     const action = requirePositional(this, positionals, 0, 'an action (add, list, remove, login or tools)');
     const name = (): string => requirePositional(this, positionals, 1, 'a connection name');
     if (positionals.length > (action === 'list' ? 1 : 2)) throw new WardError('usage', `too many arguments\nusage: ${this.usage}`);
 
-    if (action === 'add') {
-      if ((values.command === undefined) === (values.url === undefined)) throw new WardError('usage', `give exactly one of --command or --url\nusage: ${this.usage}`);
-      const secretEnv = values['secret-env'] ?? [];
-      const sandboxNet = (values['sandbox-net'] ?? []).flatMap((list) => list.split(','));
-      if (!values.sandbox && (sandboxNet.length > 0 || values['sandbox-folder'] !== undefined)) throw new WardError('usage', '--sandbox-net and --sandbox-folder need --sandbox');
-      if (values.url !== undefined && values.sandbox) throw new WardError('usage', '--sandbox is for --command connections (a remote server runs elsewhere)');
-      const sandbox = values.sandbox ? { net: sandboxNet, folder: values['sandbox-folder'] ?? null } : null;
-      const input =
-        values.command !== undefined
-          ? // Relative paths are where the person typed them, not where Ward later starts the server.
-            { transport: 'stdio', name: name(), ...absolutePaths(values.command, values.arg ?? [], process.cwd()), secretEnv, sandbox }
-          : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'], clientId: values['client-id'] };
-      if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
-      if (values.command !== undefined && values['client-id'] !== undefined) throw new WardError('usage', '--client-id is for --url connections');
-      if (values['client-secret-stdin'] && values['client-id'] === undefined) throw new WardError('usage', '--client-secret-stdin needs --client-id');
-      const app = context.app();
-      const store = app.namespaces.fromFlag(values.namespace);
-      const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
-      const clientSecret = values['client-secret-stdin'] ? await readClientSecret(io.stdin) : undefined;
-      const view = await (await app.connections()).add(store, input, secrets, clientSecret);
-      if (values.json) writeJson(io.stdout, viewJson(view));
-      else {
-        writeLine(io.stdout, `added connection ${view.spec.name}`);
-        writeLine(io.stdout, view.spec.transport === 'http' ? `next: "ward connections login ${view.spec.name}" if the server needs sign-in, then "ward connections tools ${view.spec.name}"` : `next: "ward connections tools ${view.spec.name}" to start it and list its tools`);
-      }
-      return EXIT.ok;
-    }
-    if (action === 'list') {
-      const app = context.app();
-      const store = app.namespaces.fromFlag(values.namespace);
-      const views = await (await app.connections()).list(store);
-      if (views.length === 0 && !values.json) writeLine(io.stdout, 'no connections in this namespace yet; add one with "ward connections add NAME --command CMD" or "--url URL"');
-      for (const view of views) {
-        if (values.json) {
-          writeJson(io.stdout, viewJson(view));
-          continue;
-        }
-        const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
-        writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, store.namespace)}  tools ${enabled}/${view.tools.length} on`);
-        const sandbox = sandboxText(view.spec);
-        if (sandbox !== null) writeLine(io.stdout, `  ${escapeForDisplay(sandbox, 400)}`);
-        for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
-      }
-      return EXIT.ok;
-    }
+    if (action === 'add') return addConnection(values, name, context, this.usage);
+    if (action === 'list') return listConnections(values, context);
     if (action === 'remove') {
       const app = context.app();
       await (await app.connections()).remove(app.namespaces.fromFlag(values.namespace), name());
@@ -161,37 +122,99 @@ export const connectionsCommand: Command = {
       else writeLine(io.stdout, `removed connection ${name()} and its stored credentials`);
       return EXIT.ok;
     }
-    if (action === 'login') {
-      let timeoutMs: number | undefined;
-      if (values.timeout !== undefined) {
-        const seconds = Number(values.timeout);
-        if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new WardError('usage', '--timeout must be a whole number of seconds from 1 to 3600');
-        timeoutMs = seconds * 1000;
-      }
-      const app = context.app();
-      await (await app.connections()).signIn(app.namespaces.fromFlag(values.namespace), name(), {
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        openBrowser: async (url) => {
-          writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`);
-          if (!values['no-browser']) await openSystemBrowser(url).catch(() => undefined);
-        },
-      });
-      if (values.json) writeJson(io.stdout, { connection: name(), signedIn: true });
-      else writeLine(io.stdout, `signed in to connection ${name()}`);
-      return EXIT.ok;
-    }
-    if (action === 'tools') {
-      const changes = [values.enable, values.disable, values.repin].filter((value) => value !== undefined);
-      if (changes.length > 1) throw new WardError('usage', `give at most one of --enable, --disable or --repin\nusage: ${this.usage}`);
-      const change: ToolChange | null =
-        values.enable !== undefined ? { action: 'enable', tool: values.enable } : values.disable !== undefined ? { action: 'disable', tool: values.disable } : values.repin !== undefined ? { action: 'repin', tool: values.repin } : null;
-      const app = context.app();
-      const { view, unusable } = await (await app.connections()).tools(app.namespaces.fromFlag(values.namespace), name(), change, (stderr) => writeStderrTail(io.stderr, stderr));
-      for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForDisplay(item.name, 80)}: ${escapeForDisplay(item.reason)}`);
-      if (values.json) writeJson(io.stdout, viewJson(view));
-      else for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
-      return EXIT.ok;
-    }
+    if (action === 'login') return signInToConnection(values, name(), context);
+    if (action === 'tools') return listOrChangeTools(values, name(), context, this.usage);
     throw new WardError('usage', `unknown action ${JSON.stringify(action)}\nusage: ${this.usage}`);
   },
 };
+
+/** `add`: the connection from the flags, its secret values (and a client's secret) read from stdin. */
+async function addConnection(values: Values, name: () => string, context: CommandContext, usage: string): Promise<number> {
+  const { io } = context;
+  if ((values.command === undefined) === (values.url === undefined)) throw new WardError('usage', `give exactly one of --command or --url\nusage: ${usage}`);
+  const secretEnv = values['secret-env'] ?? [];
+  const sandboxNet = (values['sandbox-net'] ?? []).flatMap((list) => list.split(','));
+  if (!values.sandbox && (sandboxNet.length > 0 || values['sandbox-folder'] !== undefined)) throw new WardError('usage', '--sandbox-net and --sandbox-folder need --sandbox');
+  if (values.url !== undefined && values.sandbox) throw new WardError('usage', '--sandbox is for --command connections (a remote server runs elsewhere)');
+  const sandbox = values.sandbox ? { net: sandboxNet, folder: values['sandbox-folder'] ?? null } : null;
+  const input =
+    values.command !== undefined
+      ? // Relative paths are where the person typed them, not where Ward later starts the server.
+        { transport: 'stdio', name: name(), ...absolutePaths(values.command, values.arg ?? [], process.cwd()), secretEnv, sandbox }
+      : { transport: 'http', name: name(), url: values.url, allowInsecureHttp: values['allow-insecure-http'], clientId: values['client-id'] };
+  if (values.url !== undefined && (values.arg !== undefined || secretEnv.length > 0)) throw new WardError('usage', '--arg and --secret-env are for --command connections');
+  if (values.command !== undefined && values['client-id'] !== undefined) throw new WardError('usage', '--client-id is for --url connections');
+  if (values['client-secret-stdin'] && values['client-id'] === undefined) throw new WardError('usage', '--client-secret-stdin needs --client-id');
+  const app = context.app();
+  const store = app.namespaces.fromFlag(values.namespace);
+  const secrets = secretEnv.length > 0 ? await readSecretLines(io.stdin, secretEnv) : {};
+  const clientSecret = values['client-secret-stdin'] ? await readClientSecret(io.stdin) : undefined;
+  const view = await (await app.connections()).add(store, input, secrets, clientSecret);
+  if (values.json) writeJson(io.stdout, viewJson(view));
+  else {
+    writeLine(io.stdout, `added connection ${view.spec.name}`);
+    writeLine(io.stdout, view.spec.transport === 'http' ? `next: "ward connections login ${view.spec.name}" if the server needs sign-in, then "ward connections tools ${view.spec.name}"` : `next: "ward connections tools ${view.spec.name}" to start it and list its tools`);
+  }
+  return EXIT.ok;
+
+}
+
+async function listConnections(values: Values, context: CommandContext): Promise<number> {
+  const { io } = context;
+  const app = context.app();
+  const store = app.namespaces.fromFlag(values.namespace);
+  const views = await (await app.connections()).list(store);
+  if (views.length === 0 && !values.json) writeLine(io.stdout, 'no connections in this namespace yet; add one with "ward connections add NAME --command CMD" or "--url URL"');
+  for (const view of views) {
+    if (values.json) {
+      writeJson(io.stdout, viewJson(view));
+      continue;
+    }
+    const enabled = view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').length;
+    writeLine(io.stdout, `${view.spec.name}  ${view.spec.transport}  ${target(view)}  ${healthText(view, store.namespace)}  tools ${enabled}/${view.tools.length} on`);
+    const sandbox = sandboxText(view.spec);
+    if (sandbox !== null) writeLine(io.stdout, `  ${escapeForDisplay(sandbox, 400)}`);
+    for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+  }
+  return EXIT.ok;
+
+}
+
+/** `login`: signs in through the browser (or prints the address with --no-browser), bounded by --timeout. */
+async function signInToConnection(values: Values, name: string, context: CommandContext): Promise<number> {
+  const { io } = context;
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) throw new WardError('usage', '--timeout must be a whole number of seconds from 1 to 3600');
+    timeoutMs = seconds * 1000;
+  }
+  const app = context.app();
+  await (await app.connections()).signIn(app.namespaces.fromFlag(values.namespace), name, {
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    openBrowser: async (url) => {
+      writeLine(io.stderr, `${values['no-browser'] ? 'Open this address in a browser to sign in' : 'Opening the browser to sign in; if it does not open, visit'}:\n${url.href}`);
+      if (!values['no-browser']) await openSystemBrowser(url).catch(() => undefined);
+    },
+  });
+  if (values.json) writeJson(io.stdout, { connection: name, signedIn: true });
+  else writeLine(io.stdout, `signed in to connection ${name}`);
+  return EXIT.ok;
+
+}
+
+/** `tools`: starts the connection, lists its tools (pinning new ones) and applies at most one change. */
+async function listOrChangeTools(values: Values, name: string, context: CommandContext, usage: string): Promise<number> {
+  const { io } = context;
+  const changes = [values.enable, values.disable, values.repin].filter((value) => value !== undefined);
+  if (changes.length > 1) throw new WardError('usage', `give at most one of --enable, --disable or --repin\nusage: ${usage}`);
+  const change: ToolChange | null =
+    values.enable !== undefined ? { action: 'enable', tool: values.enable } : values.disable !== undefined ? { action: 'disable', tool: values.disable } : values.repin !== undefined ? { action: 'repin', tool: values.repin } : null;
+  const app = context.app();
+  const { view, unusable } = await (await app.connections()).tools(app.namespaces.fromFlag(values.namespace), name, change, (stderr) => writeStderrTail(io.stderr, stderr));
+  for (const item of unusable) writeLine(io.stderr, `not offered: ${escapeForDisplay(item.name, 80)}: ${escapeForDisplay(item.reason)}`);
+  if (values.json) writeJson(io.stdout, viewJson(view));
+  else for (const pin of view.tools) writeLine(io.stdout, toolLine(pin));
+  return EXIT.ok;
+
+}

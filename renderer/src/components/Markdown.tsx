@@ -87,94 +87,101 @@ function renderTokens(tokens: readonly Token[], onOpenLink: OpenLink, keyPrefix:
     const key = `${keyPrefix}.${index}`;
     if (token.nesting === 1) {
       const [inner, next] = until(tokens, index);
-      const children = renderTokens(inner, onOpenLink, key);
-      if (token.type === 'link_open') {
-        out.push(
-          <UntrustedLink key={key} target={String(token.attrGet('href') ?? '')} onOpenLink={onOpenLink}>
-            {children}
-          </UntrustedLink>,
-        );
-      } else if (/^h[1-6]$/.test(token.tag)) {
-        // The page's own headings come first: the model's start at level 3.
-        const Tag = `h${Math.min(6, Number(token.tag[1]) + 2)}` as 'h3';
-        out.push(<Tag key={key}>{children}</Tag>);
-      } else if (token.tag === 'ol') {
-        const start = Number(token.attrGet('start') ?? 1);
-        out.push(
-          <ol key={key} start={Number.isFinite(start) ? start : 1}>
-            {children}
-          </ol>
-        );
-      } else if (token.tag === 'th' || token.tag === 'td') {
-        const align = /text-align:(left|right|center)/.exec(String(token.attrGet('style') ?? ''))?.[1] as 'left' | 'right' | 'center' | undefined;
-        const Tag = token.tag;
-        out.push(
-          <Tag key={key} className={align === undefined ? undefined : `align-${align}`}>
-            {children}
-          </Tag>,
-        );
-      } else if (token.tag === 'table') {
-        out.push(
-          <div key={key} className="table-scroll">
-            <table>{children}</table>
-          </div>,
-        );
-      } else if (BLOCK_TAGS.has(token.tag)) {
-        const Tag = token.tag as 'p';
-        // A tight list's paragraphs are hidden by markdown-it: their text stands in the item.
-        out.push(token.hidden ? children : <Tag key={key}>{children}</Tag>);
-      } else out.push(...children);
+      out.push(...renderContainer(token, renderTokens(inner, onOpenLink, key), key, onOpenLink));
       index = next;
-      continue;
+    } else {
+      out.push(...renderLeaf(token, key, onOpenLink));
+      index++;
     }
-    switch (token.type) {
-      case 'inline':
-        out.push(...renderTokens(token.children ?? [], onOpenLink, key));
-        break;
-      case 'text':
-        out.push(escapeForWindow(token.content));
-        break;
-      case 'code_inline':
-        out.push(<code key={key}>{escapeForWindow(token.content)}</code>);
-        break;
-      case 'softbreak':
-      case 'hardbreak':
-        out.push(<br key={key} />);
-        break;
-      case 'fence':
-      case 'code_block': {
-        const code = escapeForWindow(token.content.replace(/\n$/, ''));
-        const language = escapeForWindow(token.info.trim().split(/\s+/)[0] ?? '').slice(0, 40);
-        out.push(
-          <div key={key} className="code-block">
-            <div className="code-block-bar">
-              <span className="code-language">{language || 'text'}</span>
-              <CopyButton text={code} label="Copy code" />
-            </div>
-            <pre>
-              <code>{code}</code>
-            </pre>
-          </div>,
-        );
-        break;
-      }
-      case 'hr':
-        out.push(<hr key={key} />);
-        break;
-      case 'image':
-        // Nothing is loaded: the alt text stands in, marked as an image.
-        out.push(<span key={key} className="inert-link" title="Images from the model are not loaded">{`[image: ${escapeForWindow(token.content)}]`}</span>);
-        break;
-      case 'html_block':
-      case 'html_inline':
-        out.push(escapeForWindow(token.content));
-        break;
-      default:
-        if (token.content !== '') out.push(escapeForWindow(token.content));
-    }
-    index++;
   }
   return out;
+}
+
+/** An opening token with its rendered children: a link, heading, list, table cell or other block. */
+function renderContainer(token: Token, children: ReactNode[], key: string, onOpenLink: OpenLink): ReactNode[] {
+  if (token.type === 'link_open') {
+    return [
+      <UntrustedLink key={key} target={String(token.attrGet('href') ?? '')} onOpenLink={onOpenLink}>
+        {children}
+      </UntrustedLink>,
+    ];
+  }
+  if (/^h[1-6]$/.test(token.tag)) {
+    // The page's own headings come first: the model's start at level 3.
+    const Tag = `h${Math.min(6, Number(token.tag[1]) + 2)}` as 'h3';
+    return [<Tag key={key}>{children}</Tag>];
+  }
+  if (token.tag === 'ol') {
+    const start = Number(token.attrGet('start') ?? 1);
+    return [
+      <ol key={key} start={Number.isFinite(start) ? start : 1}>
+        {children}
+      </ol>,
+    ];
+  }
+  if (token.tag === 'th' || token.tag === 'td') {
+    const align = /text-align:(left|right|center)/.exec(String(token.attrGet('style') ?? ''))?.[1] as 'left' | 'right' | 'center' | undefined;
+    const Tag = token.tag;
+    return [
+      <Tag key={key} className={align === undefined ? undefined : `align-${align}`}>
+        {children}
+      </Tag>,
+    ];
+  }
+  if (token.tag === 'table') {
+    return [
+      <div key={key} className="table-scroll">
+        <table>{children}</table>
+      </div>,
+    ];
+  }
+  if (BLOCK_TAGS.has(token.tag)) {
+    const Tag = token.tag as 'p';
+    // A tight list's paragraphs are hidden by markdown-it: their text stands in the item.
+    return [token.hidden ? children : <Tag key={key}>{children}</Tag>];
+  }
+  return children;
+}
+
+/** A token without children: text, code, a break, a rule, an image's alt text, escaped HTML. */
+function renderLeaf(token: Token, key: string, onOpenLink: OpenLink): ReactNode[] {
+  switch (token.type) {
+    case 'inline':
+      return renderTokens(token.children ?? [], onOpenLink, key);
+    case 'text':
+      return [escapeForWindow(token.content)];
+    case 'code_inline':
+      return [<code key={key}>{escapeForWindow(token.content)}</code>];
+    case 'softbreak':
+    case 'hardbreak':
+      return [<br key={key} />];
+    case 'fence':
+    case 'code_block': {
+      const code = escapeForWindow(token.content.replace(/\n$/, ''));
+      const language = escapeForWindow(token.info.trim().split(/\s+/)[0] ?? '').slice(0, 40);
+      return [
+        <div key={key} className="code-block">
+          <div className="code-block-bar">
+            <span className="code-language">{language || 'text'}</span>
+            <CopyButton text={code} label="Copy code" />
+          </div>
+          <pre>
+            <code>{code}</code>
+          </pre>
+        </div>,
+      ];
+    }
+    case 'hr':
+      return [<hr key={key} />];
+    case 'image':
+      // Nothing is loaded: the alt text stands in, marked as an image.
+      return [<span key={key} className="inert-link" title="Images from the model are not loaded">{`[image: ${escapeForWindow(token.content)}]`}</span>];
+    case 'html_block':
+    case 'html_inline':
+      return [escapeForWindow(token.content)];
+    default:
+      return token.content === '' ? [] : [escapeForWindow(token.content)];
+  }
 }
 
 /** Texts longer than this are parsed in pieces, so a long answer streaming in re-parses only its end. */

@@ -79,35 +79,44 @@ export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: 
               ))}
             </select>
           </label>
-          <div className="field">
-            <span id="project-folder-label">Project folder</span>
-            <div className="row">
-              <button type="button" onClick={() => void pick()} aria-describedby="project-folder-label">
-                <FolderOpen size={14} aria-hidden /> {workspace === null ? 'Choose a folder…' : 'Choose another folder…'}
-              </button>
-              {workspace !== null && (
-                <button type="button" className="link-button" onClick={() => setWorkspace(null)}>
-                  Use Ward's own folder
-                </button>
-              )}
-            </div>
-            {workspace !== null && <code className="chosen-folder">{escapeLineForWindow(workspace, 300)}</code>}
-          </div>
-          {workspace !== null && (
-            <fieldset className="choice-group">
-              <legend>In this folder, the agent may</legend>
-              {ACCESS.map((choice) => (
-                <label key={choice.value} className="choice">
-                  <input type="radio" name="folder-access" value={choice.value} checked={access === choice.value} onChange={() => setAccess(choice.value)} /> {choice.label}
-                </label>
-              ))}
-            </fieldset>
-          )}
+          <ProjectFolderField workspace={workspace} access={access} onPick={() => void pick()} onClear={() => setWorkspace(null)} onAccess={setAccess} />
           <FolderGrants workspace={workspace} chatGrants={chatGrants} agent={agents.find((agent) => agent.name === agentName)} />
         </form>
       </div>
       <ErrorBanner text={error} />
       <Composer run={null} onSend={start} onStop={() => undefined} focusKey={focusKey} hint="Your first message starts the chat and names it — Enter sends" />
     </section>
+  );
+}
+
+/** Where the chat works: Ward's own folder or a project folder, and what the agent may do there without asking. */
+function ProjectFolderField({ workspace, access, onPick, onClear, onAccess }: { workspace: string | null; access: FolderAccess; onPick: () => void; onClear: () => void; onAccess: (access: FolderAccess) => void }) {
+  return (
+    <>
+      <div className="field">
+        <span id="project-folder-label">Project folder</span>
+        <div className="row">
+          <button type="button" onClick={onPick} aria-describedby="project-folder-label">
+            <FolderOpen size={14} aria-hidden /> {workspace === null ? 'Choose a folder…' : 'Choose another folder…'}
+          </button>
+          {workspace !== null && (
+            <button type="button" className="link-button" onClick={onClear}>
+              Use Ward's own folder
+            </button>
+          )}
+        </div>
+        {workspace !== null && <code className="chosen-folder">{escapeLineForWindow(workspace, 300)}</code>}
+      </div>
+      {workspace !== null && (
+        <fieldset className="choice-group">
+          <legend>In this folder, the agent may</legend>
+          {ACCESS.map((choice) => (
+            <label key={choice.value} className="choice">
+              <input type="radio" name="folder-access" value={choice.value} checked={access === choice.value} onChange={() => onAccess(choice.value)} /> {choice.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+    </>
   );
 }

@@ -6,11 +6,17 @@
 import { Plus, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 
+/** A secret variable of the server: its name, and its value bound for the keychain. */
+export interface SecretVariable {
+  name: string;
+  value: string;
+}
+
 export interface LocalServer {
   readonly name: string;
   readonly command: string;
   readonly args: string[];
-  readonly secrets: { name: string; value: string }[];
+  readonly secrets: SecretVariable[];
   readonly sandbox?: { net: string[]; folder?: string };
 }
 
@@ -18,11 +24,10 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
   const [name, setName] = useState('');
   const [command, setCommand] = useState('');
   const [args, setArgs] = useState('');
-  const [secrets, setSecrets] = useState<{ name: string; value: string }[]>([]);
+  const [secrets, setSecrets] = useState<SecretVariable[]>([]);
   const [sandboxed, setSandboxed] = useState(false);
   const [hosts, setHosts] = useState('');
   const [folder, setFolder] = useState('');
-  const setSecret = (index: number, change: Partial<{ name: string; value: string }>) => setSecrets(secrets.map((secret, at) => (at === index ? { ...secret, ...change } : secret)));
   return (
     <form
       className="form"
@@ -58,22 +63,7 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         Arguments, one per line
         <textarea value={args} onChange={(event) => setArgs(event.target.value)} rows={3} placeholder={'--root\n~/projects'} />
       </label>
-      <fieldset>
-        <legend>Secret variables</legend>
-        <p className="muted">Their values are stored in the keychain and passed to the server alone; Ward never shows them again.</p>
-        {secrets.map((secret, index) => (
-          <div key={index} className="row">
-            <input aria-label={`Variable ${index + 1} name`} value={secret.name} onChange={(event) => setSecret(index, { name: event.target.value })} placeholder="API_TOKEN" />
-            <input aria-label={`Variable ${index + 1} value`} type="password" autoComplete="off" value={secret.value} onChange={(event) => setSecret(index, { value: event.target.value })} />
-            <button type="button" className="icon-button" aria-label={`Remove variable ${index + 1}`} onClick={() => setSecrets(secrets.filter((_, at) => at !== index))}>
-              <Trash2 size={14} aria-hidden />
-            </button>
-          </div>
-        ))}
-        <button type="button" onClick={() => setSecrets([...secrets, { name: '', value: '' }])}>
-          <Plus size={14} aria-hidden /> Add a secret variable
-        </button>
-      </fieldset>
+      <SecretVariables secrets={secrets} onChange={setSecrets} />
       <fieldset>
         <legend>OS sandbox</legend>
         <label className="checkbox">
@@ -98,5 +88,28 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         Add local server
       </button>
     </form>
+  );
+}
+
+/** The secret variables being added: names shown, values masked and kept only until the server is added. */
+function SecretVariables({ secrets, onChange }: { secrets: SecretVariable[]; onChange: (secrets: SecretVariable[]) => void }) {
+  const setSecret = (index: number, change: Partial<SecretVariable>) => onChange(secrets.map((secret, at) => (at === index ? { ...secret, ...change } : secret)));
+  return (
+    <fieldset>
+      <legend>Secret variables</legend>
+      <p className="muted">Their values are stored in the keychain and passed to the server alone; Ward never shows them again.</p>
+      {secrets.map((secret, index) => (
+        <div key={index} className="row">
+          <input aria-label={`Variable ${index + 1} name`} value={secret.name} onChange={(event) => setSecret(index, { name: event.target.value })} placeholder="API_TOKEN" />
+          <input aria-label={`Variable ${index + 1} value`} type="password" autoComplete="off" value={secret.value} onChange={(event) => setSecret(index, { value: event.target.value })} />
+          <button type="button" className="icon-button" aria-label={`Remove variable ${index + 1}`} onClick={() => onChange(secrets.filter((_, at) => at !== index))}>
+            <Trash2 size={14} aria-hidden />
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => onChange([...secrets, { name: '', value: '' }])}>
+        <Plus size={14} aria-hidden /> Add a secret variable
+      </button>
+    </fieldset>
   );
 }

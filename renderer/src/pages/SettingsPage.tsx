@@ -18,19 +18,8 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const [baseUrl, setBaseUrl] = useState('');
   const [model, setModel] = useState('');
-  const [key, setKey] = useState('');
   const [notice, say] = usePageNotice();
   const [confirmRemoveKey, setConfirmRemoveKey] = useState(false);
-  const [test, setTest] = useState<ProviderTestView | 'testing' | null>(null);
-  const testProvider = () => {
-    setTest('testing');
-    unwrap(api.settings.testProvider({ namespace }))
-      .then(setTest)
-      .catch((failure: unknown) => {
-        setTest(null);
-        say.fail(failure);
-      });
-  };
 
   const show = (view: SettingsView) => {
     setSettings(view);
@@ -61,62 +50,23 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
       <p>
         Data folder: <code>{settings?.dataFolder ?? '…'}</code>
       </p>
-      <form
-        className="form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void run(() => unwrap(api.settings.setModelProvider({ namespace, baseUrl, model })), 'Model provider saved');
-        }}
-      >
-        <h3>Model provider</h3>
-        <label>
-          Endpoint
-          <input value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} />
-        </label>
-        <ManagedLock setting={policySetting(policy, 'providers')} what={`providers limited to ${listed(policySetting(policy, 'providers'))}`} />
-        <label>
-          Model
-          <input value={model} onChange={(event) => setModel(event.target.value)} />
-        </label>
-        <ManagedLock setting={policySetting(policy, 'models')} what={`models limited to ${listed(policySetting(policy, 'models'))}`} />
-        <div className="row">
-          <button type="submit">Save provider</button>
-          <button type="button" onClick={testProvider} disabled={test === 'testing'}>
-            <PlugZap size={14} aria-hidden /> {test === 'testing' ? 'Testing…' : 'Test connection'}
-          </button>
-        </div>
-        {test !== null && test !== 'testing' && (
-          <p className={test.ok ? 'test-ok' : 'test-failed'} role={test.ok ? 'status' : 'alert'} data-testid="provider-test">
-            {test.ok ? 'Connected: ' : 'Failed: '}
-            {test.message}
-          </p>
-        )}
-      </form>
-      <form
-        className="form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const value = key;
-          setKey('');
-          void run(() => unwrap(api.settings.setKey({ namespace, key: value })), 'Key stored');
-        }}
-      >
-        <h3>Model key</h3>
-        <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
-        <ManagedLock setting={policySetting(policy, 'credentialStore')} what={settings === null ? undefined : `keys are kept in ${STORE_NAME[settings.keyStore]}`} />
-        <label>
-          New key
-          <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />
-        </label>
-        <div className="row">
-          <button type="submit" disabled={key.length === 0}>
-            Store key
-          </button>
-          <button type="button" className="danger" disabled={!settings?.keySet} onClick={() => setConfirmRemoveKey(true)}>
-            Remove key
-          </button>
-        </div>
-      </form>
+      <ProviderForm
+        api={api}
+        namespace={namespace}
+        policy={policy}
+        baseUrl={baseUrl}
+        model={model}
+        onBaseUrl={setBaseUrl}
+        onModel={setModel}
+        onSave={() => void run(() => unwrap(api.settings.setModelProvider({ namespace, baseUrl, model })), 'Model provider saved')}
+        onFail={say.fail}
+      />
+      <ModelKeyForm
+        settings={settings}
+        policy={policy}
+        onStore={(key) => void run(() => unwrap(api.settings.setKey({ namespace, key })), 'Key stored')}
+        onRemove={() => setConfirmRemoveKey(true)}
+      />
       <PageNotice notice={notice} />
       <ConfirmDialog
         open={confirmRemoveKey}
@@ -130,5 +80,96 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
         }}
       />
     </section>
+  );
+}
+
+interface ProviderFormProps {
+  readonly api: WardApi;
+  readonly namespace: string;
+  readonly policy: PolicyView | null;
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly onBaseUrl: (baseUrl: string) => void;
+  readonly onModel: (model: string) => void;
+  readonly onSave: () => void;
+  readonly onFail: (failure: unknown) => void;
+}
+
+/** The endpoint and model being edited, with Save and a Test connection that says what the provider answered. */
+function ProviderForm({ api, namespace, policy, baseUrl, model, onBaseUrl, onModel, onSave, onFail }: ProviderFormProps) {
+  const [test, setTest] = useState<ProviderTestView | 'testing' | null>(null);
+  const testProvider = () => {
+    setTest('testing');
+    unwrap(api.settings.testProvider({ namespace }))
+      .then(setTest)
+      .catch((failure: unknown) => {
+        setTest(null);
+        onFail(failure);
+      });
+  };
+  return (
+    <form
+      className="form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSave();
+      }}
+    >
+      <h3>Model provider</h3>
+      <label>
+        Endpoint
+        <input value={baseUrl} onChange={(event) => onBaseUrl(event.target.value)} />
+      </label>
+      <ManagedLock setting={policySetting(policy, 'providers')} what={`providers limited to ${listed(policySetting(policy, 'providers'))}`} />
+      <label>
+        Model
+        <input value={model} onChange={(event) => onModel(event.target.value)} />
+      </label>
+      <ManagedLock setting={policySetting(policy, 'models')} what={`models limited to ${listed(policySetting(policy, 'models'))}`} />
+      <div className="row">
+        <button type="submit">Save provider</button>
+        <button type="button" onClick={testProvider} disabled={test === 'testing'}>
+          <PlugZap size={14} aria-hidden /> {test === 'testing' ? 'Testing…' : 'Test connection'}
+        </button>
+      </div>
+      {test !== null && test !== 'testing' && (
+        <p className={test.ok ? 'test-ok' : 'test-failed'} role={test.ok ? 'status' : 'alert'} data-testid="provider-test">
+          {test.ok ? 'Connected: ' : 'Failed: '}
+          {test.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** A new model key, written to the key store and never shown back; Remove asks first (the page's dialog). */
+function ModelKeyForm({ settings, policy, onStore, onRemove }: { settings: SettingsView | null; policy: PolicyView | null; onStore: (key: string) => void; onRemove: () => void }) {
+  const [key, setKey] = useState('');
+  return (
+    <form
+      className="form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const value = key;
+        setKey('');
+        onStore(value);
+      }}
+    >
+      <h3>Model key</h3>
+      <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
+      <ManagedLock setting={policySetting(policy, 'credentialStore')} what={settings === null ? undefined : `keys are kept in ${STORE_NAME[settings.keyStore]}`} />
+      <label>
+        New key
+        <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />
+      </label>
+      <div className="row">
+        <button type="submit" disabled={key.length === 0}>
+          Store key
+        </button>
+        <button type="button" className="danger" disabled={!settings?.keySet} onClick={onRemove}>
+          Remove key
+        </button>
+      </div>
+    </form>
   );
 }

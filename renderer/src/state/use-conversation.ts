@@ -8,7 +8,7 @@
  * is folded again from the start (the fold is a function of every event, J1), and from then on
  * events are applied as they come.
  */
-import { startTransition, useEffect, useRef, useState } from 'react';
+import { startTransition, useEffect, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { ConversationView, JournalEventView } from '../../../common/views.js';
 import { errorText, unwrap } from '../api.js';
@@ -77,41 +77,13 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
           void api.journal.unsubscribe({ subscriptionId });
           return;
         }
-        let pending: Pending | null = subscription.tailFrom !== null && subscription.tailFrom > afterSeq ? { tailFrom: subscription.tailFrom, history: [], recent: [] } : null;
+        const pending: Pending | null = subscription.tailFrom !== null && subscription.tailFrom > afterSeq ? { tailFrom: subscription.tailFrom, history: [], recent: [] } : null;
         if (pending === null) setComplete(true);
+        const fold = journalFolder(pending, cursor, setState, setComplete);
         unroute = router.route(subscription.subscriptionId, (pushed) => {
           if (pushed.kind !== 'journal') return;
           const events = pushed.events;
-          if (pending === null) {
-            // A transition: React renders in slices and yields to input, so a long answer streaming in never holds the page.
-            startTransition(() =>
-              setState((current) => {
-                const next = applyEvents(current, events);
-                cursor.current = next.lastSeq;
-                return next;
-              }),
-            );
-          } else {
-            const held = pending;
-            const recent = events.filter((event) => event.seq > held.tailFrom);
-            held.history.push(...events.filter((event) => event.seq <= held.tailFrom));
-            held.recent.push(...recent);
-            if (held.history.length > 0 && held.history[held.history.length - 1]!.seq >= held.tailFrom) {
-              // The history is in: fold everything once, in order, and go on incrementally.
-              pending = null;
-              const whole = applyEvents(applyEvents(EMPTY_CONVERSATION, held.history), held.recent);
-              cursor.current = whole.lastSeq;
-              setState(whole);
-              setComplete(true);
-            } else if (recent.length > 0) {
-              // Until then the newest events are shown on their own (the tail, then live ones).
-              setState((current) => {
-                const next = applyEvents(current.lastSeq > held.tailFrom ? current : { ...EMPTY_CONVERSATION, lastSeq: held.tailFrom }, recent);
-                cursor.current = next.lastSeq;
-                return next;
-              });
-            }
-          }
+          fold(events);
           if (events.some((event) => RUN_EVENTS.has(event.type))) setRefreshTick((tick) => tick + 1);
         });
       })
@@ -124,4 +96,49 @@ export function useConversation(api: WardApi, router: PushRouter, namespace: str
   }, [api, router, namespace, conversationId]);
 
   return { state, conversation, error, complete, refresh: () => setRefreshTick((tick) => tick + 1) };
+}
+
+/**
+ * Folds pushed journal events into the view state as they come, or, while the history behind the
+ * tail is arriving (`pending`), holds them and shows only the newest until the history is in.
+ */
+function journalFolder(
+  pending: Pending | null,
+  cursor: { current: number },
+  setState: Dispatch<SetStateAction<ConversationState>>,
+  setComplete: (complete: boolean) => void,
+): (events: readonly JournalEventView[]) => void {
+  let waiting = pending;
+  return (events) => {
+    if (waiting === null) {
+      // A transition: React renders in slices and yields to input, so a long answer streaming in never holds the page.
+      startTransition(() =>
+        setState((current) => {
+          const next = applyEvents(current, events);
+          cursor.current = next.lastSeq;
+          return next;
+        }),
+      );
+      return;
+    }
+    const held = waiting;
+    const recent = events.filter((event) => event.seq > held.tailFrom);
+    held.history.push(...events.filter((event) => event.seq <= held.tailFrom));
+    held.recent.push(...recent);
+    if (held.history.length > 0 && held.history[held.history.length - 1]!.seq >= held.tailFrom) {
+      // The history is in: fold everything once, in order, and go on incrementally.
+      waiting = null;
+      const whole = applyEvents(applyEvents(EMPTY_CONVERSATION, held.history), held.recent);
+      cursor.current = whole.lastSeq;
+      setState(whole);
+      setComplete(true);
+    } else if (recent.length > 0) {
+      // Until then the newest events are shown on their own (the tail, then live ones).
+      setState((current) => {
+        const next = applyEvents(current.lastSeq > held.tailFrom ? current : { ...EMPTY_CONVERSATION, lastSeq: held.tailFrom }, recent);
+        cursor.current = next.lastSeq;
+        return next;
+      });
+    }
+  };
 }
