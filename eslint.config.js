@@ -1,5 +1,6 @@
-// Lint enforces the process boundaries (STYLE.md #1): main/core and everything it builds on
-// stay Electron-free; the renderer imports no Node; the IPC contract imports neither.
+// Lint enforces the process boundaries: everything in main/ but main/electron/ stays Electron-free
+// (it runs under plain Node as the `ward` command); the renderer imports no Node; common/ and the
+// IPC contract import neither. The layer rule (scripts/lint/layers.mjs) keeps imports going down.
 import tseslint from 'typescript-eslint';
 import { layersRule } from './scripts/lint/layers.mjs';
 
@@ -23,7 +24,7 @@ export default tseslint.config(
     files: ['main/**/*.ts'],
     ignores: ['main/electron/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'main/core and below run under plain Node: keep Electron in main/electron/' }] }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'main/ runs under plain Node (the ward command): keep Electron in main/electron/' }] }],
     },
   },
   {
