@@ -1,7 +1,8 @@
 // Applied after every install (package.json "postinstall"): exact, version-checked edits to a
 // pinned dependency, each with the reason it exists. Each belongs upstream; drop an edit when the
-// pinned version carries the fix. A version other than the one an edit was written for is left
-// as installed (the edit is about speed, not safety); text that no longer matches fails the install.
+// pinned version carries the fix. The version is pinned exactly in package.json; a version other
+// than the one an edit was written for is left as installed with a warning, and text that no
+// longer matches fails the install.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const PATCHES = [
   {
-    // The sandbox runtime (Linux) starts its two socat bridges, looks for their sockets at once,
+    // Speed: the sandbox runtime (Linux) starts its two socat bridges, looks for their sockets at once,
     // then after 0, 100, 200 and 300 ms. socat needs a few ms, so the look after 0 ms almost
     // always misses and every sandboxed `ward run` waited 100 ms for its proxies (issue 19).
     // Looking every 5 ms for the same 600 ms bound finds them as they appear.
@@ -19,6 +20,13 @@ export const PATCHES = [
     edits: [
       ['    const maxAttempts = 5;\n', '    const maxAttempts = 121; // Ward: look every 5 ms, 600 ms in all (scripts/patch-dependencies.mjs)\n'],
       ['        await new Promise(resolve => setTimeout(resolve, i * 100));\n', '        await new Promise(resolve => setTimeout(resolve, 5));\n'],
+      // The script in the sandbox ends its two bridges on exit with `kill %1 %2`, which dash (the
+      // `/bin/sh` Ward runs it with, so no start-up file is read) does not resolve outside an
+      // interactive shell: the bridges outlived the command, and bubblewrap's init, which waits
+      // for every process in the sandbox, kept the sandbox alive after a SIGKILLed Ward. The
+      // bridges are ended by the process ids the script already keeps.
+      [`        "trap 'rc=$?; kill %1 %2 2>/dev/null; exit $rc' EXIT",\n`, `        "trap 'rc=$?; kill $_srt_http $_srt_socks 2>/dev/null; exit $rc' EXIT", // Ward: by pid, not %1 %2 (scripts/patch-dependencies.mjs)\n`],
+      ["    'unset _srt_since _srt_now _srt_up _srt_counts _srt_kind _srt_skip _srt_inuse _srt_http _srt_socks',\n", "    'unset _srt_since _srt_now _srt_up _srt_counts _srt_kind _srt_skip _srt_inuse', // Ward: the exit trap still needs the two pids\n"],
     ],
   },
 ];
