@@ -141,6 +141,7 @@ export class Broker {
       url: `http://127.0.0.1:${this.port}/runs/${binding.runId}/mcp`,
       capability,
       inFlight: () => entry.state.inFlight(),
+      cancelCalls: () => entry.state.cancelInFlight(),
       close: () => (closing ??= this.closeRun(binding.runId, entry)),
     };
   }

@@ -88,6 +88,9 @@ function project(outcome: Extract<ToolOutcome, { ok: true }>): { content: ToolCo
 export class RunState {
   private readonly routes: Map<string, PinnedToolRoute>;
   private readonly calls = new Set<Promise<unknown>>();
+  /** Each dispatched call's abort, so a stop can cancel the upstream calls itself (R6). */
+  private readonly aborts = new Set<AbortController>();
+  private readonly cancelledByStop = new WeakSet<AbortController>();
   private closed = false;
   private readonly closedSignal: Promise<void>;
   private signalClosed!: () => void;
@@ -116,6 +119,18 @@ export class RunState {
   markClosed(): void {
     this.closed = true;
     this.signalClosed();
+  }
+
+  /**
+   * R6: the run is stopping. Every upstream call in flight is cancelled by Ward itself (the SDK
+   * sends the server `notifications/cancelled` and stops waiting), whether or not the CLI got to
+   * cancel it first, so the drain that follows ends at once instead of waiting out the call.
+   */
+  cancelInFlight(): void {
+    for (const controller of this.aborts) {
+      this.cancelledByStop.add(controller);
+      controller.abort(new DOMException('the run was stopped', 'AbortError'));
+    }
   }
 
   /** Resolves once every dispatched upstream call has settled or hit the hard limit (B7). */
@@ -203,6 +218,7 @@ export class RunState {
     }, this.limits.toolTimeoutMs);
     const onChildAbort = (): void => controller.abort(new DOMException('cancelled by the child', 'AbortError'));
     childSignal.addEventListener('abort', onChildAbort, { once: true });
+    this.aborts.add(controller);
     let hardTimer: NodeJS.Timeout | undefined;
     const hardLimit = new Promise<ToolOutcome>((resolve) => {
       hardTimer = setTimeout(() => {
@@ -222,6 +238,7 @@ export class RunState {
       outcome = await settled;
     } finally {
       this.calls.delete(settled);
+      this.aborts.delete(controller);
       clearTimeout(toolTimer);
       clearTimeout(hardTimer);
       childSignal.removeEventListener('abort', onChildAbort);
@@ -234,7 +251,7 @@ export class RunState {
     };
     if (!outcome.ok) {
       if (timedOut) return fail('timed_out');
-      if (childSignal.aborted) return fail('cancelled');
+      if (childSignal.aborted || this.cancelledByStop.has(controller)) return fail('cancelled');
       return fail(outcome.errorCode);
     }
     const projected = project(outcome);

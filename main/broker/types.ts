@@ -67,4 +67,6 @@ export interface RunRegistration {
   close(): Promise<void>;
   /** Number of upstream calls still in flight. */
   inFlight(): number;
+  /** The run is stopping: cancels every upstream call in flight now (R6); close() still drains. */
+  cancelCalls(): void;
 }

@@ -141,12 +141,15 @@ export class Turn {
   }
 
   private interruptThenKill(): void {
+    // Ward cancels the upstream calls itself: whether the interrupted CLI gets to is a race (R6).
+    this.session?.registration?.cancelCalls();
     this.child?.interrupt();
     this.graceTimer ??= setTimeout(() => this.child?.killGroup(), this.deps.stopGraceMs);
   }
 
   private abort(reason: string): void {
     this.abortReason ??= reason;
+    this.session?.registration?.cancelCalls();
     this.child?.killGroup();
   }
 

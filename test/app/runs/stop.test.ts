@@ -87,6 +87,29 @@ describe('Stop (R6)', () => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
+  it('test_a_stop_cancels_the_upstream_call_in_flight_itself_when_the_cli_is_killed_before_it_can_and_ends_without_waiting_it_out', async () => {
+    const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
+    // A call that would run for two minutes, well past this test's own time limit.
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 120_000 } }] }], {
+      env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') },
+      stopGraceMs: 60_000,
+    });
+    await publishToolAgent(harness);
+    const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'do the slow thing' });
+    await until(() => callLog(harness!).includes('slow'), 'the slow call to reach the upstream');
+    // Stop, and stop again at once: the CLI is SIGKILLed before it can cancel anything, so only
+    // Ward's own cancellation can end the upstream call (whether the CLI cancels is a race).
+    void harness.service.stop(handle.runId);
+    const outcome = await harness.service.stop(handle.runId);
+    expect(outcome).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
+    // The server heard the cancellation (notifications/cancelled) and stopped working on the call.
+    expect(callLog(harness).split('\n')).toContain('cancelled slow');
+    const events = harness.events(handle.conversationId);
+    const brokerOutcome = [...payloads(events, 'tool_drained'), ...payloads(events, 'tool_result')].find((call) => call.tool === 'slow');
+    expect(brokerOutcome).toMatchObject({ ok: false, errorCode: 'cancelled' });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
   it('test_a_second_stop_escalates_to_killing_the_process_group_at_once', async () => {
     harness = await startHarness([{ kind: 'hang' }], { stopGraceMs: 60_000 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hang please' });

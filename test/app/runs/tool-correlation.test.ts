@@ -85,7 +85,7 @@ async function startCliHop(broker: Broker): Promise<CliHop> {
     register(binding) {
       const registration = broker.register(binding);
       const { pathname } = new URL(registration.url);
-      return { capability: registration.capability, url: `http://127.0.0.1:${port}${pathname}`, close: () => registration.close(), inFlight: () => registration.inFlight() };
+      return { capability: registration.capability, url: `http://127.0.0.1:${port}${pathname}`, close: () => registration.close(), inFlight: () => registration.inFlight(), cancelCalls: () => registration.cancelCalls() };
     },
     close: async () => {
       server.closeAllConnections();
