@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../base/errors.js';
-import { completeContent, redactedContent, type ElicitationReply, type ElicitationRequest, type ElicitationValue, type Elicitor } from '../upstreams/elicitation.js';
+import { completeContent, redactedContent, sensitiveValues, type ElicitationReply, type ElicitationRequest, type ElicitationValue, type Elicitor } from '../upstreams/elicitation.js';
 import type { Prompter } from './prompter.js';
 
 /** Who settled an elicitation. */
@@ -36,6 +36,11 @@ export interface RunElicitationsOptions {
   readonly journal: ElicitationJournal;
   /** False once the run is stopping: a request then is declined unasked. */
   readonly accepting: () => boolean;
+  /**
+   * A sensitive answer, before it goes to the server: a server that echoes it (in a result, an
+   * error) must not carry it into the journal, the model's context or the CLI's transcript.
+   */
+  readonly keepSecret: (value: string) => void;
 }
 
 export class RunElicitations {
@@ -67,7 +72,9 @@ export class RunElicitations {
     const elicitationId = randomUUID();
     journal.requested({ elicitationId, server, request });
     const settle = (reply: ElicitationReply, by: ElicitationAnswerer): ElicitationReply => {
-      const content = reply.action === 'accept' && request.mode === 'form' && reply.content !== undefined ? redactedContent(request.fields, reply.content) : null;
+      const accepted = reply.action === 'accept' && request.mode === 'form' && reply.content !== undefined ? reply.content : null;
+      if (accepted !== null && request.mode === 'form') for (const value of sensitiveValues(request.fields, accepted)) this.options.keepSecret(value);
+      const content = accepted !== null && request.mode === 'form' ? redactedContent(request.fields, accepted) : null;
       journal.answered({ elicitationId, server, action: reply.action, by, content });
       return reply;
     };

@@ -236,6 +236,12 @@ export function completeContent(fields: readonly ElicitationField[], given: Read
   return content;
 }
 
+/** The text values of sensitive fields: what Ward must redact wherever a server echoes them. */
+export function sensitiveValues(fields: readonly ElicitationField[], content: ElicitationContent): string[] {
+  const sensitive = new Set(fields.filter((field) => field.sensitive).map((field) => field.name));
+  return Object.entries(content).flatMap(([name, value]) => (sensitive.has(name) && typeof value === 'string' ? [value] : []));
+}
+
 /** The content as it may be journaled: the values of sensitive fields replaced. */
 export function redactedContent(fields: readonly ElicitationField[], content: ElicitationContent): Record<string, ElicitationValue> {
   const sensitive = new Set(fields.filter((field) => field.sensitive).map((field) => field.name));

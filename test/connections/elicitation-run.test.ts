@@ -21,12 +21,12 @@ afterEach(async () => {
 });
 
 describe('elicitation in a ward run', () => {
-  it('test_the_person_answers_a_servers_form_at_the_terminal_the_model_sees_only_the_tool_result_and_the_journal_keeps_no_secret', async () => {
+  it('test_the_person_answers_a_servers_form_at_the_terminal_the_model_sees_only_the_tool_result_and_no_record_keeps_the_secret_the_server_echoes', async () => {
     const root = fs.realpathSync(tempDir('ward-elicit-'));
     const home = path.join(root, 'home');
     fs.mkdirSync(home);
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
-    provider = await startModelProvider([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__fx__ask', input: {} }] }, { blocks: [{ type: 'text', text: 'thanks' }] }]);
+    provider = await startModelProvider([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__fx__ask', input: { echo: true } }] }, { blocks: [{ type: 'text', text: 'thanks' }] }]);
     const env = { PATH: process.env.PATH, HOME: root, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb' };
     const fixture = path.join(REPO_ROOT, 'test/fixtures/mcp-servers/stdio.ts');
     const tsx = import.meta.resolve('tsx');
@@ -48,8 +48,11 @@ describe('elicitation in a ward run', () => {
     expect(screen).toContain(`Ward: the server fx (agent helper, namespace default) asks for input:\r\n  ${ELICITATION_MESSAGE}`);
     expect(screen).toContain("ward: fx's request: accept (person)");
 
-    // The model got the tool's own answer; neither the request nor what was typed.
-    expect(JSON.stringify(toolResultsIn(provider.conversationRequests()[1]!))).toContain('accept: age,api_key,name,status,verified');
+    // The model got the tool's own answer; neither the request nor what was typed, though the
+    // server echoed the typed key back in its result.
+    const toolResults = JSON.stringify(toolResultsIn(provider.conversationRequests()[1]!));
+    expect(toolResults).toContain('accept: age,api_key,name,status,verified');
+    expect(toolResults).toContain('\\"api_key\\":\\"[redacted]\\"');
     for (const request of provider.requests) {
       expect(request.rawBody).not.toContain(ELICITATION_MESSAGE);
       expect(request.rawBody).not.toContain(TYPED_SECRET);
@@ -64,5 +67,9 @@ describe('elicitation in a ward run', () => {
       content: { name: 'John Doe', age: 30, status: 'active', verified: true, api_key: '[redacted]' },
     });
     expect(replay.stdout).not.toContain(TYPED_SECRET);
+    // Nor the database (with its write-ahead log) or the CLI's own transcript of the conversation.
+    const files = fs.readdirSync(home, { recursive: true, encoding: 'utf8' }).map((name) => path.join(home, name)).filter((file) => fs.statSync(file).isFile());
+    expect(files.filter((file) => file.endsWith('.jsonl')).length).toBeGreaterThan(0);
+    for (const file of files) expect(fs.readFileSync(file).includes(TYPED_SECRET), file).toBe(false);
   });
 });

@@ -47,6 +47,7 @@ async function askThrough(prompter: Prompter, form: string, options: { timeoutMs
     runId: 'r-1',
     journal,
     accepting: () => options.accepting ?? true,
+    keepSecret: () => undefined,
   });
   const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } }, {}, (server) => elicitations.for(server));
   open.push(upstreams);

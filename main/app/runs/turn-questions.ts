@@ -30,6 +30,8 @@ export interface ElicitationTurn {
   readonly agentName: string;
   /** False once the turn is stopping or done: a new request is refused. */
   accepting(): boolean;
+  /** A sensitive answer the broker must also redact from what servers send back. */
+  keepSecret(value: string): void;
 }
 
 /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
@@ -43,6 +45,10 @@ export function turnElicitations(deps: TurnDeps, turn: ElicitationTurn, journal:
     conversationId: turn.conversationId,
     runId: turn.runId,
     accepting: () => turn.accepting(),
+    keepSecret: (value) => {
+      journal.addSecret(value);
+      turn.keepSecret(value);
+    },
     journal: {
       requested: ({ elicitationId, server, request }) =>
         journal.emit('elicitation_requested', {

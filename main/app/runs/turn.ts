@@ -193,7 +193,8 @@ export class Turn {
   private async planLaunch(plan: Plan): Promise<LaunchSpec> {
     const { deps, input } = this;
     this.permissions = runPermissions(deps, plan, input, permissionAudit(this.journal));
-    this.elicitations = turnElicitations(deps, { ...input, agentName: plan.agentName, accepting: () => this.state === 'running' }, this.journal);
+    const keepSecret = (value: string) => this.session?.addSecret(value);
+    this.elicitations = turnElicitations(deps, { ...input, agentName: plan.agentName, accepting: () => this.state === 'running', keepSecret }, this.journal);
     return launchSpec(deps, plan, this.permissions, (value) => this.journal.addSecret(value));
   }
 
