@@ -109,7 +109,7 @@ export function assertConnectionToolsPinned(registry: ConnectionRegistry, tools:
  * reached now does not refuse the run: its calls fail with specific errors, and every call
  * re-checks the schema (B4).
  */
-async function checkConnectionTools(manager: ConnectionManager, tools: readonly ConnectionTool[], agentLabel: string, ns: Namespace): Promise<void> {
+export async function checkConnectionTools(manager: ConnectionManager, tools: readonly ConnectionTool[], agentLabel: string, ns: Namespace): Promise<void> {
   assertConnectionToolsPinned(manager.registry, tools, agentLabel, ns);
   for (const connection of new Set(tools.map((tool) => tool.connection))) await manager.discover(connection).catch(() => undefined);
   assertConnectionToolsPinned(manager.registry, tools, agentLabel, ns);

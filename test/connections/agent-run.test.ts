@@ -148,9 +148,11 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
 
     echoThen('after-repin', s.provider);
     const refused = await s.ward(['run', '--agent', 'helper', '--', 'echo please']);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('agent helper@1 pins local/echo, whose input schema changed since it was pinned; re-pin it with "ward --namespace default connections tools local --repin echo"');
+    // Refused before any conversation or run exists (exit 2, as for a tool turned off), not a failed run.
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('ward run: agent helper@1 pins local/echo, whose input schema changed since it was pinned; re-pin it with "ward --namespace default connections tools local --repin echo" and publish a new version of the agent with --tool local/echo\n');
     expect(s.provider.requests).toEqual([]);
+    expect((await s.ward(['conversations', '--json'])).stdout).toBe('');
     // Ward learnt it too: the connection shows the tool as changed.
     expect((await s.ward(['connections', 'tools', 'local'])).stdout).toMatch(/local__echo .*schema/);
 

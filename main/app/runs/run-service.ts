@@ -17,7 +17,7 @@ import type { NamespaceStore } from '../../store/namespace-store.js';
 import { fingerprintInput, isProcessAlive, newRequestId, type Run, type RunState } from '../../store/runs.js';
 import { assertGrantsOutsideWardData, assertOutsideWardData } from '../ward-data.js';
 import { assertSandboxUsable, sandboxPlatform } from '../../sandbox/engine.js';
-import { assertConnectionToolsPinned } from '../../agents/run-tools.js';
+import { assertConnectionToolsPinned, checkConnectionTools } from '../../agents/run-tools.js';
 import { resolveModelProfile } from '../../providers/model-profile.js';
 import { checkReadiness, type CheckedReadiness } from './readiness.js';
 import { Turn } from './turn.js';
@@ -121,8 +121,9 @@ export class RunService {
   /**
    * Every refusal that needs no run, checked without writing anything (issue 16 #7): the input,
    * the agent, the pinned CLI, the policy, the model credential, and the agent version's pinned
-   * connection tools as the registry records them. Returns the readiness check, for the turn
-   * admitted right after (start()); the connection tools are checked again as the turn opens them.
+   * connection tools as the registry records them (for a new conversation, as the servers list
+   * them now). Returns the readiness check, for the turn admitted right after (start()); the
+   * connection tools are checked again as the turn opens them.
    */
   async preflight(input: StartTurnInput): Promise<CheckedReadiness | undefined> {
     const { store } = this.checkInput(input);
@@ -137,7 +138,11 @@ export class RunService {
     if (connectionTools.length === 0) return checked;
     const manager = await this.deps.openConnections(input.namespace, () => undefined);
     try {
-      assertConnectionToolsPinned(manager.registry, connectionTools, label, input.namespace);
+      // A turn that would start a conversation also asks the servers what they list now, so a
+      // schema changed upstream refuses it before the conversation exists; a conversation's later
+      // turns leave that to the turn itself, which asks anyway (a server is not started twice).
+      if (input.conversationId === undefined) await checkConnectionTools(manager, connectionTools, label, input.namespace);
+      else assertConnectionToolsPinned(manager.registry, connectionTools, label, input.namespace);
     } finally {
       await manager.close();
     }
