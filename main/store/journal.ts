@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
 import { GENESIS_HASH, hashEvent } from './chain.js';
 import { checkpointer } from './checkpointer.js';
-import { indexStatement, searchableText, SearchKeys } from './search.js';
+import { indexer, searchableText, SearchKeys } from './search.js';
 
 export { GENESIS_HASH };
 /** A bigger payload belongs in a file, not the journal; producers truncate before this. */
@@ -70,7 +70,7 @@ export class Journal {
   private readonly insertEvent: Statement<[string, number, string | null, string, string, string, string, string]>;
   private readonly updateHead: Statement<[number, string, string]>;
   /** Prepared on first use: a read-only store of an older schema has no search index. */
-  private search: { readonly keys: SearchKeys; readonly insert: Statement<[number, number, string]> } | undefined;
+  private search: { readonly keys: SearchKeys; readonly index: ReturnType<typeof indexer> } | undefined;
   /** Raw rows (arrays, not objects): replay reads up to 100,000 events at a time. */
   private readonly selectPage: Statement<[string, number, number], PageRow>;
   private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
@@ -140,9 +140,9 @@ export class Journal {
       // E4: the search index changes in the same transaction as the journal.
       const searchable = searchableText(input.type, input.payload);
       if (searchable !== null) {
-        this.search ??= { keys: new SearchKeys(this.db), insert: indexStatement(this.db) };
+        this.search ??= { keys: new SearchKeys(this.db), index: indexer(this.db) };
         searchKey ??= this.search.keys.keyOf(conversationId);
-        this.search.insert.run(searchKey, seq, searchable);
+        this.search.index(searchKey, seq, searchable);
       }
       events.push({ conversationId, seq, runId, type: input.type, payload: input.payload ?? null, createdAt, hash });
       prevHash = hash;

@@ -4,11 +4,12 @@
  * transaction (journal.ts) and filled for older journals by migration 7. The index keeps no copy
  * of the text (contentless, no column sizes: the cheapest FTS5 row to write, since every append
  * pays for it); a hit's row id names its event (`search_keys.key << 32 | seq`), and its snippet is
- * cut from the event itself. Queries are bound parameters; an FTS5 syntax error is a usage error
- * that says how to write one.
+ * cut from the event itself. What a person types is searched as words (search-text.ts), never
+ * read as FTS5 syntax it might not parse, and goes in as a bound parameter.
  */
 import type { Database, Statement } from 'better-sqlite3';
 import { WardError } from '../base/errors.js';
+import { ftsExpression, indexedText, queryTerms, textUnits } from './search-text.js';
 
 export const MAX_SEARCH_QUERY_CHARS = 200;
 export const MAX_SEARCH_RESULTS = 100;
@@ -18,9 +19,6 @@ const SNIPPET_BEFORE = 6;
 const SNIPPET_AFTER = 12;
 /** A snippet is looked for in this much of an event's text. */
 const SNIPPET_SCAN_CHARS = 100_000;
-/** What unicode61 counts as a token: letters, numbers, private-use characters. */
-const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
-const OPERATORS = new Set(['AND', 'OR', 'NOT', 'NEAR']);
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -66,9 +64,10 @@ export class SearchKeys {
   }
 }
 
-/** Adds one event to the index (in the caller's transaction). */
-export function indexStatement(db: Database): Statement<[number, number, string]> {
-  return db.prepare('INSERT INTO events_fts (rowid, body) VALUES ((? << 32) | ?, ?)');
+/** Adds one event's searchable text to the index (in the caller's transaction), as search-text.ts spells it. */
+export function indexer(db: Database): (key: number, seq: number, text: string) => void {
+  const insert = db.prepare<[number, number, string]>('INSERT INTO events_fts (rowid, body) VALUES ((? << 32) | ?, ?)');
+  return (key, seq, text) => insert.run(key, seq, indexedText(text));
 }
 
 export interface SnippetPart {
@@ -94,23 +93,14 @@ function fold(word: string): string {
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-/** The words a query looks for (operators, column names and quotes aside); a trailing * makes a prefix. */
-function queryTerms(query: string): Array<{ readonly word: string; readonly prefix: boolean }> {
-  const terms: Array<{ word: string; prefix: boolean }> = [];
-  for (const match of query.replace(/[\p{L}\p{N}_]+\s*:/gu, ' ').matchAll(/([\p{L}\p{N}\p{Co}]+)(\*?)/gu)) {
-    if (OPERATORS.has(match[1]!)) continue;
-    terms.push({ word: fold(match[1]!), prefix: match[2] === '*' });
-  }
-  return terms;
-}
-
 /** The passage around the first matched word, the matched words marked (what FTS5's snippet() does for a table that keeps its text). */
 export function snippetOf(body: string, query: string): SnippetPart[] {
-  const terms = queryTerms(query);
+  // Every word of a phrase is marked where it stands, as FTS5's snippet() marks phrase tokens.
+  const terms = queryTerms(query).flatMap((term) => term.units.map((unit, index) => ({ word: fold(unit), prefix: term.prefix && index === term.units.length - 1 })));
   const scanned = body.slice(0, SNIPPET_SCAN_CHARS);
-  const tokens = [...scanned.matchAll(TOKEN)].map((match) => {
-    const folded = fold(match[0]);
-    return { start: match.index, end: match.index + match[0].length, match: terms.some((term) => (term.prefix ? folded.startsWith(term.word) : folded === term.word)) };
+  const tokens = textUnits(scanned).map((unit) => {
+    const folded = fold(unit.text);
+    return { start: unit.start, end: unit.end, match: terms.some((term) => (term.prefix ? folded.startsWith(term.word) : folded === term.word)) };
   });
   const first = tokens.findIndex((token) => token.match);
   const from = Math.max(0, (first === -1 ? 0 : first) - SNIPPET_BEFORE);
@@ -122,24 +112,23 @@ export function snippetOf(body: string, query: string): SnippetPart[] {
   for (const token of tokens.slice(from, to)) {
     if (!token.match) continue;
     if (token.start > at) parts.push({ text: scanned.slice(at, token.start), match: false });
-    parts.push({ text: scanned.slice(token.start, token.end), match: true });
-    at = token.end;
+    // Bigrams of a CJK run overlap: a marked pair continues where the one before it ended.
+    if (token.end > at) parts.push({ text: scanned.slice(Math.max(at, token.start), token.end), match: true });
+    at = Math.max(at, token.end);
   }
   const end = to === tokens.length ? scanned.length : tokens[to - 1]!.end;
   if (end > at) parts.push({ text: scanned.slice(at, end), match: false });
   if (to < tokens.length || scanned.length < body.length) parts.push({ text: '…', match: false });
-  // Adjacent plain parts read as one.
+  // Adjacent parts of a kind read as one (marked CJK pairs touch).
   return parts.reduce<SnippetPart[]>((joined, part) => {
     const last = joined[joined.length - 1];
-    if (last !== undefined && !last.match && !part.match) joined[joined.length - 1] = { text: last.text + part.text, match: false };
+    if (last !== undefined && last.match === part.match) joined[joined.length - 1] = { text: last.text + part.text, match: part.match };
     else joined.push(part);
     return joined;
   }, []);
 }
 
 type HitRow = [string, number, string, string, string];
-
-const FTS_SYNTAX = /^(fts5: |no such column|unknown special query|unterminated string)/;
 
 export class SearchIndex {
   private readonly select: Statement<[string, number, number], HitRow>;
@@ -166,18 +155,10 @@ export class SearchIndex {
     if (query.length > MAX_SEARCH_QUERY_CHARS) throw new WardError('usage', `the search query is longer than ${MAX_SEARCH_QUERY_CHARS} characters`);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_RESULTS) throw new WardError('usage', `a search returns 1 to ${MAX_SEARCH_RESULTS} results at a time`);
     if (!Number.isInteger(offset) || offset < 0 || offset > MAX_SEARCH_OFFSET) throw new WardError('usage', `a search skips at most ${MAX_SEARCH_OFFSET} results`);
-    let rows: HitRow[];
-    try {
-      rows = this.select.all(query, limit, offset);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!FTS_SYNTAX.test(message)) throw error;
-      throw new WardError(
-        'usage',
-        `the search query ${JSON.stringify(query.slice(0, 60))} is not valid (${message.slice(0, 120)}): words match as given; quote a phrase ("like this"), combine with AND, OR, NOT, or end a word with * for a prefix`,
-        { cause: error },
-      );
-    }
+    const expression = ftsExpression(query);
+    if (expression === null) throw new WardError('usage', `the search query ${JSON.stringify(query.slice(0, 60))} has no word to look for: a word is letters or digits`);
+    // Built by ftsExpression: always FTS5 syntax, and a bound parameter, never SQL.
+    const rows = this.select.all(expression, limit, offset);
     return rows.map(([conversationId, seq, type, createdAt, payload]) => {
       let body: string | null = null;
       try {

@@ -60,4 +60,21 @@ describe('usage per turn', () => {
     const listed = await ward(['conversations'], { env });
     expect(listed.stdout).toMatch(/16 events\s+300 tokens\s+\$0\.0050 {2}first chat/);
   });
+
+  it('test_ward_usage_runs_lists_the_turns_of_every_conversation_in_the_order_they_happened', async () => {
+    const home = tempDir();
+    const { core, store, conversation } = seedConversation(home);
+    const other = store.conversations.create({ agentId: conversation.agentId, agentVersion: 1, title: 'other chat' });
+    // Journal order is by conversation; make the conversation listed last the one that started first.
+    const [early, late] = conversation.id > other.id ? [conversation, other] : [other, conversation];
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+    appendTurn(store, early.id, RUN(1), 'one', 0.001);
+    await pause();
+    appendTurn(store, late.id, RUN(2), 'two', 0.002);
+    await pause();
+    appendTurn(store, early.id, RUN(3), 'three', 0.003);
+    core.close();
+    const listed = await ward(['usage', '--runs', '--json'], { env: { WARD_HOME: home } });
+    expect(listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { runId: string }).runId)).toEqual([RUN(1), RUN(2), RUN(3)]);
+  });
 });

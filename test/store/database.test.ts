@@ -167,3 +167,30 @@ describe('migration 7: the search index (E4)', () => {
     vNew.close();
   });
 });
+
+describe('migration 9: text written without spaces, indexed as pairs of characters (E4)', () => {
+  it('test_an_index_of_version_8_finds_words_inside_japanese_text_after_the_migration_and_keeps_every_other_hit', () => {
+    const file = path.join(tempDir(), 'ward.db');
+    const vOld = openDatabase(file, { targetVersion: 6 });
+    vOld.pragma('foreign_keys = OFF');
+    olderRows(vOld, [
+      ['user_prompt', '{"text":"日本語のテキストを検索"}'],
+      ['assistant_text', '{"text":"Lisbon in spring"}'],
+      ['assistant_text', '{"text":"Lisbon and 東京"}'],
+    ]);
+    vOld.close();
+    const v8 = openDatabase(file, { targetVersion: 8 });
+    // As version 8 indexed it: the whole run is one word, so a word inside it is not found.
+    expect(new SearchIndex(v8).query('検索')).toEqual([]);
+    v8.close();
+    const vNew = openDatabase(file, { targetVersion: 9 });
+    const search = new SearchIndex(vNew);
+    expect(search.query('検索').map((hit) => hit.seq)).toEqual([1]);
+    expect(search.query('東京').map((hit) => hit.seq)).toEqual([3]);
+    expect(search.query('lisbon').map((hit) => hit.seq).sort()).toEqual([2, 3]);
+    // The rows written again replaced the old ones: the whole run is no longer a word of the index.
+    expect(vNew.prepare('SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ?').get('"日本語のテキストを検索"')).toEqual({ n: 0 });
+    expect(vNew.prepare("INSERT INTO events_fts (events_fts) VALUES ('integrity-check')").run().changes).toBeGreaterThanOrEqual(0);
+    vNew.close();
+  });
+});

@@ -50,23 +50,64 @@ describe('search (E4)', () => {
     core.close();
   });
 
-  it('test_a_query_fts5_cannot_parse_is_a_usage_error_that_says_how_to_write_one_and_sizes_are_bounded', () => {
-    const { core, store } = seedConversation(tempDir());
-    for (const query of ['foo-', '"unclosed', 'nosuchcolumn: x', 'AND']) {
-      let caught: unknown;
-      try {
-        store.search.query(query);
-      } catch (error) {
-        caught = error;
-      }
-      expect(isWardError(caught, 'usage'), query).toBe(true);
-      expect((caught as Error).message).toMatch(/^the search query ".*" is not valid \(.+\): words match as given; quote a phrase/);
+  it('test_whatever_a_person_types_is_searched_as_the_words_it_holds_operators_only_where_they_stand_between_terms', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    store.journal.append(conversation.id, journalEvent('user_prompt', { text: 'Call os.path.join on config.timeout_ms for the api-server in deploy/api-server.' }));
+    store.journal.append(conversation.id, journalEvent('assistant_text', { text: 'parse_config_file() is used when seq > 10, and NOT before.' }));
+    store.journal.append(conversation.id, journalEvent('assistant_text', { text: 'The server of the api is down.' }));
+    const seqs = (query: string) => store.search.query(query).map((hit) => hit.seq).sort();
+    // Each of these was refused as FTS5 syntax (exit 2) or read a word as a column name.
+    expect(seqs('os.path.join')).toEqual([1]);
+    expect(seqs('config.timeout_ms')).toEqual([1]);
+    // Words joined by punctuation are a phrase: "server of the api" does not match api-server.
+    expect(seqs('api-server')).toEqual([1]);
+    expect(seqs('deploy/api-server')).toEqual([1]);
+    expect(seqs('parse_config_file()')).toEqual([2]);
+    expect(seqs('seq > 10')).toEqual([2]);
+    expect(seqs('foo-')).toEqual([]);
+    expect(seqs('"unclosed')).toEqual([]);
+    expect(seqs('nosuchcolumn: x')).toEqual([]);
+    // An operator between two terms combines them; anywhere else it is a word.
+    expect(seqs('server OR parse')).toEqual([1, 2, 3]);
+    expect(seqs('server NOT api')).toEqual([]);
+    expect(seqs('api NOT deploy')).toEqual([3]);
+    expect(seqs('NOT')).toEqual([2]);
+    expect(seqs('and NOT')).toEqual([2]);
+    expect(seqs('"is down" AND server')).toEqual([3]);
+    expect(seqs('serv*')).toEqual([1, 3]);
+    expect(seqs('"api serv"*')).toEqual([1]);
+    // Nothing to look for is a usage error that says why; sizes are bounded.
+    let caught: unknown;
+    try {
+      store.search.query('> -- ***');
+    } catch (error) {
+      caught = error;
     }
+    expect(isWardError(caught, 'usage')).toBe(true);
+    expect((caught as Error).message).toBe('the search query "> -- ***" has no word to look for: a word is letters or digits');
     expect(() => store.search.query('x'.repeat(201))).toThrow('the search query is longer than 200 characters');
     expect(() => store.search.query('ok', { limit: 101 })).toThrow('a search returns 1 to 100 results at a time');
     // A query is a bound parameter, never SQL.
     expect(store.search.query('"\'); DROP TABLE events; --"')).toEqual([]);
     expect(store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'events'").get()).toBeDefined();
+    core.close();
+  });
+
+  it('test_finds_a_word_inside_chinese_and_japanese_text_written_without_spaces_and_marks_it_in_the_passage', () => {
+    const { core, store, conversation } = seedConversation(tempDir());
+    store.journal.append(conversation.id, journalEvent('user_prompt', { text: '日本語のテキストを検索してください' }));
+    store.journal.append(conversation.id, journalEvent('assistant_text', { text: '我们在北京搜索数据库, then deploy.' }));
+    const seqs = (query: string) => store.search.query(query).map((hit) => hit.seq).sort();
+    expect(seqs('日本語')).toEqual([1]);
+    expect(seqs('テキスト')).toEqual([1]);
+    expect(seqs('検索')).toEqual([1]);
+    expect(seqs('北京')).toEqual([2]);
+    expect(seqs('数据库 deploy')).toEqual([2]);
+    expect(seqs('東京')).toEqual([]);
+    // The pairs must stand together: 語 and テ are in the text, not next to each other as 語テ.
+    expect(seqs('語テ')).toEqual([]);
+    const marked = store.search.query('テキスト')[0]!.snippet.map((part) => (part.match ? `[${part.text}]` : part.text)).join('');
+    expect(marked).toBe('日本語の[テキスト]を検索してください');
     core.close();
   });
 });

@@ -18,8 +18,8 @@ export const searchCommand: Command = {
         writeJson(io.stdout, hit);
         continue;
       }
-      // Matches in [brackets]; the snippet is model text, escaped like every other.
-      const snippet = hit.snippet.map((part) => (part.match ? `[${part.text}]` : part.text)).join('');
+      // Matches in [brackets]; the passage reads as one line (line breaks as spaces), model text escaped like every other.
+      const snippet = hit.snippet.map((part) => (part.match ? `[${part.text}]` : part.text)).join('').replace(/\s+/g, ' ');
       writeLine(io.stdout, `${hit.conversationId} #${hit.seq} ${hit.type}  ${escapeOneLine(hit.title, 80)}`);
       writeLine(io.stdout, `    ${escapeOneLine(snippet, 300)}`);
     }

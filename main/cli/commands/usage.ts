@@ -16,7 +16,9 @@ export const usageCommand: Command = {
     if (since !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since)))) throw new WardError('usage', `--since takes a day as YYYY-MM-DD, not ${JSON.stringify(since.slice(0, 20))}`);
     const store = app().namespaces.readOnly(values.namespace);
     if (values.runs) {
-      for (const turn of app().usage.turns(store)) {
+      // In the order they happened across conversations (each conversation's are in order already; the sort is stable).
+      const turns = app().usage.turns(store).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      for (const turn of turns) {
         if (since !== undefined && turn.at.slice(0, 10) < since) continue;
         if (values.json) writeJson(io.stdout, turn);
         else writeLine(io.stdout, `${turn.at.slice(0, 16).replace('T', ' ')}  ${turn.conversationId.slice(0, 8)}  run ${turn.runId?.slice(0, 8) ?? '-'}  ${describeUsage(turn.tokens, turn.costUsd)}`);

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { indexStatement, searchableText, SearchKeys } from '../search.js';
+import { searchableText, SearchKeys } from '../search.js';
 
 /** Rows read per step while the index is filled, so memory stays bounded for any journal. */
 const PAGE = 5_000;
@@ -24,7 +24,8 @@ export function updateToSchemaVersion7(db: Database): void {
      ORDER BY conversation_id, seq LIMIT ?`,
   );
   const keys = new SearchKeys(db);
-  const insert = indexStatement(db);
+  // The text as it was indexed at version 7; migration 9 respells what holds CJK runs.
+  const insert = db.prepare<[number, number, string]>('INSERT INTO events_fts (rowid, body) VALUES ((? << 32) | ?, ?)');
   let after = { conversationId: '', seq: 0 };
   for (;;) {
     const rows = page.all(after.conversationId, after.seq, PAGE);

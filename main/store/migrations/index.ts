@@ -7,6 +7,7 @@ import { updateToSchemaVersion5 } from './0005-connection-auth-and-output.js';
 import { updateToSchemaVersion6 } from './0006-anchors.js';
 import { updateToSchemaVersion7 } from './0007-search.js';
 import { updateToSchemaVersion8 } from './0008-connection-sandbox.js';
+import { updateToSchemaVersion9 } from './0009-search-cjk.js';
 
 export interface Migration {
   readonly version: number;
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, up: updateToSchemaVersion6 },
   { version: 7, up: updateToSchemaVersion7 },
   { version: 8, up: updateToSchemaVersion8 },
+  { version: 9, up: updateToSchemaVersion9 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
