@@ -12,6 +12,7 @@ export type CallErrorCode =
   | 'timed_out'
   | 'upstream_error'
   | 'too_large'
+  | 'message_too_large'
   | 'protocol_error'
   | 'closed'
   | 'not_started'
@@ -30,6 +31,7 @@ const MESSAGES: Record<CallErrorCode, string> = {
   timed_out: 'The tool call timed out. It was not retried and may or may not have taken effect.',
   upstream_error: 'The upstream server answered the call with an error.',
   too_large: 'The tool result was larger than 1 MiB and was discarded.',
+  message_too_large: "The upstream server's answer was larger than 8 MiB, the most Ward reads as one message, and was discarded; the connection stays open.",
   protocol_error: 'The upstream server sent a malformed MCP message.',
   closed: 'The connection to the upstream server closed during the call. It was not retried and may or may not have taken effect.',
   not_started: 'The upstream server did not start, so the tool was not called.',

@@ -7,7 +7,7 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../base/errors.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -18,6 +18,16 @@ export interface ClassifyContext {
   readonly ended?: UpstreamError | undefined;
   /** The signal of the attempt: when it fired, its reason says why the attempt stopped. */
   readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Ward's own answer to request `id`, handed to the MCP client in place of one the server's
+ * answer cannot be (oversized, or a stream that ended without it), so the one waiting call fails
+ * now with `failure` and nothing is re-sent. `failure` rides in `data` as the object itself: a
+ * server's JSON can never produce an UpstreamError, so classification can tell the two apart.
+ */
+export function refusedAnswer(id: RequestId, failure: UpstreamError): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: failure.message, data: failure } };
 }
 
 /** Sign-in trouble during a call means one thing to the caller: sign in again. */
@@ -65,6 +75,7 @@ export function classifyUpstreamError(error: unknown, context: ClassifyContext =
   }
   if (error instanceof StreamableHTTPError) return fromHttpStatus(error);
   if (error instanceof McpError) {
+    if (error.data instanceof UpstreamError) return error.data;
     if (error.code === ErrorCode.RequestTimeout) return new UpstreamError('timed_out', 'no answer in time', { cause: error });
     if (error.code === ErrorCode.ConnectionClosed) return closed();
     return new UpstreamError('upstream_error', `JSON-RPC error ${error.code}`, { cause: error });

@@ -6,10 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { diesWithParentPrefix, isExecutable } from '../base/process.js';
-import { UpstreamError } from './errors.js';
+import { UpstreamError, refusedAnswer } from './errors.js';
+import { JsonRpcLines, type OversizedMessage } from './json-rpc-lines.js';
 
 /** What a stdio server inherits from Ward's environment; everything else must be named. */
 export const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ'] as const;
@@ -76,7 +77,7 @@ export interface StdioTransportOptions {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
-  /** One JSON-RPC line above this kills the server and fails its calls as too_large. */
+  /** One JSON-RPC line above this is discarded as it streams; the request it answers fails as message_too_large. */
   readonly maxMessageBytes: number;
   /** Told once why stdout can no longer be trusted (the transport then stops the server). */
   readonly onFault: (failure: UpstreamError) => void;
@@ -93,12 +94,12 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
-  private readonly buffer: ReadBuffer;
+  private readonly lines: JsonRpcLines;
   private broken = false;
   private exitTold = false;
 
   constructor(private readonly options: StdioTransportOptions) {
-    this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
+    this.lines = new JsonRpcLines(options.maxMessageBytes);
   }
 
   get pid(): number | undefined {
@@ -156,36 +157,45 @@ export class GroupStdioTransport implements Transport {
   }
 
   /**
-   * stdout carries protocol only: a line that is not JSON-RPC, or one too large to frame, means
-   * nothing after it can be trusted, so the rest is dropped and the server is stopped.
+   * stdout carries protocol only: a line that is not JSON-RPC means nothing after it can be
+   * trusted, so the rest is dropped and the server is stopped. A line too large to keep is only
+   * refused: framing is intact after it, so the connection goes on.
    */
   private receive(chunk: Buffer): void {
     if (this.broken) return;
-    try {
-      this.buffer.append(chunk);
-    } catch {
-      this.fail('too_large');
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
+    for (const framed of this.lines.push(chunk)) {
+      if (framed.kind === 'oversized') {
+        this.refuse(framed.message);
+        continue;
+      }
+      let message: JSONRPCMessage;
       try {
-        message = this.buffer.readMessage();
+        message = deserializeMessage(framed.text);
       } catch {
-        this.fail('protocol_error');
+        this.fail();
         return;
       }
-      if (message === null) return;
       this.onmessage?.(message);
       if (this.broken) return;
     }
   }
 
-  private fail(code: 'too_large' | 'protocol_error'): void {
+  /** The oversized message's request fails as message_too_large; a request from the server is answered with an error; a notification is dropped. */
+  private refuse(message: OversizedMessage): void {
+    if (message.id === undefined) return;
+    const limit = `${this.options.maxMessageBytes} bytes`;
+    if (message.hasMethod) {
+      this.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidRequest, message: `request larger than ${limit}, the most Ward reads as one message` } }).catch(() => undefined);
+      return;
+    }
+    const failure = new UpstreamError('message_too_large', `the server's answer was larger than ${limit}; Ward discarded it without keeping it whole`);
+    this.onmessage?.(refusedAnswer(message.id, failure));
+  }
+
+  private fail(): void {
     this.broken = true;
-    this.buffer.clear();
-    const detail = code === 'too_large' ? `the server sent a message larger than ${this.options.maxMessageBytes} bytes` : 'the server wrote something other than JSON-RPC on stdout';
-    this.options.onFault(new UpstreamError(code, detail));
+    this.lines.clear();
+    this.options.onFault(new UpstreamError('protocol_error', 'the server wrote something other than JSON-RPC on stdout'));
     void this.close();
   }
 

@@ -116,11 +116,20 @@ describe('stdio connections', () => {
     expect(await h.manager.caller.callTool(route(routes, 'bulky__echo'), { text: 'still here' }, signal())).toMatchObject({ ok: true });
   });
 
-  it('test_a_message_larger_than_the_transport_cap_ends_the_session_as_too_large', async () => {
-    const h = harness({ limits: { maxMessageBytes: 64 * 1024 } });
-    await h.manager.add(stdioSpec('flood'));
+  it('test_a_result_over_the_8_mib_message_cap_is_refused_by_name_and_the_next_call_on_the_same_server_works', async () => {
+    const h = harness();
+    const pidFile = path.join(h.dir, 'pids');
+    await h.manager.add(stdioSpec('flood', '--pid-file', pidFile));
     await h.manager.discover('flood');
-    expect(await h.manager.caller.callTool(route(h.manager.routes(), 'flood__big'), { bytes: 200 * 1024 }, signal())).toMatchObject({ ok: false, errorCode: 'too_large' });
+    const routes = h.manager.routes();
+    const refused = await h.manager.caller.callTool(route(routes, 'flood__big'), { bytes: 8 * 1024 * 1024 + 1 }, signal());
+    expect(refused).toMatchObject({ ok: false, errorCode: 'message_too_large' });
+    expect(refused.ok ? '' : refused.message).toContain('larger than 8 MiB');
+    expect(refused.ok ? '' : refused.message).toContain('8388608 bytes');
+    // The same server process answers the next call: the oversized line was skipped, not the connection.
+    expect(await h.manager.caller.callTool(route(routes, 'flood__echo'), { text: 'still here' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'still here' }] });
+    expect(pids(pidFile)).toHaveLength(1);
+    expect(h.manager.get('flood')).toMatchObject({ health: 'ok' });
   });
 
   it('test_a_hanging_call_times_out_and_an_aborted_one_is_cancelled_neither_is_retried', async () => {

@@ -75,11 +75,13 @@ describe('stdio upstreams', () => {
     }
   });
 
-  it('test_fails_a_stdio_message_over_the_size_bound_as_too_large_and_stops_that_server', async () => {
+  it('test_refuses_a_stdio_message_over_the_size_bound_as_message_too_large_and_the_same_server_answers_the_next_call', async () => {
     const upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } }, { maxMessageBytes: 64 * 1024 });
-    const [huge] = await pin(upstreams, 'fx', ['huge']);
+    const [huge, echo] = await pin(upstreams, 'fx', ['huge', 'echo']);
     const pid = upstreams.pid('fx')!;
-    expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'too_large' });
+    expect(await upstreams.callTool(...call(huge, { bytes: 100 * 1024 }))).toMatchObject({ ok: false, errorCode: 'message_too_large', message: expect.stringContaining('65536 bytes') });
+    expect(await upstreams.callTool(...call(echo, { text: 'after the refusal' }))).toMatchObject({ ok: true, content: [{ type: 'text', text: 'after the refusal' }] });
+    expect(upstreams.pid('fx')).toBe(pid);
     await upstreams.close();
     expect(alive(pid)).toBe(false);
   });
