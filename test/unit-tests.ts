@@ -65,5 +65,6 @@ export const unitTestFiles: readonly string[] = [
   'test/store/journal.test.ts',
   'test/store/search.test.ts',
   'test/store/tamper-every-event.test.ts',
+  'test/upstreams/answer-framing.test.ts',
   'test/upstreams/elicitation.test.ts',
 ];

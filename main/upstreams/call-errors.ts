@@ -13,6 +13,7 @@ export type CallErrorCode =
   | 'upstream_error'
   | 'too_large'
   | 'message_too_large'
+  | 'answer_lost'
   | 'protocol_error'
   | 'closed'
   | 'not_started'
@@ -32,6 +33,7 @@ const MESSAGES: Record<CallErrorCode, string> = {
   upstream_error: 'The upstream server answered the call with an error.',
   too_large: 'The tool result was larger than 1 MiB and was discarded.',
   message_too_large: "The upstream server's answer was larger than 8 MiB, the most Ward reads as one message, and was discarded; the connection stays open.",
+  answer_lost: 'The upstream server ended its answer stream for the call without a result, and it cannot be resumed. The call was not retried and may or may not have taken effect.',
   protocol_error: 'The upstream server sent a malformed MCP message.',
   closed: 'The connection to the upstream server closed during the call. It was not retried and may or may not have taken effect.',
   not_started: 'The upstream server did not start, so the tool was not called.',

@@ -9,9 +9,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AnswerStreams } from './answer-streams.js';
 import { cappedFetch } from './capped-fetch.js';
 import { ElicitationRefusal, parseElicitation, type Elicitor } from './elicitation.js';
-import { UpstreamError, classifyUpstreamError, failedOutcome } from './errors.js';
+import { UpstreamError, classifyUpstreamError, failedOutcome, refusedAnswer } from './errors.js';
 import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
 import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from './projection.js';
@@ -29,7 +30,7 @@ export interface SessionLimits {
   readonly maxDescriptionChars: number;
   /** B5: projected results above this are discarded. */
   readonly maxResultBytes: number;
-  /** One transport message (stdio line, HTTP body or SSE event) above this fails as too_large. */
+  /** One transport message above this is discarded: a stdio line fails its one call (message_too_large), an HTTP body or SSE event the calls waiting on the session (too_large). */
   readonly maxMessageBytes: number;
   /** How much of a stdio server's stderr is kept in memory. */
   readonly maxStderrBytes: number;
@@ -146,7 +147,7 @@ function withDeadline(ms: number, failure: () => UpstreamError): { signal: Abort
 export class McpSession {
   private listed: Listed | undefined;
   private listing: Promise<Listed> | undefined;
-  /** Why stdout can no longer be trusted (garbage, an oversized line); the session ends with it. */
+  /** Why stdout can no longer be trusted (garbage); the session ends with it. */
   private fault: UpstreamError | undefined;
   private endedWith: UpstreamError | undefined;
   private readonly inFlight = new Set<AbortController>();
@@ -213,13 +214,18 @@ export class McpSession {
     }
     // An oversized HTTP answer fails the calls waiting on this session; the session itself goes on.
     const capped = cappedFetch(this.limits.maxMessageBytes, (failure) => this.abortInFlight(failure));
+    // A stream the server primed with an event id is resumed (SEP-1699): a GET with Last-Event-ID
+    // after the server's `retry`, which asks for the rest of the same answer and never re-sends
+    // the request (B6). Bounded: three attempts. A call whose answer stream ended for good (no
+    // event id, resumption refused or failed three times) fails at once as answer_lost.
+    const reconnection = { maxRetries: 3, initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2 };
+    const streams = new AnswerStreams(reconnection.maxRetries, (id, failure) => {
+      if (this.endedWith === undefined) this.transport.onmessage?.(refusedAnswer(id, failure));
+    });
     return new StreamableHTTPClientTransport(target.url, {
       ...(target.headers === undefined ? {} : { requestInit: { headers: { ...target.headers } } }),
-      fetch: target.authorize?.(capped) ?? capped,
-      // A stream the server primed with an event id is resumed (SEP-1699): a GET with Last-Event-ID
-      // after the server's `retry`, which asks for the rest of the same answer and never re-sends
-      // the request (B6). A stream without one is not resumed. Bounded: three attempts.
-      reconnectionOptions: { maxRetries: 3, initialReconnectionDelay: 1_000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2 },
+      fetch: streams.watch(target.authorize?.(capped) ?? capped),
+      reconnectionOptions: reconnection,
     });
   }
 

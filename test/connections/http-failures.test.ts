@@ -27,6 +27,49 @@ async function htmlServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }
 
+type StreamEnding = 'without_an_event_id' | 'with_an_event_id_whose_resumption_is_refused';
+
+/**
+ * A Streamable HTTP MCP server written by hand, since the SDK's server cannot misbehave this way:
+ * it answers with JSON, except a call of `vanish`, answered on an SSE stream that ends without
+ * the answer. A GET (the standalone stream, or a resumption) gets 405. Records every tool call
+ * POSTed and every Last-Event-ID a GET names.
+ */
+async function vanishingAnswerServer(ending: StreamEnding): Promise<{ url: string; called: string[]; resumedFrom: string[] }> {
+  const called: string[] = [];
+  const resumedFrom: string[] = [];
+  const tools = [
+    { name: 'vanish', description: 'Its answer never comes', inputSchema: { type: 'object', properties: {} } },
+    { name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+  ];
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (req.method !== 'POST') {
+        if (typeof req.headers['last-event-id'] === 'string') resumedFrom.push(req.headers['last-event-id']);
+        return void res.writeHead(405).end();
+      }
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { name?: string; protocolVersion?: string; arguments?: { text?: string } } };
+      if (message.id === undefined) return void res.writeHead(202).end();
+      const answer = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize') return answer({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'vanishing', version: '1' } });
+      if (message.method === 'tools/list') return answer({ tools });
+      called.push(message.params?.name ?? '');
+      if (message.params?.name === 'echo') return answer({ content: [{ type: 'text', text: message.params.arguments?.text ?? '' }] });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (ending === 'without_an_event_id') res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } })}\n\n`);
+      else res.end('id: answer-1\nretry: 50\ndata: \n\n');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  }));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, called, resumedFrom };
+}
+
 describe('remote connections with sessions', () => {
   it('test_uses_one_session_for_discovery_and_calls_and_ends_it_with_delete_when_the_connection_closes', async () => {
     const fixture = await startSessionServer();
@@ -53,6 +96,28 @@ describe('remote connections with sessions', () => {
     // The answer came on a GET that named the last event seen: the call itself was sent once (B6).
     expect(fixture.resumedFrom.filter((id) => id !== null)).toHaveLength(1);
   });
+});
+
+describe('remote calls whose answer stream ends without the answer', () => {
+  // The call bound is above the test's own 30 s: before the fix these calls waited for it (15 min in Ward).
+  it.each(['without_an_event_id', 'with_an_event_id_whose_resumption_is_refused'] as const)(
+    'test_a_call_whose_answer_stream_ends_%s_fails_at_once_as_answer_lost_sent_once_and_the_next_call_works',
+    { timeout: 30_000 },
+    async (ending) => {
+      const fixture = await vanishingAnswerServer(ending);
+      const h = harness({ limits: { callTimeoutMs: 60_000 } });
+      await h.manager.add({ transport: 'http', name: 'vanishing', url: fixture.url });
+      await h.manager.discover('vanishing');
+      const route = (name: string) => h.manager.routes().find((r) => r.exposedName === `vanishing__${name}`)!;
+      const lost = await h.manager.caller.callTool(route('vanish'), {}, signal());
+      expect(lost).toMatchObject({ ok: false, errorCode: 'answer_lost' });
+      expect(lost.ok ? '' : lost.message).toContain('ended its answer stream for tools/call without a result');
+      expect(fixture.resumedFrom).toEqual(ending === 'without_an_event_id' ? [] : ['answer-1']);
+      expect(await h.manager.caller.callTool(route('echo'), { text: 'next' }, signal())).toMatchObject({ ok: true, content: [{ type: 'text', text: 'next' }] });
+      // Exactly one attempt each (B6): the lost call was not sent again.
+      expect(fixture.called).toEqual(['vanish', 'echo']);
+    },
+  );
 });
 
 describe('remote connections that fail', () => {
