@@ -3,7 +3,7 @@
  * fetch for everything else (main/upstreams/http-stack.ts). TLS verification, redirects, aborts
  * and bodies as fetch has them.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -40,6 +40,10 @@ beforeAll(async () => {
   };
   plain = createServer(handler);
   other = createServer(handler);
+  // Idle keep-alive sockets stay open until afterAll. With the server's 5 s timeout, an event loop
+  // that stood still longer (the https test's spawnSync on a loaded machine) let the overdue timer
+  // close the pooled socket just handed to the next request: ECONNRESET in the redirect test.
+  for (const server of [plain, other]) server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.2', resolve));
   plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
@@ -101,11 +105,12 @@ describe('upstream fetch', () => {
     await fixture.close();
   });
 
-  it('test_calls_an_https_upstream_whose_certificate_the_system_trusts', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/https-upstream-call.ts', keyFile, certFile], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile },
-      timeout: 30_000,
+  it('test_calls_an_https_upstream_whose_certificate_the_system_trusts', { timeout: 40_000 }, async () => {
+    // Not spawnSync: a blocked event loop would leave this file's servers and sockets frozen meanwhile.
+    const run = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', 'test/fixtures/https-upstream-call.ts', keyFile, certFile], { encoding: 'utf8', env: { ...process.env, NODE_EXTRA_CA_CERTS: certFile }, timeout: 30_000 }, (error, stdout, stderr) =>
+        error === null ? resolve({ stdout, stderr }) : reject(new Error(`the https call fixture failed: ${stderr}`, { cause: error })),
+      );
     });
     expect(run.stderr).toBe('');
     const { url, outcome, stacks } = JSON.parse(run.stdout) as { url: string; outcome: unknown; stacks: string[] };
