@@ -21,6 +21,8 @@ export interface CallbackServerOptions {
   readonly timeoutMs?: number;
   /** Seam for the peer check; tests pass a stricter one to see a refusal on a one-address machine. */
   readonly isAllowedPeer?: (address: string | undefined) => boolean;
+  /** Checks a callback whose state matched before it is accepted (MCP OAuth: the issuer); throws the WardError that fails the sign-in. */
+  readonly check?: (callback: URL) => void;
 }
 
 export interface CallbackServer {
@@ -78,6 +80,12 @@ export async function startCallbackServer(options: CallbackServerOptions): Promi
     if (state === null || !sameSecret(state, options.expectedState)) {
       reply(res, 400, 'Sign-in failed: the response does not belong to this sign-in (state mismatch). Start a new sign-in from Ward.');
       return settle({ error: new WardError('signin_state_mismatch', 'the sign-in callback carried a state that does not match this sign-in (a stale browser tab or a forged request); start the sign-in again') });
+    }
+    try {
+      options.check?.(url);
+    } catch (error) {
+      reply(res, 400, 'Sign-in failed: the response did not come from the authorization server this sign-in went to. Return to Ward.');
+      return settle({ error: error instanceof WardError ? error : new WardError('signin_rejected', 'the sign-in callback was refused', { cause: error }) });
     }
     const providerError = url.searchParams.get('error');
     if (providerError !== null) {

@@ -3,7 +3,9 @@
  * which caps every message): it attaches the connection's access token, and only to the
  * connection's own origin (the token goes to that server and nowhere else). On a 401 it refreshes once
  * under the connection's cross-process lock, or picks up tokens another process refreshed
- * meanwhile, and retries the request once (C5); a second 401 is the server's answer. A 403 with
+ * meanwhile, and retries the request once (C5); a second 401 is the server's answer. The refresh
+ * discovers the authorization server afresh, so a server that moved to another one gets no old
+ * refresh token and the person is asked to sign in again. A 403 with
  * insufficient_scope naming scope the last sign-in did not ask for fails the call as needing more
  * access and records it for the next sign-in to ask too (step-up). One naming only scope the
  * last sign-in asked for is a plain refusal: signing in again would ask for the same, so the
@@ -84,6 +86,8 @@ export function connectionFetch(options: ConnectionFetchOptions, base: FetchLike
       const stored = (await options.provider.tokens())?.access_token;
       // Another call or Ward process refreshed while this request was out: use theirs.
       if (stored !== undefined && stored !== used) return stored;
+      // Discovered afresh: the server may name another authorization server by now (migration).
+      await options.provider.invalidateCredentials('discovery');
       const result = await auth(options.provider, { serverUrl: options.serverUrl, fetchFn: boundedFetch, ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}) });
       if (result !== 'AUTHORIZED') throw new WardError('not_signed_in', 'the connection needs a new sign-in');
       return (await options.provider.tokens())?.access_token;

@@ -3,9 +3,10 @@
  * protected resource metadata, authorization server discovery (or, for a 2025-03-26 server
  * without any metadata, its /authorize, /token and /register), a client (pre-registered, a
  * Client ID Metadata Document, or dynamic registration, in that order), PKCE S256, the
- * `resource` parameter on every authorization and token request (C5). Tokens and client secrets
- * live only in the namespace's secret store (C1); this provider keeps a copy in memory for the
- * connection's own requests and nothing else.
+ * `resource` parameter on every authorization and token request, spelled as the server's metadata
+ * spells it (C5), and the authorization server's issuer checked (./issuer.ts). Tokens and client
+ * secrets live only in the namespace's secret store (C1); this provider keeps a copy in memory for
+ * the connection's own requests and nothing else.
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -15,6 +16,7 @@ import { WardError } from '../base/errors.js';
 import { checkServerUrl } from '../base/url-policy.js';
 import { CALLBACK_PATH } from '../auth/loopback-callback.js';
 import { parseScope } from './challenge.js';
+import { canonicalServerUri, checkMetadataIssuer, exactResource, sameIssuer, storedIssuer } from './issuer.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 
@@ -65,6 +67,8 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   private tokensLoaded = false;
   private clientRaw: string | undefined;
   private clientLoaded = false;
+  /** A registration made during this sign-in: stored with the tokens, or not at all. */
+  private pendingClient: string | undefined;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
   /** The scope the last authorization request asked for (recorded for the next sign-in). */
@@ -83,9 +87,12 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   setInteractive(session: InteractiveSession | undefined): void {
     this.interactive = session;
     this.verifier = undefined;
+    this.pendingClient = undefined;
     // Entering or leaving a sign-in reads the store afresh: a failed sign-in leaves the old tokens in use.
     this.tokensLoaded = false;
     this.clientLoaded = false;
+    // A sign-in discovers afresh: the server may name another authorization server by now.
+    this.discovery = undefined;
   }
 
   get redirectUrl(): string {
@@ -122,11 +129,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     if (this.options.clientId != null) return this.preRegistered(this.options.clientId);
-    if (!this.clientLoaded) {
-      this.clientRaw = await this.options.secrets.get(this.accounts.client);
-      this.clientLoaded = true;
-    }
-    const stored = parseStored<OAuthClientInformationMixed & { redirect_uris?: string[] }>(this.clientRaw);
+    const stored = parseStored<OAuthClientInformationMixed & { redirect_uris?: string[] }>(await this.storedClient());
     if (this.interactive === undefined) {
       // Registering is part of signing in, never a side effect of a tool call.
       if (stored === undefined) throw notSignedIn(this.options.connection);
@@ -135,6 +138,14 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     // A registration made for another loopback port is replaced rather than bent.
     if (stored?.redirect_uris !== undefined && !stored.redirect_uris.includes(this.interactive.redirectUrl)) return undefined;
     return stored;
+  }
+
+  private async storedClient(): Promise<string | undefined> {
+    if (!this.clientLoaded) {
+      this.clientRaw = await this.options.secrets.get(this.accounts.client);
+      this.clientLoaded = true;
+    }
+    return this.clientRaw;
   }
 
   /** A client registered beforehand is used as configured: never registered, replaced or bound here. */
@@ -146,20 +157,30 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
   async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     if (this.options.clientId != null) return;
     const raw = JSON.stringify(info);
-    await this.options.secrets.set(this.accounts.client, raw);
+    // Within a sign-in, the registration is kept until the tokens come: a refused sign-in stores nothing.
+    if (this.interactive !== undefined) this.pendingClient = raw;
+    else await this.options.secrets.set(this.accounts.client, raw);
     this.clientRaw = raw;
     this.clientLoaded = true;
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
+    return parseStored<OAuthTokens>(await this.storedTokens());
+  }
+
+  private async storedTokens(): Promise<string | undefined> {
     if (!this.tokensLoaded) {
       this.tokensRaw = await this.options.secrets.get(this.accounts.tokens);
       this.tokensLoaded = true;
     }
-    return parseStored<OAuthTokens>(this.tokensRaw);
+    return this.tokensRaw;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
+    if (this.pendingClient !== undefined) {
+      await this.options.secrets.set(this.accounts.client, this.pendingClient);
+      this.pendingClient = undefined;
+    }
     const raw = JSON.stringify(tokens);
     await this.options.secrets.set(this.accounts.tokens, raw);
     this.tokensRaw = raw;
@@ -204,13 +225,16 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
-  /** The resource indicator is always sent (C5): the server's advertised resource when it covers this URL, else the URL itself. */
+  /**
+   * The resource indicator is always sent (C5): the server's advertised resource, exactly as
+   * written, when it covers this URL, else the URL itself (RFC 8707, exactResource).
+   */
   async validateResourceURL(serverUrl: string | URL, resource?: string): Promise<URL> {
-    if (resource === undefined) return new URL(serverUrl);
+    if (resource === undefined) return exactResource(canonicalServerUri(new URL(serverUrl)));
     if (!checkResourceAllowed({ requestedResource: serverUrl, configuredResource: resource })) {
       throw new WardError('signin_rejected', `the server's protected resource metadata names ${JSON.stringify(resource.slice(0, 200))}, which does not cover ${String(serverUrl)}; sign-in refused`);
     }
-    return new URL(resource);
+    return exactResource(resource);
   }
 
   private checkEndpoint(url: URL | string | undefined, what: string): void {
@@ -227,9 +251,13 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
    * with neither protected resource metadata nor authorization server metadata is a 2025-03-26
    * server: its own origin is the authorization server, at /authorize, /token and /register
    * (the SDK's fallback), under the same https rule; that spec requires PKCE, and every
-   * authorization request is checked for S256 anyway (redirectToAuthorization).
+   * authorization request is checked for S256 anyway (redirectToAuthorization). Metadata naming
+   * another issuer is refused (RFC 8414 §3.3); outside a sign-in, so is an authorization server
+   * other than the one the stored sign-in came from.
    */
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    checkMetadataIssuer(state);
+    if (this.interactive === undefined) await this.checkSameAuthorizationServer(state.authorizationServerUrl);
     const metadata = state.authorizationServerMetadata;
     if (metadata === undefined) {
       const legacy = state.resourceMetadata === undefined && new URL(state.authorizationServerUrl).href === new URL('/', this.options.serverUrl).href;
@@ -246,6 +274,22 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     this.checkEndpoint(metadata.token_endpoint, 'token endpoint');
     this.checkEndpoint(metadata.registration_endpoint, 'registration endpoint');
     this.discovery = state;
+  }
+
+  /**
+   * The server names another authorization server than the one its stored tokens or registration
+   * came from (the SDK stamps them): they are not offered to the new one, and registering there
+   * is part of signing in, so the person signs in again.
+   */
+  private async checkSameAuthorizationServer(authorizationServer: string): Promise<void> {
+    const client = this.options.clientId == null ? await this.storedClient() : undefined;
+    const earlier = [storedIssuer(await this.storedTokens()), storedIssuer(client)].find((issuer) => issuer !== undefined && !sameIssuer(issuer, authorizationServer));
+    if (earlier === undefined) return;
+    const name = this.options.connection;
+    throw new WardError(
+      'not_signed_in',
+      `connection ${name}'s server now names authorization server ${JSON.stringify(authorizationServer.slice(0, 200))}, not ${JSON.stringify(earlier.slice(0, 200))} where it signed in; run "ward connections login ${name}" to sign in there`,
+    );
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
@@ -269,6 +313,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
       if ((scope === 'all' || scope === 'tokens') && this.tokensRaw !== undefined) {
         await this.options.secrets.compareAndDelete(this.accounts.tokens, this.tokensRaw);
       }
+      if (scope === 'all' || scope === 'client') this.pendingClient = undefined;
       if ((scope === 'all' || scope === 'client') && this.clientRaw !== undefined) {
         await this.options.secrets.compareAndDelete(this.accounts.client, this.clientRaw);
       }

@@ -11,6 +11,7 @@ import { classifyUpstreamError } from '../upstreams/errors.js';
 import { McpSession, type SessionLimits } from '../upstreams/session.js';
 import { readChallenge, unionScopes, type Challenge } from './challenge.js';
 import { boundedFetch } from './http-fetch.js';
+import { checkRedirectIssuer, issAdvertisements } from './issuer.js';
 import { newState, type ConnectionOAuthProvider } from './oauth.js';
 import type { ConnectionRecord } from './registry.js';
 
@@ -32,15 +33,20 @@ export interface SignIn {
 
 /**
  * Signs in: asks the server without a token first (its 401 names the resource metadata and the
- * scope it wants), then authorizes through the loopback callback. Tokens replace the old ones only on success.
+ * scope it wants), then authorizes through the loopback callback, whose redirect must name the
+ * authorization server's issuer when it names one (RFC 9207). Tokens and a new client
+ * registration are stored only on success.
  */
 export async function signIn({ url, record, provider, limits, openBrowser, timeoutMs, signedIn }: SignIn): Promise<void> {
   const serverUrl = new URL(url);
   const challenge = await probeChallenge(serverUrl, limits);
   const scope = unionScopes(record.scope, record.wantedScope, challenge.scope);
-  const discovery = { serverUrl, fetchFn: boundedFetch, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  const iss = issAdvertisements(boundedFetch);
+  const discovery = { serverUrl, fetchFn: iss.fetchFn, ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
   const state = newState();
-  const callback = await startCallbackServer({ expectedState: state, timeoutMs: timeoutMs ?? SIGNIN_TIMEOUT_MS });
+  // RFC 9207: the redirect must come from the authorization server this sign-in went to (mix-up).
+  const check = (url: URL): void => checkRedirectIssuer(url, provider.discoveryState(), iss.advertised(provider.discoveryState()));
+  const callback = await startCallbackServer({ expectedState: state, timeoutMs: timeoutMs ?? SIGNIN_TIMEOUT_MS, check });
   try {
     provider.setInteractive({ redirectUrl: callback.redirectUri, state, onAuthorizationUrl: openBrowser });
     // A sign-in starts from scratch: the old tokens are not refreshed, only replaced on success.

@@ -82,13 +82,22 @@ describe('the connection OAuth provider', () => {
     await expect(p.validateResourceURL('https://mcp.example.com/mcp', 'https://other.example.com/mcp')).rejects.toThrow(/does not cover https:\/\/mcp\.example\.com\/mcp; sign-in refused/);
   });
 
-  it('test_refuses_authorization_servers_without_s256_without_metadata_or_with_plain_http_endpoints', () => {
+  it('test_refuses_authorization_servers_without_s256_without_metadata_or_with_plain_http_endpoints', async () => {
     const h = harness();
     const p = provider(h);
-    expect(() => p.saveDiscoveryState(metadata({ code_challenge_methods_supported: undefined }))).toThrow(/does not advertise PKCE S256/);
-    expect(() => p.saveDiscoveryState({ authorizationServerUrl: 'https://auth.example.com' })).toThrow(/no OAuth authorization server metadata/);
-    expect(() => p.saveDiscoveryState(metadata({ token_endpoint: 'http://auth.example.com/token' }))).toThrow(/token endpoint http:\/\/auth\.example\.com does not use https/);
-    expect(() => p.saveDiscoveryState(metadata())).not.toThrow();
+    await expect(p.saveDiscoveryState(metadata({ code_challenge_methods_supported: undefined }))).rejects.toThrow(/does not advertise PKCE S256/);
+    await expect(p.saveDiscoveryState({ authorizationServerUrl: 'https://auth.example.com' })).rejects.toThrow(/no OAuth authorization server metadata/);
+    await expect(p.saveDiscoveryState(metadata({ token_endpoint: 'http://auth.example.com/token' }))).rejects.toThrow(/token endpoint http:\/\/auth\.example\.com does not use https/);
+    await expect(p.saveDiscoveryState(metadata())).resolves.toBeUndefined();
+  });
+
+  it('test_names_a_bare_origin_resource_without_the_slash_url_parsing_adds_with_metadata_or_without', async () => {
+    const h = harness();
+    const p = provider(h, 'https://mcp.example.com');
+    // The SDK hands over the server URL parsed, which has gained a "/".
+    expect(String(await p.validateResourceURL('https://mcp.example.com/'))).toBe('https://mcp.example.com');
+    expect((await p.validateResourceURL('https://mcp.example.com/', 'https://mcp.example.com')).href).toBe('https://mcp.example.com');
+    expect((await p.validateResourceURL('https://mcp.example.com/?tenant=a')).href).toBe('https://mcp.example.com/?tenant=a');
   });
 
   it('test_outside_a_sign_in_it_never_registers_a_client_or_opens_a_browser_it_says_not_signed_in', async () => {
