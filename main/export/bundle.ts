@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { WardError, describeError } from '../base/errors.js';
@@ -37,6 +38,12 @@ export const BUNDLE_PAGE_EVENTS = 1_000;
 /** Written in chunks of about this size. */
 const WRITE_CHUNK = 1024 * 1024;
 
+/** A path that names nothing (ENOTDIR: a part of it is a file, so nothing is there either). */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
 /**
  * Creates `file` (it must not exist), lets `fill` write it, and removes it if anything fails:
  * an export writes nothing but its output file, and never leaves half of one.
@@ -48,6 +55,7 @@ export function writeNewFile(file: string, fill: (fd: number) => void): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new WardError('usage', `${file} already exists; choose another name with --out or remove it`);
+    if (isMissing(error)) throw new WardError('not_found', `no such folder: ${path.dirname(file)} (to write ${path.basename(file)} in); create it or choose another --out`, { cause: error });
     throw new WardError('usage', `cannot create ${file}: ${describeError(error)}`, { cause: error });
   }
   try {
@@ -265,6 +273,7 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
   try {
     stat = fs.statSync(file);
   } catch (error) {
+    if (isMissing(error)) throw new WardError('not_found', `no such file: ${file}`, { cause: error });
     throw new WardError('not_found', `cannot read ${file}: ${describeError(error)}`, { cause: error });
   }
   if (!stat.isFile()) throw new WardError('usage', `${file} is not a regular file`);

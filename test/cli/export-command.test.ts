@@ -68,6 +68,23 @@ describe('ward export and ward verify-bundle', () => {
     expect(again).toMatchObject({ code: 2, stderr: `ward export: ${out} already exists; choose another name with --out or remove it\n` });
   });
 
+  it('test_a_missing_bundle_or_output_folder_is_named_in_one_clear_line_with_the_not_found_exit_code', async () => {
+    const missing = path.join(tempDir(), 'nowhere', 'chat.wardbundle');
+    for (const command of ['verify-bundle', 'review']) {
+      expect(await ward([command, missing], { env: { WARD_HOME: tempDir() } })).toMatchObject({ code: 5, stdout: '', stderr: `ward ${command}: no such file: ${missing}\n` });
+    }
+    const { core, conversation, env } = exportable();
+    core.close();
+    for (const format of ['bundle', 'markdown']) {
+      const out = path.join(path.dirname(missing), `chat.${format}`);
+      expect(await ward(['export', conversation.id, '--format', format, '--out', out], { env })).toMatchObject({
+        code: 5,
+        stdout: '',
+        stderr: `ward export: no such folder: ${path.dirname(missing)} (to write chat.${format} in); create it or choose another --out\n`,
+      });
+    }
+  });
+
   it('test_names_the_namespace_only_when_asked', async () => {
     const { core, conversation, env } = exportable();
     core.close();
