@@ -12,7 +12,7 @@ import { open } from 'node:fs/promises';
 import { WardError, describeError } from '../base/errors.js';
 import type { StoredEvent } from '../store/journal.js';
 import { ChainChecker, exportLines, type JournalLine } from './journal-lines.js';
-import { envelope, FINGERPRINT_PATTERN, IN_TOTO_PAYLOAD_TYPE, parsePublicKey, verifySignature, type SigningKey } from './signing.js';
+import { envelope, FINGERPRINT_PATTERN, IN_TOTO_PAYLOAD_TYPE, isFingerprintOf, parsePublicKey, verifySignature, type SigningKey } from './signing.js';
 import { JOURNAL_FILE, STATEMENT, statementFor, type Predicate } from './statement.js';
 import { readEntry, readTarIndex, TarWriter, type TarEntry, type TarLayout } from './tar.js';
 
@@ -301,7 +301,8 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
       signature = 'invalid';
       problems.push(`the statement's signature does not verify with the bundle's key ${key.fingerprint} (the statement was changed, or signed by another key)`);
     }
-    const expectedSigner = options.expectedSigner ?? null;
+    // A fingerprint in the form older exports printed names the same key: shown in today's form.
+    const expectedSigner = options.expectedSigner === undefined ? null : isFingerprintOf(options.expectedSigner, key) ? key.fingerprint : options.expectedSigner;
     if (expectedSigner !== null && expectedSigner !== key.fingerprint) problems.push(`the bundle is signed by ${key.fingerprint}, not by the expected signer ${expectedSigner}`);
 
     // The journal, line by line: its digest, its chain, and where each page of events starts.

@@ -1,7 +1,7 @@
 /**
- * E1, E2: Ed25519 keys and DSSE envelopes, with Node's own crypto. A key's fingerprint is
- * "SHA256:" and the unpadded base64 of the SHA-256 of its SubjectPublicKeyInfo (DER), the form
- * `ssh-keygen -l` prints; the envelope's keyid is that fingerprint.
+ * E1, E2: Ed25519 keys and DSSE envelopes, with Node's own crypto. A key's fingerprint is what
+ * `ssh-keygen -l` prints for the same key: "SHA256:" and the unpadded base64 of the SHA-256 of
+ * its OpenSSH public key blob; the envelope's keyid is that fingerprint (it is not signed).
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { WardError } from '../base/errors.js';
@@ -13,6 +13,11 @@ export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 export interface PublicKey {
   readonly key: KeyObject;
   readonly fingerprint: string;
+  /**
+   * The fingerprint Ward printed for this key before it matched ssh-keygen (SHA-256 of the
+   * SubjectPublicKeyInfo DER): a `--signer` written down from an older export still names it.
+   */
+  readonly legacyFingerprint: string;
   /** SubjectPublicKeyInfo, PEM: what `ward keys export-public` writes and a bundle carries. */
   readonly pem: string;
 }
@@ -28,10 +33,33 @@ export interface Envelope {
   readonly signatures: readonly { readonly keyid: string; readonly sig: string }[];
 }
 
+const sha256Fingerprint = (data: Buffer): string => `SHA256:${createHash('sha256').update(data).digest('base64').replace(/=+$/, '')}`;
+
+/** An SSH wire-format string: its length as a big-endian uint32, then its bytes. */
+function sshString(data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  return Buffer.concat([length, data]);
+}
+
+/** The OpenSSH public key blob of an Ed25519 key (RFC 8709): string "ssh-ed25519", string key. */
+export function openSshBlob(key: KeyObject): Buffer {
+  const raw = Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
+  return Buffer.concat([sshString(Buffer.from('ssh-ed25519')), sshString(raw)]);
+}
+
 function describePublic(key: KeyObject): PublicKey {
-  const der = key.export({ format: 'der', type: 'spki' });
-  const fingerprint = `SHA256:${createHash('sha256').update(der).digest('base64').replace(/=+$/, '')}`;
-  return { key, fingerprint, pem: key.export({ format: 'pem', type: 'spki' }).toString() };
+  return {
+    key,
+    fingerprint: sha256Fingerprint(openSshBlob(key)),
+    legacyFingerprint: sha256Fingerprint(key.export({ format: 'der', type: 'spki' })),
+    pem: key.export({ format: 'pem', type: 'spki' }).toString(),
+  };
+}
+
+/** Whether `fingerprint` names this key, in today's form or the one older exports printed. */
+export function isFingerprintOf(fingerprint: string, key: PublicKey): boolean {
+  return fingerprint === key.fingerprint || fingerprint === key.legacyFingerprint;
 }
 
 /** A new key, as the PKCS#8 PEM the keychain keeps. */

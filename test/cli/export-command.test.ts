@@ -1,11 +1,13 @@
 /** `ward export`, `ward keys`, `ward verify-bundle` and `ward review` as a user runs them (E1–E4). */
+import { execFileSync } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../common/events.js';
 import { openSecretStore } from '../../main/credentials/open-store.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import { appendTurn } from '../export/support.js';
+import { appendTurn, tarEntries } from '../export/support.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';
@@ -66,6 +68,28 @@ describe('ward export and ward verify-bundle', () => {
 
     const again = await ward(['export', conversation.id, '--out', out], { env });
     expect(again).toMatchObject({ code: 2, stderr: `ward export: ${out} already exists; choose another name with --out or remove it\n` });
+  });
+
+  it('test_every_fingerprint_ward_shows_is_the_one_ssh_keygen_prints_for_the_exported_public_key', async () => {
+    const { core, conversation, env } = exportable();
+    core.close();
+    const dir = tempDir();
+    const out = path.join(dir, 'chat.wardbundle');
+    const signedBy = /signed by (SHA256:\S+)\n/.exec((await ward(['export', conversation.id, '--out', out], { env })).stdout)?.[1];
+    const keyFile = path.join(dir, 'signer.pem');
+    const wrote = (await ward(['keys', 'export-public', '--out', keyFile], { env })).stdout;
+    // The key as an OpenSSH public key line: string "ssh-ed25519", string <32-byte key>, each after its uint32 length.
+    const raw = createPublicKey(fs.readFileSync(keyFile, 'utf8')).export({ format: 'der', type: 'spki' }).subarray(-32);
+    const blob = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), raw]);
+    fs.writeFileSync(path.join(dir, 'signer.pub'), `ssh-ed25519 ${blob.toString('base64')} ward-signer\n`);
+    const sshKeygen = execFileSync('ssh-keygen', ['-l', '-f', path.join(dir, 'signer.pub')], { encoding: 'utf8', timeout: 10_000 });
+    const fingerprint = /^256 (SHA256:[A-Za-z0-9+/]{43}) ward-signer \(ED25519\)\n$/.exec(sshKeygen)?.[1];
+    expect(fingerprint, sshKeygen).toBeDefined();
+    expect(signedBy).toBe(fingerprint);
+    expect(wrote).toBe(`wrote ${fingerprint} to ${keyFile}\n`);
+    expect(JSON.parse((await ward(['keys', 'show', '--json'], { env })).stdout).fingerprint).toBe(fingerprint);
+    expect(JSON.parse((await ward(['verify-bundle', out, '--json'])).stdout)).toMatchObject({ ok: true, signer: fingerprint });
+    expect(tarEntries(out).find(([name]) => name === 'README.txt')![1].toString('utf8')).toContain(`--signer ${fingerprint}\n`);
   });
 
   it('test_a_missing_bundle_or_output_folder_is_named_in_one_clear_line_with_the_not_found_exit_code', async () => {

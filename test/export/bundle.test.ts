@@ -1,5 +1,6 @@
 /** E1, E4: a bundle checks out offline, and every way of changing one is named precisely. */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,25 @@ describe('a bundle round trip', () => {
     // N1: the namespace is named by its hash only.
     expect(verdict.statement).not.toHaveProperty('namespace');
     expect(verdict.statement.namespaceHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('test_a_bundle_an_older_ward_signed_verifies_and_the_fingerprint_it_printed_still_names_its_signer', async () => {
+    const bundle = makeBundle(1);
+    // Older Wards printed SHA-256 over the key's DER form, and wrote it as the envelope's keyid.
+    const der = bundle.key.key.export({ format: 'der', type: 'spki' });
+    const printed = `SHA256:${createHash('sha256').update(der).digest('base64').replace(/=+$/, '')}`;
+    expect(printed).not.toBe(bundle.key.fingerprint);
+    const older = writeTar(
+      path.join(bundle.dir, 'older.wardbundle'),
+      tarEntries(bundle.file).map(([name, data]): [string, Buffer] => {
+        if (name !== 'statement.dsse.json') return [name, data];
+        const signed = JSON.parse(data.toString('utf8')) as { signatures: Array<{ keyid: string }> };
+        return [name, Buffer.from(JSON.stringify({ ...signed, signatures: signed.signatures.map((entry) => ({ ...entry, keyid: printed })) }), 'utf8')];
+      }),
+    );
+    expect(await verifyBundle(older)).toMatchObject({ ok: true, signature: 'valid', signer: bundle.key.fingerprint });
+    expect(await verifyBundle(older, { expectedSigner: printed })).toMatchObject({ ok: true, signer: bundle.key.fingerprint, expectedSigner: bundle.key.fingerprint, problems: [] });
+    expect(await verifyBundle(older, { expectedSigner: loadSigningKey(generateSigningKey()).legacyFingerprint })).toMatchObject({ ok: false });
   });
 
   it('test_an_empty_conversation_exports_and_verifies_as_zero_events_at_the_genesis_hash', async () => {
