@@ -27,12 +27,20 @@ const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json
 const MAX_SIGN_INS = 3;
 const STEP_TIMEOUT_MS = 60_000;
 
-/** What to ask the model to call, per scenario; the auth scenarios' servers all offer test-tool. */
-const CALLS: Record<string, { tool: string; input: Record<string, unknown> }> = {
+/**
+ * What to ask the model to call, per scenario; the auth scenarios' servers all offer test-tool.
+ * `echoSchemaOf`: the call's `schema` argument is that tool's input schema as the model was shown
+ * it (through Ward's pin, the broker and the CLI), which the scenario compares with its own.
+ */
+const CALLS: Record<string, { tool: string; input: Record<string, unknown>; echoSchemaOf?: string }> = {
   tools_call: { tool: 'add_numbers', input: { a: 5, b: 3 } },
   'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', input: {} },
   'sse-retry': { tool: 'test_reconnection', input: {} },
+  'json-schema-2020-12-preservation': { tool: 'json_schema_echo', input: {}, echoSchemaOf: 'json_schema_2020_12_tool' },
 };
+
+/** Scenarios whose server answers tools/list and nothing else (no tools/call): pinning its tools is the whole task. */
+const LIST_ONLY = new Set(['json-schema-ref-no-deref']);
 
 interface Result {
   readonly code: number | null;
@@ -122,6 +130,16 @@ async function needsSignIn(): Promise<boolean> {
   return view.health === 'not_signed_in';
 }
 
+/** The input schema of `tool` as the CLI shows it to the model, from one `ward run` that calls nothing. */
+async function schemaShownToModel(tool: string): Promise<unknown> {
+  provider.push({ blocks: [{ type: 'text', text: 'ok' }] });
+  await ward(['run', '--json', '--agent', AGENT, '--', 'list your tools']);
+  const offered = provider.conversationRequests().at(-1)?.body?.tools ?? [];
+  const shown = offered.find((candidate) => candidate.name === `mcp__ward__${CONNECTION}__${tool}`) as { input_schema?: unknown } | undefined;
+  if (shown?.input_schema === undefined) log(`the model was not shown ${tool} (it was shown: ${offered.map((candidate) => candidate.name).join(', ')})`);
+  return shown?.input_schema ?? {};
+}
+
 async function main(): Promise<number> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
   const client = context.client_id === undefined ? [] : ['--client-id', context.client_id, ...(context.client_secret === undefined ? [] : ['--client-secret-stdin'])];
@@ -137,6 +155,7 @@ async function main(): Promise<number> {
   }
   if (listed.code !== 0) return 1;
   const tools = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+  if (LIST_ONLY.has(scenario)) return tools.length > 0 ? 0 : 1;
   const call = CALLS[scenario] ?? { tool: 'test-tool', input: {} };
   if (!tools.includes(call.tool)) {
     log(`the server offers no ${call.tool} (it offers: ${tools.join(', ') || 'nothing'}); nothing to call`);
@@ -144,10 +163,12 @@ async function main(): Promise<number> {
   }
   const instructions = path.join(root, 'instructions.md');
   fs.writeFileSync(instructions, 'Call the tool you are asked to call.');
-  if ((await ward(['agents', 'create', AGENT, '--instructions-file', instructions, '--tool', `${CONNECTION}/${call.tool}`])).code !== 0) return 1;
+  const pinned = [call.tool, ...(call.echoSchemaOf === undefined ? [] : [call.echoSchemaOf])].flatMap((tool) => ['--tool', `${CONNECTION}/${tool}`]);
+  if ((await ward(['agents', 'create', AGENT, '--instructions-file', instructions, ...pinned])).code !== 0) return 1;
+  const input = call.echoSchemaOf === undefined ? call.input : { schema: await schemaShownToModel(call.echoSchemaOf) };
 
   for (;;) {
-    provider.push({ blocks: [{ type: 'tool_use', name: `mcp__ward__${CONNECTION}__${call.tool}`, input: call.input }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    provider.push({ blocks: [{ type: 'tool_use', name: `mcp__ward__${CONNECTION}__${call.tool}`, input }] }, { blocks: [{ type: 'text', text: 'done' }] });
     const args = ['run', '--json', '--agent', AGENT, '--', `call ${call.tool}`];
     // The person accepts a server's form with its defaults: Enter on every field, then accept.
     const run = scenario.startsWith('elicitation') ? await wardOnTerminal(args, 'asks for input:', `${'\r'.repeat(5)}a\r`) : await ward(args);
