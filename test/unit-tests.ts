@@ -11,6 +11,7 @@ export const unitTestFiles: readonly string[] = [
   'test/cli/format-live.test.ts',
   'test/cli/terminal-guard.test.ts',
   'test/common/display.test.ts',
+  'test/conformance/verdict.test.ts',
   'test/connections/config.test.ts',
   'test/connections/migration.test.ts',
   'test/connections/watched-secrets.test.ts',
