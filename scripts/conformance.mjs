@@ -36,7 +36,7 @@ const SCENARIO_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 60_000;
 const PARALLEL = 3;
 /**
  * A client scenario takes 10-60 s, nearly all of it the `ward` commands and the CLI run it starts
- * (no scenario waits for a timeout); both suites about 13 minutes on a loaded 2-core machine. A
+ * (no scenario waits for a timeout); both suites 11-13 minutes on a loaded 2-core machine. A
  * Ward that hung in every scenario would wait CLIENT_TIMEOUT_MS in each, about 70 minutes over
  * the 74 client scenarios three at a time: this bounds the run well inside CI's 90 minutes.
  */
