@@ -151,6 +151,8 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
     'model_call',
     z.strictObject({
       path: z.string(),
+      /** The model the request named (absent in journals written before Ward recorded it). */
+      model: z.string().max(200).nullable().optional(),
       status: z.number().int().min(0).max(999),
       durationMs: milliseconds,
       problem: z.string().nullable(),
@@ -162,6 +164,11 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
     'model_retry',
     z.strictObject({ attempt: count, maxRetries: count, delayMs: milliseconds, status: z.number().int().min(0).max(999).nullable(), error: z.string() }),
   ),
+  /**
+   * The CLI's first model call of the turn named another model than the run's (the pinned CLI
+   * replaces some model names with others): the person is told, and the journal keeps both.
+   */
+  event('model_substituted', z.strictObject({ runModel: z.string().max(200), requested: z.string().max(200) })),
   /** The CLI gave up on the model for this turn: its text says why (it is not the model's answer). */
   event('provider_error', z.strictObject({ error: z.string(), text: z.string() })),
   event(

@@ -89,6 +89,8 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
     }
     case 'model_retry':
       return retryLine(event);
+    case 'model_substituted':
+      return `the CLI asked the provider for ${oneLine(event.payload.requested, 200)}, not the run's model ${oneLine(event.payload.runModel, 200)} (the pinned CLI replaces some model names with others)`;
     case 'provider_error':
       return `the model call failed (${oneLine(event.payload.error, 40)}): ${oneLine(event.payload.text)}`;
     case 'permission_decision':
@@ -197,6 +199,7 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
     case 'diagnostic':
     case 'run_stopping':
     case 'model_retry':
+    case 'model_substituted':
     case 'provider_error':
     case 'elicitation_answered':
     case 'elicitation_refused':

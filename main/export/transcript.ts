@@ -94,6 +94,9 @@ function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
       case 'diagnostic':
         yield { kind: 'notice', at, text: event.payload.detail };
         break;
+      case 'model_substituted':
+        yield { kind: 'notice', at, text: `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}` };
+        break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
         break;

@@ -20,6 +20,8 @@ import type { TokenUsage } from './usage.js';
 /** One call through the gateway, as the journal records it (G4): never a body or a credential. */
 export interface GatewayExchange {
   readonly path: string;
+  /** The model the request named (the CLI may substitute one for the run's), or null when it named none. */
+  readonly model: string | null;
   /** The provider's status, or 0 when it could not be reached. */
   readonly status: number;
   readonly durationMs: number;
@@ -48,6 +50,19 @@ export interface GatewayRegistration {
   readonly capability: string;
   /** The capability is dead from here on; calls under way finish. */
   close(): void;
+}
+
+const NOT_JSON = Symbol('not JSON');
+type RequestModel = string | null | typeof NOT_JSON;
+
+/** The `model` a Messages-API request body names: a string, null when it names none, or NOT_JSON. */
+function requestModel(body: Buffer): RequestModel {
+  try {
+    const model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
+    return typeof model === 'string' ? model : null;
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 export interface GatewayOptions {
@@ -143,11 +158,12 @@ export class ModelGateway {
     const body = await readBoundedBody(req, this.maxRequestBytes);
     if (body === null) return apiError(res, 413, 'request_too_large', `the request exceeds ${this.maxRequestBytes} bytes`);
     const path = match[2]!;
-    const refusedModel = this.modelRefusal(route, body);
+    const model = requestModel(body);
+    const refusedModel = this.modelRefusal(route, model);
     if (refusedModel !== null) return apiError(res, 403, 'permission_error', `Ward: ${refusedModel}`);
     const target = new URL(route.baseUrl.replace(/\/$/, '') + path + url.search);
     const report = (status: number, problem: string | null, usage: TokenUsage | null) =>
-      route.onExchange({ path, status, durationMs: Math.round(performance.now() - started), problem, usage });
+      route.onExchange({ path, model: typeof model === 'string' ? model : null, status, durationMs: Math.round(performance.now() - started), problem, usage });
 
     const read = async (credential: Promise<ProviderCredential>): Promise<ProviderCredential> => {
       const value = await credential;
@@ -179,15 +195,10 @@ export class ModelGateway {
   }
 
   /** The policy's answer on the request's model; a body that names none is the provider's to judge. */
-  private modelRefusal(route: Route, body: Buffer): string | null {
+  private modelRefusal(route: Route, model: RequestModel): string | null {
     if (route.modelRefusal === undefined) return null;
-    let model: unknown;
-    try {
-      model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
-    } catch {
-      return 'the request is not JSON, so its model cannot be checked against the admin policy';
-    }
-    return typeof model === 'string' ? route.modelRefusal(model) : null;
+    if (model === NOT_JSON) return 'the request is not JSON, so its model cannot be checked against the admin policy';
+    return model === null ? null : route.modelRefusal(model);
   }
 
   /** One request to the provider; resolves with its response head, or why there is none. */

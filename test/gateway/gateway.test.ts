@@ -38,7 +38,7 @@ describe('model gateway (G1, G2)', () => {
     expect(seen!.headers['anthropic-version']).toBe('2023-06-01');
     // The capability never leaves Ward for the provider.
     expect(JSON.stringify(upstream.requests)).not.toContain(route.capability);
-    expect(exchanges).toEqual([{ path: '/v1/messages', status: 200, durationMs: expect.any(Number), problem: null, usage: { inputTokens: 17, outputTokens: 9, cacheReadTokens: 0, cacheCreationTokens: 0 } }]);
+    expect(exchanges).toEqual([{ path: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, durationMs: expect.any(Number), problem: null, usage: { inputTokens: 17, outputTokens: 9, cacheReadTokens: 0, cacheCreationTokens: 0 } }]);
   });
 
   it('test_a_subscription_token_goes_as_a_bearer_and_never_as_an_api_key', async () => {
@@ -175,7 +175,7 @@ describe('model gateway (G1, G2)', () => {
     const reply = await post(`${route.url}/v1/messages`, { 'x-api-key': route.capability }, MESSAGE);
     expect(reply.status).toBe(502);
     expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'api_error', message: 'Ward: the model provider could not be reached (ECONNREFUSED)' } });
-    expect(exchanges).toEqual([{ path: '/v1/messages', status: 0, durationMs: expect.any(Number), problem: 'could not be reached (ECONNREFUSED)', usage: null }]);
+    expect(exchanges).toEqual([{ path: '/v1/messages', model: 'claude-sonnet-4-5', status: 0, durationMs: expect.any(Number), problem: 'could not be reached (ECONNREFUSED)', usage: null }]);
   });
 
   it('test_g3_a_sign_in_token_is_refreshed_once_after_a_401_and_the_call_tried_once_more', async () => {

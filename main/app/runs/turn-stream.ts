@@ -54,6 +54,8 @@ export class TurnStream {
   /** Set once a call names its tool_use (the pinned CLI's all do): from then on outcomes are joined by id only. */
   private cliNamesToolUses = false;
   private tracedFirstToken = false;
+  /** The turn's first Messages call was compared with the run's model. */
+  private modelChecked = false;
   private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
   /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
   private readonly reportedToolUses = new Set<string>();
@@ -114,11 +116,20 @@ export class TurnStream {
     } else this.journal.emit('tool_refused', { tool: event.tool, reason: this.journal.redact(event.reason).slice(0, 500) });
   }
 
-  /** G4: each model call, its status and its tokens; a call ending after the turn settled is not part of it. */
-  onModelCall(exchange: GatewayExchange): void {
+  /**
+   * G4: each model call, the model it named, its status and its tokens; a call ending after the
+   * turn settled is not part of it. The turn's first Messages call naming another model than the
+   * run's (`runModel`, null: the CLI's default) is a substitution the person is told of.
+   */
+  onModelCall(exchange: GatewayExchange, runModel: string | null): void {
     if (this.control.settled()) return;
+    const model = exchange.model === null ? null : this.journal.redact(exchange.model).slice(0, 200);
     try {
-      this.journal.emit('model_call', { ...exchange, problem: exchange.problem === null ? null : this.journal.redact(exchange.problem) });
+      this.journal.emit('model_call', { ...exchange, model, problem: exchange.problem === null ? null : this.journal.redact(exchange.problem) });
+      if (!this.modelChecked && exchange.path === '/v1/messages' && model !== null && runModel !== null) {
+        this.modelChecked = true;
+        if (model !== runModel) this.journal.emit('model_substituted', { runModel: runModel.slice(0, 200), requested: model });
+      }
     } catch {
       // the journal is failing: the stream's own handling ends the turn
     }

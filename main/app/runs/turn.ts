@@ -240,7 +240,7 @@ export class Turn {
       authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
       approve: (request) => permissions.approve(request),
       onBrokerEvent: (event) => this.stream.onBrokerEvent(event),
-      onModelCall: (exchange) => this.stream.onModelCall(exchange),
+      onModelCall: (exchange) => this.stream.onModelCall(exchange, plan.profile.model),
       credential: () => plan.access.credential(),
       refreshCredential: refresh === undefined ? undefined : () => refresh.call(plan.access),
       modelRefusal: (model) => (modelAllowed(this.deps.policy, model) ? null : `model ${model} is not allowed by ${this.deps.policy!.reason}`),

@@ -200,6 +200,8 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
   },
   model_retry: (fold, { payload: { attempt, maxRetries, delayMs, status } }, place) =>
     notice(fold, place, 'info', escapeLineForWindow(`Retrying the model (${attempt} of ${maxRetries}) in ${Math.max(1, Math.round(delayMs / 1000))} s${status === null ? '' : ` after HTTP ${status}`}`, 200)),
+  model_substituted: (fold, { payload }, place) =>
+    notice(fold, place, 'warning', escapeLineForWindow(`The CLI asked the provider for ${payload.requested}, not this chat's model ${payload.runModel}.`, 500)),
   provider_error: (fold, { payload }, place) => notice(fold, place, 'warning', escapeLineForWindow(`The model call failed: ${payload.text}`, 500)),
   elicitation_answered: (fold, { payload: { server, action, by } }, place) =>
     notice(fold, place, 'info', escapeLineForWindow(`The server ${server} asked for input: ${ELICITATION_OUTCOME[action]}${ELICITATION_BY[by]}`, 300)),
