@@ -182,6 +182,8 @@ export class ModelGateway {
     if (response === undefined) {
       const problem = redactSecrets(upstream.problem ?? 'failed', sent);
       report(0, problem, null);
+      // A name that does not resolve will not resolve on the CLI's next try: a 4xx it does not retry.
+      if (upstream.unknownHost) return apiError(res, 400, 'invalid_request_error', `Ward: the model provider ${problem}`);
       return apiError(res, 502, 'api_error', `Ward: the model provider ${problem}`);
     }
     const decoded = decodedBody(response);
@@ -202,7 +204,7 @@ export class ModelGateway {
   }
 
   /** One request to the provider; resolves with its response head, or why there is none. */
-  private forward(req: IncomingMessage, target: URL, body: Buffer, credential: ProviderCredential): Promise<{ response?: IncomingMessage; problem: string | null }> {
+  private forward(req: IncomingMessage, target: URL, body: Buffer, credential: ProviderCredential): Promise<{ response?: IncomingMessage; problem: string | null; unknownHost?: boolean }> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !DROPPED_REQUEST.has(name)) headers[name] = value;
     Object.assign(headers, providerHeaders(credential));
@@ -220,7 +222,9 @@ export class ModelGateway {
       request.once('timeout', () => request.destroy(new Error(`sent nothing for ${Math.round(this.idleTimeoutMs / 1000)} s`)));
       request.once('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(deadline);
-        resolve({ problem: error.code !== undefined ? `could not be reached (${error.code})` : describeError(error) });
+        if (error.code === 'ENOTFOUND') {
+          resolve({ unknownHost: true, problem: `at ${target.hostname} could not be reached: the name does not resolve (ENOTFOUND). Check the network, or point Ward at another endpoint with WARD_MODEL_BASE_URL` });
+        } else resolve({ problem: error.code !== undefined ? `could not be reached (${error.code})` : describeError(error) });
       });
       // The client went away: the provider call is abandoned too. The CLI keeps one connection for
       // many calls: each call's listener goes when the call ends (it held the call's body and key).

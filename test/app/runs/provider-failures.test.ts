@@ -44,4 +44,22 @@ describe('a failing model provider', () => {
     expect(printed.filter((line) => line.stream === 'stdout').map((line) => line.text).join('')).not.toContain('prompt-refused-canary');
     expect(printed.some((line) => line.stream === 'stderr' && line.text.startsWith('ward: the model call failed') && line.text.includes('prompt-refused-canary'))).toBe(true);
   });
+
+  it('test_a_provider_whose_name_does_not_resolve_fails_the_turn_without_retries_naming_the_host_and_how_to_change_it', async () => {
+    // .invalid never resolves (RFC 2606): the CLI would retry a 502 ten times over minutes.
+    harness = await startHarness([], { env: { WARD_MODEL_BASE_URL: 'https://api.ward-test.invalid' } });
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'hi' });
+    const outcome = await handle.done;
+    expect(outcome.state).toBe('failed');
+    const events = harness.events(handle.conversationId);
+    // Not retried as a passing failure (a 502 was retried 10 times over 2.5 minutes): the CLI
+    // asks a few times as it does for any refused request, and each call names the host.
+    expect(payloads(events, 'model_retry')).toEqual([]);
+    const calls = payloads(events, 'model_call').filter((call) => call.path === '/v1/messages');
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThan(5);
+    for (const call of calls) expect(call).toMatchObject({ status: 0, problem: expect.stringContaining('at api.ward-test.invalid could not be reached: the name does not resolve (ENOTFOUND)') });
+    expect(outcome.reason).toContain('api.ward-test.invalid');
+    expect(outcome.reason).toContain('WARD_MODEL_BASE_URL');
+  });
 });
