@@ -1,5 +1,8 @@
 import type { DoctorCheck } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
+import path from 'node:path';
+import { SETTINGS_FILE } from '../base/settings-file.js';
+import { keychainFix } from './keychain-store.js';
 import { configuredStoreKind, type ManagedStore } from './open-store.js';
 
 const PROBE_SERVICE = 'ward-doctor-probe';
@@ -32,7 +35,7 @@ export async function probeKeychain(core?: { readonly home: string }, managed?: 
     return {
       check: 'keychain',
       status: 'error',
-      detail: `the OS credential store is unreachable: ${describeError(error)} (Linux: a Secret Service such as gnome-keyring must run on the D-Bus session bus)`,
+      detail: `the OS credential store is unreachable: ${describeError(error)}. ${keychainFix(core === undefined ? '<WARD_HOME>/settings.json' : path.join(core.home, SETTINGS_FILE))}`,
     };
   } finally {
     clearTimeout(timer);

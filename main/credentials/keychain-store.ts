@@ -11,15 +11,31 @@ export interface KeytarApi {
 
 export const KEYCHAIN_TIMEOUT_MS = 10_000;
 
-export const KEYCHAIN_FIX =
-  'Linux: run a Secret Service (gnome-keyring or KWallet) on the D-Bus session bus and unlock it; macOS: unlock the login keychain; Windows: Credential Manager must be available. ' +
-  'Ward never falls back to plaintext; an IT admin may opt in to the file store with {"credentialStore":"file"} in settings.json';
+/**
+ * How to get the OS credential store working, for this OS only: on Linux both ways out, a Secret
+ * Service for this shell (what a desktop session runs already) or the opt-in file store in the
+ * data folder's settings.json. Ward never falls back to plaintext by itself.
+ */
+export function keychainFix(settingsFile: string, platform: NodeJS.Platform = process.platform): string {
+  const fileStore = `opt in to the file store (0600 files, plaintext on disk) with {"credentialStore": "file"} in ${settingsFile}`;
+  switch (platform) {
+    case 'darwin':
+      return `Unlock the login keychain, or ${fileStore}.`;
+    case 'win32':
+      return 'Windows Credential Manager must be available for your account.';
+    default:
+      return (
+        'Start a Secret Service for this shell: dbus-run-session -- sh -c \'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "${SHELL:-sh}"\' ' +
+        `(Debian: apt-get install dbus gnome-keyring; a desktop session runs one already), or ${fileStore}.`
+      );
+  }
+}
 
-async function loadKeytar(): Promise<KeytarApi> {
+async function loadKeytar(fix: string): Promise<KeytarApi> {
   try {
     return (await import('keytar')).default;
   } catch (error) {
-    throw new WardError('keychain_unavailable', `the OS credential store library (keytar) did not load: ${describeError(error)}. ${KEYCHAIN_FIX}`, { cause: error });
+    throw new WardError('keychain_unavailable', `the OS credential store library (keytar) did not load: ${describeError(error)}. ${fix}`, { cause: error });
   }
 }
 
@@ -32,10 +48,16 @@ export class KeychainBackend implements SecretBackend {
   readonly kind = 'keychain';
   private keytar: Promise<KeytarApi> | undefined;
 
-  constructor(private readonly options: { timeoutMs?: number; keytar?: KeytarApi; service?: string } = {}) {}
+  /** How to get the store working, named in every failure. */
+  private readonly fix: string;
+
+  /** @param options.settingsFile the data folder's settings.json, where the file store is chosen. */
+  constructor(private readonly options: { timeoutMs?: number; keytar?: KeytarApi; service?: string; settingsFile?: string } = {}) {
+    this.fix = keychainFix(options.settingsFile ?? '<WARD_HOME>/settings.json');
+  }
 
   private api(): Promise<KeytarApi> {
-    this.keytar ??= this.options.keytar !== undefined ? Promise.resolve(this.options.keytar) : loadKeytar();
+    this.keytar ??= this.options.keytar !== undefined ? Promise.resolve(this.options.keytar) : loadKeytar(this.fix);
     return this.keytar;
   }
 
@@ -49,7 +71,7 @@ export class KeychainBackend implements SecretBackend {
     try {
       return await Promise.race([operation(api, this.options.service ?? KEYCHAIN_SERVICE), timeout]);
     } catch (error) {
-      throw new WardError('keychain_unavailable', `could not ${what} the OS credential store: ${describeError(error)}. ${KEYCHAIN_FIX}`, { cause: error });
+      throw new WardError('keychain_unavailable', `could not ${what} the OS credential store: ${describeError(error)}. ${this.fix}`, { cause: error });
     } finally {
       clearTimeout(timer);
     }

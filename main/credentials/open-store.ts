@@ -68,7 +68,7 @@ export function keychainServiceFor(home: string, env: NodeJS.ProcessEnv = proces
 export function backendFor(home: string, ns: Namespace, kind: CredentialStoreKind, platform: NodeJS.Platform = process.platform): SecretBackend {
   switch (kind) {
     case 'keychain':
-      return new KeychainBackend({ service: keychainServiceFor(home) });
+      return new KeychainBackend({ service: keychainServiceFor(home), settingsFile: path.join(home, SETTINGS_FILE) });
     case 'file':
       return new FileBackend(path.join(namespaceDir(home, ns), 'secrets'));
     case 'dpapi':
