@@ -69,11 +69,16 @@ export class SettingsService {
     return { ok: false, status: response.status, durationMs: took(), message: `${host} answered HTTP ${response.status}${said}.${hint}` };
   }
 
+  /** Where the namespace's runs reach the model, and which model (its default profile or the environment). */
+  modelProvider(ns: Namespace): SettingsView['modelProvider'] {
+    const profile = resolveModelProfile(this.namespaces.home, ns, DEFAULT_PROFILE, this.env);
+    return { baseUrl: profile.baseUrl, model: profile.model };
+  }
+
   async view(store: NamespaceStore): Promise<SettingsView> {
-    const profile = resolveModelProfile(this.namespaces.home, store.namespace, DEFAULT_PROFILE, this.env);
     return {
       dataFolder: this.namespaces.home,
-      modelProvider: { baseUrl: profile.baseUrl, model: profile.model },
+      modelProvider: this.modelProvider(store.namespace),
       keySet: (await this.keyStatus(store.namespace)).set,
       keyStore: configuredStoreKind(this.namespaces.home, this.stores.managed),
     };

@@ -80,3 +80,21 @@ describe('ward doctor --provider', () => {
     expect(provider.requests).toEqual([]);
   });
 });
+
+describe('ward doctor, plain', () => {
+  it('test_names_where_the_model_is_and_whether_a_key_is_stored_or_comes_from_the_environment_without_calling_the_provider', async () => {
+    provider = await startModelProvider([], { apiKey: API_KEY });
+    const endpoint = `${provider.url}, model ${MODEL} (WARD_MODEL_BASE_URL and WARD_MODEL choose them, or the namespace's model profile)`;
+    const modelLine = (stdout: string) => stdout.split('\n').find((line) => /^\S+ +model {2,}/.test(line)) ?? '';
+    const bare = wardEnv(tempDir(), { WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: MODEL });
+    const none = await runWard(['doctor'], bare);
+    expect(modelLine(none.stdout)).toBe(`warn           model                  ${endpoint}; no key for namespace default: store one with "ward --namespace default provider set-key"`);
+    const fromEnv = await runWard(['doctor'], { ...bare, ANTHROPIC_API_KEY: API_KEY });
+    expect(modelLine(fromEnv.stdout)).toBe(`ok             model                  ${endpoint}; no key is stored for namespace default, so runs use ANTHROPIC_API_KEY from the environment`);
+    const stored = await runWard(['doctor'], await withKey(provider.url));
+    expect(modelLine(stored.stdout)).toBe(`ok             model                  ${endpoint}; a key is stored for namespace default`);
+    // Nothing was asked of the provider, and the key shows nowhere.
+    expect(provider.requests).toEqual([]);
+    expectNoCanary([none.stdout, fromEnv.stdout, stored.stdout, stored.stderr], [API_KEY]);
+  });
+});

@@ -27,7 +27,7 @@ export const doctorCommand: Command = {
         return null;
       }
     };
-    const checks = await doctorChecks(app().folder, io.env, policy, values['self-test']);
+    const checks = [...(await doctorChecks(app().folder, io.env, policy, values['self-test'])), await checkModelSetup(app(), values.namespace, io.env)];
     const provider = values.provider ? await checkProvider(app(), values.namespace) : undefined;
     for (const check of provider === undefined ? checks : [...checks, provider.check]) {
       if (values.json) writeJson(io.stdout, check);
@@ -38,6 +38,36 @@ export const doctorCommand: Command = {
     return checks.some((check) => check.status === 'error') ? EXIT.failed : EXIT.ok;
   },
 };
+
+/**
+ * Where the namespace's model is and whether a key is there to reach it, without a call: a
+ * plain `ward doctor` that said "ok" with no key stored and the endpoint nowhere was no help.
+ */
+async function checkModelSetup(app: WardApp, namespace: string | undefined, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const check = 'model';
+  let where: string;
+  let ns: ReturnType<WardApp['namespaces']['existing']>;
+  try {
+    // The namespace as named, without opening (or creating) its database: doctor changes nothing.
+    ns = app.namespaces.existing(namespace);
+    const provider = app.settings.modelProvider(ns);
+    where = `${provider.baseUrl}, model ${provider.model} (WARD_MODEL_BASE_URL and WARD_MODEL choose them, or the namespace's model profile)`;
+  } catch (error) {
+    if (!isWardError(error)) throw error;
+    return { check, status: 'error', detail: `where the model is cannot be read: ${error.message}` };
+  }
+  let stored: boolean;
+  try {
+    stored = (await app.settings.keyStatus(ns)).set;
+  } catch (error) {
+    if (!isWardError(error)) throw error;
+    return { check, status: 'warning', detail: `${where}; whether a key is stored for namespace ${ns.name} is unknown: the credential store did not answer (see the keychain line)` };
+  }
+  if (stored) return { check, status: 'ok', detail: `${where}; a key is stored for namespace ${ns.name}` };
+  const fromEnv = ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'].find((name) => (env[name] ?? '') !== '');
+  if (fromEnv !== undefined) return { check, status: 'ok', detail: `${where}; no key is stored for namespace ${ns.name}, so runs use ${fromEnv} from the environment` };
+  return { check, status: 'warning', detail: `${where}; no key for namespace ${ns.name}: store one with "ward --namespace ${ns.name} provider set-key"` };
+}
 
 /**
  * --provider: the desktop's "Test connection" (one free token count, nothing generated). Exit 0
