@@ -5,6 +5,7 @@
  */
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
+import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../app/conversations.js';
 
@@ -27,6 +28,11 @@ function outcome(call: { ok: boolean; errorCode: string | null }): string {
 function decisionLine({ payload }: EventOf<'permission_decision'>): string {
   const what = payload.command === undefined ? oneLine(payload.value ?? '', 160) : `\`${oneLine(payload.command, 2_000)}\``;
   return `${payload.decision === 'allow' ? 'allowed' : 'denied'} ${oneLine(payload.tool)} ${what}: ${oneLine(payload.reason)}`;
+}
+
+/** Ward's words as they are, everything else escaped onto the line and quoted, as a command is. */
+function wordsLine(parts: readonly WordPart[]): string {
+  return parts.map((part) => ('text' in part ? part.text : `\`${oneLine(part.foreign, 2_000)}\``)).join('');
 }
 
 function retryLine({ payload }: EventOf<'model_retry'>): string {
@@ -94,13 +100,11 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
     case 'provider_error':
       return `the model call failed (${oneLine(event.payload.error, 40)}): ${oneLine(event.payload.text)}`;
     case 'permission_decision':
-      return decisionLine(event);
+      return wordsLine(decisionParts(event));
     case 'elicitation_requested':
-      return `${oneLine(event.payload.server, 64)} asks the person (${event.payload.mode}): ${oneLine(event.payload.message)}`;
     case 'elicitation_answered':
-      return `${oneLine(event.payload.server, 64)}'s request: ${event.payload.action} (${event.payload.by.replace('_', ' ')})`;
     case 'elicitation_refused':
-      return `${oneLine(event.payload.server, 64)}'s request refused: ${oneLine(event.payload.reason)}`;
+      return wordsLine(elicitationParts(event));
     case 'unreadable':
       return `unreadable event: ${oneLine(event.payload.problem)}`;
     default:

@@ -6,6 +6,7 @@
  */
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
+import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { describeUsage, UsageTally, type TurnUsage } from '../../common/usage.js';
 
 export interface TranscriptMeta {
@@ -29,6 +30,7 @@ type Entry =
   | { readonly kind: 'user' | 'assistant'; readonly at: string; readonly text: string; readonly cutShort?: boolean }
   | { readonly kind: 'tool'; readonly at: string; readonly tool: string; readonly detail: string }
   | { readonly kind: 'notice'; readonly at: string; readonly text: string }
+  | { readonly kind: 'asked'; readonly at: string; readonly parts: readonly WordPart[] }
   | { readonly kind: 'turn'; readonly at: string; readonly usage: TurnUsage };
 
 /** A header field is a line, not a document: longer ones are cut (the bundle has them whole). */
@@ -80,7 +82,12 @@ function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
         yield { kind: 'notice', at, text: `Tool ${event.payload.tool} refused: ${event.payload.reason}` };
         break;
       case 'permission_decision':
-        if (event.payload.decision === 'deny') yield { kind: 'notice', at, text: `Denied ${event.payload.tool} ${event.payload.value ?? ''}: ${event.payload.reason}` };
+        yield { kind: 'asked', at, parts: decisionParts(event) };
+        break;
+      case 'elicitation_requested':
+      case 'elicitation_answered':
+      case 'elicitation_refused':
+        yield { kind: 'asked', at, parts: elicitationParts(event) };
         break;
       case 'run_finished':
         if (event.payload.state !== 'succeeded') yield { kind: 'notice', at, text: `Run ${event.payload.state}${event.payload.reason === null ? '' : `: ${event.payload.reason}`}` };
@@ -163,6 +170,9 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
       case 'notice':
         yield `\n**Notice**\n\n${fenced(entry.text)}\n`;
         break;
+      case 'asked':
+        yield `\n${entry.parts.map((part) => ('text' in part ? part.text : codeSpan(part.foreign))).join('')}\n`;
+        break;
       case 'turn':
         yield `\n*${turnLine(entry.usage)}*\n`;
         break;
@@ -200,6 +210,9 @@ export function* renderHtml(meta: TranscriptMeta, events: Iterable<TranscriptEve
         break;
       case 'notice':
         yield `<p class="entry notice">${html(entry.text)}</p>\n`;
+        break;
+      case 'asked':
+        yield `<p class="entry asked">${entry.parts.map((part) => ('text' in part ? html(part.text) : `<code>${html(part.foreign)}</code>`)).join('')}</p>\n`;
         break;
       case 'turn':
         yield `<p class="turn">${html(turnLine(entry.usage))}</p>\n`;

@@ -46,7 +46,7 @@ describe('elicitation in a ward run', () => {
     });
     expect(code, screen).toBe(0);
     expect(screen).toContain(`Ward: the server fx (agent helper, namespace default) asks for input:\r\n  ${ELICITATION_MESSAGE}`);
-    expect(screen).toContain("ward: fx's request: accept (person)");
+    expect(screen).toContain('ward: Request for input from `fx` — answered by you');
 
     // The model got the tool's own answer; neither the request nor what was typed, though the
     // server echoed the typed key back in its result.

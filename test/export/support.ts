@@ -40,11 +40,12 @@ export interface MadeBundle {
 }
 
 /** A conversation with `turns` turns, exported to a bundle signed with a fresh key. */
-export function makeBundle(turns = 2, options: { uncertainRuns?: string[]; title?: string; agentName?: string } = {}): MadeBundle {
+export function makeBundle(turns = 2, options: { uncertainRuns?: string[]; title?: string; agentName?: string; after?: (store: NamespaceStore, conversationId: string) => void } = {}): MadeBundle {
   const dir = tempDir('ward-bundle-');
   const { core, store, conversation } = seedConversation(path.join(dir, 'home'));
   try {
     for (let turn = 1; turn <= turns; turn++) appendTurn(store, conversation.id, `00000000-0000-4000-8000-00000000000${turn}`, `It is sunny in Lisbon (turn ${turn}).`, 0.002 * turn);
+    options.after?.(store, conversation.id);
     const key = loadSigningKey(generateSigningKey());
     const head = store.journal.head(conversation.id);
     const file = path.join(dir, 'chat.wardbundle');

