@@ -1,7 +1,7 @@
 /**
  * What runs used and cost: per turn (the session total's growth, common/usage.ts), per
  * conversation, and per namespace per day (UTC), for `ward usage`, `ward conversations` and the
- * desktop. Read from the journal's `usage`, `model_call` and `run_finished` events.
+ * desktop. Read from the journal's `run_started` (the model), `usage`, `model_call` and `run_finished` events.
  */
 import type { UsageSummaryView } from '../../common/views.js';
 import { readJournalEvent } from '../../common/events.js';
@@ -26,7 +26,7 @@ export class UsageService {
     const rows = store.db
       .prepare<[string | null, string | null], UsageRow>(
         `SELECT conversation_id, run_id, type, payload, created_at FROM events
-         WHERE type IN ('usage', 'model_call', 'run_finished') AND (? IS NULL OR conversation_id = ?)
+         WHERE type IN ('run_started', 'usage', 'model_call', 'run_finished') AND (? IS NULL OR conversation_id = ?)
          ORDER BY conversation_id, seq`,
       )
       .iterate(conversationId ?? null, conversationId ?? null);

@@ -6,7 +6,7 @@
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
-import { UsageTally, type TurnUsage } from '../../common/usage.js';
+import { addTurn, dollars, NO_USAGE, totalLine, UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../app/conversations.js';
 
 const MAX_SUMMARY = 200;
@@ -40,19 +40,13 @@ function retryLine({ payload }: EventOf<'model_retry'>): string {
   return `the model provider gave ${cause}; retry ${payload.attempt} of ${payload.maxRetries} in ${Math.max(1, Math.round(payload.delayMs / 1000))} s`;
 }
 
-function money(usd: number): string {
-  return `$${usd.toFixed(4)}`;
-}
-
 /**
- * A turn's tokens, and its cost when the turn is known: the CLI reports a running total per
- * session, so without the turn before it only the total can be shown, labelled as one.
+ * A turn's tokens and its own cost, one number: unknown without the turn before it (the CLI
+ * reports a running total per session) or for a model the CLI has no prices for. Totals are
+ * shown once, at the end.
  */
 function usageSummary({ payload }: EventOf<'usage'>, turn: TurnUsage | null): string {
-  const tokens = `turn: ${payload.inputTokens} in / ${payload.outputTokens} out tokens`;
-  if (payload.costUsd === null) return tokens;
-  if (turn?.costUsd == null) return `${tokens}, session total ${money(payload.costUsd)}`;
-  return `${tokens}, ${money(turn.costUsd)} (session total ${money(payload.costUsd)})`;
+  return `turn: ${payload.inputTokens} in / ${payload.outputTokens} out tokens, ${turn?.costUsd == null ? 'cost unknown' : dollars(turn.costUsd)}`;
 }
 
 /** One compact summary per event. */
@@ -129,15 +123,20 @@ export function formatEvent(event: JournalEvent, parsed: Readable = readJournalE
 export class EventPrinter {
   private partial: { first: JournalEvent; deltas: EventOf<'assistant_delta'>[] } | null = null;
   private readonly usage: UsageTally;
+  private total = NO_USAGE;
 
   /** `fromStart` false when printing from a cursor: the first turn's cost is then unknown. */
-  constructor(private readonly write: (line: string) => void, fromStart = true) {
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly fromStart = true,
+  ) {
     this.usage = new UsageTally(fromStart);
   }
 
   push(event: JournalEvent): void {
     const parsed = readJournalEvent(event.type, event.payload);
-    this.usage.add(event.runId, event.createdAt, parsed);
+    const turn = this.usage.add(event.runId, event.createdAt, parsed);
+    if (turn !== null) this.total = addTurn(this.total, turn);
     if (parsed.type === 'assistant_delta') {
       this.partial ??= { first: event, deltas: [] };
       this.partial.deltas.push(parsed);
@@ -148,8 +147,15 @@ export class EventPrinter {
     this.write(formatEvent(event, parsed, parsed.type === 'usage' ? this.usage.current(event.runId) : null));
   }
 
+  /** Prints what is held back, then the turns' total (the one place a total is shown). */
+  finish(): void {
+    this.end();
+    for (const turn of this.usage.unfinished()) this.total = addTurn(this.total, turn);
+    if (this.total.turns > 0) this.write(totalLine(this.total, this.fromStart ? 'Total' : 'Total of the turns shown'));
+  }
+
   /** Prints what is held back (deltas no final text completed). */
-  end(): void {
+  private end(): void {
     if (this.partial === null) return;
     const { first, deltas } = this.partial;
     this.partial = null;

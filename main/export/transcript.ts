@@ -7,7 +7,7 @@
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
-import { describeUsage, UsageTally, type TurnUsage } from '../../common/usage.js';
+import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
 export interface TranscriptMeta {
   readonly title: string;
@@ -31,7 +31,8 @@ type Entry =
   | { readonly kind: 'tool'; readonly at: string; readonly tool: string; readonly detail: string }
   | { readonly kind: 'notice'; readonly at: string; readonly text: string }
   | { readonly kind: 'asked'; readonly at: string; readonly parts: readonly WordPart[] }
-  | { readonly kind: 'turn'; readonly at: string; readonly usage: TurnUsage };
+  | { readonly kind: 'turn'; readonly at: string; readonly usage: TurnUsage }
+  | { readonly kind: 'total'; readonly usage: UsageTotal };
 
 /** A header field is a line, not a document: longer ones are cut (the bundle has them whole). */
 const MAX_HEADER_CHARS = 1_000;
@@ -47,6 +48,7 @@ function argumentsText(value: unknown): string {
 /** What a person reads of a conversation, in order: streamed text only where no final text completed it. */
 function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
   const usage = new UsageTally();
+  let total = NO_USAGE;
   let partial: { runId: string | null; messageIndex: number; at: string; text: string } | null = null;
   for (const { runId, createdAt: at, event } of events) {
     const turn = usage.add(runId, at, event);
@@ -110,13 +112,20 @@ function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
       default:
         break;
     }
-    if (turn !== null) yield { kind: 'turn', at, usage: turn };
+    if (turn !== null) {
+      total = addTurn(total, turn);
+      yield { kind: 'turn', at, usage: turn };
+    }
   }
   if (partial !== null) yield { kind: 'assistant', at: partial.at, text: partial.text, cutShort: true };
+  for (const turn of usage.unfinished()) total = addTurn(total, turn);
+  if (total.turns > 0) yield { kind: 'total', usage: total };
 }
 
-function turnLine(usage: TurnUsage): string {
-  return `Turn: ${describeUsage(usage.tokens, usage.costUsd)}${usage.sessionTotalUsd === null ? '' : ` (session total $${usage.sessionTotalUsd.toFixed(4)})`}`;
+/** A turn's own cost only: the conversation's total is its own line, at the end. */
+function turnLine(entry: Extract<Entry, { kind: 'turn' | 'total' }>): string {
+  if (entry.kind === 'total') return totalLine(entry.usage);
+  return `Turn: ${describeUsage(entry.usage.tokens, entry.usage.costUsd)}`;
 }
 
 function time(at: string): string {
@@ -174,7 +183,8 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
         yield `\n${entry.parts.map((part) => ('text' in part ? part.text : codeSpan(part.foreign))).join('')}\n`;
         break;
       case 'turn':
-        yield `\n*${turnLine(entry.usage)}*\n`;
+      case 'total':
+        yield `\n*${turnLine(entry)}*\n`;
         break;
     }
   }
@@ -215,7 +225,8 @@ export function* renderHtml(meta: TranscriptMeta, events: Iterable<TranscriptEve
         yield `<p class="entry asked">${entry.parts.map((part) => ('text' in part ? html(part.text) : `<code>${html(part.foreign)}</code>`)).join('')}</p>\n`;
         break;
       case 'turn':
-        yield `<p class="turn">${html(turnLine(entry.usage))}</p>\n`;
+      case 'total':
+        yield `<p class="turn">${html(turnLine(entry))}</p>\n`;
         break;
     }
   }

@@ -1,4 +1,4 @@
-/** What each run cost: per turn as the growth of the CLI's session total, per conversation and per day; totals labelled as totals. */
+/** What each run cost: per turn as the growth of the CLI's session total (for models the CLI has prices for), per conversation and per day; totals labelled as totals. */
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../common/events.js';
 import { UsageService } from '../../main/app/usage.js';
@@ -33,27 +33,32 @@ describe('usage per turn', () => {
       [RUN(3), { input: 50, output: 7, cacheRead: 10, cacheCreation: 0 }, 'gateway', null, null],
       [RUN(4), tokens(120, 30), 'gateway', 0.001, 0.001],
     ]);
-    expect(new UsageService().byConversation(store).get(conversation.id)).toEqual({ turns: 4, tokens: { input: 410, output: 97, cacheRead: 10, cacheCreation: 0 }, costUsd: 0.006 });
+    expect(new UsageService().byConversation(store).get(conversation.id)).toEqual({ turns: 4, tokens: { input: 410, output: 97, cacheRead: 10, cacheCreation: 0 }, costUsd: 0.006, unpricedTurns: 1 });
     core.close();
   });
 
-  it('test_ward_replay_shows_each_turns_own_cost_beside_its_tokens_and_labels_the_running_total', async () => {
+  it('test_ward_replay_shows_each_turns_own_cost_beside_its_tokens_and_the_total_once_labelled_total', async () => {
     const home = tempDir();
     const { core, store, conversation } = seedConversation(home);
     appendTurn(store, conversation.id, RUN(1), 'one', 0.002);
     appendTurn(store, conversation.id, RUN(2), 'two', 0.005);
     core.close();
     const env = { WARD_HOME: home };
-    const usageLines = (await ward(['replay', conversation.id], { env })).stdout.split('\n').filter((line) => line.includes(' usage '));
-    expect(usageLines.map((line) => line.split('  ')[1])).toEqual(['turn: 120 in / 30 out tokens, $0.0020 (session total $0.0020)', 'turn: 120 in / 30 out tokens, $0.0030 (session total $0.0050)']);
-    // From a cursor the turn before is not read: only the total is known, and it is called one.
-    expect((await ward(['replay', conversation.id, '--from', '9'], { env })).stdout).toContain('usage  turn: 120 in / 30 out tokens, session total $0.0050');
+    const replay = (await ward(['replay', conversation.id], { env })).stdout;
+    const usageLines = replay.split('\n').filter((line) => line.includes(' usage '));
+    // One number per turn line: the turn's own cost; the total once, at the end, called one.
+    expect(usageLines.map((line) => line.split('  ')[1])).toEqual(['turn: 120 in / 30 out tokens, $0.0020', 'turn: 120 in / 30 out tokens, $0.0030']);
+    expect(replay.endsWith('\nTotal: 2 turns, 240 in · 60 out tokens · $0.0050\n')).toBe(true);
+    // From a cursor the turn before is not read: this turn's cost is unknown, and said to be.
+    const fromCursor = (await ward(['replay', conversation.id, '--from', '9'], { env })).stdout;
+    expect(fromCursor).toContain('usage  turn: 120 in / 30 out tokens, cost unknown\n');
+    expect(fromCursor.endsWith('\nTotal of the turns shown: 1 turn, 120 in · 30 out tokens · cost unknown for 1 turn\n')).toBe(true);
 
     const daily = await ward(['usage', '--json'], { env });
     const rows = daily.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(rows).toEqual([
-      { day: new Date().toISOString().slice(0, 10), turns: 2, tokens: tokens(240, 60), costUsd: 0.005 },
-      { day: 'total', turns: 2, tokens: tokens(240, 60), costUsd: 0.005 },
+      { day: new Date().toISOString().slice(0, 10), turns: 2, tokens: tokens(240, 60), costUsd: 0.005, unpricedTurns: 0 },
+      { day: 'total', turns: 2, tokens: tokens(240, 60), costUsd: 0.005, unpricedTurns: 0 },
     ]);
     expect((await ward(['usage', '--since', '2999-01-01'], { env })).stdout).toBe('total          0 turns  0 in · 0 out tokens\n');
     expect((await ward(['usage', '--since', 'yesterday'], { env })).code).toBe(2);
@@ -76,5 +81,29 @@ describe('usage per turn', () => {
     core.close();
     const listed = await ward(['usage', '--runs', '--json'], { env: { WARD_HOME: home } });
     expect(listed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { runId: string }).runId)).toEqual([RUN(1), RUN(2), RUN(3)]);
+  });
+
+  it('test_a_model_the_pinned_cli_has_no_prices_for_shows_tokens_and_cost_unknown_everywhere_and_totals_say_what_they_leave_out', async () => {
+    const home = tempDir();
+    const { core, store, conversation } = seedConversation(home);
+    appendTurn(store, conversation.id, RUN(1), 'one', 0.002);
+    // The CLI prices a model outside its catalog at a default tier: its total grew by 2.658, a guess.
+    appendTurn(store, conversation.id, RUN(2), 'two', 2.66, 'my-corp-model');
+    appendTurn(store, conversation.id, RUN(3), 'three', 2.661, 'claude-opus-4-5-20251101');
+    core.close();
+    const env = { WARD_HOME: home };
+    const replay = (await ward(['replay', conversation.id], { env })).stdout;
+    expect(replay).not.toContain('2.65');
+    expect(replay.split('\n').filter((line) => line.includes(' usage ')).map((line) => line.split('  ')[1])).toEqual([
+      'turn: 120 in / 30 out tokens, $0.0020',
+      'turn: 120 in / 30 out tokens, cost unknown',
+      'turn: 120 in / 30 out tokens, $0.0010',
+    ]);
+    expect(replay.endsWith('\nTotal: 3 turns, 360 in · 90 out tokens · $0.0030 + cost unknown for 1 turn\n')).toBe(true);
+    const usage = await ward(['usage'], { env });
+    expect(usage.stdout.split('\n').at(-2)).toBe('total          3 turns  360 in · 90 out tokens · $0.0030 + cost unknown for 1 turn');
+    const runs = (await ward(['usage', '--runs'], { env })).stdout.trim().split('\n');
+    expect(runs.map((line) => line.slice(line.indexOf('tokens')))).toEqual(['tokens · $0.0020', 'tokens · cost unknown', 'tokens · $0.0010']);
+    expect((await ward(['conversations'], { env })).stdout).toMatch(/\$0\.0030 \+ cost unknown for 1 turn {2}first chat/);
   });
 });

@@ -61,8 +61,9 @@ describe('ward export and ward verify-bundle', () => {
     expect(review.code).toBe(0);
     expect(review.stdout).toMatch(new RegExp(`^Read-only review · signed by ${fingerprint.replace(/[+/]/g, '\\$&')}\n`));
     expect(review.stdout).toMatch(/#5 \S+ assistant_text {2}It is sunny in Lisbon\./);
-    // Cost per turn is the growth of the session total; the total is labelled as one.
-    expect(review.stdout).toMatch(/#15 \S+ usage {2}turn: 120 in \/ 30 out tokens, \$0\.0030 \(session total \$0\.0050\)/);
+    // Cost per turn is the growth of the session total, one number a line; the total is labelled as one, once.
+    expect(review.stdout).toMatch(/#15 \S+ usage {2}turn: 120 in \/ 30 out tokens, \$0\.0030\n/);
+    expect(review.stdout.endsWith('\nTotal: 2 turns, 240 in · 60 out tokens · $0.0050\n')).toBe(true);
     expect(fs.existsSync(elsewhere)).toBe(false);
     expect(fs.readdirSync(path.join(home, 'namespaces'))).toHaveLength(1);
 
@@ -125,7 +126,8 @@ describe('ward export and ward verify-bundle', () => {
     const markdown = fs.readFileSync(path.join(dir, 'chat.md'), 'utf8');
     expect(markdown).toContain('### Agent');
     expect(markdown).toContain('It is sunny in Lisbon.');
-    expect(markdown).toContain('*Turn: 120 in · 30 out tokens · $0.0030 (session total $0.0050)*');
+    expect(markdown).toContain('*Turn: 120 in · 30 out tokens · $0.0030*\n');
+    expect(markdown.endsWith('*Total: 2 turns, 240 in · 60 out tokens · $0.0050*\n')).toBe(true);
 
     const policy = path.join(tempDir(), 'policy.json');
     fs.writeFileSync(policy, JSON.stringify({ reason: 'Example IT', requireSignedExports: true }), { mode: 0o644 });

@@ -15,6 +15,9 @@ import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { ward, type WardResult } from '../support/ward-cli.js';
 
+/** The one line `ward replay` and `ward review` end with when the journal has turns: Ward's words and numbers only. */
+const TOTAL_LINE = /^Total: \d+ turns?, [\d,]+ in · [\d,]+ out( · [\d,]+ cache)? tokens( · (\$\d+\.\d{4}( \+ cost unknown for \d+ turns?)?|cost unknown for \d+ turns?))?$/;
+
 /** Sliced by the event line's time column (characters 11 to 23). */
 const HOSTILE_CREATED_AT = `2026-03-01T${HOSTILE_SHORT}`;
 const OFFLINE = { WARD_HOME: '/nonexistent/ward-home' };
@@ -89,9 +92,10 @@ async function checkBundle(file: string, exit: 0 | 3): Promise<void> {
   expect(shown[0]).toEqual(exit === 0 ? expect.stringMatching(/^Read-only review · signed by SHA256:/) : 'Read-only review · NOT VERIFIED');
   expect(shown[1]).toMatch(exit === 0 ? /^ok: / : /^NOT VERIFIED: /);
   if (exit === 3) expect(shown.filter((line) => /^\s*ok:/.test(line))).toEqual([]);
-  // The header, the verdict, a blank line, then at most one line per event.
+  // The header, the verdict, a blank line, then at most one line per event, and Ward's total of the turns.
+  const total = TOTAL_LINE.test(shown.at(-1)!) ? 1 : 0;
   expect(shown.length).toBeGreaterThan(2 + verdictLines(verdict));
-  expect(shown.length).toBeLessThanOrEqual(2 + verdictLines(verdict) + verdict.events);
+  expect(shown.length).toBeLessThanOrEqual(2 + verdictLines(verdict) + verdict.events + total);
   const reviewJson = await ward(['review', file, '--json'], { env: OFFLINE });
   expectTerminalSafe(reviewJson);
   expect(lines(reviewJson.stdout).map((line) => JSON.parse(line) as unknown)).toHaveLength(verdict.events);
@@ -144,9 +148,12 @@ describe('a hostile journal on the terminal (D1)', () => {
     const replayed = await ward(['replay', conversation.id], { env: { WARD_HOME: home } });
     expect(replayed.code, replayed.stderr).toBe(0);
     expectTerminalSafe(replayed);
-    expect(lines(replayed.stdout).length).toBeGreaterThan(0);
-    expect(lines(replayed.stdout).length).toBeLessThanOrEqual(events.length);
-    expect(lines(replayed.stdout).every((line) => /^#\d+ /.test(line))).toBe(true);
+    // One line per event at most, then Ward's total of the turns, in Ward's words only.
+    const shown = lines(replayed.stdout);
+    expect(shown.at(-1)).toMatch(TOTAL_LINE);
+    expect(shown.length).toBeGreaterThan(1);
+    expect(shown.length).toBeLessThanOrEqual(events.length + 1);
+    expect(shown.slice(0, -1).every((line) => /^#\d+ /.test(line))).toBe(true);
     const json = await ward(['replay', conversation.id, '--json'], { env: { WARD_HOME: home } });
     expect(json.code, json.stderr).toBe(0);
     expectTerminalSafe(json);

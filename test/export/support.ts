@@ -15,12 +15,12 @@ import { tempDir } from '../support/temp.js';
 
 export const BUNDLE_FILES = ['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt'];
 
-/** One turn as a run journals it: prompt, a tool call and its result, the answer, usage, the end. */
-export function appendTurn(store: NamespaceStore, conversationId: string, runId: string, answer: string, costUsd: number | null = 0.002): void {
+/** One turn as a run journals it: prompt, a tool call and its result, the answer, usage (`costUsd` the CLI's session total), the end. */
+export function appendTurn(store: NamespaceStore, conversationId: string, runId: string, answer: string, costUsd: number | null = 0.002, model = RUN_STARTED.model): void {
   store.journal.appendMany(
     conversationId,
     [
-      journalEvent('run_started', RUN_STARTED),
+      journalEvent('run_started', { ...RUN_STARTED, model }),
       journalEvent('user_prompt', { text: 'What is the weather in Lisbon?' }),
       journalEvent('tool_call', { toolUseId: `${runId}-t1`, tool: 'weather_lookup', arguments: { city: 'Lisbon' } }),
       journalEvent('tool_result', { toolUseId: `${runId}-t1`, tool: 'weather_lookup', ok: true, bytes: 14, durationMs: 30, errorCode: null, preview: 'sunny, 24 °C', previewTruncated: false }),

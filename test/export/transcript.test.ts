@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readJournalEvent } from '../../common/events.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../../main/export/transcript.js';
 import { ASKED, asHtml } from '../support/decisions.js';
+import { RUN_STARTED } from '../support/events.js';
 import { firstUnsafe, HOSTILE_MARKDOWN, HOSTILE_SHORT, HOSTILE_TEXT, hostileEvents } from '../support/hostile.js';
 
 const META: TranscriptMeta = { title: 'chat', conversationId: '00000000-0000-4000-8000-000000000001', agent: 'helper v1', exportedAt: '2026-03-01T12:00:00.000Z', events: 1, chainHead: 'a'.repeat(64), uncertainRuns: [] };
@@ -64,5 +65,20 @@ describe('transcripts (D1)', () => {
     expect(htmlLines).toEqual(ASKED.map(({ line }) => asHtml(line)));
     expect(html.indexOf('Tidy the notes')).toBeLessThan(html.indexOf('entry asked'));
     expect(html.lastIndexOf('entry asked')).toBeLessThan(html.indexOf('Done.'));
+  });
+
+  it('test_each_turn_line_shows_its_own_cost_or_cost_unknown_and_the_total_is_one_line_that_says_what_it_leaves_out', () => {
+    const turn = (runId: string, model: string, costUsd: number) =>
+      [
+        { type: 'run_started', payload: { ...RUN_STARTED, model } },
+        { type: 'usage', payload: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd } },
+        { type: 'run_finished', payload: { state: 'succeeded', reason: null } },
+      ].map((event) => ({ runId, event }));
+    // The CLI priced my-corp-model at a default tier: its session total grew by 2.658, a guess.
+    const events = [...turn('run-1', 'claude-sonnet-4-5', 0.002), ...turn('run-2', 'my-corp-model', 2.66)].map(({ runId, event }, index) => ({ seq: index + 1, runId, createdAt: '2026-03-01T12:00:00.000Z', event: readJournalEvent(event.type, event.payload) }));
+    const { markdown, html } = both(META, events);
+    expect(markdown.match(/^\*(Turn|Total).*\*$/gm)).toEqual(['*Turn: 120 in · 30 out tokens · $0.0020*', '*Turn: 120 in · 30 out tokens · cost unknown*', '*Total: 2 turns, 240 in · 60 out tokens · $0.0020 + cost unknown for 1 turn*']);
+    expect([...html.matchAll(/<p class="turn">(.*?)<\/p>/g)].map((match) => match[1])).toEqual(['Turn: 120 in · 30 out tokens · $0.0020', 'Turn: 120 in · 30 out tokens · cost unknown', 'Total: 2 turns, 240 in · 60 out tokens · $0.0020 + cost unknown for 1 turn']);
+    expect(markdown + html).not.toContain('2.65');
   });
 });

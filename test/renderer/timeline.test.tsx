@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
+import { describeTotal } from '../../common/usage.js';
 import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown.js';
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents } from '../../renderer/src/state/apply-events.js';
@@ -83,6 +84,7 @@ describe('what each turn used', () => {
     const turn = (runId: string, costUsd: number) => {
       const event = viewFeed(runId);
       return [
+        event('run_started', RUN_STARTED),
         event('model_call', { path: '/v1/messages', status: 200, durationMs: 5, problem: null, usage: { inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0 } }),
         event('usage', { inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd }),
         event('run_finished', { state: 'succeeded', reason: null }),
@@ -91,12 +93,32 @@ describe('what each turn used', () => {
     const events = [...turn('run-1', 0.002), ...turn('run-2', 0.005)].map((view, index) => ({ ...view, seq: index + 1 }));
     const state = applyEvents(EMPTY_CONVERSATION, events);
     expect(state.items).toEqual([
-      { kind: 'usage', key: 'u3', runId: 'run-1', text: 'Turn: 1,200 in · 30 out tokens · $0.0020' },
-      { kind: 'usage', key: 'u6', runId: 'run-2', text: 'Turn: 1,200 in · 30 out tokens · $0.0030' },
+      { kind: 'usage', key: 'u4', runId: 'run-1', text: 'Turn: 1,200 in · 30 out tokens · $0.0020' },
+      { kind: 'usage', key: 'u8', runId: 'run-2', text: 'Turn: 1,200 in · 30 out tokens · $0.0030' },
     ]);
-    expect(state.usageTotal).toEqual({ turns: 2, tokens: { input: 2400, output: 60, cacheRead: 0, cacheCreation: 0 }, costUsd: 0.005 });
+    expect(state.usageTotal).toEqual({ turns: 2, tokens: { input: 2400, output: 60, cacheRead: 0, cacheCreation: 0 }, costUsd: 0.005, unpricedTurns: 0 });
     // Folded in pieces (a replay in pages, then live), the same.
-    expect(applyEvents(applyEvents(EMPTY_CONVERSATION, events.slice(0, 4)), events)).toEqual(state);
+    expect(applyEvents(applyEvents(EMPTY_CONVERSATION, events.slice(0, 5)), events)).toEqual(state);
+  });
+
+  it('test_a_turn_of_a_model_the_cli_has_no_prices_for_says_cost_unknown_and_the_total_says_what_it_leaves_out', () => {
+    const turn = (runId: string, model: string, costUsd: number) => {
+      const event = viewFeed(runId);
+      return [
+        event('run_started', { ...RUN_STARTED, model }),
+        event('usage', { inputTokens: 1200, outputTokens: 30, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd }),
+        event('run_finished', { state: 'succeeded', reason: null }),
+      ];
+    };
+    // The CLI priced my-corp-model at a default tier: its session total grew by 2.658, a guess.
+    const events = [...turn('run-1', 'claude-sonnet-4-5', 0.002), ...turn('run-2', 'my-corp-model', 2.66), ...turn('run-3', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 2.661)].map((view, index) => ({ ...view, seq: index + 1 }));
+    const state = applyEvents(EMPTY_CONVERSATION, events);
+    expect(state.items.map((item) => (item.kind === 'usage' ? item.text : null))).toEqual([
+      'Turn: 1,200 in · 30 out tokens · $0.0020',
+      'Turn: 1,200 in · 30 out tokens · cost unknown',
+      'Turn: 1,200 in · 30 out tokens · $0.0010',
+    ]);
+    expect(describeTotal(state.usageTotal)).toBe('3,600 in · 90 out tokens · $0.0030 + cost unknown for 1 turn');
   });
 });
 

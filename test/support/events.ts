@@ -7,7 +7,7 @@ export const RUN_STARTED: PayloadOf<'run_started'> = {
   requestId: 'req-1',
   agent: 'helper',
   agentVersion: 1,
-  model: 'claude-test',
+  model: 'claude-sonnet-4-5',
   session: 'new',
   workspace: '/tmp/ward-test-workspace',
   sandboxed: true,

@@ -1,4 +1,4 @@
-import { NO_USAGE, totalTokens } from '../../../common/usage.js';
+import { describeTotalCost, NO_USAGE, totalTokens } from '../../../common/usage.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
@@ -26,7 +26,7 @@ export const conversationsCommand: Command = {
         usage: usage.get(conversation.id) ?? NO_USAGE,
       };
       const tokens = totalTokens(row.usage.tokens).toLocaleString('en-US');
-      const cost = row.usage.costUsd === null ? '' : `$${row.usage.costUsd.toFixed(4)}`;
+      const cost = describeTotalCost(row.usage) ?? '';
       if (values.json) writeJson(io.stdout, row);
       else writeLine(io.stdout, `${row.id}  ${row.createdAt.slice(0, 16).replace('T', ' ')}  ${`${row.agent}@${row.agentVersion}`.padEnd(16)} ${String(row.events).padStart(6)} events ${tokens.padStart(10)} tokens ${cost.padStart(9)}  ${active ? `[${active.state}] ` : ''}${escapeOneLine(row.title, 200)}`);
     }

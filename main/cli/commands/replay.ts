@@ -19,7 +19,7 @@ export const replayCommand: Command = {
       if (values.json) writeJson(io.stdout, event);
       else printer.push(event);
     }
-    printer.end();
+    printer.finish();
     return EXIT.ok;
   },
 };

@@ -25,7 +25,7 @@ export const reviewCommand: Command = {
           else printer.push(event);
         }
       }
-      printer.end();
+      printer.finish();
       return bundle.verdict.ok ? EXIT.ok : EXIT.verifyFailed;
     } finally {
       await bundle.close();

@@ -1,10 +1,10 @@
-import { describeUsage, type UsageTotal } from '../../../common/usage.js';
+import { describeTotal, describeUsage, type UsageTotal } from '../../../common/usage.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { writeJson, writeLine } from '../io.js';
 
 function line(label: string, usage: UsageTotal): string {
-  return `${label.padEnd(10)} ${String(usage.turns).padStart(5)} turns  ${describeUsage(usage.tokens, usage.costUsd)}`;
+  return `${label.padEnd(10)} ${String(usage.turns).padStart(5)} turns  ${describeTotal(usage)}`;
 }
 
 export const usageCommand: Command = {

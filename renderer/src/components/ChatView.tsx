@@ -13,7 +13,7 @@ import { ElicitationPrompt } from './ElicitationPrompt.js';
 import { errorText, unwrap } from '../api.js';
 import type { PushRouter } from '../state/follow.js';
 import { indexAtSeq, shownToolName, timelineRows, type TimelineItem, type TimelineRowModel, type ToolItem } from '../state/timeline.js';
-import { describeUsage, type UsageTotal } from '../../../common/usage.js';
+import { describeTotal, type UsageTotal } from '../../../common/usage.js';
 import { useChatRun } from '../state/use-chat-run.js';
 import { useConversation } from '../state/use-conversation.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
@@ -92,7 +92,7 @@ function ChatHeader({ title, conversation, usageTotal }: { readonly title: strin
               </span>
               {usageTotal.turns > 0 && (
                 <span className="fact" title="What this chat's turns used and cost" data-testid="chat-usage">
-                  <Gauge size={13} aria-hidden /> Total: {describeUsage(usageTotal.tokens, usageTotal.costUsd)}
+                  <Gauge size={13} aria-hidden /> Total: {describeTotal(usageTotal)}
                 </span>
               )}
             </div>

@@ -7,7 +7,7 @@ import { escapeLineForWindow } from '../../../common/display.js';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { ReviewView as Review } from '../../../common/views.js';
-import { describeUsage } from '../../../common/usage.js';
+import { describeTotal } from '../../../common/usage.js';
 import { errorText, unwrap } from '../api.js';
 import { applyEvents } from '../state/apply-events.js';
 import { readIncomingEvents } from '../state/incoming-events.js';
@@ -73,7 +73,7 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
       <header className="chat-header">
         <h2>{review === null ? 'Opening…' : line(review.title)}</h2>
         {review !== null && <span className="chat-agent">{line(review.agent)}</span>}
-        {state.usageTotal.turns > 0 && <span className="chat-usage">Total: {describeUsage(state.usageTotal.tokens, state.usageTotal.costUsd)}</span>}
+        {state.usageTotal.turns > 0 && <span className="chat-usage">Total: {describeTotal(state.usageTotal)}</span>}
       </header>
       {error !== null && (
         <div className="banner banner-error" role="alert">

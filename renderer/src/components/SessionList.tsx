@@ -7,7 +7,7 @@
 import { Clock, FolderOpen, Plus, Search } from 'lucide-react';
 import type { KeyboardEvent } from 'react';
 import type { ConversationView, NamespaceView, PolicySettingView, SearchHitView, UsageSummaryView } from '../../../common/views.js';
-import { describeUsage } from '../../../common/usage.js';
+import { describeTotal } from '../../../common/usage.js';
 import { ManagedLock } from './ManagedLock.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { formatTime } from './Timeline.js';
@@ -116,7 +116,7 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
       <div className="sidebar-foot">
         {today !== null && today.turns > 0 && (
           <div className="usage-today muted" data-testid="usage-today">
-            Today: {describeUsage(today.tokens, today.costUsd)}
+            Today: {describeTotal(today)}
           </div>
         )}
         <button type="button" className="link-button" onClick={onOpenBundle}>
