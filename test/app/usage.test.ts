@@ -64,6 +64,14 @@ describe('usage per turn', () => {
     expect((await ward(['usage', '--since', 'yesterday'], { env })).code).toBe(2);
     const listed = await ward(['conversations'], { env });
     expect(listed.stdout).toMatch(/16 events\s+300 tokens\s+\$0\.0050 {2}first chat/);
+    // A header names the columns, each heading ending where its column's values end.
+    const [header, row] = listed.stdout.split('\n');
+    expect(header).toMatch(/^ID {36}CREATED \(UTC\) {5}AGENT {11} +EVENTS +TOKENS +COST {2}TITLE$/);
+    for (const heading of ['EVENTS', 'TOKENS', 'COST']) {
+      const end = header!.indexOf(heading) + heading.length;
+      const value = { EVENTS: 'events', TOKENS: 'tokens', COST: '0050' }[heading]!;
+      expect(row!.indexOf(value) + value.length, heading).toBe(end);
+    }
   });
 
   it('test_ward_usage_runs_lists_the_turns_of_every_conversation_in_the_order_they_happened', async () => {

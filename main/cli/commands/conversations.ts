@@ -13,6 +13,8 @@ export const conversationsCommand: Command = {
     const usage = app().usage.byConversation(store);
     const conversations = app().conversations.list(store);
     if (conversations.length === 0 && !values.json) writeLine(io.stdout, `no conversations in namespace ${store.namespace.name} yet; start one with "ward --namespace ${store.namespace.name} run -- PROMPT"`);
+    // One header row over the columns below, as `ps` and `ls -l` readers expect.
+    if (conversations.length > 0 && !values.json) writeLine(io.stdout, `${'ID'.padEnd(36)}  ${'CREATED (UTC)'.padEnd(16)}  ${'AGENT'.padEnd(16)} ${'EVENTS'.padStart(13)} ${'TOKENS'.padStart(17)} ${'COST'.padStart(9)}  TITLE`);
     for (const conversation of conversations) {
       const active = conversation.activeRun;
       const row = {
