@@ -13,6 +13,7 @@ export const unitTestFiles: readonly string[] = [
   'test/common/display.test.ts',
   'test/conformance/verdict.test.ts',
   'test/connections/config.test.ts',
+  'test/connections/metadata-issuer.test.ts',
   'test/connections/migration.test.ts',
   'test/connections/watched-secrets.test.ts',
   'test/credentials/file-store.test.ts',

@@ -24,10 +24,15 @@ export function sameIssuer(identifier: string, issuer: string): boolean {
   return identifier === issuer || identifier.replace(/\/$/, '') === issuer.replace(/\/$/, '');
 }
 
-/** RFC 8414 §3.3: metadata naming another issuer than the one it was fetched for is not used. */
+/**
+ * RFC 8414 §3.3: metadata naming another issuer than the one it was fetched for is not used. The
+ * issuer is known only when the server's protected resource metadata named it; a 2025-03-26
+ * server has none, and its metadata is looked up at its own origin, which names no issuer to
+ * hold it to (that revision's metadata may say /oauth there, and the sign-in goes on).
+ */
 export function checkMetadataIssuer(state: OAuthDiscoveryState): void {
   const metadata = state.authorizationServerMetadata;
-  if (metadata === undefined || sameIssuer(state.authorizationServerUrl, metadata.issuer)) return;
+  if (metadata === undefined || state.resourceMetadata === undefined || sameIssuer(state.authorizationServerUrl, metadata.issuer)) return;
   throw refused(`the authorization server's metadata names issuer ${shown(metadata.issuer)} but was fetched for ${shown(state.authorizationServerUrl)}`);
 }
 
