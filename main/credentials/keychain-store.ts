@@ -11,6 +11,8 @@ export interface KeytarApi {
 
 export const KEYCHAIN_TIMEOUT_MS = 10_000;
 
+const NO_FALLBACK = 'Ward never falls back to plaintext by itself.';
+
 /**
  * How to get the OS credential store working, for this OS only: on Linux both ways out, a Secret
  * Service for this shell (what a desktop session runs already) or the opt-in file store in the
@@ -20,13 +22,13 @@ export function keychainFix(settingsFile: string, platform: NodeJS.Platform = pr
   const fileStore = `opt in to the file store (0600 files, plaintext on disk) with {"credentialStore": "file"} in ${settingsFile}`;
   switch (platform) {
     case 'darwin':
-      return `Unlock the login keychain, or ${fileStore}.`;
+      return `Unlock the login keychain, or ${fileStore}. ${NO_FALLBACK}`;
     case 'win32':
-      return 'Windows Credential Manager must be available for your account.';
+      return `Windows Credential Manager must be available for your account. ${NO_FALLBACK}`;
     default:
       return (
         'Start a Secret Service for this shell: dbus-run-session -- sh -c \'printf %s "$KEYRING_PASSWORD" | gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null && exec "${SHELL:-sh}"\' ' +
-        `(Debian: apt-get install dbus gnome-keyring; a desktop session runs one already), or ${fileStore}.`
+        `(Debian: apt-get install dbus gnome-keyring; a desktop session runs one already), or ${fileStore}. ${NO_FALLBACK}`
       );
   }
 }

@@ -88,7 +88,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
       },
     );
     expect(result.stderr).toContain('ward provider: could not write to the OS credential store');
-    expect(result.stderr).toContain('run a Secret Service (gnome-keyring or KWallet) on the D-Bus session bus and unlock it');
+    expect(result.stderr).toContain('Start a Secret Service for this shell: dbus-run-session');
     expect(result.stderr).toContain('Ward never falls back to plaintext');
     expect(result.status).toBe(7);
     expect(`${result.stdout}${result.stderr}`).not.toContain(CANARY);

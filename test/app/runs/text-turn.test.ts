@@ -18,7 +18,7 @@ describe('a text turn with the real CLI', () => {
     expect(payloads(events, 'assistant_text')[0]).toEqual({ text: 'Hello from the scripted model.' });
     expect(payloads(events, 'usage')[0]).toMatchObject({ inputTokens: 21, outputTokens: 7 });
     // G4: the gateway read the same tokens from the stream it passed through.
-    expect(payloads(events, 'model_call')).toContainEqual({ path: '/v1/messages', status: 200, durationMs: expect.any(Number), problem: null, usage: { inputTokens: 21, outputTokens: 7, cacheReadTokens: 0, cacheCreationTokens: 0 } });
+    expect(payloads(events, 'model_call')).toContainEqual({ path: '/v1/messages', model: 'claude-sonnet-4-5', status: 200, durationMs: expect.any(Number), problem: null, usage: { inputTokens: 21, outputTokens: 7, cacheReadTokens: 0, cacheCreationTokens: 0 } });
     expect(payloads(events, 'run_finished')[0]).toEqual({ state: 'succeeded', reason: null, anchored: true });
     expect(harness.core.store(harness.ns).runs.get(handle.runId).state).toBe('succeeded');
     // The prompt reached the model, with the canary key in the header and nowhere else.
