@@ -35,7 +35,7 @@ export async function probeKeychain(core?: { readonly home: string }, managed?: 
     return {
       check: 'keychain',
       status: 'error',
-      detail: `the OS credential store is unreachable: ${describeError(error)}. ${keychainFix(core === undefined ? '<WARD_HOME>/settings.json' : path.join(core.home, SETTINGS_FILE))}`,
+      detail: `the OS credential store is unreachable: ${describeError(error)}. ${keychainFix(core === undefined ? undefined : path.join(core.home, SETTINGS_FILE))}`,
     };
   } finally {
     clearTimeout(timer);

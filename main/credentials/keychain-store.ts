@@ -18,7 +18,7 @@ const NO_FALLBACK = 'Ward never falls back to plaintext by itself.';
  * Service for this shell (what a desktop session runs already) or the opt-in file store in the
  * data folder's settings.json. Ward never falls back to plaintext by itself.
  */
-export function keychainFix(settingsFile: string, platform: NodeJS.Platform = process.platform): string {
+export function keychainFix(settingsFile = '<WARD_HOME>/settings.json', platform: NodeJS.Platform = process.platform): string {
   const fileStore = `opt in to the file store (0600 files, plaintext on disk) with {"credentialStore": "file"} in ${settingsFile}`;
   switch (platform) {
     case 'darwin':
@@ -55,7 +55,7 @@ export class KeychainBackend implements SecretBackend {
 
   /** @param options.settingsFile the data folder's settings.json, where the file store is chosen. */
   constructor(private readonly options: { timeoutMs?: number; keytar?: KeytarApi; service?: string; settingsFile?: string } = {}) {
-    this.fix = keychainFix(options.settingsFile ?? '<WARD_HOME>/settings.json');
+    this.fix = keychainFix(options.settingsFile);
   }
 
   private api(): Promise<KeytarApi> {

@@ -14,7 +14,7 @@
  */
 
 /** What unicode61 counts as a token: letters, numbers, private-use characters. */
-export const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 /** Characters of scripts written without spaces between words. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
