@@ -85,8 +85,23 @@ export interface ConnectionView {
   readonly status: 'signed_in' | 'signed_out' | 'error' | 'unknown';
   readonly detail: string | null;
   readonly tools: readonly string[];
+  /** Every tool Ward pinned for this connection, with its switch and, for a changed one, why it is off. */
+  readonly pins: readonly ConnectionToolView[];
   /** The admin policy source that defines this connection ("Managed by your organization"), or null. */
   readonly managedBy: string | null;
+}
+
+/** One pinned tool of a connection, as the Connections page lists it. */
+export interface ConnectionToolView {
+  /** The server's name for it. */
+  readonly name: string;
+  /** The name agents and grants use (`connection__tool`). */
+  readonly exposedName: string;
+  readonly description: string;
+  /** The person's switch; a changed or missing tool is refused whatever it says. */
+  readonly enabled: boolean;
+  /** `schema_changed` and `missing` tools are refused until re-pinned (the page says why, and offers Re-pin). */
+  readonly status: 'pinned' | 'schema_changed' | 'missing';
 }
 
 /** A permission question waiting for the person (P3). All text is escaped and bounded by main (P1). */

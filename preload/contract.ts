@@ -172,6 +172,13 @@ export const CONTRACT = {
   ),
   /** Connects now, lists the tools and pins new ones (changed ones stay disabled until re-pinned). */
   'connections.check': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
+  /**
+   * Turns one pinned tool on or off, or re-pins a changed one to what the server offers now
+   * (as `ward connections tools NAME --enable/--disable/--repin TOOL`).
+   */
+  'connections.changeTool': channel<ConnectionView>()(
+    z.strictObject({ ...inNamespace, name: connectionName, action: z.enum(['enable', 'disable', 'repin']), tool: z.string().min(1).max(256) }),
+  ),
   /** Signs in to a remote server in the system browser (OAuth with PKCE, loopback redirect). */
   'connections.signIn': channel<ConnectionView>()(z.strictObject({ ...inNamespace, name: connectionName })),
   /** Forgets the sign-in to a remote server (its tokens); the next call needs a new one. */

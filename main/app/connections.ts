@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { escapeLineForWindow } from '../../common/display.js';
 import type { ConnectionView as WindowConnectionView } from '../../common/views.js';
 import { WardError, isWardError } from '../base/errors.js';
 import type { ConnectionRegistry } from '../connections/registry.js';
@@ -25,6 +26,9 @@ import { namespaceDir, wardCommand, type Namespace } from '../namespaces/namespa
 import { assertConnectionAllowed, isManagedConnection, LOCAL_SERVER_UNSANDBOXED, type AdminPolicy, type ManagedConnection } from '../policy/policy.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { NamespaceService } from './namespaces.js';
+
+/** A server's tool description is its own text: one line, bounded, nothing invisible (P1). */
+const TOOL_DESCRIPTION_MAX = 300;
 
 const STATUS: Record<ConnectionView['health'], WindowConnectionView['status']> = {
   ok: 'signed_in',
@@ -53,12 +57,10 @@ export function sandboxText(spec: ConnectionSpec): string | null {
 
 export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: string | null = null): WindowConnectionView {
   const { spec } = view;
-  const changed = view.tools.filter((pin) => pin.status !== 'pinned').map((pin) => `${pin.name}: ${pin.reason ?? pin.status}`);
   const parts = [
     healthAdvice(view, ns),
     sandboxText(spec),
     spec.transport === 'http' && spec.clientId !== null ? `Pre-registered client ${spec.clientId}.` : null,
-    changed.length === 0 ? null : `Disabled until re-pinned: ${changed.join('; ')}`,
   ].filter((part) => part !== null);
   return {
     id: spec.name,
@@ -67,6 +69,13 @@ export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: str
     status: STATUS[view.health],
     detail: parts.length === 0 ? null : parts.join(' '),
     tools: view.tools.filter((pin) => pin.enabled && pin.status === 'pinned').map((pin) => exposedToolName(pin.connection, pin.name)),
+    pins: view.tools.map((pin) => ({
+      name: pin.name,
+      exposedName: exposedToolName(pin.connection, pin.name),
+      description: escapeLineForWindow(pin.description, TOOL_DESCRIPTION_MAX),
+      enabled: pin.enabled,
+      status: pin.status,
+    })),
     managedBy,
   };
 }

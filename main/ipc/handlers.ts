@@ -171,6 +171,11 @@ export class DesktopIpc {
       return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values), this.store(namespace).namespace);
     },
     'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name), this.store(namespace).namespace),
+    'connections.changeTool': async ({ namespace, name, action, tool }) => {
+      const connections = await this.app.connections();
+      const { view } = await connections.tools(this.store(namespace), name, { action, tool });
+      return toWindowView(view, this.store(namespace).namespace, connections.managedBy(name, view.spec));
+    },
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;
       if (open === undefined) throw new WardError('unavailable', 'signing in needs a browser, which is not available here');

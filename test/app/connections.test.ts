@@ -30,11 +30,15 @@ describe('connections in the desktop window', () => {
         name: 'files',
         url: expect.stringContaining('stdio-server.mjs --tools-file'),
         status: 'signed_in',
-        detail: expect.stringMatching(/^Disabled until re-pinned: echo: its input schema changed upstream/),
+        detail: null,
         tools: ['files__other'],
+        pins: [
+          { name: 'echo', exposedName: 'files__echo', description: expect.any(String), enabled: true, status: 'schema_changed' },
+          { name: 'other', exposedName: 'files__other', description: expect.any(String), enabled: true, status: 'pinned' },
+        ],
         managedBy: null,
       },
-      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: expect.stringMatching(/^Sign in again \("ward --namespace \S+ connections login remote"\)\.$/), tools: [], managedBy: null },
+      { id: 'remote', name: 'remote', url: 'https://mcp.example.invalid/mcp', status: 'signed_out', detail: expect.stringMatching(/^Sign in again \("ward --namespace \S+ connections login remote"\)\.$/), tools: [], pins: [], managedBy: null },
     ]);
     expect(JSON.stringify(views)).not.toContain(canary);
   });

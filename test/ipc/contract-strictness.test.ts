@@ -33,6 +33,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'connections.add': { ...NS, name: 'remote', url: 'https://mcp.example.com/mcp' },
   'connections.addLocal': { ...NS, name: 'local', command: 'node', args: ['server.js'], secrets: [] },
   'connections.check': { ...NS, name: 'remote' },
+  'connections.changeTool': { ...NS, name: 'remote', action: 'disable', tool: 'remote__echo' },
   'connections.signIn': { ...NS, name: 'remote' },
   'connections.signOut': { ...NS, name: 'remote' },
   'connections.remove': { ...NS, name: 'remote' },

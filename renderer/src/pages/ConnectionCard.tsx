@@ -1,6 +1,7 @@
-/** One connection on the Connections page: its state, address and tools, and Check, Sign in/out, Remove. */
+/** One connection on the Connections page: its state, address and tools (each with its switch, Re-pin when it changed), and Check, Sign in/out, Remove. */
+import { useEffect, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
-import type { ConnectionView } from '../../../common/views.js';
+import type { ConnectionToolView, ConnectionView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { LockIcon } from '../components/ManagedLock.js';
 
@@ -42,7 +43,7 @@ export function ConnectionCard({ api, namespace, connection, busy, act, onRemove
         </p>
       )}
       {connection.detail !== null && <div className="muted">{connection.detail}</div>}
-      <div className="connection-tools">{connection.tools.length === 0 ? 'No tools pinned' : `Tools: ${connection.tools.join(', ')}`}</div>
+      <ToolList api={api} namespace={namespace} connection={connection} busy={busy} act={act} />
       <div className="row">
         <button type="button" disabled={busy} onClick={() => void act('check', () => unwrap(api.connections.check({ namespace, name })), `Checked ${name}`)}>
           Check
@@ -62,5 +63,66 @@ export function ConnectionCard({ api, namespace, connection, busy, act, onRemove
         </button>
       </div>
     </li>
+  );
+}
+
+const STATUS_WORDS: Record<Exclude<ConnectionToolView['status'], 'pinned'>, string> = {
+  schema_changed: 'Changed upstream: its input schema is not the one pinned, so it stays off until you re-pin it.',
+  missing: 'No longer offered by the server.',
+};
+
+/**
+ * The connection's pinned tools behind a disclosure (open by itself when one changed upstream):
+ * a switch per tool, and Re-pin for one whose schema changed, which stays refused until then.
+ */
+function ToolList({ api, namespace, connection, busy, act }: Omit<ConnectionCardProps, 'onRemove'>) {
+  const { name, pins } = connection;
+  const changed = pins.filter((pin) => pin.status !== 'pinned').length;
+  // Opens by itself when a tool changes upstream, and stays as the person left it otherwise.
+  const [open, setOpen] = useState(changed > 0);
+  useEffect(() => {
+    if (changed > 0) setOpen(true);
+  }, [changed]);
+  const change = (pin: ConnectionToolView, action: 'enable' | 'disable' | 'repin', done: string) =>
+    void act(`tool:${pin.exposedName}`, () => unwrap(api.connections.changeTool({ namespace, name, action, tool: pin.name })), done);
+  return (
+    <details className="connection-tool-list" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary className="connection-tools">
+        {connection.tools.length === 0 ? 'No tools on' : `Tools: ${connection.tools.join(', ')}`}
+        {pins.length > 0 && <span className="muted"> · {connection.tools.length} of {pins.length} on</span>}
+        {changed > 0 && <span className="tool-drift"> · {changed === 1 ? '1 tool changed upstream' : `${changed} tools changed upstream`}</span>}
+      </summary>
+      {pins.length === 0 ? (
+        <p className="muted">No tools pinned yet: Check lists what the server offers.</p>
+      ) : (
+        <ul className="tool-switches" aria-label={`Tools of ${name}`}>
+          {pins.map((pin) => (
+            <li key={pin.name} className="tool-switch-row" data-testid="connection-tool">
+              <label className="tool-switch">
+                <input
+                  type="checkbox"
+                  role="switch"
+                  checked={pin.enabled && pin.status === 'pinned'}
+                  disabled={busy || pin.status !== 'pinned'}
+                  onChange={(event) => change(pin, event.target.checked ? 'enable' : 'disable', `${event.target.checked ? 'Turned on' : 'Turned off'} ${pin.exposedName}`)}
+                />
+                <span className="tool-switch-name">{pin.exposedName}</span>
+              </label>
+              {pin.description !== '' && <span className="muted tool-switch-description">{pin.description}</span>}
+              {pin.status !== 'pinned' && (
+                <span className="tool-drift" role="note">
+                  {STATUS_WORDS[pin.status]}{' '}
+                  {pin.status === 'schema_changed' && (
+                    <button type="button" disabled={busy} onClick={() => change(pin, 'repin', `Re-pinned ${pin.exposedName}`)}>
+                      Re-pin
+                    </button>
+                  )}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </details>
   );
 }
