@@ -79,6 +79,36 @@ describe('the timeline follows the journal (J1)', () => {
   });
 });
 
+describe('retries of the model call', () => {
+  it('test_failed_calls_and_the_clis_retries_are_one_line_per_run_updated_in_place_not_two_rows_per_attempt', () => {
+    const event = viewFeed();
+    const failed = (attempt: number) => [
+      event('model_call', { path: '/v1/messages', status: 500, durationMs: 5, problem: null, usage: null }),
+      event('model_retry', { attempt, maxRetries: 10, delayMs: 600, status: 500, error: 'api_error' }),
+    ];
+    const retrying = applyEvents(EMPTY_CONVERSATION, [event('run_started', RUN_STARTED), event('user_prompt', { text: 'hi' }), ...failed(1), ...failed(2), ...failed(3), ...failed(4)]);
+    const notices = (items: readonly TimelineItem[]) => items.filter((item) => item.kind === 'notice').map((item) => (item.kind === 'notice' ? [item.tone, item.text] : null));
+    expect(notices(retrying.items)).toEqual([['info', 'Retrying the model (4 of 10) after HTTP 500']]);
+
+    const answered = applyEvents(retrying, [
+      event('model_call', { path: '/v1/messages', status: 200, durationMs: 5, problem: null, usage: null }),
+      event('assistant_text', { text: 'Here.' }),
+    ]);
+    expect(notices(answered.items)).toEqual([['info', 'The model answered after 4 retries']]);
+
+    // A second turn has its own line.
+    const at = '2026-03-01T12:01:00.000Z';
+    const second = applyEvents(answered, [
+      event('run_started', RUN_STARTED, at, 'run-2'),
+      event('model_call', { path: '/v1/messages', status: 529, durationMs: 5, problem: 'is overloaded (HTTP 529)', usage: null }, at, 'run-2'),
+    ]);
+    expect(notices(second.items)).toEqual([
+      ['info', 'The model answered after 4 retries'],
+      ['warning', 'The model provider is overloaded (HTTP 529)'],
+    ]);
+  });
+});
+
 describe('what each turn used', () => {
   it('test_a_line_under_each_turn_with_its_own_cost_and_a_total_for_the_conversation', () => {
     const turn = (runId: string, costUsd: number) => {

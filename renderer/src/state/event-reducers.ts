@@ -79,6 +79,28 @@ function findTool(items: readonly TimelineItem[], callId: string): number {
 
 type Tone = Extract<TimelineItem, { kind: 'notice' }>['tone'];
 const notice = (fold: Fold, { key, runId }: EventPlace, tone: Tone, text: string) => void fold.items.push({ kind: 'notice', key, runId, tone, text });
+
+/** How far back a model failure or retry looks for its run's line. */
+const MODEL_LINE_LOOKBACK = 50;
+
+/** The run's one line about failed model calls and retries (its index and retry count), or null. */
+function modelLine({ items }: Fold, runId: string | null): { readonly index: number; readonly retries: number } | null {
+  for (let index = items.length - 1; index >= 0 && index >= items.length - MODEL_LINE_LOOKBACK; index--) {
+    const item = items[index]!;
+    if (item.kind === 'notice' && item.runId === runId && item.modelRetries !== undefined) return { index, retries: item.modelRetries };
+  }
+  return null;
+}
+
+/**
+ * A failed model call and the CLI's retries of it are one line per run, updated in place
+ * ("Retrying the model (4 of 10) after HTTP 500"), not two new rows per attempt.
+ */
+function setModelLine(fold: Fold, place: EventPlace, line: ReturnType<typeof modelLine>, tone: Tone, text: string, retries?: number): void {
+  if (line === null) return void fold.items.push({ kind: 'notice', key: place.key, runId: place.runId, tone, text, modelRetries: retries ?? 0 });
+  const item = fold.items[line.index] as Extract<TimelineItem, { kind: 'notice' }>;
+  fold.items[line.index] = { ...item, tone, text, modelRetries: retries ?? line.retries };
+}
 /** Not shown in the chat: usage becomes the turn's line, a request for input is shown where approvals are. */
 const nothing = () => undefined;
 
@@ -195,11 +217,14 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
   diagnostic: (fold, { payload }, place) => notice(fold, place, 'warning', escapeForWindow(payload.detail)),
   unreadable: (fold, { payload }, place) => notice(fold, place, 'warning', `Unreadable event: ${escapeLineForWindow(payload.storedType, 64)}`),
   model_call: (fold, { payload: { status, problem } }, place) => {
-    // Only a provider that failed is news in the chat (the CLI may be retrying).
-    if (status >= 400 || status === 0) notice(fold, place, 'warning', `The model provider ${escapeForWindow(problem ?? `answered HTTP ${status}`)}`);
+    const failed = status >= 400 || status === 0;
+    const line = modelLine(fold, place.runId);
+    // Only a provider that failed is news in the chat; an answer after retries closes their line.
+    if (failed) setModelLine(fold, place, line, 'warning', `The model provider ${escapeForWindow(problem ?? `answered HTTP ${status}`)}`);
+    else if (line !== null) setModelLine(fold, place, line, 'info', `The model answered after ${line.retries === 0 ? 'a failed call' : line.retries === 1 ? 'one retry' : `${line.retries} retries`}`);
   },
-  model_retry: (fold, { payload: { attempt, maxRetries, delayMs, status } }, place) =>
-    notice(fold, place, 'info', escapeLineForWindow(`Retrying the model (${attempt} of ${maxRetries}) in ${Math.max(1, Math.round(delayMs / 1000))} s${status === null ? '' : ` after HTTP ${status}`}`, 200)),
+  model_retry: (fold, { payload: { attempt, maxRetries, status } }, place) =>
+    setModelLine(fold, place, modelLine(fold, place.runId), 'info', escapeLineForWindow(`Retrying the model (${attempt} of ${maxRetries})${status === null ? '' : ` after HTTP ${status}`}`, 200), attempt),
   model_substituted: (fold, { payload }, place) =>
     notice(fold, place, 'warning', escapeLineForWindow(`The CLI asked the provider for ${payload.requested}, not this chat's model ${payload.runModel}.`, 500)),
   provider_error: (fold, { payload }, place) => notice(fold, place, 'warning', escapeLineForWindow(`The model call failed: ${payload.text}`, 500)),

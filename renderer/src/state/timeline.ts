@@ -40,7 +40,16 @@ export type TimelineItem =
       readonly durationMs: number | null;
       readonly permissions: readonly PermissionNote[];
     }
-  | { readonly kind: 'notice'; readonly key: string; readonly runId: string | null; readonly tone: 'info' | 'stopped' | 'error' | 'warning'; readonly text: string; readonly permission?: { readonly tool: string } }
+  | {
+      readonly kind: 'notice';
+      readonly key: string;
+      readonly runId: string | null;
+      readonly tone: 'info' | 'stopped' | 'error' | 'warning';
+      readonly text: string;
+      readonly permission?: { readonly tool: string };
+      /** Set on the run's one line about failed model calls: how many retries it has counted. */
+      readonly modelRetries?: number;
+    }
   /** What a turn used and cost, under the turn. */
   | { readonly kind: 'usage'; readonly key: string; readonly runId: string | null; readonly text: string };
 
