@@ -28,6 +28,15 @@ describe('searching sessions', () => {
     expect((await page.getByTestId('chat-usage').textContent())?.trim()).toBe('Total: 3,600 in · 900 out tokens · $0.0600');
     await expect(page.getByTestId('usage-today').textContent()).resolves.toBe('Today: 3,600 in · 900 out tokens · $0.0600');
 
+    // Many hits in one conversation are one group under its title, a snippet per hit, not a row each
+    // repeating the title; the title matches and the message hits are told apart.
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('filler answer');
+    await expect.poll(() => found.getByRole('button').count()).toBeGreaterThan(5);
+    await expect(found.locator('.hit-group').count()).resolves.toBe(1);
+    await expect(found.locator('.hit-group-title').textContent()).resolves.toBe('Trip planning');
+    await expect(page.locator('.sidebar-heading').allTextContents()).resolves.toEqual(['Titles', 'In messages']);
+    await screenshot(page, 'search-hits-grouped');
+
     // Typed text is searched as the words it holds; a query with none says so in place.
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('pack-light');
     await found.getByText('Trip planning').waitFor();

@@ -47,6 +47,17 @@ export function moveInList(event: KeyboardEvent<HTMLElement>): void {
   buttons[next]!.focus();
 }
 
+/** Hits in the order main ranked them, gathered under their conversation (its best hit decides its place). */
+function hitsByConversation(hits: readonly SearchHitView[]): { readonly conversationId: string; readonly title: string; readonly hits: SearchHitView[] }[] {
+  const groups = new Map<string, { readonly conversationId: string; readonly title: string; readonly hits: SearchHitView[] }>();
+  for (const hit of hits) {
+    const group = groups.get(hit.conversationId) ?? { conversationId: hit.conversationId, title: hit.title, hits: [] };
+    group.hits.push(hit);
+    groups.set(hit.conversationId, group);
+  }
+  return [...groups.values()];
+}
+
 export function SessionList({ namespaces, namespace, onNamespace, namespaceLock, conversations, current, waiting, query, onQuery, onOpen, onNewChat, hits, searchProblem, onOpenHit, today, onOpenBundle }: SessionListProps) {
   return (
     <aside className="sidebar" aria-label="Sessions pane">
@@ -69,6 +80,11 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
         <Search size={14} aria-hidden />
         <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={query} onChange={(event) => onQuery(event.target.value)} />
       </div>
+      {query.trim() !== '' && (
+        <div className="sidebar-heading" aria-hidden>
+          Titles
+        </div>
+      )}
       <ul className="sessions" aria-label="Sessions" onKeyDown={moveInList}>
         {conversations.map((conversation) => {
           const asks = waiting.has(conversation.id);
@@ -98,21 +114,7 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
         })}
         {conversations.length === 0 && <li className="muted session-none">{query ? 'No matching sessions' : 'No sessions yet'}</li>}
       </ul>
-      {query.trim() !== '' && (
-        <ul className="sessions search-hits" aria-label="Found in messages" onKeyDown={moveInList}>
-          {hits.map((hit) => (
-            <li key={`${hit.conversationId}/${hit.seq}`}>
-              <button type="button" data-list-item onClick={() => onOpenHit(hit)}>
-                <span className="session-title">{escapeLineForWindow(hit.title, 200)}</span>
-                <span className="hit-snippet">
-                  {hit.snippet.map((part, index) => (part.match ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
-                </span>
-              </button>
-            </li>
-          ))}
-          {hits.length === 0 && <li className="muted session-none">{searchProblem ?? 'No matches in messages'}</li>}
-        </ul>
-      )}
+      {query.trim() !== '' && <MessageHits hits={hits} searchProblem={searchProblem} onOpenHit={onOpenHit} />}
       <div className="sidebar-foot">
         {today !== null && today.turns > 0 && (
           <div className="usage-today muted" data-testid="usage-today">
@@ -124,5 +126,35 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
         </button>
       </div>
     </aside>
+  );
+}
+
+/** With a query, the messages it matches, one group per conversation, a snippet per hit (E4). */
+function MessageHits({ hits, searchProblem, onOpenHit }: Pick<SessionListProps, 'hits' | 'searchProblem' | 'onOpenHit'>) {
+  return (
+    <>
+      <div className="sidebar-heading" aria-hidden>
+        In messages
+      </div>
+      <ul className="sessions search-hits" aria-label="Found in messages" onKeyDown={moveInList}>
+        {hitsByConversation(hits).map((group) => (
+          <li key={group.conversationId} className="hit-group">
+            <span className="session-title hit-group-title">{escapeLineForWindow(group.title, 200)}</span>
+            <ul className="hit-list">
+              {group.hits.map((hit) => (
+                <li key={hit.seq}>
+                  <button type="button" data-list-item onClick={() => onOpenHit(hit)}>
+                    <span className="hit-snippet">
+                      {hit.snippet.map((part, index) => (part.match ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+        {hits.length === 0 && <li className="muted session-none">{searchProblem ?? 'No matches in messages'}</li>}
+      </ul>
+    </>
   );
 }
