@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { STDIO_SERVER } from '../connections/support.js';
 import { tempDir } from '../support/temp.js';
-import { screenshot, useUiSuite } from './harness/harness.js';
+import { screenshot, showAddForms, useUiSuite } from './harness/harness.js';
 
 const suite = useUiSuite();
 
@@ -19,6 +19,7 @@ const ECHO_WIDER = { ...ECHO, inputSchema: { type: 'object', properties: { text:
 
 async function addLocalServer(page: Page, name: string, toolsFile: string): Promise<void> {
   await page.getByRole('button', { name: 'Connections' }).click();
+  await showAddForms(page);
   const form = page.getByRole('form', { name: 'Add a local MCP server' });
   await form.getByRole('textbox', { name: 'Name' }).fill(name);
   await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);
@@ -37,6 +38,9 @@ describe('a connection’s tools on the Connections page, in real Chromium', () 
     const card = page.getByTestId('connection');
     await card.getByRole('button', { name: 'Check' }).click();
     await page.getByText('Checked drift').waitFor({ timeout: 30_000 });
+    // With a connection on the page, the add forms wait behind "Add a connection".
+    await expect(page.getByRole('form', { name: 'Add a local MCP server' }).isVisible()).resolves.toBe(false);
+    await expect(page.getByText('Add a connection', { exact: true }).isVisible()).resolves.toBe(true);
 
     await card.locator('summary.connection-tools').click();
     const shout = card.getByRole('switch', { name: 'drift__shout' });

@@ -9,7 +9,7 @@ import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js'
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
 import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
-import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -19,6 +19,7 @@ const TYPED_KEY = 'sk-ant-typed-in-settings-3b9e27c1d04f';
 /** The Connections page's "Add a local MCP server" form, filled in to start the fixture stdio server under `name`. */
 async function localServerForm(page: Page, name: string) {
   await page.getByRole('button', { name: 'Connections' }).click();
+  await showAddForms(page);
   const form = page.getByRole('form', { name: 'Add a local MCP server' });
   await form.getByRole('textbox', { name: 'Name' }).fill(name);
   await form.getByRole('textbox', { name: 'Program' }).fill(process.execPath);

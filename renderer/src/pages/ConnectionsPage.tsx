@@ -1,12 +1,12 @@
 /** Upstream MCP servers: add a remote one, check its health and tools, sign in, remove. */
 import { useCallback, useEffect, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
-import type { AgentView, ConnectionView, PolicyView } from '../../../common/views.js';
+import type { AgentView, ConnectionView, PolicySettingView, PolicyView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
-import { ConnectionCard } from './ConnectionCard.js';
+import { ConnectionCard, type PageAction } from './ConnectionCard.js';
 import { LocalServerForm } from './LocalServerForm.js';
 import { RemoteServerForm } from './RemoteServerForm.js';
 
@@ -65,8 +65,7 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
           <ConnectionCard key={connection.id} connection={connection} busy={busy !== null} act={act} api={api} namespace={namespace} onRemove={setRemoving} />
         ))}
       </ul>
-      <RemoteServerForm busy={busy !== null} managedOnly={managedOnly} onAdd={(server) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`)} />
-      <LocalServerForm busy={busy !== null} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
+      {connections !== null && <AddConnection api={api} namespace={namespace} first={connections.length === 0} busy={busy !== null} managedOnly={managedOnly} act={act} />}
       <PageNotice notice={notice} />
       <ConfirmDialog
         open={removing !== null}
@@ -87,5 +86,27 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
         }}
       />
     </section>
+  );
+}
+
+interface AddConnectionProps {
+  readonly api: WardApi;
+  readonly namespace: string;
+  /** The namespace has no connection yet. */
+  readonly first: boolean;
+  readonly busy: boolean;
+  readonly managedOnly: PolicySettingView | undefined;
+  readonly act: PageAction;
+}
+
+/** The add forms: the page itself while it has no connection; after that they wait behind "Add a connection". */
+function AddConnection({ api, namespace, first, busy, managedOnly, act }: AddConnectionProps) {
+  const [adding, setAdding] = useState(false);
+  return (
+    <details className="add-connection" open={first || adding} onToggle={(event) => setAdding(event.currentTarget.open)}>
+      <summary>Add a connection</summary>
+      <RemoteServerForm busy={busy} managedOnly={managedOnly} onAdd={(server) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`)} />
+      <LocalServerForm busy={busy} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
+    </details>
   );
 }

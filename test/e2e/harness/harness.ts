@@ -325,7 +325,15 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
 }
 
 /** Fills the Connections page's remote-server form and submits it. */
+/** Opens the Connections page's add forms, which fold away behind "Add a connection" once a connection exists. */
+export async function showAddForms(page: Page): Promise<void> {
+  const disclosure = page.locator('details.add-connection');
+  await disclosure.waitFor();
+  if (!(await disclosure.evaluate((element) => (element as HTMLDetailsElement).open))) await disclosure.locator('summary').click();
+}
+
 export async function addRemoteConnection(page: Page, name: string, url: string): Promise<void> {
+  await showAddForms(page);
   const form = page.getByRole('form', { name: 'Add a remote MCP server' });
   await form.getByRole('textbox', { name: 'Name' }).fill(name);
   await form.getByRole('textbox', { name: 'Server URL' }).fill(url);
