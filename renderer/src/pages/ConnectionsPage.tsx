@@ -103,7 +103,8 @@ interface AddConnectionProps {
 function AddConnection({ api, namespace, first, busy, managedOnly, act }: AddConnectionProps) {
   const [adding, setAdding] = useState(false);
   return (
-    <details className="add-connection" open={first || adding} onToggle={(event) => setAdding(event.currentTarget.open)}>
+    // While the page has no connection the forms are open by themselves: that opening is not the person's.
+    <details className="add-connection" open={first || adding} onToggle={(event) => !first && setAdding(event.currentTarget.open)}>
       <summary>Add a connection</summary>
       <RemoteServerForm busy={busy} managedOnly={managedOnly} onAdd={(server) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`)} />
       <LocalServerForm busy={busy} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
