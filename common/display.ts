@@ -79,6 +79,15 @@ export function showCommand(command: string): string {
 }
 
 /**
+ * `showCommand` bounded, for the one-line summary of a tool's arguments in an approval (the
+ * desktop's card and the terminal's prompt alike): padding inside an argument shows as a count.
+ */
+export function showArguments(text: string, max: number): string {
+  const shown = showCommand(text);
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+
+/**
  * For a window, where nothing interprets ANSI: its sequences are dropped (a window would show
  * their ESC as a box), then everything else invisible is escaped. Unbounded; keeps line breaks.
  */

@@ -9,6 +9,7 @@ import type { NamespaceStore } from '../store/namespace-store.js';
 import { wardCommand } from '../namespaces/namespace.js';
 import { openUpstreams, type UpstreamOptions, type Upstreams } from '../upstreams/upstreams.js';
 import { UpstreamError, classifyUpstreamError } from '../upstreams/errors.js';
+import { exposedToolName } from '../connections/config.js';
 import type { ConnectionManager } from '../connections/manager.js';
 import { parseAgentSpec, type AgentSpec, type ConnectionTool, type PinnedTool, type StdioUpstream } from './spec.js';
 import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
@@ -162,7 +163,8 @@ async function pinTools(session: Pick<Upstreams, 'listTools'>, selectors: readon
       pinned.push({
         upstream: selector.upstream,
         name: tool.name,
-        exposedName: tool.name.replace(EXPOSED, '_').slice(0, 64),
+        // One naming rule with connection tools: prefixed by the server's name (weather__forecast).
+        exposedName: exposedToolName(selector.upstream, tool.name).replace(EXPOSED, '_').slice(0, 64),
         description: tool.description.slice(0, 8192),
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),

@@ -63,14 +63,34 @@ export function checkNamespaces(core: DataFolder): DoctorCheck[] {
   });
 }
 
-export async function runDoctor(core: DataFolder, probes: readonly DoctorProbe[]): Promise<DoctorCheck[]> {
-  const checks: DoctorCheck[] = [checkDataFolder(core), ...checkNamespaces(core)];
-  for (const probe of probes) {
+/** A probe and what it checks, in words for a terminal's "checking …" line. */
+export interface NamedProbe {
+  readonly what: string;
+  readonly probe: DoctorProbe;
+}
+
+/** Told of each check as it finishes and of the probe that starts next, so a terminal shows progress instead of silence. */
+export interface DoctorProgress {
+  checking?(what: string): void;
+  checked?(check: DoctorCheck): void;
+}
+
+export async function runDoctor(core: DataFolder, probes: readonly NamedProbe[], progress: DoctorProgress = {}): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  const add = (found: readonly DoctorCheck[]) => {
+    for (const check of found) {
+      checks.push(check);
+      progress.checked?.(check);
+    }
+  };
+  add([checkDataFolder(core), ...checkNamespaces(core)]);
+  for (const { what, probe } of probes) {
+    progress.checking?.(what);
     try {
       const result = await probe(core);
-      checks.push(...(Array.isArray(result) ? result : [result]));
+      add(Array.isArray(result) ? result : [result]);
     } catch (error) {
-      checks.push({ check: 'probe', status: 'error', detail: describeError(error) });
+      add([{ check: 'probe', status: 'error', detail: describeError(error) }]);
     }
   }
   return checks;
@@ -83,14 +103,14 @@ export async function runDoctor(core: DataFolder, probes: readonly DoctorProbe[]
  * `policy()` is null when the policy is broken: the policy check reports that, and the other
  * checks then go by the environment alone.
  */
-export async function doctorChecks(core: DataFolder, env: NodeJS.ProcessEnv, policy: () => AdminPolicy | null, selfTest: boolean): Promise<DoctorCheck[]> {
-  const probes: DoctorProbe[] = [
-    (folder) => probeKeychain(folder, managedStore(policy())),
-    probePinnedCli,
-    probePolicy(env, COMMITTED_PIN.version),
-    probeClaudeManagedSettings(),
-    probeSandbox(() => sandboxModeFor(policy(), env)),
+export async function doctorChecks(core: DataFolder, env: NodeJS.ProcessEnv, policy: () => AdminPolicy | null, selfTest: boolean, progress?: DoctorProgress): Promise<DoctorCheck[]> {
+  const probes: NamedProbe[] = [
+    { what: 'the keychain', probe: (folder) => probeKeychain(folder, managedStore(policy())) },
+    { what: 'the pinned CLI', probe: probePinnedCli },
+    { what: 'the admin policy', probe: probePolicy(env, COMMITTED_PIN.version) },
+    { what: 'Claude Code managed settings', probe: probeClaudeManagedSettings() },
+    { what: 'the sandbox', probe: probeSandbox(() => sandboxModeFor(policy(), env)) },
   ];
-  if (selfTest) probes.push((await import('./self-test.js')).probeSelfTest);
-  return runDoctor(core, probes);
+  if (selfTest) probes.push({ what: 'one offline turn of the pinned CLI (self-test)', probe: (await import('./self-test.js')).probeSelfTest });
+  return runDoctor(core, probes, progress);
 }

@@ -12,6 +12,8 @@ export interface CommandContext {
 export interface Command {
   readonly name: string;
   readonly usage: string;
+  /** More for `--help` than the usage line: the environment it reads, what flags mean. */
+  readonly details?: string;
   run(args: readonly string[], context: CommandContext): Promise<number>;
 }
 

@@ -6,6 +6,7 @@
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
+import { toolErrorSentence } from '../../common/tool-error.js';
 import { addTurn, dollars, NO_USAGE, totalLine, UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../app/conversations.js';
 
@@ -60,7 +61,9 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
       return `→ ${oneLine(event.payload.tool)} ${oneLine(JSON.stringify(event.payload.arguments) ?? 'null', 120)}`;
     case 'tool_result': {
       const result = event.payload;
-      return `← ${oneLine(result.tool ?? '(unknown tool)')} ${outcome(result)} ${formatBytes(result.bytes)} ${Math.round(result.durationMs)} ms${'delivered' in result ? ' (never reached the model)' : ''}`;
+      // A failed call says why (the CLI's sentence, without its markup), not only that it failed.
+      const reason = 'preview' in result && !result.ok ? toolErrorSentence(result.preview) : '';
+      return `← ${oneLine(result.tool ?? '(unknown tool)')} ${outcome(result)} ${formatBytes(result.bytes)} ${Math.round(result.durationMs)} ms${'delivered' in result ? ' (never reached the model)' : ''}${reason === '' ? '' : `: ${oneLine(reason)}`}`;
     }
     case 'tool_refused':
       return `✗ ${oneLine(event.payload.tool)} refused: ${oneLine(event.payload.reason)}`;

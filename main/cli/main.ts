@@ -67,7 +67,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const command = await entry.load();
   traceMark('command-loaded');
   if (asksForHelp(args)) {
-    writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}`);
+    writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}${command.details === undefined ? '' : `\n\n${command.details}`}`);
     return EXIT.ok;
   }
   const makeApp = await appFactory(io);

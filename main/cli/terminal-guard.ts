@@ -2,8 +2,8 @@
  * The last line of defence between `ward` and the terminal (D1): whatever a command writes,
  * escape sequences, other controls (but newline and tab), bidi controls and default-ignorable
  * characters reach the terminal only as visible marks. Every command already escapes what came
- * from outside; this catches the one it forgot. Ward's own output uses no ANSI, so nothing of
- * Ward's is lost.
+ * from outside; this catches the one it forgot. Ward's own output uses no ANSI but one: the
+ * status line below, which only this class writes.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Writable } from 'node:stream';
@@ -18,6 +18,15 @@ export class TerminalGuard extends Writable {
   constructor(private readonly target: NodeJS.WritableStream & { isTTY?: boolean }) {
     super({ decodeStrings: false });
     this.isTTY = target.isTTY === true;
+  }
+
+  /**
+   * A status line a terminal redraws in place (a spinner): carriage return, erase the line, the
+   * text (guarded like any other, on one line). `null` erases it. Nothing on a non-terminal.
+   */
+  status(text: string | null): void {
+    if (!this.isTTY) return;
+    this.target.write(`\r\x1b[2K${text === null ? '' : markInvisible(text.replace(/\n/g, ' '))}`);
   }
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApprovalAnswer, ElicitationAction, ElicitationFieldView, ElicitationFieldValue, PendingApprovalView, PendingElicitationView } from '../../common/views.js';
-import { escapeOneLine } from '../../common/display.js';
+import { escapeOneLine, showArguments } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { completeContent, ElicitationRefusal, type ElicitationField, type ElicitationReply } from '../upstreams/elicitation.js';
@@ -86,7 +86,7 @@ export class ApprovalQueue implements Prompter, ApprovalPort {
         tool: escapeOneLine(question.tool, 100),
         summary: `wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
         // A command is shown whole (RunPermissions refuses to ask about one too long to show).
-        details: question.command === undefined ? escapeOneLine(question.argumentsSummary, 300) : `command: ${question.command}`,
+        details: question.command === undefined ? showArguments(question.argumentsSummary, 300) : `command: ${question.command}`,
         reason: escapeOneLine(question.reason, 200),
         choices: choices.includes('deny') ? choices : [...choices, 'deny'],
         expiresAt: this.expiresAt(question.expiresAt),

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { escapeOneLine } from '../../common/display.js';
+import { escapeOneLine, showArguments } from '../../common/display.js';
 import type { ElicitationField, ElicitationReply, ElicitationValue } from '../upstreams/elicitation.js';
 import { completeContent, ElicitationRefusal } from '../upstreams/elicitation.js';
 import { noOnePrompter, PROMPT_VERB, type ElicitationQuestion, type PromptAnswer, type PromptQuestion, type Prompter } from './prompter.js';
@@ -31,7 +31,8 @@ export function renderQuestion(question: PromptQuestion, now = Date.now()): stri
     '',
     `Ward: agent ${escapeOneLine(question.agent, 64)} (namespace ${escapeOneLine(question.namespace, 32)}) wants to ${PROMPT_VERB[question.kind]} ${escapeOneLine(question.value, 300)}`,
     ...(question.command === undefined ? [] : [`  command: ${question.command}`]),
-    `  tool: ${escapeOneLine(question.tool, 100)}  ${escapeOneLine(question.argumentsSummary, 300)}`,
+    // Padding in the arguments shows as a count, as on the desktop's card.
+    `  tool: ${escapeOneLine(question.tool, 100)}  ${showArguments(question.argumentsSummary, 300)}`,
     `  why asked: ${escapeOneLine(question.reason, 200)}`,
     `  ${choices}`,
     '> ',
@@ -91,6 +92,8 @@ function valueOf(field: ElicitationField, line: string): ElicitationValue | unde
   }
 }
 
+type RawCapable = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => void };
+
 /**
  * Reads answers from a terminal. One question at a time (permission questions and server
  * requests of parallel calls wait their turn); what was typed ahead of a question is dropped.
@@ -100,6 +103,12 @@ class TerminalLines {
   private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly input: Readable) {}
+
+  /** Whether answers are single keys: a terminal that can be put in raw mode. */
+  get raw(): boolean {
+    const input = this.input as RawCapable;
+    return input.isTTY === true && typeof input.setRawMode === 'function';
+  }
 
   /** Runs one question with the terminal to itself. */
   exclusive<T>(question: () => Promise<T>): Promise<T> {
@@ -111,39 +120,65 @@ class TerminalLines {
     return run;
   }
 
-  /** The next line, trimmed; null at end of input or when `signal` aborts. */
-  next(signal: AbortSignal, maxLine: number): Promise<string | null> {
+  /**
+   * One key on a terminal (raw mode, no Enter), lowercased; on anything else the next line, as
+   * `next` reads it. Null at end of input, on Ctrl-D, or when `signal` aborts. Ctrl-C in raw mode
+   * reaches no signal handler by itself: it is sent on as SIGINT (Ward's own stop) and answers null.
+   */
+  async key(signal: AbortSignal): Promise<string | null> {
+    const input = this.input as RawCapable;
+    if (!this.raw) return this.next(signal, MAX_LINE);
+    input.setRawMode!(true);
+    try {
+      for (;;) {
+        const chunk = await this.chunk(signal);
+        if (chunk === null) return null;
+        // Enter out of habit, after the key or alone, is not an answer.
+        const key = chunk.replace(/[\r\n]/g, '').slice(0, 1);
+        if (key === '') continue;
+        if (key === '\u0003') process.kill(process.pid, 'SIGINT');
+        return key === '\u0003' || key === '\u0004' ? null : key.toLowerCase();
+      }
+    } finally {
+      input.setRawMode!(false);
+    }
+  }
+
+  /** What arrives next on the input, whole; null at end of input or when `signal` aborts. */
+  private chunk(signal: AbortSignal): Promise<string | null> {
     const input = this.input;
     return new Promise((resolve) => {
-      const finish = (line: string | null): void => {
+      const finish = (text: string | null): void => {
         input.off('data', onData);
         input.off('end', onEnd);
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', onEnd);
         input.pause();
-        resolve(line);
+        resolve(text);
       };
-      const take = (): boolean => {
-        const newline = this.buffer.indexOf('\n');
-        if (newline < 0) return false;
-        const line = this.buffer.slice(0, newline).trim();
-        this.buffer = this.buffer.slice(newline + 1);
-        finish(line);
-        return true;
-      };
-      const onAbort = (): void => finish(null);
+      const onData = (chunk: Buffer | string): void => finish(chunk.toString());
       const onEnd = (): void => finish(null);
-      const onData = (chunk: Buffer | string): void => {
-        this.buffer += chunk.toString();
-        if (this.buffer.length > maxLine && !this.buffer.includes('\n')) this.buffer = this.buffer.slice(0, maxLine);
-        take();
-      };
       if (signal.aborted) return resolve(null);
-      if (take()) return;
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', onEnd, { once: true });
       input.on('data', onData);
       input.once('end', onEnd);
       input.resume();
     });
+  }
+
+  /** The next line, trimmed; null at end of input or when `signal` aborts. */
+  async next(signal: AbortSignal, maxLine: number): Promise<string | null> {
+    for (;;) {
+      const newline = this.buffer.indexOf('\n');
+      if (newline >= 0) {
+        const line = this.buffer.slice(0, newline).trim();
+        this.buffer = this.buffer.slice(newline + 1);
+        return line;
+      }
+      const chunk = await this.chunk(signal);
+      if (chunk === null) return null;
+      this.buffer += chunk;
+      if (this.buffer.length > maxLine && !this.buffer.includes('\n')) this.buffer = this.buffer.slice(0, maxLine);
+    }
   }
 }
 
@@ -166,15 +201,19 @@ async function askQuestion(lines: TerminalLines, output: Writable, question: Pro
   const lastCall = untilLastCall > 0 ? setTimeout(() => output.write(`\n(${formatTimeLeft(LAST_CALL_MS)} left to answer; no answer denies)\n> `), untilLastCall) : undefined;
   try {
     for (let attempts = 1; ; attempts++) {
-      const line = await lines.next(signal, MAX_LINE);
+      const line = await lines.key(signal);
       if (line === null) return signal.aborted ? withdrawn() : 'deny';
       const answer = question.choices.find((choice) => KEYS[choice].key === line.toLowerCase() || choice === line.toLowerCase());
-      if (answer !== undefined) return answer;
+      if (answer !== undefined) {
+        // Raw mode echoes nothing: show the key that was taken.
+        if (lines.raw) output.write(`${KEYS[answer].key}\n`);
+        return answer;
+      }
       if (attempts >= MAX_ATTEMPTS) {
         output.write('(no valid answer: denied)\n');
         return 'deny';
       }
-      output.write(`answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
+      output.write(`${lines.raw ? '\n' : ''}answer one of ${question.choices.map((choice) => KEYS[choice].key).join('/')}\n> `);
     }
   } finally {
     clearTimeout(lastCall);
@@ -182,7 +221,8 @@ async function askQuestion(lines: TerminalLines, output: Writable, question: Pro
 }
 
 /**
- * Asks on a terminal, one line per answer. End of input, a signal abort (timeout), or
+ * Asks on a terminal: a permission question takes one key (a line where the input is no
+ * terminal), a server's form one line per field. End of input, a signal abort (timeout), or
  * MAX_ATTEMPTS unrecognized lines are a deny (a decline for a server's request).
  */
 export function terminalPrompter(input: Readable, output: Writable, options: TerminalPrompterOptions = {}): Prompter {

@@ -39,6 +39,17 @@ describe('ward command line', () => {
     }
   });
 
+  it('test_run_help_says_where_the_model_is_which_key_is_used_and_the_grant_flags', async () => {
+    // Issue 31: WARD_MODEL_BASE_URL appeared nowhere a newcomer would look.
+    const result = await ward(['run', '--help'], { env: { WARD_HOME: path.join(tempDir(), 'never-created') } });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^ {2}WARD_MODEL_BASE_URL {2}the Messages API endpoint/m);
+    expect(result.stdout).toMatch(/^ {2}WARD_MODEL {11}the model name/m);
+    expect(result.stdout).toContain('ward provider set-key');
+    expect(result.stdout).toMatch(/ANTHROPIC_API_KEY or\n {2}CLAUDE_CODE_OAUTH_TOKEN/);
+    expect(result.stdout).toContain('--allow-run=COMMANDS');
+  });
+
   it('test_an_empty_or_repeated_namespace_is_a_usage_error', async () => {
     const home = tempDir();
     const empty = await ward(['conversations', '--namespace', ''], { env: { WARD_HOME: home } });

@@ -86,7 +86,7 @@ describe('ward run (the built command)', () => {
 
   it('test_ward_agents_create_pins_tools_from_a_stdio_server_and_ward_run_shows_the_tool_timeline', async () => {
     provider = await startModelProvider([
-      { blocks: [{ type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'pong' } }] },
+      { blocks: [{ type: 'tool_use', name: 'mcp__ward__fx__echo', input: { text: 'pong' } }] },
       { blocks: [{ type: 'text', text: 'The echo said pong.' }] },
     ]);
     const { env, home } = setup();
@@ -97,11 +97,11 @@ describe('ward run (the built command)', () => {
     expect(created.stdout).toBe('published helper@1 with 1 pinned tool(s): fx/echo\n');
     const run = await runWard(['run', '--agent', 'helper', '--', 'echo pong'], { env, timeoutMs: 60_000 });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^ {2}→ echo \{"text":"pong"\}\n {2}← echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
+    expect(run.stdout).toMatch(/^ {2}→ fx__echo \{"text":"pong"\}\n {2}← fx__echo ok 4 B \d+ ms\nThe echo said pong\.\n$/);
   });
 
   it('test_stdio_servers_ward_started_die_with_a_sigkilled_ward_s5', async () => {
-    provider = await startModelProvider([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 60_000 } }] }]);
+    provider = await startModelProvider([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__fx__slow', input: { ms: 60_000 } }] }]);
     const { env, home } = setup();
     const marker = `--ward-kill-test-${process.pid}-${Date.now()}`;
     const instructions = path.join(home, 'helper.md');
@@ -113,7 +113,7 @@ describe('ward run (the built command)', () => {
     ward = spawn(process.execPath, [WARD_BIN, 'run', '--agent', 'helper', '--', 'be slow'], { env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     ward.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    await until(() => stdout.includes('→ slow') && processesWith(marker).length > 0, 'the slow call to reach its server', 30_000);
+    await until(() => stdout.includes('→ fx__slow') && processesWith(marker).length > 0, 'the slow call to reach its server', 30_000);
     ward.kill('SIGKILL');
     await new Promise((resolve) => ward!.once('exit', resolve));
     // The server had 59 s of its call left: it must not finish it, nor outlive Ward.

@@ -43,9 +43,9 @@ describe('relative paths of stdio servers', () => {
     const shown = JSON.parse((await run(elsewhere, ['agents', 'show', 'helper', '--json'])).stdout) as { spec: { upstreams: { files: { command: string; args: string[] } } } };
     expect(shown.spec.upstreams.files).toMatchObject({ command: 'node', args: [path.join(project, 'my-mcp-server.mjs')] });
 
-    provider!.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'from elsewhere' } }] }, { blocks: [{ type: 'text', text: 'It echoed.' }] });
+    provider!.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__files__echo', input: { text: 'from elsewhere' } }] }, { blocks: [{ type: 'text', text: 'It echoed.' }] });
     const ran = await run(elsewhere, ['run', '--agent', 'helper', '--', 'echo please']);
-    expect(ran.stdout).toMatch(/← echo ok /);
+    expect(ran.stdout).toMatch(/← files__echo ok /);
     expect(ran.code, ran.stderr).toBe(0);
   });
 
@@ -60,7 +60,7 @@ describe('relative paths of stdio servers', () => {
     // Published while the server worked; it is gone when the run starts it.
     expect((await run(project, ['agents', 'create', 'helper', '--instructions-file', 'helper.md', '--upstream', 'files=node ./my-mcp-server.mjs', '--tool', 'files/echo'])).code).toBe(0);
     fs.renameSync(path.join(project, 'my-mcp-server.mjs'), path.join(project, 'moved.mjs'));
-    provider!.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'never' } }] }, { blocks: [{ type: 'text', text: 'never' }] });
+    provider!.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__files__echo', input: { text: 'never' } }] }, { blocks: [{ type: 'text', text: 'never' }] });
     const failed = await run(elsewhere, ['run', '--agent', 'helper', '--', 'echo please']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/ward: failed: upstream files: the server did not start \(.+\); its stderr ended with: .*Cannot find module '[^']*my-mcp-server\.mjs'/);

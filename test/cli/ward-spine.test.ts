@@ -29,7 +29,8 @@ describe('ward (headless)', () => {
     expect(listed.map(([name]) => name)).toEqual(COMMANDS.map((entry) => entry.name));
     for (const [, summary] of listed) expect(summary!.length).toBeGreaterThan(10);
     const run = await ward(['run', '--help']);
-    expect(run.stdout).toBe(`usage: ${(await COMMANDS.find((entry) => entry.name === 'run')!.load()).usage}\n\n${listed.find(([name]) => name === 'run')![1]}\n`);
+    const command = await COMMANDS.find((entry) => entry.name === 'run')!.load();
+    expect(run.stdout).toBe(`usage: ${command.usage}\n\n${listed.find(([name]) => name === 'run')![1]}\n\n${command.details}\n`);
   });
 
   it('test_refuses_an_unknown_flag_with_the_command_usage', async () => {

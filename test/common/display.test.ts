@@ -1,6 +1,7 @@
 /** D1: what the one display escaper shows of invisible, blank-rendering and emoji-selector code points. */
 import { describe, expect, it } from 'vitest';
-import { escapeForWindow, escapeOneLine, showCommand } from '../../common/display.js';
+import { escapeForWindow, escapeOneLine, showArguments, showCommand } from '../../common/display.js';
+import { toolErrorSentence } from '../../common/tool-error.js';
 
 /** Unicode's Default_Ignorable_Code_Point, written out here (not taken from the code under test). */
 const DEFAULT_IGNORABLE: ReadonlyArray<readonly [number, number]> = [
@@ -37,5 +38,19 @@ describe('the display escaper (D1)', () => {
     expect(escapeOneLine('a\u00a0\u00a0b   c', 100)).toBe('a\u00a0\u00a0b   c');
     expect(escapeOneLine('a\u2800b', 100)).toBe('a\\u{2800}b');
     expect(showCommand(`ls${'\u2800'.repeat(10)}x`)).toBe('ls ⟨10 blanks⟩ x');
+  });
+
+  it('test_an_approvals_arguments_show_padding_as_a_count_on_one_bounded_line', () => {
+    // Issue 31: the terminal's `tool:` line echoed 120 plain spaces; the card's rule counts them.
+    expect(showArguments(`{"command":"ls${' '.repeat(120)}&& touch x"}`, 300)).toBe('{"command":"ls ⟨120 spaces⟩ && touch x"}');
+    expect(showArguments(`{"a":"x\ny"}`, 300)).toBe('{"a":"x\\u{a}y"}');
+    expect(showArguments('x'.repeat(400), 300)).toBe(`${'x'.repeat(299)}…`);
+  });
+
+  it('test_a_tool_error_reads_as_the_sentence_inside_the_clis_markup', () => {
+    const preview = '<tool_use_error>Error: No such tool available: Bash. Bash is disabled.</tool_use_error>\n\n<system-reminder>\n<total_tokens>1 left</total_tokens>\n</system-reminder>';
+    expect(toolErrorSentence(preview)).toBe('No such tool available: Bash. Bash is disabled.');
+    expect(toolErrorSentence('plain failure\n  on two lines')).toBe('plain failure on two lines');
+    expect(toolErrorSentence('<system-reminder>cut off')).toBe('');
   });
 });

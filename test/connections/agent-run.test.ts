@@ -212,7 +212,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     s.provider.push(
       {
         blocks: [
-          { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'inline-1' } },
+          { type: 'tool_use', name: 'mcp__ward__fx__echo', input: { text: 'inline-1' } },
           { type: 'tool_use', name: 'mcp__ward__local__echo', input: { text: 'local-2' } },
           { type: 'tool_use', name: 'mcp__ward__remote__echo', input: { text: 'remote-3' } },
         ],
@@ -222,7 +222,7 @@ describe('agents with connection tools (ward agents create --tool CONNECTION/TOO
     const run = await s.ward(['run', '--json', '--agent', 'mixed', '--', 'call them all']);
     expect(run.code, run.stderr).toBe(0);
     const results = events(run.stdout).filter((event) => event.type === 'tool_result').map((event) => [event.payload.tool, event.payload.ok]);
-    expect(results.sort()).toEqual([['echo', true], ['local__echo', true], ['remote__echo', true]]);
+    expect(results.sort()).toEqual([['fx__echo', true], ['local__echo', true], ['remote__echo', true]]);
     const answered = JSON.stringify(toolResultsIn(s.provider.conversationRequests()[1]!));
     for (const text of ['inline-1', 'local-2', 'remote-3']) expect(answered).toContain(text);
 

@@ -141,7 +141,7 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
 
   it('test_markdown_tables_nested_lists_and_code_with_copy_consecutive_tool_calls_grouped_with_their_errors_escape_stops_the_run', async () => {
     const harness = await suite.start({
-      script: [{ blocks: [{ type: 'text', text: 'Working.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      script: [{ blocks: [{ type: 'text', text: 'Working.' }, { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
       stopGraceMs: 0,
     });
     await publishToolAgent(harness);
@@ -180,7 +180,7 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
     await group.getByRole('button').click();
     await expect(timeline.getByTestId('tool-call').count()).resolves.toBe(5);
     // The failed call opened by itself, on replay as it does live.
-    await expect(timeline.getByTestId('tool-call').nth(3).locator('.tool-output').textContent()).resolves.toBe('tool_error: found');
+    await expect(timeline.getByTestId('tool-call').nth(3).locator('.tool-output').textContent()).resolves.toBe('found');
 
     // Escape stops a run from anywhere in the window.
     await page.getByRole('textbox', { name: 'Message' }).fill('now the slow thing');

@@ -54,7 +54,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   it('test_sends_a_prompt_shows_the_answer_as_it_arrives_and_the_tool_call_in_the_timeline_with_its_duration', async () => {
     harness = await suite.start({
       script: [
-        { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hello tools' } }] },
+        { blocks: [{ type: 'text', text: 'Let me echo that.' }, { type: 'tool_use', name: 'mcp__ward__fixture__echo', input: { text: 'hello tools' } }] },
         { blocks: [{ type: 'text', text: 'The echo came back: **hello tools**.' }], deltaDelayMs: 20 },
       ],
     });
@@ -70,7 +70,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await expect(page.locator('strong', { hasText: 'hello tools' }).count()).resolves.toBe(1);
     await expect(timelineOf(page).getByText('Please echo hello tools').isVisible()).resolves.toBe(true);
     const tool = page.getByTestId('tool-call');
-    await expect(tool.locator('.tool-name').textContent()).resolves.toBe('echo');
+    await expect(tool.locator('.tool-name').textContent()).resolves.toBe('fixture__echo');
     await expect(tool.locator('.tool-status').textContent()).resolves.toBe('done');
     await expect(tool.locator('.tool-duration').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
     await tool.getByRole('button').click();
@@ -114,7 +114,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   it('test_stop_during_a_slow_tool_shows_stopping_until_the_cli_is_gone_also_after_a_reload_then_stopped_not_an_error', async () => {
     harness = await suite.start({
       // Ward cancels the slow call itself at Stop; the grace a hung CLI gets outlasts a reload on a loaded machine.
-      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 60_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      script: [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 60_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
       stopGraceMs: 12_000,
     });
     await publishToolAgent(harness);
@@ -181,9 +181,13 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
     await answerApproval(page, 'Deny');
     await timelineOf(page).getByText('The read was not allowed.').waitFor();
     const tool = page.getByTestId('tool-call');
-    await expect(tool.locator('.tool-status').textContent()).resolves.toBe('error');
-    // The person's deny is folded into the card of the call it was about (an error card opens by itself).
-    await expect(tool.locator('.permission-deny').textContent()).resolves.toMatch(/Denied by you/);
+    // Issue 31: a neutral "Denied by you", not a red error card saying "(denied by the person)".
+    await expect(tool.locator('.tool-status').textContent()).resolves.toBe('Denied by you');
+    await expect(tool.getAttribute('class')).resolves.not.toContain('tool-error');
+    // The person's deny is folded into the card of the call it was about.
+    await tool.locator('.tool-summary').click();
+    await expect(tool.locator('.permission-deny').textContent()).resolves.toMatch(/Denied by you$/);
+    await expect(tool.textContent()).resolves.not.toContain('denied by the person');
     // The decision is in the journal with who made it.
     expect(decisions(harness)).toEqual([expect.objectContaining({ tool: 'Read', decision: 'deny', answerer: expect.objectContaining({ by: 'person', answer: 'deny' }) })]);
     await screenshot(page, 'chat-approval-denied');
@@ -192,7 +196,7 @@ describe('live runs in real Chromium: real CLI, scripted provider, real MCP fixt
   it('test_a_reload_mid_run_replays_the_conversation_and_follows_the_same_run_without_starting_a_second_cli', async () => {
     harness = await suite.start({
       script: [
-        { blocks: [{ type: 'text', text: 'Starting the long task.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_500 } }] },
+        { blocks: [{ type: 'text', text: 'Starting the long task.' }, { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 2_500 } }] },
         { blocks: [{ type: 'text', text: 'All done after the reload.' }] },
       ],
     });

@@ -122,7 +122,7 @@ describe('the other screens in real Chromium', () => {
     expect(active).toEqual([expect.objectContaining({ effect: 'allow', kind: 'read', value: project })]);
     const latest = harness.core.store(harness.ns).agents.get('tooly');
     expect(latest.version).toBe(2);
-    expect(latest.spec).toMatchObject({ instructions: 'Use only the echo tool.', tools: [{ exposedName: 'echo' }] });
+    expect(latest.spec).toMatchObject({ instructions: 'Use only the echo tool.', tools: [{ exposedName: 'fixture__echo' }] });
     expect((latest.spec as { tools: unknown[] }).tools).toHaveLength(1);
   });
 

@@ -173,7 +173,7 @@ describe('permissions with the real CLI', () => {
   });
 
   it('test_mcp_tool_granted_then_revoked_is_denied_on_the_next_call', async () => {
-    harness = await startHarness([tool('mcp__ward__echo', { text: 'first-call-11' }), DONE]);
+    harness = await startHarness([tool('mcp__ward__fixture__echo', { text: 'first-call-11' }), DONE]);
     await publishToolAgent(harness);
     // Pinning a tool in the agent version grants it to that agent.
     const first = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'echo' });
@@ -183,7 +183,7 @@ describe('permissions with the real CLI', () => {
     // The person takes it back for this conversation; the broker sees it on the next call.
     const grants = new GrantStore(harness.core.store(harness.ns).db);
     const deny = grants.add({ scope: 'conversation', conversationId: first.conversationId, effect: 'deny', kind: 'mcp', value: 'fixture/echo', grantedBy: 'cli' });
-    harness.provider.push(tool('mcp__ward__echo', { text: 'second-call-22' }), DONE);
+    harness.provider.push(tool('mcp__ward__fixture__echo', { text: 'second-call-22' }), DONE);
     const second = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'echo again' });
     expect((await second.done).state).toBe('succeeded');
     expect(toolResultsSeen(harness.provider).at(-1)).toMatchObject({ isError: true });
@@ -191,7 +191,7 @@ describe('permissions with the real CLI', () => {
 
     // Revoking the deny gives it back, again from the next call on.
     grants.revoke(deny.id);
-    harness.provider.push(tool('mcp__ward__echo', { text: 'third-call-33' }), DONE);
+    harness.provider.push(tool('mcp__ward__fixture__echo', { text: 'third-call-33' }), DONE);
     const third = harness.service.startTurn({ namespace: harness.ns, conversationId: first.conversationId, prompt: 'and again' });
     expect((await third.done).state).toBe('succeeded');
     expect(toolResultsSeen(harness.provider).at(-1)!.text).toContain('third-call-33');
@@ -208,8 +208,8 @@ describe('permissions with the real CLI', () => {
   it('test_a_deny_added_mid_turn_refuses_the_next_mcp_call', async () => {
     // Two calls in one turn; the grant is revoked while the first call is running.
     harness = await startHarness([
-      tool('mcp__ward__slow', { ms: 1500 }),
-      tool('mcp__ward__echo', { text: 'after-revoke-44' }),
+      tool('mcp__ward__fixture__slow', { ms: 1500 }),
+      tool('mcp__ward__fixture__echo', { text: 'after-revoke-44' }),
       DONE,
     ]);
     await publishToolAgent(harness);

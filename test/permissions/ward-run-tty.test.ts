@@ -26,6 +26,7 @@ async function answerOnTerminal(
   answer: string,
   step: (file: string) => { name: string; input: Record<string, unknown> } = (file) => ({ name: 'Read', input: { file_path: file } }),
   grant = '--allow-read=./src',
+  typed = `${answer}\r`,
 ): Promise<{ code: number | null; screen: string; modelSawSecret: boolean }> {
   const root = fs.realpathSync(tempDir('ward-tty-'));
   const home = path.join(root, 'home');
@@ -39,7 +40,7 @@ async function answerOnTerminal(
   // (the file stays invisible to the child; test/runner/sandbox.test.ts pins that down).
   const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb', WARD_SANDBOX: 'off' };
   const argv = [process.execPath, WARD, 'run', ...(grant === '' ? [] : [grant]), '--', 'read the file'];
-  const { code, screen } = await onTerminal(argv, { env, cwd: project, when: '[d] deny', typed: `${answer}\r`, timeoutMs: 30_000 });
+  const { code, screen } = await onTerminal(argv, { env, cwd: project, when: '[d] deny', typed, timeoutMs: 30_000 });
   return { code, screen, modelSawSecret: provider.requests.some((request) => request.rawBody.includes(SECRET)) };
 }
 
@@ -51,6 +52,15 @@ describe('ward run on a terminal', () => {
     // The time left, as the desktop shows it (the default 2 minutes, counted from when the run asked).
     expect(result.screen).toMatch(/\[d\] deny {2}\(answer within (2m 0s|1m 5\ds); no answer denies\)/);
     expect(result.modelSawSecret).toBe(true);
+    expect(result.code).toBe(0);
+  });
+
+  it('test_one_key_answers_without_enter', async () => {
+    // Issue 31: `c` alone waited for Enter until the question timed out and denied.
+    const result = await answerOnTerminal('secret.txt', 'c', undefined, undefined, 'c');
+    expect(result.screen).toMatch(/\[d\] deny {2}\(answer within [^)]*\)\r?\n> c\r?\n/);
+    expect(result.modelSawSecret).toBe(true);
+    expect(result.screen).not.toContain('denied');
     expect(result.code).toBe(0);
   });
 
@@ -66,6 +76,11 @@ describe('ward run on a terminal', () => {
     const result = await answerOnTerminal('pwned', 'd', (file) => ({ name: 'Bash', input: { command: `ls${' '.repeat(400)}&& touch ${file}-made`, description: 'list' } }), '--allow-run=ls');
     const question = result.screen.split('\n').find((line) => line.includes('command: ls'));
     expect(question).toMatch(/command: ls ⟨400 spaces⟩ && touch \/\S+\/pwned-made/);
+    // The tool line shows the padding as the desktop's card does, not as 400 blanks.
+    const tool = result.screen.split('\n').find((line) => line.includes('  tool: Bash'));
+    // (The summary stops where it is cut; the command line above shows the command whole.)
+    expect(tool).toMatch(/tool: Bash {2}\{"command":"ls ⟨118 spaces⟩ … \(442 chars\)","description":"list"\}/);
+    expect(tool).not.toMatch(/ {3}/);
     expect(result.screen).toContain('[o] allow once  [d] deny');
     expect(result.screen).toMatch(/ward: denied Bash `ls ⟨400 spaces⟩ && touch \/\S+\/pwned-made`/);
     expect(result.code).toBe(0);

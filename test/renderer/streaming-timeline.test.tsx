@@ -62,20 +62,24 @@ describe('the chat text grows as deltas arrive', () => {
 });
 
 describe('a tool entry shows the result or error preview', () => {
-  it('test_shows_the_preview_main_journaled_the_error_code_before_an_error_and_a_cut_preview_as_cut', () => {
+  it('test_shows_the_preview_main_journaled_wards_error_code_before_an_error_the_clis_error_as_its_sentence_and_a_cut_preview_as_cut', () => {
     const event = viewFeed();
     const state = applyEvents(EMPTY_CONVERSATION, [
       event('tool_call', { toolUseId: 't1', tool: 'echo', arguments: { text: 'hi' } }),
       event('tool_result', { toolUseId: 't1', tool: 'echo', ok: true, bytes: 2, durationMs: 3, errorCode: null, preview: 'hi', previewTruncated: false }),
       event('tool_call', { toolUseId: 't2', tool: 'fail', arguments: {} }),
       event('tool_result', { toolUseId: 't2', tool: 'fail', ok: false, bytes: 29, durationMs: 3, errorCode: 'tool_error', preview: 'the fixture failed on purpose', previewTruncated: false }),
+      event('tool_call', { toolUseId: 't4', tool: 'far', arguments: {} }),
+      event('tool_result', { toolUseId: 't4', tool: 'far', ok: false, bytes: 7, durationMs: 3, errorCode: 'unreachable', preview: 'refused', previewTruncated: false }),
       event('tool_call', { toolUseId: 't3', tool: 'huge', arguments: {} }),
       event('tool_result', { toolUseId: 't3', tool: 'huge', ok: true, bytes: 10_000, durationMs: 3, errorCode: null, preview: 'xxxx', previewTruncated: true }),
     ]);
     const outputs = state.items.map((item) => (item.kind === 'tool' ? [item.status, item.output] : null));
     expect(outputs).toEqual([
       ['ok', 'hi'],
-      ['error', 'tool_error: the fixture failed on purpose'],
+      // The CLI's own failure reads as the sentence (issue 31); Ward's codes still name the cause.
+      ['error', 'the fixture failed on purpose'],
+      ['error', 'unreachable: refused'],
       ['ok', 'xxxx… (10000 bytes in all)'],
     ]);
   });

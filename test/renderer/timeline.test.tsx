@@ -5,6 +5,7 @@ import { Markdown, markdownPieces } from '../../renderer/src/components/Markdown
 import { ToolCallEntry } from '../../renderer/src/components/Timeline.js';
 import { applyEvents } from '../../renderer/src/state/apply-events.js';
 import { readIncomingEvents, type ArrivingEvent } from '../../renderer/src/state/incoming-events.js';
+import { plainPreview } from '../../renderer/src/state/plain-preview.js';
 import { EMPTY_CONVERSATION, type TimelineItem } from '../../renderer/src/state/timeline.js';
 import { RUN_STARTED, viewFeed } from '../support/events.js';
 import { click, render } from './render.js';
@@ -203,6 +204,59 @@ describe('a tool call entry', () => {
     expect([...failed.container.querySelectorAll('.tool-label')].at(-1)!.textContent).toBe('Error');
     expect(failed.container.querySelector('.tool-output')!.textContent).toBe('unreachable');
     await failed.unmount();
+  });
+});
+
+describe('denials and tool errors read as what happened (issue 31)', () => {
+  const DENIED_BY_YOU = { kind: 'read', value: '/x/secret.txt', tool: 'Read', argumentsSummary: '{}', decision: 'deny', answerer: { by: 'person', answer: 'deny' }, reason: 'denied by the person', via: 'approval', at: '2026-03-01T12:00:01.000Z' } as const;
+
+  it('test_a_call_the_person_denied_is_a_neutral_denied_by_you_not_a_red_error_card', async () => {
+    const event = viewFeed();
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', RUN_STARTED),
+      event('tool_call', { toolUseId: 't1', tool: 'Read', arguments: { file_path: '/x/secret.txt' } }),
+      event('permission_decision', DENIED_BY_YOU),
+      event('tool_result', { toolUseId: 't1', tool: 'Read', ok: false, bytes: 20, durationMs: 900, errorCode: 'tool_error', preview: 'denied by the person', previewTruncated: false }),
+    ]);
+    const tool = state.items.find((item): item is Extract<TimelineItem, { kind: 'tool' }> => item.kind === 'tool')!;
+    expect(tool).toMatchObject({ status: 'denied', output: null, permissions: [{ decision: 'deny', text: 'Denied by you', byPerson: true }] });
+    const view = await render(<ToolCallEntry item={tool} />);
+    const card = view.container.querySelector('[data-testid="tool-call"]')!;
+    expect(card.className).not.toContain('tool-error');
+    expect(card.querySelector('.tool-status')!.textContent).toBe('Denied by you');
+    // Closed like a call that worked; opened, no "Error" section and no "(denied by the person)".
+    expect(card.querySelector('.tool-details')).toBeNull();
+    await click(card.querySelector('.tool-summary') as HTMLButtonElement);
+    expect(view.container.textContent).not.toContain('denied by the person');
+    expect([...view.container.querySelectorAll('.tool-label')].map((label) => label.textContent)).toEqual(['Arguments']);
+    await view.unmount();
+  });
+
+  it('test_a_tool_error_shows_the_sentence_never_the_clis_markup', () => {
+    const event = viewFeed();
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', RUN_STARTED),
+      event('tool_call', { toolUseId: 't1', tool: 'Bash', arguments: { command: 'ls' } }),
+      event('tool_result', {
+        toolUseId: 't1',
+        tool: 'Bash',
+        ok: false,
+        bytes: 134,
+        durationMs: 33,
+        errorCode: 'tool_error',
+        preview: '<tool_use_error>Error: No such tool available: Bash. Bash is disabled for this session.</tool_use_error>\n\n<system-reminder>\n<total_tokens>1 left</total_tokens>\n</system-reminder>',
+        previewTruncated: false,
+      }),
+    ]);
+    const tool = state.items.find((item): item is Extract<TimelineItem, { kind: 'tool' }> => item.kind === 'tool')!;
+    expect(tool).toMatchObject({ status: 'error', output: 'No such tool available: Bash. Bash is disabled for this session.' });
+  });
+
+  it('test_a_sidebar_preview_is_plain_text_not_raw_markdown', () => {
+    expect(plainPreview('## Plan **short**')).toBe('Plan short');
+    expect(plainPreview('- first `step`\n- see [the docs](https://example.com) and *this*')).toBe('first step see the docs and this');
+    expect(plainPreview('> quoted __bold__ and snake_case_name')).toBe('quoted bold and snake_case_name');
+    expect(plainPreview('2 * 3 * 4 is 24')).toBe('2 * 3 * 4 is 24');
   });
 });
 

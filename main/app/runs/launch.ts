@@ -19,6 +19,7 @@ import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
 import { looksLikeSecretName } from '../../permissions/env-grants.js';
 import { RunPermissions } from '../../permissions/run-permissions.js';
+import { ungrantedToolsNote } from '../../permissions/ungranted-tools.js';
 import { assertConnectionAllowed, policyGate } from '../../policy/policy.js';
 import { resolveModelProfile, type ModelProfile } from '../../providers/model-profile.js';
 import { buildCliArgs, mcpToolName } from '../../runner/argv.js';
@@ -71,6 +72,8 @@ export interface LaunchSpec {
   /** The run's net grants (the broker's and the gateway's hosts are added for a new CLI). */
   readonly hosts: readonly string[];
   readonly expectedTools: readonly string[];
+  /** The agent's instructions and Ward's note on the native tools this run leaves out. */
+  readonly instructions: string;
 }
 
 export function conversationPlan(deps: TurnDeps, store: NamespaceStore, ns: Namespace, conversationId: string): ConversationPlan {
@@ -159,7 +162,10 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
     )
     .digest('hex');
   const expectedTools = [...plan.routes.map((route) => mcpToolName(route.exposedName)), ...cliPermissions.tools];
-  return { fingerprint, args, env, files, hosts, expectedTools };
+  // The model learns why a tool is missing instead of only the CLI's "No such tool available".
+  const note = ungrantedToolsNote(cliPermissions.tools);
+  const instructions = note === null ? plan.spec.instructions : `${plan.spec.instructions}\n\n${note}\n`;
+  return { fingerprint, args, env, files, hosts, expectedTools, instructions };
 }
 
 /**
@@ -197,7 +203,7 @@ export async function startSession(deps: TurnDeps, plan: Plan, spec: LaunchSpec,
   const registration = session.registration!;
   const gateway = session.gatewayRoute!;
   traceMark('launch');
-  const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: plan.spec.instructions, tmpRoot: deps.tmpRoot });
+  const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: spec.instructions, tmpRoot: deps.tmpRoot });
   session.runDir = runDir;
   fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
   fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });

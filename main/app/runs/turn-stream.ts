@@ -8,6 +8,7 @@ import { describeError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import type { BrokerEvent } from '../../broker/types.js';
 import type { GatewayExchange } from '../../gateway/gateway.js';
+import { notOfferedReason } from '../../permissions/ungranted-tools.js';
 import { checkInit } from '../../runner/init-check.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
@@ -56,7 +57,8 @@ export class TurnStream {
   private tracedFirstToken = false;
   /** The turn's first Messages call was compared with the run's model. */
   private modelChecked = false;
-  private readonly toolUses = new Map<string, { tool: string; startedAt: number }>();
+  /** `offered` false: the launch did not give the CLI this tool, which it then refuses itself. */
+  private readonly toolUses = new Map<string, { tool: string; startedAt: number; offered: boolean }>();
   /** Every tool_use id the CLI reported this turn: a broker call naming none of them was not the CLI's. */
   private readonly reportedToolUses = new Set<string>();
 
@@ -191,7 +193,7 @@ export class TurnStream {
         journal.emit('assistant_text', { text: truncateText(journal.redact(message.text)) });
         return;
       case 'tool_use':
-        return this.onToolUse(message);
+        return this.onToolUse(message, expected.tools);
       case 'tool_result':
         return this.onToolResult(message);
       case 'result':
@@ -222,9 +224,9 @@ export class TurnStream {
     }
   }
 
-  private onToolUse(message: Extract<CliMessage, { kind: 'tool_use' }>): void {
+  private onToolUse(message: Extract<CliMessage, { kind: 'tool_use' }>, offered: readonly string[]): void {
     const tool = message.name.startsWith('mcp__ward__') ? message.name.slice('mcp__ward__'.length) : message.name;
-    this.toolUses.set(message.toolUseId, { tool, startedAt: performance.now() });
+    this.toolUses.set(message.toolUseId, { tool, startedAt: performance.now(), offered: offered.includes(message.name) });
     this.reportedToolUses.add(message.toolUseId);
     this.journal.emit('tool_call', { toolUseId: message.toolUseId, tool, arguments: boundedArguments(message.input, (text) => this.journal.redact(text)) });
   }
@@ -244,6 +246,9 @@ export class TurnStream {
       errorCode: broker?.ok === false ? (broker.errorCode ?? 'error') : message.isError ? 'tool_error' : null,
       ...resultPreview(journal.redact(message.text)),
     });
+    // A native tool no grant offered: the person learns which grant would (the model was told in its instructions).
+    const reason = use !== undefined && !use.offered && message.isError ? notOfferedReason(use.tool) : null;
+    if (reason !== null) journal.emit('tool_refused', { tool: use!.tool, reason });
   }
 
   /**

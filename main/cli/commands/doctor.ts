@@ -4,7 +4,7 @@ import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
 import { EXIT, exitCodeFor, isWardError, type ExitCode } from '../../base/errors.js';
 import type { WardApp } from '../../app/ward-app.js';
 import { writeJson, writeLine } from '../io.js';
-
+import { spinnerOn } from '../spinner.js';
 
 const LABEL: Record<DoctorCheck['status'], string> = { ok: 'ok', warning: 'warn', error: 'FAIL', not_configured: 'not configured' };
 
@@ -27,11 +27,29 @@ export const doctorCommand: Command = {
         return null;
       }
     };
-    const checks = [...(await doctorChecks(app().folder, io.env, policy, values['self-test'])), await checkModelSetup(app(), values.namespace, io.env)];
-    const provider = values.provider ? await checkProvider(app(), values.namespace) : undefined;
-    for (const check of provider === undefined ? checks : [...checks, provider.check]) {
+    // Each check is printed as it finishes (the self-test alone takes seconds); on a terminal a
+    // spinner names the one running.
+    const spinner = values.json ? null : spinnerOn(io.stderr, [io.stdout]);
+    const print = (check: DoctorCheck) => {
+      spinner?.clear();
       if (values.json) writeJson(io.stdout, check);
       else writeLine(io.stdout, `${LABEL[check.status].padEnd(14)} ${check.check.padEnd(22)} ${escapeForDisplay(check.detail)}`);
+    };
+    const checking = (what: string) => spinner?.show(`checking ${what}…`);
+    let checks: DoctorCheck[];
+    let provider: Awaited<ReturnType<typeof checkProvider>> | undefined;
+    try {
+      checks = await doctorChecks(app().folder, io.env, policy, values['self-test'], { checking, checked: print });
+      checking('the model setup');
+      checks.push(await checkModelSetup(app(), values.namespace, io.env));
+      print(checks.at(-1)!);
+      if (values.provider) {
+        checking('the model provider');
+        provider = await checkProvider(app(), values.namespace);
+        print(provider.check);
+      }
+    } finally {
+      spinner?.clear();
     }
     // The provider's answer has its own exit code, so a script can tell a wrong key from no network.
     if (provider !== undefined && provider.exit !== EXIT.ok) return provider.exit;

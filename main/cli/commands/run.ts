@@ -72,6 +72,16 @@ function follow(conversations: ConversationService, store: NamespaceStore, handl
 export const runCommand: Command = {
   name: 'run',
   usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--allow-KIND=LIST…] [--deny-KIND=LIST…] [--json] [-- PROMPT]',
+  // A newcomer's first question is where the model is and which key is used: say it here.
+  details: [
+    'grants (none by default): --allow-read=PATHS --allow-write=PATHS --allow-run=COMMANDS',
+    '  --allow-net=HOSTS --allow-env=NAMES --allow-mcp=SERVER/TOOL, and the same with --deny- (deny wins)',
+    'where the model is (unless the namespace has a model profile, see "ward doctor"):',
+    "  WARD_MODEL_BASE_URL  the Messages API endpoint: Anthropic's by default, or a company gateway's https URL",
+    '  WARD_MODEL           the model name',
+    'the key: the one "ward provider set-key" stored for the namespace, else ANTHROPIC_API_KEY or',
+    '  CLAUDE_CODE_OAUTH_TOKEN from the environment ("ward doctor" shows which is used)',
+  ].join('\n'),
   async run(args, { io, app }) {
     // Deno-style grants for this turn; relative paths are relative to where `ward run` was started.
     const { permissionArgs, otherArgs } = splitPermissionArgs(args);

@@ -16,6 +16,7 @@ import { indexAtSeq, shownToolName, timelineRows, type TimelineItem, type Timeli
 import { describeTotal, type UsageTotal } from '../../../common/usage.js';
 import { useChatRun } from '../state/use-chat-run.js';
 import { useConversation } from '../state/use-conversation.js';
+import { ApprovalBar, useApprovalJump } from './ApprovalBar.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
 import { ErrorBanner } from './PageNotice.js';
@@ -117,6 +118,15 @@ function Unplaced({ approvals, elicitations, onAnswer, onAnswerElicitation }: { 
   );
 }
 
+/** The chat's title, escaped, and told to the window as it changes. */
+function useTitle(conversation: ConversationView | null, onTitle: ((title: string) => void) | undefined): string | null {
+  const title = conversation === null ? null : escapeLineForWindow(conversation.title, 200);
+  useEffect(() => {
+    if (title !== null) onTitle?.(title);
+  }, [title, onTitle]);
+  return title;
+}
+
 export function ChatView({ api, router, namespace, conversationId, approvals, agents = [], elicitations = [], onAnswerElicitation, onOpenLink, onRunChange, onTitle, announce, focusSeq = null }: ChatViewProps) {
   const { state, conversation, error, refresh } = useConversation(api, router, namespace, conversationId);
   // Focused once the replay has reached the event.
@@ -124,10 +134,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
   const [actionError, setActionError] = useState<string | null>(null);
   const [openGroups, setOpenGroups] = useState<ReadonlySet<string>>(new Set());
   const { run, runState, send, prepare, stop, reconcile } = useChatRun({ api, namespace, conversationId, journalRun: state.run, conversation, refresh, onError: setActionError, onRunChange, announce });
-  const title = conversation === null ? null : escapeLineForWindow(conversation.title, 200);
-  useEffect(() => {
-    if (title !== null) onTitle?.(title);
-  }, [title, onTitle]);
+  const title = useTitle(conversation, onTitle);
   const answer = useCallback(
     (approvalId: string, value: ApprovalAnswer) => {
       unwrap(api.approvals.answer({ namespace, approvalId, answer: value })).catch((failure: unknown) => setActionError(errorText(failure)));
@@ -147,6 +154,8 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
     const at = rows.findIndex((row) => (row.kind === 'item' ? row.key === key : row.tools.some((tool) => tool.key === key)));
     return at < 0 ? null : at;
   }, [focusIndex, rows, state.items]);
+
+  const { jumpRow, showApproval, frame } = useApprovalJump(rows, (row) => (row.kind === 'item' ? byTool.has(row.key) : row.tools.some((tool) => byTool.has(tool.key))));
 
   const lastPrompt = useMemo(() => lastPromptOf(state.items), [state.items]);
   const idle = run === null || run.state === 'succeeded' || run.state === 'failed' || run.state === 'stopped';
@@ -176,7 +185,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
 
   const agent = agents.find((candidate) => candidate.name === conversation?.agentName);
   return (
-    <section className="chat" aria-label="Chat">
+    <section className="chat" aria-label="Chat" ref={frame}>
       <ChatHeader title={title} conversation={conversation} usageTotal={state.usageTotal} />
       <ErrorBanner text={error} />
       {run?.state === 'uncertain' && <UncertainBanner run={run} onReconcile={reconcile} />}
@@ -189,10 +198,11 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
           )}
         </div>
       ) : (
-        <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" focusIndex={focusRow} />
+        <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" focusIndex={jumpRow ?? focusRow} />
       )}
       <Unplaced approvals={unplaced} elicitations={myElicitations} onAnswer={answer} onAnswerElicitation={onAnswerElicitation} />
       <ErrorBanner text={actionError} />
+      <ApprovalBar approvals={mine} frame={frame} rows={rows} onShow={showApproval} />
       <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} onWriting={prepare} />
     </section>
   );

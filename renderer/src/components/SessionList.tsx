@@ -11,6 +11,7 @@ import { describeTotal } from '../../../common/usage.js';
 import { ManagedLock } from './ManagedLock.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { formatTime } from './Timeline.js';
+import { plainPreview } from '../state/plain-preview.js';
 
 export interface SessionListProps {
   readonly namespaces: readonly NamespaceView[];
@@ -97,7 +98,7 @@ export function SessionList({ namespaces, namespace, onNamespace, namespaceLock,
                     {formatTime(conversation.lastActivityAt)}
                   </time>
                 </span>
-                <span className="session-preview">{conversation.preview === '' ? 'No messages yet' : escapeLineForWindow(conversation.preview, 160)}</span>
+                <span className="session-preview">{conversation.preview === '' ? 'No messages yet' : escapeLineForWindow(plainPreview(conversation.preview), 160)}</span>
                 <span className="session-meta">
                   {conversation.agentName}
                   {conversation.activeRun !== null && ` · ${conversation.activeRun.state}`}

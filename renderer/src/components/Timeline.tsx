@@ -34,6 +34,7 @@ const PHASES: Readonly<Record<ToolPhase, { text: string; icon: ReactNode }>> = {
   finishing: { text: 'finishing after Stop', icon: <Square size={12} aria-hidden /> },
   ok: { text: 'done', icon: <Check size={14} aria-hidden /> },
   error: { text: 'error', icon: <X size={14} aria-hidden /> },
+  denied: { text: 'denied', icon: <Ban size={14} aria-hidden /> },
   unknown: { text: 'unknown', icon: <CircleHelp size={14} aria-hidden /> },
 };
 
@@ -78,10 +79,10 @@ export function ToolCallEntry({ item, phase = item.status, approval, onAnswer }:
         {item.summary !== '' && <span className="tool-args-summary">{item.summary}</span>}
         <span className={`tool-state tool-state-${phase}`}>
           {shown.icon}
-          <span className="tool-status">{shown.text}</span>
+          <span className="tool-status">{phase === 'denied' && item.permissions.some((note) => note.byPerson === true && note.decision === 'deny') ? 'Denied by you' : shown.text}</span>
         </span>
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
-        {denied && <Ban size={14} aria-label="a permission was denied" className="tool-denied" />}
+        {denied && phase !== 'denied' && <Ban size={14} aria-label="a permission was denied" className="tool-denied-mark" />}
       </button>
       {approval !== undefined && onAnswer !== undefined && <ApprovalPrompt approval={approval} onAnswer={(answer) => onAnswer(approval.id, answer)} />}
       {open && (

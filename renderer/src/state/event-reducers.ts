@@ -8,6 +8,7 @@
  */
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
+import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
 
 /** What the renderer folds: an event main parsed, or one it found unreadable. */
@@ -52,9 +53,12 @@ function summarize(value: unknown): string {
 
 /** What a tool entry shows of its result: the preview main journaled, else what is known of it. */
 function toolOutput(result: EventOf<'tool_result'>['payload']): string {
-  const code = result.errorCode === null ? '' : `${result.errorCode}: `;
+  // The CLI's own failure (tool_error) says nothing a sentence does not; Ward's codes name the cause.
+  const code = result.errorCode === null || result.errorCode === 'tool_error' ? '' : `${result.errorCode}: `;
   if ('delivered' in result) return `${code}the run ended before the result reached the model (${result.bytes} bytes)`;
-  if (result.preview !== '') return `${code}${escapeForWindow(result.preview)}${result.previewTruncated ? `… (${result.bytes} bytes in all)` : ''}`;
+  // A failed call reads as its sentence, without the CLI's <tool_use_error> markup.
+  const preview = result.ok ? result.preview : toolErrorSentence(result.preview);
+  if (preview !== '') return `${code}${escapeForWindow(preview)}${result.previewTruncated ? `… (${result.bytes} bytes in all)` : ''}`;
   return result.errorCode ?? `${result.bytes} bytes returned to the model`;
 }
 
@@ -152,7 +156,12 @@ const toolResult: Reducer<'tool_result'> = ({ items }, { payload: result }, { ke
   const index = findTool(items, result.toolUseId);
   if (index < 0) {
     items.push({ kind: 'tool', key, runId, at, callId: result.toolUseId, tool: escapeLineForWindow(result.tool ?? 'tool', 200), args: '', summary: '', permissions: [], ...done });
-  } else items[index] = { ...(items[index] as ToolItem), ...done };
+    return;
+  }
+  const item = items[index] as ToolItem;
+  // A call a permission check refused failed because of the answer, not the tool: no error card.
+  const denied = !result.ok && item.permissions.some((note) => note.decision === 'deny');
+  items[index] = { ...item, ...done, ...(denied ? { status: 'denied' as const, output: null } : {}) };
 };
 
 const runFinished: Reducer<'run_finished'> = (fold, { payload: { state, reason } }, place) => {
@@ -183,11 +192,13 @@ const ANSWERED_BY: Record<EventOf<'permission_decision'>['payload']['answerer'][
 const permissionDecision: Reducer<'permission_decision'> = ({ items }, { payload }, { key, runId }) => {
   const { decision, reason, answerer } = payload;
   const tool = escapeLineForWindow(shownToolName(payload.tool), 200);
-  const text = `${decision === 'allow' ? 'Allowed' : 'Denied'} by ${ANSWERED_BY[answerer.by]} (${escapeForWindow(reason)})`;
+  const byPerson = answerer.by === 'person';
+  // "Denied by you" says it all; Ward's reason ("denied by the person") would only repeat it.
+  const text = byPerson && decision === 'deny' ? 'Denied by you' : `${decision === 'allow' ? 'Allowed' : 'Denied'} by ${ANSWERED_BY[answerer.by]} (${escapeForWindow(reason)})`;
   const index = openTool(items, runId, tool);
   if (index >= 0) {
     const item = items[index] as ToolItem;
-    items[index] = { ...item, permissions: [...item.permissions, { decision, text }] };
+    items[index] = { ...item, permissions: [...item.permissions, { decision, text, ...(byPerson ? { byPerson } : {}) }] };
   } else {
     items.push({ kind: 'notice', key, runId, tone: decision === 'allow' ? 'info' : 'warning', text: `Permission ${decision} for ${tool}: ${text}`, permission: { tool } });
   }

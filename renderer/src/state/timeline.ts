@@ -5,12 +5,15 @@
 import type { RunState } from '../../../common/events.js';
 import { NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../common/usage.js';
 
-export type ToolStatus = 'running' | 'ok' | 'error' | 'unknown';
+/** `denied`: a permission check said no; not an error of the tool's, shown neutral. */
+export type ToolStatus = 'running' | 'ok' | 'error' | 'denied' | 'unknown';
 
 /** A permission check folded into the card of the call it was about. */
 export interface PermissionNote {
   readonly decision: 'allow' | 'deny';
   readonly text: string;
+  /** The person answered (a denial then reads "Denied by you", with no reason to add). */
+  readonly byPerson?: boolean;
 }
 
 export type TimelineItem =

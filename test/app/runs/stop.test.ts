@@ -20,7 +20,7 @@ describe('Stop (R6)', () => {
   it('test_stops_during_a_slow_tool_call_running_stopping_stopped_refusing_a_new_prompt_until_drained_leaving_no_process_behind', async () => {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
     harness = await startHarness(
-      [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
+      [{ blocks: [{ type: 'text', text: 'Working on it.' }, { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 4_000 } }] }, { blocks: [{ type: 'text', text: 'unused' }] }],
       { env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') } },
     );
     const agent = await publishToolAgent(harness);
@@ -68,14 +68,14 @@ describe('Stop (R6)', () => {
       'run_finished',
     ]);
     const result = payloads(events, 'tool_result')[0]!;
-    expect(result).toMatchObject({ tool: 'slow', ok: false });
+    expect(result).toMatchObject({ tool: 'fixture__slow', ok: false });
     // B7: the broker's own outcome of the slow call (cancelled, or completed later) is in the
     // journal before run_finished: the run was released only after the call drained.
     const drained = payloads(events, 'tool_drained');
     // The CLI asked for it and stopped waiting: never mistaken for a call from elsewhere (issue 12 #14).
     for (const call of drained) expect(call.cause).toBe('cli_stopped_waiting');
     const brokerOutcome = drained.length > 0 ? drained[0]! : result;
-    expect(brokerOutcome).toMatchObject({ tool: 'slow', errorCode: expect.not.stringMatching(/^tool_error$/) });
+    expect(brokerOutcome).toMatchObject({ tool: 'fixture__slow', errorCode: expect.not.stringMatching(/^tool_error$/) });
     expect(types(events).at(-1)).toBe('run_finished');
     expect(payloads(events, 'run_finished')[0]).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
     // Nothing Ward started for the run is left: the CLI's group, the upstream server, the run folder.
@@ -90,7 +90,7 @@ describe('Stop (R6)', () => {
   it('test_a_stop_cancels_the_upstream_call_in_flight_itself_when_the_cli_is_killed_before_it_can_and_ends_without_waiting_it_out', async () => {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
     // A call that would run for two minutes, well past this test's own time limit.
-    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 120_000 } }] }], {
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 120_000 } }] }], {
       env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') },
       stopGraceMs: 60_000,
     });
@@ -105,7 +105,7 @@ describe('Stop (R6)', () => {
     // The server heard the cancellation (notifications/cancelled) and stopped working on the call.
     expect(callLog(harness).split('\n')).toContain('cancelled slow');
     const events = harness.events(handle.conversationId);
-    const brokerOutcome = [...payloads(events, 'tool_drained'), ...payloads(events, 'tool_result')].find((call) => call.tool === 'slow');
+    const brokerOutcome = [...payloads(events, 'tool_drained'), ...payloads(events, 'tool_result')].find((call) => call.tool === 'fixture__slow');
     expect(brokerOutcome).toMatchObject({ ok: false, errorCode: 'cancelled' });
     fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -180,7 +180,7 @@ describe('a child that dies mid-turn', () => {
 
   it('test_sigkilled_while_a_tool_call_is_in_flight_uncertain_and_the_reservation_is_kept', async () => {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'ward-calllog-'));
-    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 1_500 } }] }], {
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 1_500 } }] }], {
       env: { FIXTURE_CALL_LOG: path.join(tmp, 'calls.log') },
     });
     const agent = await publishToolAgent(harness);
@@ -192,7 +192,7 @@ describe('a child that dies mid-turn', () => {
     expect(outcome.reason).toMatch(/1 tool call\(s\) were in flight/);
     expect(harness.core.store(harness.ns).runs.activeFor(handle.conversationId)?.state).toBe('uncertain');
     // The call completed upstream after the CLI died: journaled, but never delivered to the model.
-    expect(payloads(harness.events(handle.conversationId), 'tool_result')).toEqual([expect.objectContaining({ tool: 'slow', ok: true, delivered: false })]);
+    expect(payloads(harness.events(handle.conversationId), 'tool_result')).toEqual([expect.objectContaining({ tool: 'fixture__slow', ok: true, delivered: false })]);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
     expect(processesWith(agent.marker)).toEqual([]);
     fs.rmSync(tmp, { recursive: true, force: true });

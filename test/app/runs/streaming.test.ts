@@ -43,7 +43,7 @@ describe('the answer streams from the real CLI (--include-partial-messages)', ()
 
   it('test_numbers_the_deltas_of_each_text_block_after_the_one_before_across_a_tool_call', async () => {
     harness = await startHarness([
-      { blocks: [{ type: 'text', text: 'First I will call the echo tool with your words.' }, { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'hi' } }], deltaDelayMs: 30 },
+      { blocks: [{ type: 'text', text: 'First I will call the echo tool with your words.' }, { type: 'tool_use', name: 'mcp__ward__fixture__echo', input: { text: 'hi' } }], deltaDelayMs: 30 },
       { blocks: [{ type: 'text', text: 'The echo tool answered hi, and that is the whole story.' }], deltaDelayMs: 30 },
     ]);
     await publishToolAgent(harness);
@@ -70,9 +70,9 @@ describe('tool results carry a bounded preview for the timeline', () => {
     harness = await startHarness([
       {
         blocks: [
-          { type: 'tool_use', name: 'mcp__ward__echo', input: { text: 'line one\nline two \u202e evil' } },
-          { type: 'tool_use', name: 'mcp__ward__huge', input: { bytes: 10_000 } },
-          { type: 'tool_use', name: 'mcp__ward__fail', input: {} },
+          { type: 'tool_use', name: 'mcp__ward__fixture__echo', input: { text: 'line one\nline two \u202e evil' } },
+          { type: 'tool_use', name: 'mcp__ward__fixture__huge', input: { bytes: 10_000 } },
+          { type: 'tool_use', name: 'mcp__ward__fixture__fail', input: {} },
         ],
       },
       { blocks: [{ type: 'text', text: 'done' }] },
@@ -83,10 +83,10 @@ describe('tool results carry a bounded preview for the timeline', () => {
     const results = payloads<{ tool: string; ok: boolean; bytes: number; preview: string; previewTruncated: boolean; errorCode: string | null }>(harness.events(handle.conversationId), 'tool_result');
     const byTool = Object.fromEntries(results.map((result) => [result.tool, result]));
     // Control and bidi characters are kept as data; the renderer shows them inert.
-    expect(byTool.echo).toMatchObject({ ok: true, preview: 'line one\nline two \u202e evil', previewTruncated: false });
-    expect(byTool.huge).toMatchObject({ ok: true, bytes: 10_000, previewTruncated: true });
-    expect(byTool.huge!.preview).toBe('x'.repeat(TOOL_RESULT_PREVIEW_BYTES));
-    expect(byTool.fail).toMatchObject({ ok: false, previewTruncated: false });
-    expect(byTool.fail!.preview).toContain('the fixture failed on purpose');
+    expect(byTool.fixture__echo).toMatchObject({ ok: true, preview: 'line one\nline two \u202e evil', previewTruncated: false });
+    expect(byTool.fixture__huge).toMatchObject({ ok: true, bytes: 10_000, previewTruncated: true });
+    expect(byTool.fixture__huge!.preview).toBe('x'.repeat(TOOL_RESULT_PREVIEW_BYTES));
+    expect(byTool.fixture__fail).toMatchObject({ ok: false, previewTruncated: false });
+    expect(byTool.fixture__fail!.preview).toContain('the fixture failed on purpose');
   });
 });

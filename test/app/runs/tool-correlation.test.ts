@@ -112,8 +112,8 @@ describe("tool results are joined to the broker's outcome by the CLI's tool_use 
       [
         {
           blocks: [
-            { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 2_000 } },
-            { type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 50 } },
+            { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 2_000 } },
+            { type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 50 } },
           ],
         },
         { blocks: [{ type: 'text', text: 'Both slept.' }] },
@@ -129,8 +129,8 @@ describe("tool results are joined to the broker's outcome by the CLI's tool_use 
     // The CLI named each call's tool_use in its tools/call, and the upstream finished the short one first.
     expect(hop.answered).toEqual([short, long]);
     const results = new Map(payloads<PayloadOf<'tool_result'>>(events, 'tool_result').map((result) => [result.toolUseId, result]));
-    expect(results.get(long!)).toMatchObject({ tool: 'slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
-    expect(results.get(short!)).toMatchObject({ tool: 'slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
+    expect(results.get(long!)).toMatchObject({ tool: 'fixture__slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
+    expect(results.get(short!)).toMatchObject({ tool: 'fixture__slow', ok: true, bytes: 5, errorCode: null, preview: 'slept' });
     // The durations are the broker's: the long call slept 2 s, the short one far less.
     expect(results.get(long!)!.durationMs).toBeGreaterThanOrEqual(2_000);
     expect(results.get(short!)!.durationMs).toBeLessThan(results.get(long!)!.durationMs);
@@ -143,18 +143,18 @@ describe("tool results are joined to the broker's outcome by the CLI's tool_use 
     const h = await startHarness([]);
     harness = h;
     const agent = await publishToolAgent(h);
-    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__slow', input: { ms: 3_000 } }] }, { blocks: [{ type: 'text', text: 'done' }] });
+    h.provider.push({ blocks: [{ type: 'tool_use', name: 'mcp__ward__fixture__slow', input: { ms: 3_000 } }] }, { blocks: [{ type: 'text', text: 'done' }] });
     const handle = h.service.startTurn({ namespace: h.ns, agent: agent.version.agentName, prompt: 'slow' });
     await until(() => types(h.events(handle.conversationId)).includes('tool_call'), 'the CLI calling slow');
     const [runDir] = fs.readdirSync(h.tmpRoot).map((name) => path.join(h.tmpRoot, name));
     const ward = (JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { url: string; headers: { Authorization: string } } } }).mcpServers.ward;
     const side = await connectClient(ward.url, ward.headers.Authorization.replace('Bearer ', ''));
-    await side.callTool({ name: 'echo', arguments: { text: 'side door' } });
+    await side.callTool({ name: 'fixture__echo', arguments: { text: 'side door' } });
     await side.close();
     expect(await handle.done).toMatchObject({ state: 'succeeded' });
 
     const events = h.events(handle.conversationId);
-    expect(payloads(events, 'tool_drained')).toEqual([expect.objectContaining({ tool: 'echo', ok: true, cause: 'not_asked_by_the_cli' })]);
+    expect(payloads(events, 'tool_drained')).toEqual([expect.objectContaining({ tool: 'fixture__echo', ok: true, cause: 'not_asked_by_the_cli' })]);
     const lines = events.map((event) => formatEvent(event)).join('\n');
     expect(lines).toContain("echo was called with the run's capability by something other than the CLI");
     expect(lines).not.toMatch(/after the (stop|CLI stopped)/);
