@@ -17,18 +17,21 @@ export { openBundle, parseSigner, verifyBundle, type BundleVerdict } from '../ex
 /** Bundles a desktop keeps open at once; opening another closes the oldest. */
 const MAX_OPEN_REVIEWS = 8;
 
+/** An event of a bundle, and whether it is the event signed (E4: review marks every one that is not). */
+export type BundleEvent = JournalEvent & { readonly signed: boolean };
+
 /** One page of a bundle's events as the journal would hand them out (hash and all). */
-export async function bundlePage(bundle: OpenedBundle, page: number): Promise<JournalEvent[]> {
+export async function bundlePage(bundle: OpenedBundle, page: number): Promise<BundleEvent[]> {
   const conversationId = bundle.verdict.statement.conversationId;
-  return (await bundle.readPage(page)).map(({ seq, line, text }) => {
-    if (line === null) return { conversationId, seq, runId: null, type: 'unreadable-line', payload: { text: text.slice(0, 200) }, createdAt: '', hash: '' };
+  return (await bundle.readPage(page)).map(({ seq, line, text, signed }) => {
+    if (line === null) return { conversationId, seq, runId: null, type: 'unreadable-line', payload: { text: text.slice(0, 200) }, createdAt: '', hash: '', signed };
     let payload: unknown = null;
     try {
       payload = JSON.parse(line.payload);
     } catch {
       // readJournalEvent reports it unreadable
     }
-    return { conversationId, seq: line.seq, runId: typeof line.runId === 'string' ? line.runId : null, type: String(line.type), payload, createdAt: String(line.createdAt), hash: String(line.hash) };
+    return { conversationId, seq: line.seq, runId: typeof line.runId === 'string' ? line.runId : null, type: String(line.type), payload, createdAt: String(line.createdAt), hash: String(line.hash), signed };
   });
 }
 

@@ -1,0 +1,49 @@
+/**
+ * RFC 8785, the JSON Canonicalization Scheme: the one encoding of every JSON value Ward hashes or
+ * signs (event hashes, the statement), so any JCS library in any language gets the same bytes.
+ * ECMAScript's own serializers are what JCS specifies for strings and numbers (RFC 8785 3.2.2),
+ * and JavaScript's string comparison is the UTF-16 code unit order it sorts properties by (3.2.3).
+ */
+import { WardError } from './errors.js';
+
+function refuse(why: string): never {
+  throw new WardError('usage', `not canonical JSON (RFC 8785): ${why}`);
+}
+
+/** Compares by UTF-16 code units, never by locale. */
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** In a `u` regex a pair is one code point: only an unpaired surrogate is in category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function serializeString(text: string): string {
+  // I-JSON (RFC 7493), which JCS requires: no lone surrogates.
+  if (LONE_SURROGATE.test(text)) refuse('a string holds a lone surrogate');
+  return JSON.stringify(text);
+}
+
+/** The canonical form of `value`; refuses what JSON cannot say exactly (NaN, Infinity, undefined, functions). */
+export function canonicalize(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) refuse(`${value} is not a JSON number`);
+      // Number.prototype.toString is RFC 8785's number serialization; -0 becomes 0.
+      return JSON.stringify(value);
+    case 'string':
+      return serializeString(value);
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map(canonicalize).join(',')}]`;
+      const record = value as Record<string, unknown>;
+      const members = Object.keys(record)
+        .filter((key) => record[key] !== undefined)
+        .sort(byCodeUnits)
+        .map((key) => `${serializeString(key)}:${canonicalize(record[key])}`);
+      return `{${members.join(',')}}`;
+    }
+    default:
+      return refuse(`a ${typeof value} has no JSON form`);
+  }
+}
