@@ -102,7 +102,7 @@ export function writeTar(file: string, entries: ReadonlyArray<readonly [string, 
 }
 
 /** A copy of a bundle with its journal lines changed by `edit`. */
-export function withLines(bundle: MadeBundle, edit: (lines: string[]) => string[], name = 'edited.wardbundle'): string {
+export function withLines(bundle: Pick<MadeBundle, 'file' | 'dir'>, edit: (lines: string[]) => string[], name = 'edited.wardbundle'): string {
   const entries = tarEntries(bundle.file).map(([entry, data]): [string, Buffer] => {
     if (entry !== 'journal.jsonl') return [entry, data];
     const lines = data.toString('utf8').split('\n').slice(0, -1);
