@@ -83,8 +83,8 @@ export function parseSigner(value: string): { fingerprint: string } {
   return { fingerprint: parsePublicKey(fs.readFileSync(value, 'utf8'), `--signer ${value}`).fingerprint };
 }
 
-/** Lines of a tar entry, read in chunks; each with where it starts in the archive. */
-async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Buffer) => void, file: string): AsyncGenerator<{ text: string; offset: number }> {
+/** Lines of a tar entry, read in chunks; each with where it starts in the archive and its bytes, newline included (valid until the next line). */
+async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Buffer) => void, file: string): AsyncGenerator<{ text: string; offset: number; bytes: Buffer }> {
   const chunk = Buffer.alloc(WRITE_CHUNK);
   let carry: Buffer[] = [];
   let carryBytes = 0;
@@ -98,10 +98,10 @@ async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Bu
     onBytes(data);
     let from = 0;
     for (let newline = data.indexOf(10, from); newline !== -1; newline = data.indexOf(10, from)) {
-      const piece = data.subarray(from, newline);
+      const piece = data.subarray(from, newline + 1);
       if (carryBytes + piece.length > MAX_LINE_BYTES) throw invalid(file, `a line of ${JOURNAL_FILE} is longer than ${MAX_LINE_BYTES} bytes`);
-      const text = carryBytes === 0 ? piece.toString('utf8') : Buffer.concat([...carry, piece]).toString('utf8');
-      yield { text, offset: lineStart };
+      const bytes = carryBytes === 0 ? piece : Buffer.concat([...carry, piece]);
+      yield { text: bytes.toString('utf8', 0, bytes.length - 1), offset: lineStart, bytes };
       carry = [];
       carryBytes = 0;
       from = newline + 1;
@@ -115,7 +115,10 @@ async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Bu
     position += bytesRead;
   }
   // A last line without its newline (a cut file) is still a line: it will not verify.
-  if (carryBytes > 0) yield { text: Buffer.concat(carry).toString('utf8'), offset: lineStart };
+  if (carryBytes > 0) {
+    const bytes = Buffer.concat(carry);
+    yield { text: bytes.toString('utf8'), offset: lineStart, bytes };
+  }
 }
 
 function parseEnvelope(raw: Buffer, file: string): { body: Buffer; payloadType: string; signatures: Array<{ keyid: string; sig: string }> } {
@@ -266,13 +269,13 @@ async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, 
     page = null;
   };
   let events = 0;
-  for await (const { text, offset } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
+  for await (const { text, offset, bytes } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
     if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
     if (events % BUNDLE_PAGE_EVENTS === 0) {
       closePage(offset);
       page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
     }
-    page!.hash.update(text).update('\n');
+    page!.hash.update(bytes);
     events += 1;
     if (matcher === null) chain.push(text);
     else if (matcher.push(text).signedSeq !== null) {
@@ -310,11 +313,9 @@ async function readPage(handle: FileHandle, file: string, pages: readonly PageMa
   if (mark === undefined) throw new WardError('not_found', `the bundle has no page ${index}`);
   const data = Buffer.alloc(mark.length);
   const { bytesRead } = await handle.read(data, 0, mark.length, mark.offset);
-  const text = data.subarray(0, bytesRead).toString('utf8');
+  if (bytesRead !== mark.length || createHash('sha256').update(data).digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
+  const text = data.toString('utf8');
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  const check = createHash('sha256');
-  for (const line of lines) check.update(line).update('\n');
-  if (bytesRead !== mark.length || check.digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
   return lines.map((line, offset) => {
     let parsed: JournalLine | null = null;
     try {
