@@ -66,6 +66,26 @@ export interface OpenedBundle {
   close(): Promise<void>;
 }
 
+/** What is known of a bundle before its journal is read: the signature, the signer and the signed list. */
+export interface EarlyVerdict {
+  readonly signature: BundleVerdict['signature'];
+  readonly signer: string;
+  readonly statement: Predicate;
+  /** Problems found so far (the signature, the signer, the list); the journal's come in the verdict. */
+  readonly problems: readonly string[];
+  /** Each line is held against a signed list as it is read: whether a line is as signed is known at once. */
+  readonly perEvent: boolean;
+  /** journal.jsonl is the file the statement commits to (its SHA-256, taken before the lines are read). */
+  readonly journalIntact: boolean;
+}
+
+/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read. */
+export interface BundleStream {
+  /** Called before the journal is read; true to be handed each line. */
+  readonly onChecked: (early: EarlyVerdict) => boolean | Promise<boolean>;
+  readonly onLine: (line: BundleLine) => void | Promise<void>;
+}
+
 function invalid(file: string, why: string): WardError {
   return new WardError('bundle_invalid', `${file} is not a valid bundle: ${why}`);
 }
@@ -166,7 +186,7 @@ function parseStatement(body: Buffer, file: string): ParsedStatement {
  * by event. Structural problems (not a bundle, truncated, foreign entries, too big) are errors;
  * everything else is a verdict.
  */
-export async function openBundle(file: string, options: { expectedSigner?: string } = {}): Promise<OpenedBundle> {
+export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream } = {}): Promise<OpenedBundle> {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -200,7 +220,14 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
 
     // Events are held against the signed list only when the statement that commits to it can be trusted.
     const list = readEventHashes(handle.fd, entries, statement, problems);
-    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, signature === 'valid' && problems.length === 0 ? list : null);
+    const trusted = signature === 'valid' && problems.length === 0 ? list : null;
+    let onLine: BundleStream['onLine'] | undefined;
+    if (options.stream !== undefined) {
+      const journalIntact = (await sha256Of(handle, entries.get(JOURNAL_FILE)!)) === statement.journalSha256;
+      const early: EarlyVerdict = { signature, signer: key.fingerprint, statement: predicate, problems: [...problems], perEvent: trusted !== null, journalIntact };
+      if (await options.stream.onChecked(early)) onLine = options.stream.onLine;
+    }
+    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, onLine);
     problems.unshift(...scan.problems);
     if (scan.journalSha256 !== statement.journalSha256) problems.push(`${JOURNAL_FILE} is not the file the statement commits to (its SHA-256 differs)`);
     const ok = problems.length === 0;
@@ -257,7 +284,7 @@ interface JournalScan {
  * against the signed list (or, for a v1 bundle or one whose list cannot be trusted, against the
  * chain and the statement's count and head, which name the first bad event less exactly).
  */
-async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null): Promise<JournalScan> {
+async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, onLine?: BundleStream['onLine']): Promise<JournalScan> {
   const digest = createHash('sha256');
   const matcher = list === null ? null : new EventMatcher(list, predicate.conversationId);
   const chain = new ChainChecker(predicate.conversationId);
@@ -277,11 +304,14 @@ async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, 
     }
     page!.hash.update(bytes);
     events += 1;
+    let isSigned = false;
     if (matcher === null) chain.push(text);
     else if (matcher.push(text).signedSeq !== null) {
       if (events > signed!.length) signed = grown(signed!);
       signed![events - 1] = 1;
+      isSigned = true;
     }
+    if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned));
   }
   closePage(journal.offset + journal.size);
   const journalSha256 = digest.digest('hex');
@@ -316,16 +346,30 @@ async function readPage(handle: FileHandle, file: string, pages: readonly PageMa
   if (bytesRead !== mark.length || createHash('sha256').update(data).digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
   const text = data.toString('utf8');
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  return lines.map((line, offset) => {
-    let parsed: JournalLine | null = null;
-    try {
-      parsed = JSON.parse(line) as JournalLine;
-    } catch {
-      // shown as an unreadable line
-    }
-    const seq = mark.firstSeq + offset;
-    return { seq, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text: line, signed: signed(seq) };
-  });
+  return lines.map((line, offset) => bundleLine(mark.firstSeq + offset, line, signed(mark.firstSeq + offset)));
+}
+
+/** The SHA-256 of a tar entry, read in chunks. */
+async function sha256Of(handle: FileHandle, entry: TarEntry): Promise<string> {
+  const digest = createHash('sha256');
+  const chunk = Buffer.alloc(WRITE_CHUNK);
+  for (let position = entry.offset, end = entry.offset + entry.size; position < end; ) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - position), position);
+    if (bytesRead === 0) break;
+    digest.update(chunk.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return digest.digest('hex');
+}
+
+function bundleLine(seq: number, text: string, signed: boolean): BundleLine {
+  let parsed: JournalLine | null = null;
+  try {
+    parsed = JSON.parse(text) as JournalLine;
+  } catch {
+    // shown as an unreadable line
+  }
+  return { seq, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text, signed };
 }
 
 /** Checks a bundle and closes it: the verdict only. */

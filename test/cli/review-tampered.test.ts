@@ -43,8 +43,16 @@ describe('ward review and verify-bundle of a tampered export (E4)', () => {
     const review = await ward(['review', file], { env: OFFLINE });
     expect(review.code).toBe(3);
     const shown = review.stdout.split('\n');
-    expect(shown[0]).toBe('Read-only review · NOT VERIFIED');
-    expect(shown).toContain('  15 of 16 events could be matched to what was signed; every other line is marked "NOT AS SIGNED"');
+    // Shown as it is read: NOT VERIFIED before any event (the journal is not the file signed), each event marked as it is
+    // checked, and the verdict naming event 2 after them.
+    expect(shown.slice(0, 3)).toEqual([
+      'Read-only review · NOT VERIFIED',
+      'NOT VERIFIED: journal.jsonl is not the file the statement commits to (its SHA-256 differs)',
+      '  each event is held against what was signed as it is shown; one that is not is marked "NOT AS SIGNED"',
+    ]);
+    const verdictAt = shown.indexOf('NOT VERIFIED: first bad event is #2: event 2 is not what was signed');
+    expect(verdictAt).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
+    expect(shown.slice(verdictAt)).toContain('  15 of 16 events could be matched to what was signed; every other line is marked "NOT AS SIGNED"');
     const events = eventLines(review.stdout);
     expect(events).toHaveLength(16);
     expect(events.filter((line) => line.startsWith('NOT AS SIGNED '))).toEqual([expect.stringMatching(/^NOT AS SIGNED #2 \S+ user_prompt {2}.*Porto/)]);
