@@ -22,6 +22,9 @@ function serializeString(text: string): string {
   return JSON.stringify(text);
 }
 
+/** A value JSON.stringify writes exactly as JCS does: null, a boolean, a finite number, a well-formed string. */
+const isPrimitive = (item: unknown): boolean => item === null || typeof item === 'boolean' || (typeof item === 'number' && Number.isFinite(item)) || (typeof item === 'string' && isWellFormed(item));
+
 /** The canonical form of `value`; refuses what JSON cannot say exactly (NaN, Infinity, undefined, functions). */
 export function canonicalize(value: unknown): string {
   if (value === null) return 'null';
@@ -35,7 +38,8 @@ export function canonicalize(value: unknown): string {
     case 'string':
       return serializeString(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map(canonicalize).join(',')}]`;
+      // An array of JSON primitives (the event hash's) is already in its JCS form as JSON.stringify writes it.
+      if (Array.isArray(value)) return value.every(isPrimitive) ? JSON.stringify(value) : `[${value.map(canonicalize).join(',')}]`;
       const record = value as Record<string, unknown>;
       const members = Object.keys(record)
         .filter((key) => record[key] !== undefined)

@@ -63,6 +63,11 @@ describe('RFC 8785 canonical JSON', () => {
     expect(canonicalize('\ud83d\ude00')).toBe('"\ud83d\ude00"');
     expect(() => canonicalize(() => 1)).toThrow(/function has no JSON form/);
     expect(() => canonicalize(10n)).toThrow(/bigint has no JSON form/);
+    // Inside arrays too (their fast path hands JSON.stringify only what it writes as JCS does).
+    expect(() => canonicalize(['ok', '\ud800'])).toThrow(/lone surrogate/);
+    expect(() => canonicalize([1, Number.NaN])).toThrow(/NaN is not a JSON number/);
+    expect(() => canonicalize([undefined])).toThrow(/undefined has no JSON form/);
+    expect(canonicalize([-0, 1e21, 'é', null, true, [{ b: 1, a: [2] }]])).toBe('[0,1e+21,"é",null,true,[{"a":[2],"b":1}]]');
   });
 });
 
