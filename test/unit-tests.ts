@@ -7,6 +7,7 @@
  * Every other test file is in the `integration` project.
  */
 export const unitTestFiles: readonly string[] = [
+  'test/base/jcs.test.ts',
   'test/base/url-policy.test.ts',
   'test/cli/format-live.test.ts',
   'test/cli/terminal-guard.test.ts',

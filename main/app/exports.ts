@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readJournalEvent } from '../../common/events.js';
 import { WardError } from '../base/errors.js';
-import { BUNDLE_EXTENSION, ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle.js';
+import { BUNDLE_EXTENSION } from '../export/bundle.js';
+import { ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle-writer.js';
 import { exportLines } from '../export/journal-lines.js';
 import { SecretScanner, type KnownSecret } from '../export/secret-scan.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../export/transcript.js';
@@ -41,16 +42,34 @@ export interface ExportResult {
   readonly uncertainRuns: readonly string[];
 }
 
+/** The recipe of docs/bundle-format.md, short: checks a bundle with Python and its `cryptography` package alone. */
+export const README_RECIPE = String.raw`import base64, hashlib, json, sys, tarfile
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+with tarfile.open(sys.argv[1]) as tar: f = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+env = json.loads(f['statement.dsse.json']); body = base64.b64decode(env['payload']); kind = env['payloadType'].encode()
+load_pem_public_key(f['signer.pub.pem']).verify(base64.b64decode(env['signatures'][0]['sig']), b'DSSEv1 %d %s %d %s' % (len(kind), kind, len(body), body))
+st = json.loads(body); digests = {s['name']: s['digest']['sha256'] for s in st['subject']}
+assert hashlib.sha256(f['events.sha256']).hexdigest() == digests['events.sha256'], 'events.sha256 is not what was signed'
+signed = ['0' * 64] + f['events.sha256'].decode().split('\n')[:-1]
+lines = f['journal.jsonl'].decode().split('\n')[:-1]
+for n, line in enumerate(lines, 1):
+    e = json.loads(line); jcs = json.dumps([e['conversationId'], e['seq'], e['runId'], e['type'], e['payload'], e['createdAt']], separators=(',', ':'), ensure_ascii=False)
+    assert n < len(signed) and hashlib.sha256((signed[n - 1] + '\n' + jcs).encode()).hexdigest() == signed[n] == e['hash'], 'event %d is not what was signed' % n
+assert len(lines) == st['predicate']['events'] == len(signed) - 1 and hashlib.sha256(f['journal.jsonl']).hexdigest() == digests['journal.jsonl']
+print('ok:', len(lines), 'events, signed by the key in signer.pub.pem')
+`;
+
 function readme(conversation: Conversation, fingerprint: string): string {
   return `This is a Ward export bundle: one conversation's event journal, signed.
 
 Files
   journal.jsonl        every event of conversation ${conversation.id}, one JSON object a line, exactly as
                        Ward journaled it ("payload" is the stored JSON text); each line's "hash" is
-                       SHA-256 over the previous hash, a newline, and the JSON array
+                       SHA-256 over the previous hash, a newline, and the RFC 8785 (JCS) JSON array
                        [conversationId, seq, runId, type, payload, createdAt].
-  statement.dsse.json  a DSSE envelope holding an in-toto Statement v1: the SHA-256 of journal.jsonl,
-                       the number of events and the last event's hash, signed with Ed25519.
+  events.sha256        event n's hash on line n: what names an event that is not as signed.
+  statement.dsse.json  a DSSE envelope holding an in-toto Statement v1: the SHA-256 of journal.jsonl and
+                       of events.sha256, the number of events and the last event's hash, signed with Ed25519.
   signer.pub.pem       the public key that signed it: ${fingerprint}
 
 Check it (no Ward data folder, keychain or network needed):
@@ -58,6 +77,10 @@ Check it (no Ward data folder, keychain or network needed):
 Ask the sender for their fingerprint ("ward keys show") by a channel you trust; the key inside the
 bundle proves only that whoever made the bundle held that key.
 
+Without Ward: python3 verify.py THIS_FILE, with Python's cryptography package (Debian:
+python3-cryptography) and this as verify.py (the full format: docs/bundle-format.md in Ward):
+
+${README_RECIPE}
 Read it:
   ward review THIS_FILE
 `;

@@ -9,7 +9,7 @@ import { lockPath, withLock } from '../credentials/lock.js';
 import { openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import fs from 'node:fs';
-import { writeNewFile } from '../export/bundle.js';
+import { writeNewFile } from '../export/bundle-writer.js';
 import { generateSigningKey, loadSigningKey, type SigningKey } from '../export/signing.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 

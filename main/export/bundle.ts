@@ -1,142 +1,26 @@
 /**
- * Export bundles (E1–E4): one tar file holding journal.jsonl (every event as stored), the signed
- * statement (DSSE envelope), the signer's public key and a README for whoever receives it.
- * Checking one needs nothing but this module: no data folder, keychain or network. Reading a
- * bundle follows, loads and runs nothing from it; every size is bounded.
+ * Checking and reading export bundles (E4): one tar file holding journal.jsonl (every event as
+ * stored), events.sha256 (their hashes), the signed statement (DSSE envelope), the signer's public
+ * key and a README. Checking one needs nothing but this module: no data folder, keychain or
+ * network. Reading a bundle follows, loads and runs nothing from it; every size is bounded.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { WardError, describeError } from '../base/errors.js';
-import type { StoredEvent } from '../store/journal.js';
-import { ChainChecker, exportLines, type JournalLine } from './journal-lines.js';
-import { envelope, FINGERPRINT_PATTERN, IN_TOTO_PAYLOAD_TYPE, isFingerprintOf, parsePublicKey, verifySignature, type SigningKey } from './signing.js';
-import { JOURNAL_FILE, STATEMENT, statementFor, type Predicate } from './statement.js';
-import { readEntry, readTarIndex, TarWriter, type TarEntry, type TarLayout } from './tar.js';
+import { ChainChecker, type JournalLine } from './journal-lines.js';
+import { isMissing, KEY_FILE, LAYOUT, MAX_BUNDLE_BYTES, MAX_BUNDLE_EVENTS, MAX_KEY_BYTES, STATEMENT_FILE, WRITE_CHUNK } from './layout.js';
+import { EventMatcher, SignedEvents } from './signed-events.js';
+import { FINGERPRINT_PATTERN, IN_TOTO_PAYLOAD_TYPE, isFingerprintOf, parsePublicKey, verifySignature } from './signing.js';
+import { EVENT_HASHES_FILE, JOURNAL_FILE, statementSchema, type Predicate } from './statement.js';
+import { readEntry, readTarIndex, type TarEntry } from './tar.js';
 
-export const BUNDLE_EXTENSION = '.wardbundle';
-export const MAX_BUNDLE_BYTES = 1024 ** 3;
-export const MAX_BUNDLE_EVENTS = 10_000_000;
+export { BUNDLE_EXTENSION, MAX_BUNDLE_BYTES, MAX_BUNDLE_EVENTS } from './layout.js';
 /** A stored payload is at most 1 MiB; escaped inside a line it can about double. */
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
-const STATEMENT_FILE = 'statement.dsse.json';
-const KEY_FILE = 'signer.pub.pem';
-const README_FILE = 'README.txt';
-const MAX_KEY_BYTES = 16 * 1024;
-const LAYOUT: TarLayout = {
-  files: {
-    [JOURNAL_FILE]: { maxBytes: MAX_BUNDLE_BYTES, required: true },
-    [STATEMENT_FILE]: { maxBytes: 1024 * 1024, required: true },
-    [KEY_FILE]: { maxBytes: MAX_KEY_BYTES, required: true },
-    [README_FILE]: { maxBytes: 64 * 1024, required: true },
-  },
-};
 /** Events per page when a bundle is read back for review. */
 export const BUNDLE_PAGE_EVENTS = 1_000;
-/** Written in chunks of about this size. */
-const WRITE_CHUNK = 1024 * 1024;
-
-/** A path that names nothing (ENOTDIR: a part of it is a file, so nothing is there either). */
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-/**
- * Creates `file` (it must not exist), lets `fill` write it, and removes it if anything fails:
- * an export writes nothing but its output file, and never leaves half of one.
- */
-export function writeNewFile(file: string, fill: (fd: number) => void): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'wx', 0o600);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new WardError('usage', `${file} already exists; choose another name with --out or remove it`);
-    if (isMissing(error)) throw new WardError('not_found', `no such folder: ${path.dirname(file)} (to write ${path.basename(file)} in); create it or choose another --out`, { cause: error });
-    throw new WardError('usage', `cannot create ${file}: ${describeError(error)}`, { cause: error });
-  }
-  try {
-    fill(fd);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-    throw error;
-  }
-}
-
-/** Buffers small writes into large ones. */
-export class ChunkedWriter {
-  private parts: string[] = [];
-  private size = 0;
-
-  constructor(private readonly sink: (chunk: Buffer) => void) {}
-
-  write(text: string): void {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= WRITE_CHUNK) this.flush();
-  }
-
-  flush(): void {
-    if (this.parts.length === 0) return;
-    this.sink(Buffer.from(this.parts.join(''), 'utf8'));
-    this.parts = [];
-    this.size = 0;
-  }
-}
-
-export interface BundleContents {
-  readonly conversationId: string;
-  /** The head the export stops at: events after it (a run still writing) are not part of it. */
-  readonly head: { readonly seq: number; readonly hash: string };
-  /** The stored events 1..head.seq, in order. */
-  readonly events: Iterable<StoredEvent>;
-  /** What the statement says besides what the journal itself settles. */
-  readonly predicate: Omit<Predicate, 'events' | 'firstSeq' | 'lastSeq' | 'chainHead'>;
-  /** Sees each line before it is written; throws to refuse the export (E3). */
-  readonly check: (line: string, event: StoredEvent) => void;
-}
-
-export interface WrittenBundle {
-  readonly file: string;
-  readonly bytes: number;
-  readonly events: number;
-  readonly journalSha256: string;
-  readonly fingerprint: string;
-}
-
-/** Streams the journal into a new bundle, checking its chain on the way: a broken journal is never signed. */
-export function writeBundle(file: string, contents: BundleContents, key: SigningKey, readme: string): WrittenBundle {
-  let written: Omit<WrittenBundle, 'bytes'> | undefined;
-  writeNewFile(file, (fd) => {
-    const tar = new TarWriter(fd, new Date(contents.predicate.exportedAt));
-    const journal = tar.beginFile(JOURNAL_FILE);
-    const digest = createHash('sha256');
-    const out = new ChunkedWriter((chunk) => {
-      digest.update(chunk);
-      journal.write(chunk);
-    });
-    // Each line checked against the chain, and the whole of it against the head, before the statement is signed.
-    for (const { line } of exportLines(contents.conversationId, contents.head, contents.events, contents.check)) out.write(line);
-    out.flush();
-    journal.end();
-    const journalSha256 = digest.digest('hex');
-    const { seq: events, hash: chainHead } = contents.head;
-    const predicate: Predicate = { ...contents.predicate, events, firstSeq: events === 0 ? null : 1, lastSeq: events, chainHead };
-    const statement = Buffer.from(JSON.stringify(statementFor(journalSha256, predicate)), 'utf8');
-    tar.addFile(STATEMENT_FILE, Buffer.from(`${JSON.stringify(envelope(statement, key), null, 2)}\n`, 'utf8'));
-    tar.addFile(KEY_FILE, Buffer.from(key.pem, 'utf8'));
-    tar.addFile(README_FILE, Buffer.from(readme, 'utf8'));
-    tar.finish();
-    written = { file, events, journalSha256, fingerprint: key.fingerprint };
-  });
-  return { ...written!, bytes: fs.statSync(file).size };
-}
 
 export interface BundleVerdict {
   readonly ok: boolean;
@@ -150,6 +34,8 @@ export interface BundleVerdict {
   readonly statement: Predicate;
   /** Events found in journal.jsonl. */
   readonly events: number;
+  /** Lines that are an event as it was signed (all of them when ok; none when the signature cannot be trusted). */
+  readonly signedEvents: number;
   /** The first event that is not as signed, when one is. */
   readonly firstBadSeq: number | null;
   /** What is wrong, most telling first; empty when ok. */
@@ -163,20 +49,41 @@ interface PageMark {
   readonly sha256: string;
 }
 
-/** A bundle checked and held open for reading (the desktop's review window, `ward review`). */
-/** One journal line of an opened bundle: its seq, the line when it parses, and its text as stored. */
+/** One journal line of an opened bundle: its seq, the line when it parses, its text as stored, and whether it is an event as signed. */
 export interface BundleLine {
   readonly seq: number;
   readonly line: JournalLine | null;
   readonly text: string;
+  readonly signed: boolean;
 }
 
+/** A bundle checked and held open for reading (the desktop's review window, `ward review`). */
 export interface OpenedBundle {
   readonly verdict: BundleVerdict;
   readonly pageCount: number;
   /** The events of one page, as lines; a line that is not an event comes back as text. */
   readPage(page: number): Promise<BundleLine[]>;
   close(): Promise<void>;
+}
+
+/** What is known of a bundle before its journal is read: the signature, the signer and the signed list. */
+export interface EarlyVerdict {
+  readonly signature: BundleVerdict['signature'];
+  readonly signer: string;
+  readonly statement: Predicate;
+  /** Problems found so far (the signature, the signer, the list); the journal's come in the verdict. */
+  readonly problems: readonly string[];
+  /** Each line is held against a signed list as it is read: whether a line is as signed is known at once. */
+  readonly perEvent: boolean;
+  /** journal.jsonl is the file the statement commits to (its SHA-256, taken before the lines are read). */
+  readonly journalIntact: boolean;
+}
+
+/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read. */
+export interface BundleStream {
+  /** Called before the journal is read; true to be handed each line. */
+  readonly onChecked: (early: EarlyVerdict) => boolean | Promise<boolean>;
+  readonly onLine: (line: BundleLine) => void | Promise<void>;
 }
 
 function invalid(file: string, why: string): WardError {
@@ -196,8 +103,8 @@ export function parseSigner(value: string): { fingerprint: string } {
   return { fingerprint: parsePublicKey(fs.readFileSync(value, 'utf8'), `--signer ${value}`).fingerprint };
 }
 
-/** Lines of a tar entry, read in chunks; each with where it starts in the archive. */
-async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Buffer) => void, file: string): AsyncGenerator<{ text: string; offset: number }> {
+/** Lines of a tar entry, read in chunks; each with where it starts in the archive and its bytes, newline included (valid until the next line). */
+async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Buffer) => void, file: string): AsyncGenerator<{ text: string; offset: number; bytes: Buffer }> {
   const chunk = Buffer.alloc(WRITE_CHUNK);
   let carry: Buffer[] = [];
   let carryBytes = 0;
@@ -211,10 +118,10 @@ async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Bu
     onBytes(data);
     let from = 0;
     for (let newline = data.indexOf(10, from); newline !== -1; newline = data.indexOf(10, from)) {
-      const piece = data.subarray(from, newline);
+      const piece = data.subarray(from, newline + 1);
       if (carryBytes + piece.length > MAX_LINE_BYTES) throw invalid(file, `a line of ${JOURNAL_FILE} is longer than ${MAX_LINE_BYTES} bytes`);
-      const text = carryBytes === 0 ? piece.toString('utf8') : Buffer.concat([...carry, piece]).toString('utf8');
-      yield { text, offset: lineStart };
+      const bytes = carryBytes === 0 ? piece : Buffer.concat([...carry, piece]);
+      yield { text: bytes.toString('utf8', 0, bytes.length - 1), offset: lineStart, bytes };
       carry = [];
       carryBytes = 0;
       from = newline + 1;
@@ -228,7 +135,10 @@ async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Bu
     position += bytesRead;
   }
   // A last line without its newline (a cut file) is still a line: it will not verify.
-  if (carryBytes > 0) yield { text: Buffer.concat(carry).toString('utf8'), offset: lineStart };
+  if (carryBytes > 0) {
+    const bytes = Buffer.concat(carry);
+    yield { text: bytes.toString('utf8'), offset: lineStart, bytes };
+  }
 }
 
 function parseEnvelope(raw: Buffer, file: string): { body: Buffer; payloadType: string; signatures: Array<{ keyid: string; sig: string }> } {
@@ -247,19 +157,27 @@ function parseEnvelope(raw: Buffer, file: string): { body: Buffer; payloadType: 
   return { body: Buffer.from(env.payload, 'base64'), payloadType: env.payloadType, signatures };
 }
 
-function parseStatement(body: Buffer, file: string): { predicate: Predicate; sha256: string } {
+interface ParsedStatement {
+  readonly predicate: Predicate;
+  readonly journalSha256: string;
+  /** The digest of events.sha256; null in a v1 statement, which has no list. */
+  readonly eventHashesSha256: string | null;
+}
+
+function parseStatement(body: Buffer, file: string): ParsedStatement {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
     throw invalid(file, 'the signed statement is not JSON');
   }
-  const parsed = STATEMENT.safeParse(value);
+  const parsed = statementSchema(value).safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw invalid(file, `the signed statement is not a Ward journal statement (${issue?.path.join('.') || 'statement'}: ${issue?.message ?? 'malformed'})`);
   }
-  return { predicate: parsed.data.predicate, sha256: parsed.data.subject[0].digest.sha256 };
+  const [journal, eventHashes] = parsed.data.subject;
+  return { predicate: parsed.data.predicate, journalSha256: journal.digest.sha256, eventHashesSha256: eventHashes?.digest.sha256 ?? null };
 }
 
 /**
@@ -268,7 +186,7 @@ function parseStatement(body: Buffer, file: string): { predicate: Predicate; sha
  * by event. Structural problems (not a bundle, truncated, foreign entries, too big) are errors;
  * everything else is a verdict.
  */
-export async function openBundle(file: string, options: { expectedSigner?: string } = {}): Promise<OpenedBundle> {
+export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream } = {}): Promise<OpenedBundle> {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -285,15 +203,10 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
     const entries = readTarIndex(handle.fd, size, LAYOUT, file);
     const key = parsePublicKey(readEntry(handle.fd, entries.get(KEY_FILE)!).toString('utf8'), `${KEY_FILE} in ${file}`);
     const { body, payloadType, signatures } = parseEnvelope(readEntry(handle.fd, entries.get(STATEMENT_FILE)!), file);
-    const { predicate, sha256 } = parseStatement(body, file);
+    const statement = parseStatement(body, file);
+    const { predicate } = statement;
 
     const problems: string[] = [];
-    let firstBadSeq: number | null = null;
-    const badAt = (seq: number | null, reason: string) => {
-      problems.push(reason);
-      if (seq !== null && firstBadSeq === null) firstBadSeq = seq;
-    };
-
     let signature: BundleVerdict['signature'] = 'missing';
     if (signatures.length === 0) problems.push('the statement is not signed');
     else if (signatures.some((entry) => verifySignature(payloadType, body, entry.sig, key))) signature = 'valid';
@@ -305,38 +218,27 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
     const expectedSigner = options.expectedSigner === undefined ? null : isFingerprintOf(options.expectedSigner, key) ? key.fingerprint : options.expectedSigner;
     if (expectedSigner !== null && expectedSigner !== key.fingerprint) problems.push(`the bundle is signed by ${key.fingerprint}, not by the expected signer ${expectedSigner}`);
 
-    // The journal, line by line: its digest, its chain, and where each page of events starts.
-    const journal = entries.get(JOURNAL_FILE)!;
-    const digest = createHash('sha256');
-    const chain = new ChainChecker(predicate.conversationId);
-    const pages: PageMark[] = [];
-    let page: { offset: number; firstSeq: number; hash: ReturnType<typeof createHash> } | null = null;
-    const closePage = (endOffset: number) => {
-      if (page !== null) pages.push({ offset: page.offset, length: endOffset - page.offset, firstSeq: page.firstSeq, sha256: page.hash.digest('hex') });
-      page = null;
-    };
-    for await (const { text, offset } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
-      if (chain.events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
-      if (chain.events % BUNDLE_PAGE_EVENTS === 0) {
-        closePage(offset);
-        page = { offset, firstSeq: chain.events + 1, hash: createHash('sha256') };
-      }
-      page!.hash.update(text).update('\n');
-      chain.push(text);
+    // Events are held against the signed list only when the statement that commits to it can be trusted.
+    const list = readEventHashes(handle.fd, entries, statement, problems);
+    const trusted = signature === 'valid' && problems.length === 0 ? list : null;
+    let onLine: BundleStream['onLine'] | undefined;
+    if (options.stream !== undefined) {
+      const journalIntact = (await sha256Of(handle, entries.get(JOURNAL_FILE)!)) === statement.journalSha256;
+      const early: EarlyVerdict = { signature, signer: key.fingerprint, statement: predicate, problems: [...problems], perEvent: trusted !== null, journalIntact };
+      if (await options.stream.onChecked(early)) onLine = options.stream.onLine;
     }
-    closePage(journal.offset + journal.size);
-
-    if (chain.problem !== null) badAt(chain.problem.firstBadSeq, chain.problem.reason);
-    if (chain.events > predicate.events) badAt(predicate.events + 1, `event ${predicate.events + 1} is not covered by the statement, which commits to ${predicate.events} events (events were appended)`);
-    else if (chain.events < predicate.events) badAt(chain.events + 1, `event ${chain.events + 1} is missing: the statement commits to ${predicate.events} events, the journal has ${chain.events}`);
-    else if (chain.problem === null && chain.head !== predicate.chainHead) badAt(chain.events, `the chain head does not match the statement's (${predicate.chainHead.slice(0, 12)}…)`);
-    if (digest.digest('hex') !== sha256) problems.push(`${JOURNAL_FILE} is not the file the statement commits to (its SHA-256 differs)`);
-
-    const verdict: BundleVerdict = { ok: problems.length === 0, file, signature, signer: key.fingerprint, expectedSigner, statement: predicate, events: chain.events, firstBadSeq, problems };
+    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, onLine);
+    problems.unshift(...scan.problems);
+    if (scan.journalSha256 !== statement.journalSha256) problems.push(`${JOURNAL_FILE} is not the file the statement commits to (its SHA-256 differs)`);
+    const ok = problems.length === 0;
+    // Without a list, a line is as signed only when the whole journal is.
+    const signed = (seq: number) => (scan.signed === null ? ok : scan.signed[seq - 1] === 1);
+    const signedEvents = scan.signed === null ? (ok ? scan.events : 0) : scan.signed.subarray(0, scan.events).reduce((sum, flag) => sum + flag, 0);
+    const verdict: BundleVerdict = { ok, file, signature, signer: key.fingerprint, expectedSigner, statement: predicate, events: scan.events, signedEvents, firstBadSeq: scan.firstBadSeq, problems };
     return {
       verdict,
-      pageCount: pages.length,
-      readPage: (index) => readPage(handle, file, pages, index),
+      pageCount: scan.pages.length,
+      readPage: (index) => readPage(handle, file, scan.pages, index, signed),
       close: () => handle.close(),
     };
   } catch (error) {
@@ -345,26 +247,129 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
   }
 }
 
+/** The signed list of event hashes, when the statement has one and it is the one it commits to; else the problem, added to `problems`. */
+function readEventHashes(fd: number, entries: ReadonlyMap<string, TarEntry>, statement: ParsedStatement, problems: string[]): SignedEvents | null {
+  const entry = entries.get(EVENT_HASHES_FILE);
+  if (statement.eventHashesSha256 === null) {
+    if (entry !== undefined) problems.push(`${EVENT_HASHES_FILE} is not covered by the statement (a v1 statement has no list of event hashes)`);
+    return null;
+  }
+  const { events, chainHead } = statement.predicate;
+  if (entry === undefined) problems.push(`the bundle has no ${EVENT_HASHES_FILE}, which the statement commits to`);
+  else if (events > MAX_BUNDLE_EVENTS || entry.size !== events * 65) problems.push(`${EVENT_HASHES_FILE} holds ${entry.size} bytes, not the ${events} hashes the statement commits to`);
+  else {
+    const data = readEntry(fd, entry);
+    if (createHash('sha256').update(data).digest('hex') !== statement.eventHashesSha256) problems.push(`${EVENT_HASHES_FILE} is not the list the statement commits to (its SHA-256 differs)`);
+    else {
+      const list = SignedEvents.parse(data, events, chainHead);
+      if (typeof list !== 'string') return list;
+      problems.push(list);
+    }
+  }
+  return null;
+}
+
+interface JournalScan {
+  readonly journalSha256: string;
+  readonly events: number;
+  readonly pages: PageMark[];
+  /** Per line, 1 when it is the event signed (only when held against a trusted list). */
+  readonly signed: Uint8Array | null;
+  readonly firstBadSeq: number | null;
+  readonly problems: string[];
+}
+
+/**
+ * The journal, line by line: its digest, where each page of events starts, and each line held
+ * against the signed list (or, for a v1 bundle or one whose list cannot be trusted, against the
+ * chain and the statement's count and head, which name the first bad event less exactly).
+ */
+async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, onLine?: BundleStream['onLine']): Promise<JournalScan> {
+  const digest = createHash('sha256');
+  const matcher = list === null ? null : new EventMatcher(list, predicate.conversationId);
+  const chain = new ChainChecker(predicate.conversationId);
+  let signed: Uint8Array | null = list === null ? null : new Uint8Array(Math.min(list.count, MAX_BUNDLE_EVENTS) + 1);
+  const pages: PageMark[] = [];
+  let page: { offset: number; firstSeq: number; hash: ReturnType<typeof createHash> } | null = null;
+  const closePage = (endOffset: number) => {
+    if (page !== null) pages.push({ offset: page.offset, length: endOffset - page.offset, firstSeq: page.firstSeq, sha256: page.hash.digest('hex') });
+    page = null;
+  };
+  let events = 0;
+  for await (const { text, offset, bytes } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
+    if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
+    if (events % BUNDLE_PAGE_EVENTS === 0) {
+      closePage(offset);
+      page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
+    }
+    page!.hash.update(bytes);
+    events += 1;
+    let isSigned = false;
+    if (matcher === null) chain.push(text);
+    else if (matcher.push(text).signedSeq !== null) {
+      if (events > signed!.length) signed = grown(signed!);
+      signed![events - 1] = 1;
+      isSigned = true;
+    }
+    if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned));
+  }
+  closePage(journal.offset + journal.size);
+  const journalSha256 = digest.digest('hex');
+  if (matcher !== null) return { journalSha256, events, pages, signed, ...matcher.finish() };
+
+  const problems: string[] = [];
+  let firstBadSeq: number | null = null;
+  const badAt = (seq: number, reason: string) => {
+    problems.push(reason);
+    firstBadSeq ??= seq;
+  };
+  if (chain.problem !== null) badAt(chain.problem.firstBadSeq, chain.problem.reason);
+  if (chain.events > predicate.events) badAt(predicate.events + 1, `event ${predicate.events + 1} is not covered by the statement, which commits to ${predicate.events} events (events were appended)`);
+  else if (chain.events < predicate.events) badAt(chain.events + 1, `event ${chain.events + 1} is missing: the statement commits to ${predicate.events} events, the journal has ${chain.events}`);
+  else if (chain.problem === null && chain.head !== predicate.chainHead) badAt(chain.events, `the chain head does not match the statement's (${predicate.chainHead.slice(0, 12)}…)`);
+  return { journalSha256, events, pages, signed: null, firstBadSeq, problems };
+}
+
+/** Room for more lines than the statement counted (appended ones are never signed, but are marked). */
+function grown(flags: Uint8Array): Uint8Array {
+  const next = new Uint8Array(Math.min(flags.length * 2, MAX_BUNDLE_EVENTS));
+  next.set(flags);
+  return next;
+}
+
 /** One page of the journal, read again from the open bundle and checked against the hash taken when it was opened. */
-async function readPage(handle: FileHandle, file: string, pages: readonly PageMark[], index: number): Promise<BundleLine[]> {
+async function readPage(handle: FileHandle, file: string, pages: readonly PageMark[], index: number, signed: (seq: number) => boolean): Promise<BundleLine[]> {
   const mark = pages[index];
   if (mark === undefined) throw new WardError('not_found', `the bundle has no page ${index}`);
   const data = Buffer.alloc(mark.length);
   const { bytesRead } = await handle.read(data, 0, mark.length, mark.offset);
-  const text = data.subarray(0, bytesRead).toString('utf8');
+  if (bytesRead !== mark.length || createHash('sha256').update(data).digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
+  const text = data.toString('utf8');
   const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
-  const check = createHash('sha256');
-  for (const line of lines) check.update(line).update('\n');
-  if (bytesRead !== mark.length || check.digest('hex') !== mark.sha256) throw new WardError('bundle_invalid', `${file} changed after it was opened; open it again`);
-  return lines.map((line, offset) => {
-    let parsed: JournalLine | null = null;
-    try {
-      parsed = JSON.parse(line) as JournalLine;
-    } catch {
-      // shown as an unreadable line
-    }
-    return { seq: mark.firstSeq + offset, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text: line };
-  });
+  return lines.map((line, offset) => bundleLine(mark.firstSeq + offset, line, signed(mark.firstSeq + offset)));
+}
+
+/** The SHA-256 of a tar entry, read in chunks. */
+async function sha256Of(handle: FileHandle, entry: TarEntry): Promise<string> {
+  const digest = createHash('sha256');
+  const chunk = Buffer.alloc(WRITE_CHUNK);
+  for (let position = entry.offset, end = entry.offset + entry.size; position < end; ) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - position), position);
+    if (bytesRead === 0) break;
+    digest.update(chunk.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return digest.digest('hex');
+}
+
+function bundleLine(seq: number, text: string, signed: boolean): BundleLine {
+  let parsed: JournalLine | null = null;
+  try {
+    parsed = JSON.parse(text) as JournalLine;
+  } catch {
+    // shown as an unreadable line
+  }
+  return { seq, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text, signed };
 }
 
 /** Checks a bundle and closes it: the verdict only. */

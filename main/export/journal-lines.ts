@@ -20,8 +20,12 @@ export interface JournalLine {
 
 const FIELDS = ['conversationId', 'seq', 'runId', 'type', 'createdAt', 'payload', 'prevHash', 'hash'] as const;
 
+/**
+ * A line's fields in RFC 8785 order, so JSON.stringify writes the line's JCS form: its strings are
+ * the ones the event hash has just canonicalized (no lone surrogates) and its one number a whole seq.
+ */
 function toLine(conversationId: string, row: StoredEvent): JournalLine {
-  return { conversationId, seq: row.seq, runId: row.run_id, type: row.type, createdAt: row.created_at, payload: row.payload, prevHash: row.prev_hash, hash: row.hash };
+  return { conversationId, createdAt: row.created_at, hash: row.hash, payload: row.payload, prevHash: row.prev_hash, runId: row.run_id, seq: row.seq, type: row.type };
 }
 
 function shapeProblem(value: unknown): string | null {
@@ -35,10 +39,31 @@ function shapeProblem(value: unknown): string | null {
   return null;
 }
 
+/** Line `number` of journal.jsonl as an event, or what is wrong with it. */
+export function parseLine(text: string, number: number): JournalLine | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return `line ${number} is not JSON (event ${number} is unreadable)`;
+  }
+  const shape = shapeProblem(value);
+  return shape === null ? (value as JournalLine) : `line ${number} is not a journal event (${shape})`;
+}
+
 /** The first problem found, naming the event it makes bad. */
 export interface ChainProblem {
   readonly firstBadSeq: number;
   readonly reason: string;
+}
+
+/** The hash of the event's content after `prevHash`; null when it has none (a string JSON cannot hold). */
+export function contentHash(prevHash: string, event: JournalLine): string | null {
+  try {
+    return hashEvent(prevHash, event.conversationId, event.seq, event.runId, event.type, event.payload, event.createdAt);
+  } catch {
+    return null;
+  }
 }
 
 /** Why an event does not continue the chain where event `expected` should be, or null when it does. */
@@ -47,7 +72,7 @@ function linkProblem(expected: number, prevHash: string, conversationId: string,
   if (event.seq > expected) return `event ${expected} is missing`;
   if (event.seq !== expected) return `event ${expected} is out of order (line ${expected} holds event ${event.seq})`;
   if (event.prevHash !== prevHash) return `event ${expected} does not follow event ${expected - 1} (chain broken)`;
-  if (hashEvent(event.prevHash, event.conversationId, event.seq, event.runId, event.type, event.payload, event.createdAt) !== event.hash) return `event ${expected} was altered`;
+  if (contentHash(event.prevHash, event) !== event.hash) return `event ${expected} was altered`;
   return null;
 }
 
@@ -65,15 +90,8 @@ export class ChainChecker {
   /** Checks one line's text; returns the parsed line while the chain holds. */
   push(text: string): JournalLine | null {
     if (this.problem !== null) return this.fail('');
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return this.fail(`line ${this.count + 1} is not JSON (event ${this.count + 1} is unreadable)`);
-    }
-    const shape = shapeProblem(value);
-    if (shape !== null) return this.fail(`line ${this.count + 1} is not a journal event (${shape})`);
-    return this.pushEvent(value as JournalLine);
+    const parsed = parseLine(text, this.count + 1);
+    return typeof parsed === 'string' ? this.fail(parsed) : this.pushEvent(parsed);
   }
 
   /** Checks one event already in hand (an export checks the rows it writes, without parsing its own lines). */

@@ -3,14 +3,19 @@
  * data folder (E4): nothing here touches a database.
  */
 import { hash } from 'node:crypto';
+import { canonicalize } from '../base/jcs.js';
 
 /** The hash that precedes event 1 of every conversation. */
 export const GENESIS_HASH = '0'.repeat(64);
 
 /**
- * An event's hash: SHA-256 over the previous hash, a newline and the event as a JSON array with
- * its payload as the stored JSON text. One-shot hashing: it is on the append path of every event.
+ * An event's hash: SHA-256 over the previous hash, a newline and the event as the RFC 8785 (JCS)
+ * form of the array [conversationId, seq, runId, type, payload, createdAt], its payload as the
+ * stored JSON text. Journals hashed before Ward named JCS hashed JSON.stringify of the same array,
+ * which is the same bytes for every array an event can be (strings without lone surrogates, since
+ * the payload is JSON.stringify's own output; a whole seq; null): no journal needs migrating.
+ * One-shot hashing: it is on the append path of every event.
  */
 export function hashEvent(prevHash: string, conversationId: string, seq: number, runId: string | null, type: string, payload: string, createdAt: string): string {
-  return hash('sha256', `${prevHash}\n${JSON.stringify([conversationId, seq, runId, type, payload, createdAt])}`);
+  return hash('sha256', `${prevHash}\n${canonicalize([conversationId, seq, runId, type, payload, createdAt])}`);
 }

@@ -7,16 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { envelope, generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
 import { openBundle, verifyBundle } from '../../main/export/bundle.js';
 import { tempDir } from '../support/temp.js';
-import { makeBundle, rechain, tarEntries, withLines, writeTar, type Line } from './support.js';
+import type { Predicate } from '../../main/export/statement.js';
+import { makeBundle, rechain, signedBundle, tarEntries, withLines, writeTar, type Line } from './support.js';
 
 const parse = (line: string) => JSON.parse(line) as Line;
 
 describe('a bundle round trip', () => {
   it('test_verifies_offline_and_names_the_signer_and_what_the_statement_commits_to', async () => {
     const bundle = makeBundle(2);
-    expect(tarEntries(bundle.file).map(([name]) => name)).toEqual(['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    expect(tarEntries(bundle.file).map(([name]) => name)).toEqual(['journal.jsonl', 'events.sha256', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
     const verdict = await verifyBundle(bundle.file, { expectedSigner: bundle.key.fingerprint });
-    expect(verdict).toMatchObject({ ok: true, signature: 'valid', signer: bundle.key.fingerprint, events: 16, firstBadSeq: null, problems: [] });
+    expect(verdict).toMatchObject({ ok: true, signature: 'valid', signer: bundle.key.fingerprint, events: 16, signedEvents: 16, firstBadSeq: null, problems: [] });
     expect(verdict.statement).toMatchObject({ conversationId: bundle.conversationId, events: 16, firstSeq: 1, lastSeq: 16, agent: { name: 'helper', version: 1 }, uncertainRuns: [] });
     // N1: the namespace is named by its hash only.
     expect(verdict.statement).not.toHaveProperty('namespace');
@@ -40,6 +41,36 @@ describe('a bundle round trip', () => {
     expect(await verifyBundle(older)).toMatchObject({ ok: true, signature: 'valid', signer: bundle.key.fingerprint });
     expect(await verifyBundle(older, { expectedSigner: printed })).toMatchObject({ ok: true, signer: bundle.key.fingerprint, expectedSigner: bundle.key.fingerprint, problems: [] });
     expect(await verifyBundle(older, { expectedSigner: loadSigningKey(generateSigningKey()).legacyFingerprint })).toMatchObject({ ok: false });
+  });
+
+  it('test_a_v1_bundle_an_older_ward_wrote_without_the_event_list_still_verifies_as_a_whole', async () => {
+    const bundle = makeBundle(2);
+    const entries = new Map(tarEntries(bundle.file));
+    // What Wards before the event list wrote: lines in their old field order, a v1 statement as JSON.stringify gave it.
+    const FIELDS = ['conversationId', 'seq', 'runId', 'type', 'createdAt', 'payload', 'prevHash', 'hash'] as const;
+    const oldLines = entries.get('journal.jsonl')!.toString('utf8').split('\n').slice(0, -1).map((line) => {
+      const parsed = parse(line);
+      return JSON.stringify(Object.fromEntries(FIELDS.map((field) => [field, parsed[field]])));
+    });
+    const { predicate } = JSON.parse(Buffer.from((JSON.parse(entries.get('statement.dsse.json')!.toString('utf8')) as { payload: string }).payload, 'base64').toString('utf8')) as { predicate: Predicate };
+    const v1 = signedBundle(path.join(bundle.dir, 'v1.wardbundle'), oldLines, predicate, bundle.key);
+    expect(tarEntries(v1).map(([name]) => name)).toEqual(['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    expect(await verifyBundle(v1, { expectedSigner: bundle.key.fingerprint })).toMatchObject({ ok: true, events: 16, signedEvents: 16, problems: [] });
+    // Tampered, it is checked by its chain as before, and no event of it is shown as signed.
+    const edited = signedBundle(path.join(bundle.dir, 'v1-edited.wardbundle'), oldLines, predicate, bundle.key);
+    const tampered = withLines({ ...bundle, file: edited }, (lines) => lines.map((line, index) => (index === 4 ? line.replace('It is sunny', 'It is rainy') : line)), 'v1-tampered.wardbundle');
+    expect(await verifyBundle(tampered)).toMatchObject({ ok: false, firstBadSeq: 5, signedEvents: 0, problems: ['event 5 was altered', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)'] });
+  });
+
+  it('test_an_edited_event_list_or_one_the_statement_does_not_cover_shows_no_event_as_signed', async () => {
+    const bundle = makeBundle(1);
+    const edited = writeTar(
+      path.join(bundle.dir, 'list.wardbundle'),
+      tarEntries(bundle.file).map(([name, data]): [string, Buffer] => [name, name === 'events.sha256' ? Buffer.from(data.toString('latin1').replace(/^./, (c) => (c === '0' ? '1' : '0')), 'latin1') : data]),
+    );
+    expect(await verifyBundle(edited)).toMatchObject({ ok: false, signedEvents: 0, problems: ['events.sha256 is not the list the statement commits to (its SHA-256 differs)'] });
+    const dropped = writeTar(path.join(bundle.dir, 'no-list.wardbundle'), tarEntries(bundle.file).filter(([name]) => name !== 'events.sha256'));
+    expect(await verifyBundle(dropped)).toMatchObject({ ok: false, signedEvents: 0, problems: ['the bundle has no events.sha256, which the statement commits to'] });
   });
 
   it('test_an_empty_conversation_exports_and_verifies_as_zero_events_at_the_genesis_hash', async () => {
@@ -74,27 +105,39 @@ describe('a tampered bundle (E4)', () => {
   it('test_an_edited_event_is_named', async () => {
     const bundle = makeBundle(2);
     const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 4 ? line.replace('It is sunny', 'It is rainy') : line)));
-    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 5, problems: ['event 5 was altered', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)'] });
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 5, signedEvents: 15, problems: ['event 5 is not what was signed', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)'] });
   });
 
-  it('test_an_edited_event_with_the_chain_recomputed_fails_on_the_signed_statement', async () => {
+  it('test_an_edited_event_with_the_chain_recomputed_is_named_exactly_and_the_events_after_it_still_match', async () => {
     const bundle = makeBundle(2);
-    const file = withLines(bundle, (lines) => rechain(lines.map(parse).map((line, index) => (index === 4 ? { ...line, payload: line.payload.replace('sunny', 'rainy') } : line))));
+    // Event 2 edited, then every hash after it recomputed: the chain is whole again, only the signed list knows.
+    const file = withLines(bundle, (lines) => rechain(lines.map(parse).map((line, index) => (index === 1 ? { ...line, payload: line.payload.replace('Lisbon', 'Porto') } : line))));
     const verdict = await verifyBundle(file);
-    expect(verdict).toMatchObject({ ok: false, firstBadSeq: 16 });
-    expect(verdict.problems).toEqual([expect.stringMatching(/^the chain head does not match the statement's/), 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
+    expect(verdict).toMatchObject({ ok: false, firstBadSeq: 2, signedEvents: 15 });
+    expect(verdict.problems).toEqual(['event 2 is not what was signed', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
+    const opened = await openBundle(file);
+    try {
+      expect((await opened.readPage(0)).filter((entry) => !entry.signed).map((entry) => entry.seq)).toEqual([2]);
+    } finally {
+      await opened.close();
+    }
   });
 
   it('test_a_removed_event_is_named', async () => {
     const bundle = makeBundle(2);
     const file = withLines(bundle, (lines) => lines.filter((_, index) => index !== 2));
-    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 3, problems: expect.arrayContaining(['event 3 is missing']) });
+    const verdict = await verifyBundle(file);
+    expect(verdict).toMatchObject({ ok: false, firstBadSeq: 3, signedEvents: 15 });
+    expect(verdict.problems).toEqual(['event 3 is missing', 'the statement commits to 16 events, the journal has 15 lines', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
   });
 
-  it('test_reordered_events_are_named', async () => {
+  it('test_reordered_events_are_reported_as_a_reorder_not_as_missing', async () => {
     const bundle = makeBundle(2);
     const file = withLines(bundle, (lines) => [lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)]);
-    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 2, problems: expect.arrayContaining(['event 2 is missing']) });
+    const verdict = await verifyBundle(file);
+    // Every event is as signed, only not where it was.
+    expect(verdict).toMatchObject({ ok: false, firstBadSeq: 2, signedEvents: 16 });
+    expect(verdict.problems).toEqual(['the events were reordered: line 3 holds event 2, after event 3', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
   });
 
   it('test_an_appended_event_even_with_a_valid_chain_is_not_covered_by_the_statement', async () => {
@@ -103,24 +146,30 @@ describe('a tampered bundle (E4)', () => {
       const parsed = lines.map(parse);
       return rechain([...parsed, { ...parsed[4]!, payload: JSON.stringify({ text: 'added later' }) }]);
     });
-    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 9, problems: expect.arrayContaining(['event 9 is not covered by the statement, which commits to 8 events (events were appended)']) });
+    expect(await verifyBundle(file)).toMatchObject({
+      ok: false,
+      firstBadSeq: 9,
+      signedEvents: 8,
+      problems: ['event 9 is not covered by the statement, which commits to 8 events (events were appended)', 'the statement commits to 8 events, the journal has 9 lines', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)'],
+    });
   });
 
   it('test_a_journal_line_that_is_not_json_is_named', async () => {
     const bundle = makeBundle(1);
     const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 3 ? line.slice(0, 40) : line)));
-    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 4, problems: expect.arrayContaining(['line 4 is not JSON (event 4 is unreadable)']) });
+    expect(await verifyBundle(file)).toMatchObject({ ok: false, firstBadSeq: 4, signedEvents: 7, problems: expect.arrayContaining(['event 4 is not what was signed: line 4 is not JSON (event 4 is unreadable)']) });
   });
 
   it('test_a_statement_signed_by_another_key_fails_against_the_bundle_key_and_against_the_expected_signer', async () => {
     const bundle = makeBundle(1);
     const other = loadSigningKey(generateSigningKey());
     const entries = tarEntries(bundle.file);
-    const statement = JSON.parse(entries[1]![1].toString('utf8')) as { payload: string };
+    const statement = JSON.parse(entries[2]![1].toString('utf8')) as { payload: string };
     const resigned = Buffer.from(JSON.stringify(envelope(Buffer.from(statement.payload, 'base64'), other)), 'utf8');
     // Re-signed, with the original public key still in the bundle: the signature does not verify.
     const keptKey = writeTar(path.join(bundle.dir, 'kept-key.wardbundle'), entries.map(([name, data]) => [name, name === 'statement.dsse.json' ? resigned : data]));
-    expect(await verifyBundle(keptKey)).toMatchObject({ ok: false, signature: 'invalid', problems: [expect.stringContaining("signature does not verify with the bundle's key")] });
+    // Nothing of it is shown as signed: no event is held against a list no one can vouch for.
+    expect(await verifyBundle(keptKey)).toMatchObject({ ok: false, signature: 'invalid', signedEvents: 0, problems: [expect.stringContaining("signature does not verify with the bundle's key")] });
     // Re-signed and the key swapped for the forger's: it verifies as the forger's, and fails against the signer the reader expects.
     const swapped = writeTar(
       path.join(bundle.dir, 'swapped.wardbundle'),
@@ -129,6 +178,7 @@ describe('a tampered bundle (E4)', () => {
     expect(await verifyBundle(swapped)).toMatchObject({ ok: true, signer: other.fingerprint });
     expect(await verifyBundle(swapped, { expectedSigner: bundle.key.fingerprint })).toMatchObject({
       ok: false,
+      signedEvents: 0,
       problems: [`the bundle is signed by ${other.fingerprint}, not by the expected signer ${bundle.key.fingerprint}`],
     });
   });
@@ -155,20 +205,20 @@ describe('a bundle that is not one (E4: nothing is followed, nothing is written)
     const bundle = makeBundle(1);
     const dir = tempDir();
     for (const [name, data] of tarEntries(bundle.file)) fs.writeFileSync(path.join(dir, name), data);
-    const traversal = gnuTar(dir, ['--transform', 's,^journal,../journal,', 'journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    const traversal = gnuTar(dir, ['--transform', 's,^journal,../journal,', 'journal.jsonl', 'events.sha256', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
     await expect(verifyBundle(traversal)).rejects.toThrow('entry "../journal.jsonl" climbs out of its folder (path traversal)');
 
     fs.renameSync(path.join(dir, 'README.txt'), path.join(dir, 'real-readme'));
     fs.symlinkSync('/etc/passwd', path.join(dir, 'README.txt'));
-    const symlink = gnuTar(dir, ['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
+    const symlink = gnuTar(dir, ['journal.jsonl', 'events.sha256', 'statement.dsse.json', 'signer.pub.pem', 'README.txt']);
     await expect(verifyBundle(symlink)).rejects.toThrow('entry "README.txt" is a symbolic link; a bundle holds regular files only');
 
     const extra = writeTar(path.join(dir, 'extra.wardbundle'), [...tarEntries(bundle.file), ['notes.txt', Buffer.from('hello')]]);
     await expect(verifyBundle(extra)).rejects.toThrow('it holds an unexpected file "notes.txt"');
-    const missing = writeTar(path.join(dir, 'missing.wardbundle'), tarEntries(bundle.file).slice(0, 3));
+    const missing = writeTar(path.join(dir, 'missing.wardbundle'), tarEntries(bundle.file).slice(0, 4));
     await expect(verifyBundle(missing)).rejects.toThrow('it has no README.txt');
     // Nothing was extracted or written anywhere: the folder holds what the test put there.
-    expect(fs.readdirSync(dir).sort()).toEqual(['README.txt', 'crafted.wardbundle', 'extra.wardbundle', 'journal.jsonl', 'missing.wardbundle', 'real-readme', 'signer.pub.pem', 'statement.dsse.json']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['README.txt', 'crafted.wardbundle', 'events.sha256', 'extra.wardbundle', 'journal.jsonl', 'missing.wardbundle', 'real-readme', 'signer.pub.pem', 'statement.dsse.json']);
   });
 
   it('test_a_file_that_is_not_a_tar_and_one_over_the_size_bound_are_refused', async () => {

@@ -11,7 +11,8 @@ describe('a bundle cut short (E4)', () => {
     const verdict = await verifyBundle(file);
     expect(verdict).toMatchObject({ ok: false, firstBadSeq: firstMissing });
     expect(verdict.problems).toEqual([
-      `event ${firstMissing} is missing: the statement commits to 16 events, the journal has ${16 - cut}`,
+      cut === 1 ? 'event 16 is missing' : `events ${firstMissing} to 16 are missing`,
+      `the statement commits to 16 events, the journal has ${16 - cut} lines`,
       'journal.jsonl is not the file the statement commits to (its SHA-256 differs)',
     ]);
   });

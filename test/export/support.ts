@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { journalEvent } from '../../common/events.js';
-import { writeBundle } from '../../main/export/bundle.js';
+import { writeBundle } from '../../main/export/bundle-writer.js';
 import { envelope, generateSigningKey, loadSigningKey, type SigningKey } from '../../main/export/signing.js';
 import { statementFor, type Predicate } from '../../main/export/statement.js';
 import { hashEvent } from '../../main/store/chain.js';
@@ -13,7 +13,7 @@ import { RUN_STARTED } from '../support/events.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 
-export const BUNDLE_FILES = ['journal.jsonl', 'statement.dsse.json', 'signer.pub.pem', 'README.txt'];
+export const BUNDLE_FILES = ['journal.jsonl', 'events.sha256', 'statement.dsse.json', 'signer.pub.pem', 'README.txt'];
 
 /** One turn as a run journals it: prompt, a tool call and its result, the answer, usage (`costUsd` the CLI's session total), the end. */
 export function appendTurn(store: NamespaceStore, conversationId: string, runId: string, answer: string, costUsd: number | null = 0.002, model = RUN_STARTED.model): void {
@@ -102,7 +102,7 @@ export function writeTar(file: string, entries: ReadonlyArray<readonly [string, 
 }
 
 /** A copy of a bundle with its journal lines changed by `edit`. */
-export function withLines(bundle: MadeBundle, edit: (lines: string[]) => string[], name = 'edited.wardbundle'): string {
+export function withLines(bundle: Pick<MadeBundle, 'file' | 'dir'>, edit: (lines: string[]) => string[], name = 'edited.wardbundle'): string {
   const entries = tarEntries(bundle.file).map(([entry, data]): [string, Buffer] => {
     if (entry !== 'journal.jsonl') return [entry, data];
     const lines = data.toString('utf8').split('\n').slice(0, -1);
@@ -136,7 +136,7 @@ type JournalFacts = 'events' | 'firstSeq' | 'lastSeq' | 'chainHead';
 export function signedBundle(file: string, lines: readonly string[], predicate: Omit<Predicate, JournalFacts> & Partial<Pick<Predicate, JournalFacts>>, key: SigningKey): string {
   const journal = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
   const last = lines.length === 0 ? null : (JSON.parse(lines.at(-1)!) as Line);
-  const statement = statementFor(createHash('sha256').update(journal).digest('hex'), {
+  const statement = statementFor(createHash('sha256').update(journal).digest('hex'), null, {
     events: lines.length,
     firstSeq: lines.length === 0 ? null : 1,
     lastSeq: lines.length,

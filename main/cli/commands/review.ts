@@ -1,32 +1,77 @@
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
-import { bundlePage, openBundle } from '../../app/review.js';
+import { bundleEvent, bundlePage, openBundle, type BundleEvent, type BundleLine, type BundleVerdict, type EarlyVerdict } from '../../app/review.js';
 import type { Command } from '../command.js';
 import { EventPrinter } from '../format-event.js';
-import { writeJson, writeLine } from '../io.js';
+import { writeJson, writeLine, type CliIo } from '../io.js';
 import { describeVerdict, parseBundleArgs } from './verify-bundle.js';
+
+const NOT_SIGNED = 'NOT AS SIGNED';
+const field = (text: string): string => escapeOneLine(text, 1_000);
+
+/** How much of an unverified bundle matches what was signed. */
+function matchedLine(io: CliIo, { events, signedEvents }: BundleVerdict): void {
+  const rest = signedEvents === events ? 'nothing here is verified' : `every ${signedEvents === 0 ? '' : 'other '}line is marked "${NOT_SIGNED}"`;
+  writeLine(io.stdout, `  ${signedEvents === 0 ? 'no event' : `${signedEvents} of ${events} events`} could be matched to what was signed; ${rest}`);
+}
+
+/** The banner of a bundle shown as it is read: NOT VERIFIED unless the signature, the signer, the list and the journal's digest all hold. */
+function streamBanner(io: CliIo, early: EarlyVerdict): void {
+  if (early.perEvent && early.journalIntact) {
+    writeLine(io.stdout, `Read-only review · signed by ${escapeOneLine(early.signer, 200)}`);
+    writeLine(io.stdout, '  each event is held against what was signed as it is shown; the verdict follows the events');
+  } else {
+    writeLine(io.stdout, 'Read-only review · NOT VERIFIED');
+    writeLine(io.stdout, `NOT VERIFIED: ${field(early.problems[0] ?? 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)')}`);
+    writeLine(io.stdout, early.perEvent ? `  each event is held against what was signed as it is shown; one that is not is marked "${NOT_SIGNED}"` : `  no event can be matched to what was signed; every line is marked "${NOT_SIGNED}"`);
+  }
+  writeLine(io.stdout);
+}
 
 export const reviewCommand: Command = {
   name: 'review',
   usage: 'ward review FILE [--signer KEYFILE|FINGERPRINT] [--json]',
   async run(args, { io }) {
     const { file, json, options } = parseBundleArgs(this, args);
-    const bundle = await openBundle(file, options);
+    // E4: each line of an event that is not the one signed says so first; nothing of an unverified bundle passes as signed.
+    let signed = true;
+    const printer = new EventPrinter((line) => writeLine(io.stdout, signed ? line : `${NOT_SIGNED} ${line}`));
+    const show = (event: BundleEvent) => {
+      signed = event.signed;
+      if (json) writeJson(io.stdout, event);
+      else printer.push(event);
+    };
+    // A bundle held against its signed list (or whose signature already failed) is shown as it is read: each
+    // line's mark is final when printed, the first screen comes at once, and the verdict on the whole follows.
+    let conversationId = '';
+    let streamed = false;
+    const stream = {
+      onChecked: (early: EarlyVerdict) => {
+        streamed = !json && (early.perEvent || early.problems.length > 0);
+        if (streamed) streamBanner(io, early);
+        conversationId = early.statement.conversationId;
+        return streamed;
+      },
+      onLine: (line: BundleLine) => show(bundleEvent(conversationId, line)),
+    };
+    const bundle = await openBundle(file, { ...options, stream });
     try {
-      if (!json) {
-        writeLine(io.stdout, `Read-only review · ${bundle.verdict.ok ? `signed by ${escapeOneLine(bundle.verdict.signer, 200)}` : 'NOT VERIFIED'}`);
-        describeVerdict(io, bundle.verdict);
+      const { verdict } = bundle;
+      if (!json && !streamed) {
+        writeLine(io.stdout, `Read-only review · ${verdict.ok ? `signed by ${escapeOneLine(verdict.signer, 200)}` : 'NOT VERIFIED'}`);
+        describeVerdict(io, verdict);
+        if (!verdict.ok) matchedLine(io, verdict);
         writeLine(io.stdout);
       }
-      const printer = new EventPrinter((line) => writeLine(io.stdout, line));
-      for (let page = 0; page < bundle.pageCount; page++) {
-        for (const event of await bundlePage(bundle, page)) {
-          if (json) writeJson(io.stdout, event);
-          else printer.push(event);
-        }
-      }
+      if (!streamed) for (let page = 0; page < bundle.pageCount; page++) for (const event of await bundlePage(bundle, page)) show(event);
+      signed = true;
       printer.finish();
-      return bundle.verdict.ok ? EXIT.ok : EXIT.verifyFailed;
+      if (streamed) {
+        writeLine(io.stdout);
+        describeVerdict(io, verdict);
+        if (!verdict.ok) matchedLine(io, verdict);
+      }
+      return verdict.ok ? EXIT.ok : EXIT.verifyFailed;
     } finally {
       await bundle.close();
     }
