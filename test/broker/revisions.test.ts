@@ -7,6 +7,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker } from '../../main/broker/broker.js';
 import { openUpstreams, type Upstreams } from '../../main/upstreams/upstreams.js';
+import { until } from '../support/wait.js';
 import { connectClient, pin, registerRun, STDIO_FIXTURE, textOf, type TestRun } from './helpers.js';
 
 const META = {
@@ -59,7 +60,7 @@ let bearer: string;
 beforeAll(async () => {
   broker = await Broker.start();
   upstreams = await openUpstreams({ fx: { type: 'stdio', command: process.execPath, args: STDIO_FIXTURE } });
-  run = registerRun(broker, 'run-2026', await pin(upstreams, 'fx', ['echo']), upstreams);
+  run = registerRun(broker, 'run-2026', await pin(upstreams, 'fx', ['echo', 'slow']), upstreams);
   bearer = `Bearer ${run.registration.capability}`;
 });
 
@@ -80,7 +81,7 @@ describe('broker protocol revisions', () => {
     expect(list.status).toBe(200);
     expect(list.text).not.toContain('Mcp-Session-Id');
     expect(list.message?.result).toMatchObject({ cacheScope: 'private', ttlMs: expect.any(Number) });
-    expect((list.message?.result?.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo']);
+    expect((list.message?.result?.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo', 'fx_slow']);
 
     const params = { name: 'fx_echo', arguments: { text: 'stateless' } };
     const call = await post(run.registration.url, 'tools/call', params, { authorization: bearer, 'mcp-name': 'fx_echo' });
@@ -134,7 +135,7 @@ describe('broker protocol revisions', () => {
     await client.connect(new ModernTransport(new URL(run.registration.url), { requestInit: { headers: { Authorization: bearer } } }));
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo', 'fx_slow']);
     expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'modern' } }))).toBe('modern');
     await client.close();
   });
@@ -144,5 +145,30 @@ describe('broker protocol revisions', () => {
     expect(client.getServerVersion()?.name).toBe('ward');
     expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'session' } }))).toBe('session');
     await client.close();
+  });
+
+  it('test_streams_a_stateless_tool_call_with_keep_alives_and_a_child_that_hangs_up_does_not_cancel_it', async () => {
+    const ticking = await Broker.start({ keepAliveMs: 50 });
+    try {
+      const slow = registerRun(ticking, 'run-slow', await pin(upstreams, 'fx', ['slow']), upstreams);
+      const auth = `Bearer ${slow.registration.capability}`;
+      const answer = await post(slow.registration.url, 'tools/call', { name: 'fx_slow', arguments: { ms: 400 } }, { authorization: auth, 'mcp-name': 'fx_slow' });
+      expect(answer.status).toBe(200);
+      expect(answer.text.split('data: ')[0]!.match(/^: keepalive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expect(textOf(answer.message?.result)).toBe('slept');
+
+      // As on a session: the call goes on and is journaled as done (a killed child leaves the run uncertain).
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fx_slow', arguments: { ms: 300 }, _meta: META } });
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'fx_slow', authorization: auth };
+      const req = request(slow.registration.url, { method: 'POST', headers });
+      req.on('error', () => undefined);
+      req.end(body);
+      await until(() => slow.events.filter((event) => event.kind === 'tool_call_started').length === 2, 'the second call to start');
+      req.destroy();
+      await until(() => slow.events.filter((event) => event.kind === 'tool_call_finished').length === 2, 'the second call to finish');
+      expect(slow.events.at(-1)).toMatchObject({ kind: 'tool_call_finished', tool: 'fx_slow', ok: true });
+    } finally {
+      await ticking.close();
+    }
   });
 });
