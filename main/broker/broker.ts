@@ -2,6 +2,8 @@
  * The per-run tool broker: a loopback Streamable HTTP MCP server the child reaches at
  * `http://127.0.0.1:PORT/runs/RUN/mcp` with `Authorization: Bearer CAP` (B1). Every request is
  * checked here, before the MCP SDK sees it: peer address, Host, Origin, path, capability, size.
+ * It speaks MCP 2025-03-26 to 2025-11-25 on sessions (initialize, then Mcp-Session-Id) and
+ * 2026-07-28 statelessly (server/discover, per-request `_meta`), behind the same checks.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,7 +11,7 @@ import { WardError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
-import type { McpSession } from './mcp-session.js';
+import type { McpSession, ModernEndpoint } from './mcp-session.js';
 import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
 import type { SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
@@ -47,6 +49,8 @@ interface RunEntry {
   readonly sessions: Map<string, McpSession>;
   /** POST responses still being written; closing waits for them so drained answers reach the child. */
   readonly posts: Set<ServerResponse>;
+  /** The run's stateless 2026-07-28 endpoint, made at its first such request. */
+  modern?: ModernEndpoint;
 }
 
 /** Bounded: a stuck client cannot hold a run's close open. */
@@ -161,7 +165,7 @@ export class Broker {
     await responsesFinished(entry.posts);
     const sessions = [...entry.sessions.values()];
     entry.sessions.clear();
-    await Promise.allSettled(sessions.map((session) => session.server.close()));
+    await Promise.allSettled([...sessions.map((session) => session.server.close()), entry.modern?.close()]);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -187,7 +191,13 @@ export class Broker {
         return reply(res, 400, 'request body is not JSON');
       }
       const sessionId = req.headers['mcp-session-id'];
-      if (sessionId === undefined && (await this.prepareSessions()).isInitializeRequest(parsed)) {
+      const mcp = sessionId === undefined ? await this.prepareSessions() : undefined;
+      if (mcp !== undefined && !mcp.isLegacyPost(req, parsed)) {
+        if (entry.state.isClosed) return reply(res, 404, 'no such run');
+        entry.modern ??= mcp.createModernEndpoint(entry.state, this.streaming, this.maxBodyBytes);
+        return entry.modern.serve(req, res, parsed);
+      }
+      if (mcp?.isInitializeRequest(parsed) === true) {
         const session = await this.openSession(entry);
         if (session === null) return entry.state.isClosed ? reply(res, 404, 'no such run') : reply(res, 429, 'too many MCP sessions for this run');
         return session.transport.handlePost(req, res, parsed);

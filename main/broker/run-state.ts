@@ -3,7 +3,7 @@
  * approval tool. Shared by every MCP session the child opens for this run.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ApprovalDecision, BrokerEvent, RunBinding } from './types.js';
 import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from '../upstreams/projection.js';
 import type { PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from '../upstreams/types.js';

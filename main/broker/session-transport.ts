@@ -5,6 +5,8 @@
  * @hono/node-server) and answers each call as an SSE stream; on the broker's hot path that was
  * about half of what the broker added to a tool call. The SDK `Server` still does the protocol
  * (initialize, tools/list, tools/call, cancellation) on top of this; only the HTTP framing is ours.
+ * This serves 2025 clients (initialize, then Mcp-Session-Id); 2026-07-28 requests are stateless
+ * and go to the SDK's own per-request handler (mcp-session.ts).
  *
  * A request is answered as plain JSON when its answer is ready within `sseAfterMs` (almost every
  * call). A slower one turns into an SSE stream that sends keep-alive comments while the call runs,
@@ -14,18 +16,18 @@
  * The broker has already checked peer, Host, Origin, path, capability, body size and session id.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
-  JSONRPCMessageSchema,
+  parseJSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
-  type MessageExtraInfo,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 
 export interface SessionTransportOptions {
   /** An answer not ready after this long is sent as an SSE stream instead of JSON. */
@@ -59,7 +61,7 @@ function isJsonContentType(req: IncomingMessage): boolean {
 }
 
 export class SessionTransport implements Transport {
-  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
@@ -82,9 +84,12 @@ export class SessionTransport implements Transport {
     if (!acceptsBoth(req)) return replyError(res, 406, -32000, 'Not Acceptable: the client must accept both application/json and text/event-stream');
     if (!isJsonContentType(req)) return replyError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     if (Array.isArray(body)) return replyError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported');
-    const parsed = JSONRPCMessageSchema.safeParse(body);
-    if (!parsed.success) return replyError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
-    const message = parsed.data;
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(body);
+    } catch {
+      return replyError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+    }
 
     // The method test first: isInitializeRequest is a zod parse, and failing it on every call costs ~4 µs.
     if ('method' in message && message.method === 'initialize' && isInitializeRequest(message)) {
@@ -97,11 +102,10 @@ export class SessionTransport implements Transport {
       }
     }
 
-    const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     if (!isJSONRPCRequest(message)) {
       // Notifications and responses need no answer beyond an acknowledgement.
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-      this.onmessage?.(message, extra);
+      this.onmessage?.(message);
       return;
     }
     if (this.pending.has(message.id)) return replyError(res, 409, -32600, `Invalid Request: request id ${JSON.stringify(message.id)} is already in flight`);
@@ -113,7 +117,7 @@ export class SessionTransport implements Transport {
     res.once('close', () => {
       if (this.pending.get(message.id) === answer) this.finish(message.id, answer);
     });
-    this.onmessage?.(message, extra);
+    this.onmessage?.(message);
   }
 
   /** DELETE ends the session (the client is done with it). */

@@ -1,7 +1,10 @@
 // Loaded into the suite's own process (`node --import`) for its server scenarios: every request
 // to the broker under test carries the run's capability (B1), as the CLI's do. The suite has no
 // option for a header; this adds Authorization and nothing else (Host and Origin stay as the
-// suite sends them, so its DNS-rebinding checks see the broker's own answers).
+// suite sends them, so its DNS-rebinding checks see the broker's own answers). The suite sends
+// through undici, and the header-validation scenario through node:http (to choose the exact
+// header names it sends): both are covered.
+import http from 'node:http';
 import { Agent, setGlobalDispatcher } from 'undici';
 
 const target = new URL(process.env.WARD_BROKER_URL ?? '');
@@ -14,3 +17,10 @@ setGlobalDispatcher(
     return dispatch({ ...options, headers }, handler);
   }),
 );
+
+const request = http.request;
+http.request = (options, ...rest) => {
+  const plain = typeof options === 'object' && options !== null && !(options instanceof URL);
+  const toTarget = plain && ['127.0.0.1', 'localhost'].includes(options.hostname ?? options.host) && String(options.port) === target.port;
+  return request(toTarget ? { ...options, headers: { ...options.headers, Authorization: `Bearer ${capability}` } } : options, ...rest);
+};
