@@ -17,7 +17,7 @@ if (!['main', 'all'].includes(target)) {
  * stays external: native modules, packages that find files next to their own code (the sandbox
  * runtime's helpers, the pinned CLI), and CommonJS packages, which Node loads quickly.
  */
-const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextprotocol/sdk']);
+const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', '@modelcontextprotocol/client']);
 const externalUnlessBundled = {
   name: 'external-unless-bundled',
   setup(esbuild) {
