@@ -7,6 +7,7 @@
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
+import { changesSummary, rewindSummary } from '../../common/file-changes.js';
 import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
 export interface TranscriptMeta {
@@ -105,6 +106,15 @@ function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
         break;
       case 'model_substituted':
         yield { kind: 'notice', at, text: `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}` };
+        break;
+      case 'files_changed':
+        yield { kind: 'notice', at, text: changesSummary(event.payload.changes) };
+        break;
+      case 'files_untracked':
+        yield { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
+        break;
+      case 'files_rewound':
+        yield { kind: 'notice', at, text: rewindSummary(event.payload) };
         break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
