@@ -22,7 +22,7 @@ export type { FileChange, FileState };
 export type ChangeEntry =
   | { readonly seq: number; readonly runId: string | null; readonly kind: 'changed'; readonly changes: FileChange[] }
   | { readonly seq: number; readonly runId: string | null; readonly kind: 'untracked'; readonly reason: string }
-  | { readonly seq: number; readonly runId: string | null; readonly kind: 'rewound'; readonly toSeq: number; readonly changes: FileChange[]; readonly forced: string[]; readonly skipped: { path: string; reason: string }[] };
+  | { readonly seq: number; readonly runId: string | null; readonly kind: 'rewound'; readonly toSeq: number; readonly changes: FileChange[]; readonly forced: string[]; readonly skipped: { path: string; reason: string }[]; readonly resumed: boolean };
 
 export interface RewindOptions {
   readonly force?: boolean;

@@ -40,7 +40,7 @@ export const changesCommand: Command = {
         writeLine(io.stdout, `#${entry.seq}${run}: changes not tracked: ${escapeOneLine(entry.reason, 1_000)}`);
         continue;
       }
-      writeLine(io.stdout, `#${entry.seq}${run}: ${entry.kind === 'rewound' ? rewindSummary({ ...entry, resumed: false }) : changesSummary(entry.changes)}`);
+      writeLine(io.stdout, `#${entry.seq}${run}: ${entry.kind === 'rewound' ? rewindSummary(entry) : changesSummary(entry.changes)}`);
       for (const change of entry.changes) {
         writeLine(io.stdout, changeLine(change));
         if (values.diff) io.stdout.write(escapeForDisplay(diffOf(change)));
