@@ -13,6 +13,9 @@ export function sha256(bytes: Buffer | string): string {
 }
 
 export class BlobStore {
+  /** Fan-out folders known to exist (a first snapshot stores thousands of blobs). */
+  private readonly fans = new Set<string>();
+
   constructor(readonly dir: string) {}
 
   pathOf(hash: string): string {
@@ -28,7 +31,11 @@ export class BlobStore {
   put(hash: string, bytes: Buffer): void {
     const target = this.pathOf(hash);
     if (fs.existsSync(target)) return;
-    fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+    const fan = path.dirname(target);
+    if (!this.fans.has(fan)) {
+      fs.mkdirSync(fan, { recursive: true, mode: 0o700 });
+      this.fans.add(fan);
+    }
     const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
     fs.writeFileSync(temporary, bytes, { mode: 0o600 });
     fs.renameSync(temporary, target);

@@ -56,7 +56,7 @@ class Walk {
   ) {}
 
   directory(relative: string, inGit: boolean): void {
-    const absolute = relative === '' ? this.root : path.join(this.root, relative);
+    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
     let names: fs.Dirent[];
     try {
       names = fs.readdirSync(absolute, { withFileTypes: true });
@@ -85,7 +85,7 @@ class Walk {
     this.count += 1;
     if (this.count > this.options.limits.maxFiles) throw new Untracked(`${this.root} holds more than ${this.options.limits.maxFiles} files`);
     if (this.count % CHECK_CLOCK_EVERY === 0 && Date.now() > this.options.limits.deadline) throw new Untracked(`scanning ${this.root} took longer than its time budget`);
-    const absolute = path.join(this.root, relative);
+    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
     const stat = fs.lstatSync(absolute);
     const known = this.previous[relative];
     const denied = this.options.denyRead(absolute);
