@@ -22,6 +22,7 @@ const FILES = 10_000;
 const FILE_BYTES = 20 * 1024;
 const RESCANS = 15;
 const TURNS = Number(process.env.WARD_BENCH_CHANGES_TURNS ?? 5);
+const BUDGET_MS = 300_000;
 
 function makeTree(root: string): void {
   for (let index = 0; index < FILES; index += 1) {
@@ -40,7 +41,8 @@ function git(root: string, ...args: string[]): void {
 
 function scans(root: string, home: string): Record<string, unknown> {
   const store = new ChangeStore(path.join(home, 'changes'));
-  const limits = { ...DEFAULT_SCAN_LIMITS };
+  // A loaded machine must not turn the measurement into an untracked run.
+  const limits = { ...DEFAULT_SCAN_LIMITS, budgetMs: BUDGET_MS };
   let first = 0;
   let snapshot: ReturnType<typeof snapshotBefore> | undefined;
   first = timeMs(() => (snapshot = snapshotBefore(store, 'bench', [root], [], limits)));
@@ -59,12 +61,12 @@ function scans(root: string, home: string): Record<string, unknown> {
 
 async function turns(root: string): Promise<Record<string, unknown>> {
   const provider = await startModelProvider([]);
-  const make = (limits: { maxFiles?: number }) => {
+  const make = (limits: { maxFiles?: number; budgetMs: number }) => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-changes-home-'));
     return new WardApp({ home, env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant-bench-0000', WARD_MODEL_BASE_URL: provider.url }, policy: null, run: { changeLimits: limits } });
   };
   // Cut short at its first file, tracking costs next to nothing: the turn without it.
-  const apps = { tracked: make({}), untracked: make({ maxFiles: 0 }) };
+  const apps = { tracked: make({ budgetMs: BUDGET_MS }), untracked: make({ maxFiles: 0, budgetMs: BUDGET_MS }) };
   const samples: Record<keyof typeof apps, number[]> = { tracked: [], untracked: [] };
   // Each app's turns continue one conversation, as a person's do: its index makes later scans stat-only.
   const conversations: Partial<Record<keyof typeof apps, string>> = {};

@@ -202,7 +202,7 @@ export class WardApp {
   }
 
   get exports(): ExportService {
-    this.exportService ??= new ExportService(this.keys, this.integrity, this.policy, this.env);
+    this.exportService ??= new ExportService(this.keys, this.integrity, this.policy, this.env, this.home);
     return this.exportService;
   }
 

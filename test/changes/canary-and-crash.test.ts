@@ -1,6 +1,6 @@
 /**
  * Issue 26, X1 and X2 with real parts: a deny-read file's bytes reach neither the blob store nor
- * `ward changes --diff` nor an export; a symlink to /etc/passwd is recorded as a link, never read;
+ * `ward changes --diff` nor an export (whose transcripts show the other files' diffs); a symlink to /etc/passwd is recorded as a link, never read;
  * a real `ward rewind` killed with SIGKILL mid-way is finished by the next `ward changes`.
  */
 import { spawn } from 'node:child_process';
@@ -48,6 +48,7 @@ describe('what the change tracker never keeps', () => {
     await until(() => harness.provider.conversationRequests().length === 1, 'the model call');
     fs.writeFileSync(env, `TOKEN=${CANARY_AFTER}\n`);
     fs.symlinkSync('/etc/passwd', path.join(dir, 'passwd-link'));
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'a line the reviewer sees\n');
     expect((await handle.done).state).toBe('succeeded');
 
     const changes = new Map(changesOf(harness, handle.conversationId).map((change) => [change.path, change]));
@@ -79,8 +80,13 @@ describe('what the change tracker never keeps', () => {
       expect(text).not.toContain(CANARY_BEFORE);
       expect(text).not.toContain(CANARY_AFTER);
     }
-    // The transcript carries the change event, so the reviewer sees the disk was changed.
-    expect(fs.readFileSync(path.join(out, 'chat.markdown'), 'utf8')).toContain('2 files changed (1 added, 1 modified)');
+    // The transcripts carry the change event and its diffs, so the reviewer sees what changed on the disk.
+    for (const format of ['markdown', 'html']) {
+      const text = fs.readFileSync(path.join(out, `chat.${format}`), 'utf8');
+      expect(text).toContain('3 files changed (2 added, 1 modified)');
+      expect(text).toContain('+a line the reviewer sees');
+      expect(text).toContain('(content not shown: deny-read)');
+    }
   });
 });
 
