@@ -55,6 +55,13 @@ function filesDetail(summary: string, changes: readonly FileChange[], seq: numbe
   return [summary, ...lines].join('\n');
 }
 
+/** What a file event shows: its changes with their diffs, or why the run was not tracked. */
+function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_rewound' }>, at: string, seq: number, diffOf: TranscriptMeta['diffOf']): Entry {
+  if (event.type === 'files_untracked') return { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
+  const summary = event.type === 'files_changed' ? changesSummary(event.payload.changes) : rewindSummary(event.payload);
+  return { kind: 'tool', at, tool: event.type === 'files_changed' ? 'Files changed' : 'Files rewound', detail: filesDetail(summary, event.payload.changes, seq, diffOf) };
+}
+
 function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['diffOf']): Generator<Entry> {
   const usage = new UsageTally();
   let total = NO_USAGE;
@@ -116,13 +123,9 @@ function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['di
         yield { kind: 'notice', at, text: `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}` };
         break;
       case 'files_changed':
-        yield { kind: 'tool', at, tool: 'Files changed', detail: filesDetail(changesSummary(event.payload.changes), event.payload.changes, seq, diffOf) };
-        break;
       case 'files_untracked':
-        yield { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
-        break;
       case 'files_rewound':
-        yield { kind: 'tool', at, tool: 'Files rewound', detail: filesDetail(rewindSummary(event.payload), event.payload.changes, seq, diffOf) };
+        yield fileEntry(event, at, seq, diffOf);
         break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
