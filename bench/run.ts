@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
 import { benchBrokerOverhead } from './broker-overhead.js';
+import { benchChanges } from './changes.js';
 import { benchColdStart } from './cold-start.js';
 import { benchConnections } from './connections.js';
 import { benchGateway } from './gateway.js';
@@ -13,6 +14,7 @@ import { benchTurn } from './turn.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
+  changes: benchChanges,
   connections: benchConnections,
   gateway: benchGateway,
   export: benchExport,

@@ -87,6 +87,33 @@ const toolOutcome = {
   errorCode,
 };
 
+/**
+ * A path's state as the change tracker saw it (issue 26, X1): a regular file by SHA-256 and size,
+ * a symlink by its target (never followed), anything else by metadata. `stored` says whether the
+ * bytes are in the blob store; `reason` says why not (deny-read, over the size cap, unreadable,
+ * special), so a deny-read file is known by hash and size only.
+ */
+const fileState = z.strictObject({
+  kind: z.enum(['file', 'link', 'special']),
+  size: count,
+  mode: count,
+  hash: z.string().nullable(),
+  target: z.string().optional(),
+  stored: z.boolean(),
+  reason: z.string().optional(),
+});
+/** One path's change; a rename names where it came `from`. `root` is the writable root it is under. */
+const fileChange = z.strictObject({
+  root: z.string(),
+  path: z.string(),
+  change: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  from: z.string().optional(),
+  before: fileState.nullable(),
+  after: fileState.nullable(),
+});
+export type FileState = z.output<typeof fileState>;
+export type FileChange = z.output<typeof fileChange>;
+
 export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   event(
     'run_started',
@@ -207,6 +234,27 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   event('run_stopping', z.strictObject({ reason: z.string() })),
   /** `anchored`: the anchor key was at hand, so the run's end is anchored right after (absent in older journals). */
   event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable(), anchored: z.boolean().optional() })),
+  /** What the run did to the files it could write (X1): every root snapshotted before the turn, diffed after it. */
+  event('files_changed', z.strictObject({ changes: z.array(fileChange), files: count, scanMs: milliseconds })),
+  /** The run's changes were not tracked (too many files, over the time budget, a failure): the run went on. */
+  event('files_untracked', z.strictObject({ reason: z.string() })),
+  /**
+   * A rewind of the files to the state before event `toSeq` (X2): the changes it made, the
+   * conflicting paths `--force` overwrote, the paths it could not restore and why, and whether
+   * it finished a rewind an earlier process was interrupted in.
+   */
+  event(
+    'files_rewound',
+    z.strictObject({
+      /** The rewind's own id, from its intent record: a resumed rewind is journaled once. */
+      id: z.string(),
+      toSeq: count,
+      changes: z.array(fileChange),
+      forced: z.array(z.string()),
+      skipped: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
+      resumed: z.boolean(),
+    }),
+  ),
   /** A person settled an uncertain run (R8). */
   event('run_reconciled', z.strictObject({ state: runState, note: z.string() })),
 ]);

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { BlobStore } from '../changes/blobs.js';
 import { describeError } from '../base/errors.js';
 import type { DataFolder } from '../store/data-folder.js';
 import { checkIntegrity, openDatabase, readSchemaVersion } from '../store/database.js';
@@ -48,11 +50,13 @@ export function checkNamespaces(core: DataFolder): DoctorCheck[] {
         const schema = readSchemaVersion(db);
         const conversations = (db.prepare('SELECT count(*) AS n FROM conversations').get() as { n: number }).n;
         const healthy = integrity === 'ok';
+        // The file-change store (issue 26) lives next to the database.
+        const changes = new BlobStore(path.join(path.dirname(file), 'changes', 'blobs')).size();
         return {
           check: `namespace ${name}`,
           status: healthy ? 'ok' : 'error',
-          detail: `schema ${schema}/${LATEST_SCHEMA_VERSION}, ${conversations} conversation(s), integrity ${integrity}`,
-          data: { namespace: name, file, schemaVersion: schema, conversations, integrity },
+          detail: `schema ${schema}/${LATEST_SCHEMA_VERSION}, ${conversations} conversation(s), integrity ${integrity}, file-change store ${changes.blobs} blob(s), ${changes.bytes} bytes`,
+          data: { namespace: name, file, schemaVersion: schema, conversations, integrity, changeStore: changes },
         };
       } finally {
         db.close();

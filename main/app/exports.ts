@@ -12,6 +12,8 @@ import { BUNDLE_EXTENSION } from '../export/bundle.js';
 import { ChunkedWriter, writeBundle, writeNewFile } from '../export/bundle-writer.js';
 import { exportLines } from '../export/journal-lines.js';
 import { SecretScanner, type KnownSecret } from '../export/secret-scan.js';
+import { changeStoreFor } from './changes.js';
+import { unifiedDiff } from './change-diff.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../export/transcript.js';
 import { assertExportAllowed, type AdminPolicy } from '../policy/policy.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
@@ -92,6 +94,8 @@ export class ExportService {
     private readonly integrity: JournalIntegrity,
     private readonly policy: AdminPolicy | null,
     private readonly env: NodeJS.ProcessEnv,
+    /** The data folder: transcripts show file-change diffs from the namespace's blob store. */
+    private readonly home: string,
   ) {}
 
   async export(store: NamespaceStore, conversationRef: string, options: ExportOptions): Promise<ExportResult> {
@@ -143,6 +147,12 @@ export class ExportService {
       events: head.seq,
       chainHead: head.hash,
       uncertainRuns,
+      // E3: a diff is scanned for the namespace's secrets like every journal line.
+      diffOf: (change, seq) => {
+        const text = unifiedDiff(changeStoreFor(this.home, store.namespace).blobs, change);
+        check(text, { seq, type: 'files_changed' });
+        return text;
+      },
     };
     let bytes = 0;
     writeNewFile(file, (fd) => {

@@ -38,6 +38,8 @@ import type { TurnDeps } from './runs/turn-deps.js';
 import { SearchService } from './search.js';
 import { SettingsService } from './settings.js';
 import { runLimits } from './run-limits.js';
+import { ChangeService } from './changes.js';
+import { DEFAULT_TRACKING_LIMITS, type TrackingLimits } from '../changes/tracker.js';
 import { UsageService } from './usage.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
 
@@ -73,6 +75,8 @@ export interface RunOptions {
   readonly resolveCredential?: (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> | ModelCredential;
   /** The broker runs register with (default: one started on first use, closed with the app). */
   readonly broker?: { register(binding: RunBinding): RunRegistration };
+  /** Bounds of file-change tracking (default: 200,000 files per root, 10 MB per file, 20 s per scan). */
+  readonly changeLimits?: Partial<TrackingLimits>;
 }
 
 export interface WardAppOptions {
@@ -104,6 +108,8 @@ export class WardApp {
   /** Published agents, read without loading any connection code. */
   readonly agentCatalog = new AgentCatalog();
   readonly usage = new UsageService();
+  /** What runs did to the files, their diffs, and rewinds (issue 26). */
+  readonly changes = new ChangeService(() => this.home);
   /** Bundles open for review; they belong to no namespace. */
   readonly reviews = new ReviewService();
   private namespaceKeys: NamespaceKeys | undefined;
@@ -196,7 +202,7 @@ export class WardApp {
   }
 
   get exports(): ExportService {
-    this.exportService ??= new ExportService(this.keys, this.integrity, this.policy, this.env);
+    this.exportService ??= new ExportService(this.keys, this.integrity, this.policy, this.env, this.home);
     return this.exportService;
   }
 
@@ -280,6 +286,8 @@ export class WardApp {
           warmSessionMs: run.warmSessions === true ? (run.warmSessionMs ?? limits.warmSessionMs) : 0,
         };
       },
+      changes: this.changes,
+      changeLimits: { ...DEFAULT_TRACKING_LIMITS, ...run.changeLimits },
       pin: run.pin,
       maxLineBytes: run.maxLineBytes,
       upstreamOptions: run.upstreamOptions,

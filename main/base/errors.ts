@@ -70,6 +70,10 @@ export const ERROR_CODES = {
     /** E3: an export would have held a secret Ward keeps for the namespace; nothing was written. */
     secret_in_export: EXIT.failed,
   },
+  changes: {
+    /** X2: a file a rewind would touch is not in the state the journal says: nothing was changed. */
+    rewind_conflict: EXIT.failed,
+  },
   policy: {
     policy_invalid: EXIT.unavailable,
     policy_refused: EXIT.usage,

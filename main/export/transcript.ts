@@ -5,8 +5,9 @@
  * escapes, markup as text). A transcript is not evidence; the signed bundle is.
  */
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
-import type { JournalEventBody, UnreadableEvent } from '../../common/events.js';
+import type { FileChange, JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
+import { changesSummary, rewindSummary } from '../../common/file-changes.js';
 import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
 export interface TranscriptMeta {
@@ -17,6 +18,8 @@ export interface TranscriptMeta {
   readonly events: number;
   readonly chainHead: string;
   readonly uncertainRuns: readonly string[];
+  /** A file change's diff as text (deny-read and unkept bytes named, never shown); none: summaries only. */
+  readonly diffOf?: (change: FileChange, seq: number) => string;
 }
 
 export interface TranscriptEvent {
@@ -46,11 +49,24 @@ function argumentsText(value: unknown): string {
 }
 
 /** What a person reads of a conversation, in order: streamed text only where no final text completed it. */
-function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
+/** A file event's changes with their diffs, as one block. */
+function filesDetail(summary: string, changes: readonly FileChange[], seq: number, diffOf: TranscriptMeta['diffOf']): string {
+  const lines = changes.map((change) => `${change.change} ${change.change === 'renamed' ? `${change.root}/${change.from} -> ` : ''}${change.root}/${change.path}${diffOf === undefined ? '' : `\n${diffOf(change, seq)}`}`);
+  return [summary, ...lines].join('\n');
+}
+
+/** What a file event shows: its changes with their diffs, or why the run was not tracked. */
+function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_rewound' }>, at: string, seq: number, diffOf: TranscriptMeta['diffOf']): Entry {
+  if (event.type === 'files_untracked') return { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
+  const summary = event.type === 'files_changed' ? changesSummary(event.payload.changes) : rewindSummary(event.payload);
+  return { kind: 'tool', at, tool: event.type === 'files_changed' ? 'Files changed' : 'Files rewound', detail: filesDetail(summary, event.payload.changes, seq, diffOf) };
+}
+
+function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['diffOf']): Generator<Entry> {
   const usage = new UsageTally();
   let total = NO_USAGE;
   let partial: { runId: string | null; messageIndex: number; at: string; text: string } | null = null;
-  for (const { runId, createdAt: at, event } of events) {
+  for (const { seq, runId, createdAt: at, event } of events) {
     const turn = usage.add(runId, at, event);
     if (event.type === 'assistant_delta') {
       if (partial !== null && (partial.runId !== runId || partial.messageIndex !== event.payload.messageIndex)) yield { kind: 'assistant', at: partial.at, text: partial.text, cutShort: true };
@@ -105,6 +121,11 @@ function* entries(events: Iterable<TranscriptEvent>): Generator<Entry> {
         break;
       case 'model_substituted':
         yield { kind: 'notice', at, text: `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}` };
+        break;
+      case 'files_changed':
+      case 'files_untracked':
+      case 'files_rewound':
+        yield fileEntry(event, at, seq, diffOf);
         break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
@@ -167,7 +188,7 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
   yield `- Conversation: ${codeSpan(meta.conversationId)}\n- Agent: ${codeSpan(meta.agent)}\n- Exported: ${codeSpan(meta.exportedAt)} · ${meta.events} events · chain head ${codeSpan(meta.chainHead)}\n`;
   if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map(codeSpan).join(', ')}\n`;
   yield '\n> A transcript for reading. The signed `.wardbundle` export of this conversation is the verifiable record.\n';
-  for (const entry of entries(events)) {
+  for (const entry of entries(events, meta.diffOf)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':
@@ -209,7 +230,7 @@ export function* renderHtml(meta: TranscriptMeta, events: Iterable<TranscriptEve
   yield `<dt>Conversation</dt><dd>${html(meta.conversationId)}</dd><dt>Agent</dt><dd>${html(meta.agent)}</dd><dt>Exported</dt><dd>${html(meta.exportedAt)} · ${meta.events} events</dd><dt>Chain head</dt><dd>${html(meta.chainHead)}</dd>`;
   if (meta.uncertainRuns.length > 0) yield `<dt>Unknown outcome</dt><dd>${meta.uncertainRuns.map(html).join(', ')}</dd>`;
   yield '</dl><p class="note">A transcript for reading. The signed .wardbundle export of this conversation is the verifiable record.</p></header>\n<main>\n';
-  for (const entry of entries(events)) {
+  for (const entry of entries(events, meta.diffOf)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':

@@ -3,6 +3,7 @@
  * (./launch.ts), its readiness check (./readiness.ts) and a session started ahead (./prestart.ts)
  * all take it, and none of them needs another to say what it is.
  */
+import type { TrackingLimits } from '../../changes/tracker.js';
 import type { ConnectionManager } from '../../connections/index.js';
 import type { RunBinding, RunRegistration } from '../../broker/types.js';
 import type { GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
@@ -14,6 +15,7 @@ import type { PinLocation } from '../../runner/pin.js';
 import type { SandboxEngine, SandboxStatus } from '../../sandbox/engine.js';
 import type { Elicitor } from '../../upstreams/elicitation.js';
 import type { UpstreamOptions } from '../../upstreams/upstreams.js';
+import type { ChangeService } from '../changes.js';
 import type { RunLimits } from '../run-limits.js';
 
 /** What every turn of one Ward process shares (wired once by the composition root). */
@@ -34,6 +36,10 @@ export interface TurnDeps {
   readonly stopGraceMs: number;
   /** How long a turn may take and may stay silent; read at each turn (settings.json can change). */
   readonly limits: () => RunLimits;
+  /** Finishes a conversation's interrupted rewind before a turn snapshots its files (X2). */
+  readonly changes: ChangeService;
+  /** Bounds of the file-change tracking of each turn (X1). */
+  readonly changeLimits: TrackingLimits;
   readonly pin: PinLocation | undefined;
   readonly maxLineBytes: number | undefined;
   readonly upstreamOptions: UpstreamOptions | undefined;

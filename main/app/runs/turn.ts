@@ -28,6 +28,7 @@ import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSe
 import { IdleWatch } from './idle-watch.js';
 import { truncateText } from './event-bounds.js';
 import type { TurnDeps } from './turn-deps.js';
+import { TurnChanges } from './turn-changes.js';
 import { TurnJournal } from './turn-journal.js';
 import { permissionAudit, turnElicitations } from './turn-questions.js';
 import { decideOutcome, settleRun, type Outcome } from './turn-settle.js';
@@ -66,6 +67,7 @@ export class Turn {
   /** The CLI process this turn runs in, with everything that lives as long as it. */
   private session: CliSession | undefined;
   private plan: Plan | undefined;
+  private changes: TurnChanges | undefined;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -87,6 +89,7 @@ export class Turn {
     try {
       const plan = await this.prepare();
       const launch = await this.planLaunch(plan);
+      this.trackChanges(plan, launch);
       const exit = await this.follow(await this.acquire(plan, launch));
       traceMark('cli-exited');
       outcome = decideOutcome({
@@ -103,6 +106,7 @@ export class Turn {
       else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
     } finally {
       await this.release();
+      this.changes?.after();
       this.recordUnreported();
       outcome = this.settle(outcome);
     }
@@ -196,6 +200,14 @@ export class Turn {
     const keepSecret = (value: string) => this.session?.addSecret(value);
     this.elicitations = turnElicitations(deps, { ...input, agentName: plan.agentName, accepting: () => this.state === 'running', keepSecret }, this.journal);
     return launchSpec(deps, plan, this.permissions, (value) => this.journal.addSecret(value));
+  }
+
+  /** X1: every root the run may write (workspace, write grants) indexed before the CLI starts. */
+  private trackChanges(plan: Plan, launch: LaunchSpec): void {
+    const { namespace, store, conversationId } = this.input;
+    const { write, denyRead } = launch.files.grants;
+    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead });
+    this.changes.before();
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
+import { changesSummary, rewindSummary } from '../../../common/file-changes.js';
 import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
 
@@ -242,6 +243,9 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
   elicitation_answered: (fold, { payload: { server, action, by } }, place) =>
     notice(fold, place, 'info', escapeLineForWindow(`The server ${server} asked for input: ${ELICITATION_OUTCOME[action]}${ELICITATION_BY[by]}`, 300)),
   elicitation_refused: (fold, { payload }, place) => notice(fold, place, 'warning', escapeLineForWindow(`Ward refused a request for input from ${payload.server}: ${payload.reason}`, 500)),
+  files_changed: (fold, { payload }, place) => notice(fold, place, 'info', changesSummary(payload.changes)),
+  files_untracked: (fold, { payload }, place) => notice(fold, place, 'warning', `Changes not tracked for this run: ${escapeLineForWindow(payload.reason, 500)}`),
+  files_rewound: (fold, { payload }, place) => notice(fold, place, 'info', rewindSummary(payload)),
   usage: nothing,
   tool_refused: nothing,
   tool_drained: nothing,

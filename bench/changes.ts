@@ -1,0 +1,113 @@
+/**
+ * File changes (issue 26) on a 10,000-file, 200 MB workspace:
+ * - the first snapshot (every file read, hashed and stored as a blob);
+ * - a re-scan of the unchanged tree (an lstat walk against the index) against `git status
+ *   --porcelain` on the same tree, committed, in the same run (git's time includes its spawn);
+ * - a whole in-process Ward turn (real pinned CLI, scripted provider, one Bash call changing three
+ *   files) tracked, against the same turn with tracking cut short at its first file, alternating.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WardApp } from '../main/app/ward-app.js';
+import { ChangeStore, snapshotBefore } from '../main/changes/tracker.js';
+import { DEFAULT_SCAN_LIMITS, scanRoot } from '../main/changes/scan.js';
+import { parseNamespace } from '../main/namespaces/namespace.js';
+import { parsePermissionFlags } from '../main/permissions/grants.js';
+import { startModelProvider } from '../test/fixtures/model-provider/provider.js';
+import { percentile, round, timeMs } from './stats.js';
+
+const FILES = 10_000;
+const FILE_BYTES = 20 * 1024;
+const RESCANS = 15;
+const TURNS = Number(process.env.WARD_BENCH_CHANGES_TURNS ?? 5);
+const BUDGET_MS = 300_000;
+
+function makeTree(root: string): void {
+  for (let index = 0; index < FILES; index += 1) {
+    const dir = path.join(root, `d${index % 100}`);
+    if (index < 100) fs.mkdirSync(dir, { recursive: true });
+    const bytes = Buffer.alloc(FILE_BYTES, index % 251);
+    bytes.write(`file ${index}\n`);
+    fs.writeFileSync(path.join(dir, `f${index}.txt`), bytes);
+  }
+}
+
+function git(root: string, ...args: string[]): void {
+  const done = spawnSync('git', ['-c', 'user.email=bench@ward', '-c', 'user.name=bench', ...args], { cwd: root, stdio: 'ignore' });
+  if (done.status !== 0) throw new Error(`git ${args.join(' ')} failed`);
+}
+
+function scans(root: string, home: string): Record<string, unknown> {
+  const store = new ChangeStore(path.join(home, 'changes'));
+  // A loaded machine must not turn the measurement into an untracked run.
+  const limits = { ...DEFAULT_SCAN_LIMITS, budgetMs: BUDGET_MS };
+  let first = 0;
+  let snapshot: ReturnType<typeof snapshotBefore> | undefined;
+  first = timeMs(() => (snapshot = snapshotBefore(store, 'bench', [root], [], limits)));
+  const index = snapshot!.roots.get(root)!;
+  const options = { blobs: store.blobs, limits: { ...limits, deadline: Number.MAX_SAFE_INTEGER }, denyRead: () => false };
+  const ward: number[] = [];
+  const gitStatus: number[] = [];
+  for (let round = 0; round < RESCANS; round += 1) {
+    ward.push(timeMs(() => scanRoot(root, index, options)));
+    gitStatus.push(timeMs(() => spawnSync('git', ['status', '--porcelain'], { cwd: root, stdio: 'ignore' })));
+  }
+  const rescan = percentile(ward, 50);
+  const gitMs = percentile(gitStatus, 50);
+  return { firstSnapshotMs: round(first, 1), firstSnapshotTarget: '≤ 2000 ms', rescanP50Ms: round(rescan, 2), gitStatusP50Ms: round(gitMs, 2), rescanVsGit: round(rescan / gitMs, 3), rescanTarget: '≤ 1.2' };
+}
+
+async function turns(root: string): Promise<Record<string, unknown>> {
+  const provider = await startModelProvider([]);
+  const make = (limits: { maxFiles?: number; budgetMs: number }) => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-changes-home-'));
+    return new WardApp({ home, env: { PATH: process.env.PATH, HOME: home, LANG: 'C.UTF-8', ANTHROPIC_API_KEY: 'sk-ant-bench-0000', WARD_MODEL_BASE_URL: provider.url }, policy: null, run: { changeLimits: limits } });
+  };
+  // Cut short at its first file, tracking costs next to nothing: the turn without it.
+  const apps = { tracked: make({ budgetMs: BUDGET_MS }), untracked: make({ maxFiles: 0, budgetMs: BUDGET_MS }) };
+  const samples: Record<keyof typeof apps, number[]> = { tracked: [], untracked: [] };
+  // Each app's turns continue one conversation, as a person's do: its index makes later scans stat-only.
+  const conversations: Partial<Record<keyof typeof apps, string>> = {};
+  const permissions = parsePermissionFlags([`--allow-write=${root}`, '--allow-run=sh'], root);
+  try {
+    for (let round = 0; round <= TURNS; round += 1) {
+      for (const which of ['tracked', 'untracked'] as const) {
+        const script = `for i in 1 2 3; do echo "${which} ${round}" > ${root}/d$i/f$i.txt; done`;
+        provider.push({ blocks: [{ type: 'tool_use', name: 'Bash', input: { command: `sh -c '${script}'`, description: 'change three' } }] }, { blocks: [{ type: 'text', text: 'done' }] });
+        const started = performance.now();
+        const conversationId = conversations[which];
+        const handle = (await apps[which].runs()).startTurn({ namespace: parseNamespace('default'), prompt: 'change three files', permissions, ...(conversationId === undefined ? { workspace: root } : { conversationId }) });
+        conversations[which] = handle.conversationId;
+        const outcome = await handle.done;
+        if (outcome.state !== 'succeeded') throw new Error(`bench turn ${outcome.state}: ${outcome.reason}`);
+        // The first round warms both apps up.
+        if (round > 0) samples[which].push(performance.now() - started);
+      }
+    }
+  } finally {
+    await apps.tracked.close();
+    await apps.untracked.close();
+    await provider.close();
+  }
+  const tracked = percentile(samples.tracked, 50);
+  const untracked = percentile(samples.untracked, 50);
+  return { turnTrackedP50Ms: round(tracked, 1), turnUntrackedP50Ms: round(untracked, 1), turnRatio: round(tracked / untracked, 3), turnTarget: '≤ 1.05' };
+}
+
+export async function benchChanges(): Promise<Record<string, unknown>> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-changes-'));
+  const root = path.join(base, 'tree');
+  try {
+    makeTree(root);
+    git(root, 'init', '-q');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'tree');
+    const scan = scans(root, base);
+    const turn = await turns(root);
+    return { files: FILES, bytes: FILES * FILE_BYTES, ...scan, ...turn, pass: (scan.rescanVsGit as number) <= 1.2 && (scan.firstSnapshotMs as number) <= 2000 && (turn.turnRatio as number) <= 1.05 };
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The one wording of what a run did to the files (issue 26), for `ward`, the transcripts and the
+ * desktop timeline: counts per kind of change. Paths are foreign text: callers escape them.
+ * Shared by main and the renderer: no Node, no Electron.
+ */
+import type { FileChange } from './events.js';
+
+/** "3 files changed (2 added, 1 deleted)"; "no file changed". */
+export function changesSummary(changes: readonly FileChange[]): string {
+  if (changes.length === 0) return 'no file changed';
+  const counts = new Map<string, number>();
+  for (const change of changes) counts.set(change.change, (counts.get(change.change) ?? 0) + 1);
+  const parts = ['added', 'modified', 'deleted', 'renamed'].filter((kind) => counts.has(kind)).map((kind) => `${counts.get(kind)} ${kind}`);
+  return `${changes.length} file${changes.length === 1 ? '' : 's'} changed (${parts.join(', ')})`;
+}
+
+/** What a rewind did, in one line. */
+export function rewindSummary(payload: { readonly toSeq: number; readonly changes: readonly FileChange[]; readonly forced: readonly string[]; readonly skipped: readonly unknown[]; readonly resumed: boolean }): string {
+  const extra = [
+    payload.forced.length > 0 ? `${payload.forced.length} conflicting forced` : '',
+    payload.skipped.length > 0 ? `${payload.skipped.length} not restored` : '',
+    payload.resumed ? 'finished after an interruption' : '',
+  ].filter((part) => part !== '');
+  return `files rewound to before event #${payload.toSeq}: ${changesSummary(payload.changes)}${extra.length > 0 ? `; ${extra.join(', ')}` : ''}`;
+}

@@ -1,0 +1,39 @@
+/**
+ * A file change as a unified diff (jsdiff), for `ward changes --diff` and the transcripts. Only
+ * bytes Ward kept are shown: a deny-read file (X1), one over the size cap, a binary file, a link
+ * or a special file is named with its sizes and hashes instead.
+ */
+import { createTwoFilesPatch } from 'diff';
+import type { FileChange, FileState } from '../../common/events.js';
+import type { BlobStore } from '../changes/blobs.js';
+
+/** Bigger texts are summarized rather than diffed (the diff is for reading). */
+const MAX_DIFF_BYTES = 2 * 1024 * 1024;
+
+function describe(state: FileState | null): string {
+  if (state === null) return 'absent';
+  const mode = (state.mode & 0o7777).toString(8).padStart(4, '0');
+  if (state.kind === 'link') return `symlink to ${state.target ?? '?'}`;
+  const hash = state.hash === null ? 'no hash' : `sha256 ${state.hash.slice(0, 16)}`;
+  return `${state.kind}, ${state.size} bytes, mode ${mode}, ${hash}${state.reason === undefined ? '' : ` (${state.reason})`}`;
+}
+
+/** The text of a kept, text-looking state; null when it is not shown. */
+function textOf(blobs: BlobStore, state: FileState | null): string | null {
+  if (state === null) return '';
+  if (state.kind !== 'file' || !state.stored || state.hash === null || state.size > MAX_DIFF_BYTES || !blobs.has(state.hash)) return null;
+  const bytes = blobs.read(state.hash);
+  if (bytes.subarray(0, 8000).includes(0)) return null;
+  return bytes.toString('utf8');
+}
+
+export function unifiedDiff(blobs: BlobStore, change: FileChange): string {
+  const oldName = change.before === null ? '/dev/null' : `a/${change.from ?? change.path}`;
+  const newName = change.after === null ? '/dev/null' : `b/${change.path}`;
+  const header = `${change.change}: ${describe(change.before)} -> ${describe(change.after)}`;
+  const before = textOf(blobs, change.before);
+  const after = textOf(blobs, change.after);
+  if (before === null || after === null) return `${header}\n(content not shown: ${[change.before, change.after].find((state) => state !== null && textOf(blobs, state) === null)?.reason ?? 'binary, link or special file'})\n`;
+  if (before === after) return `${header}\n`;
+  return `${header}\n${createTwoFilesPatch(oldName, newName, before, after, undefined, undefined, { context: 3 })}`;
+}

@@ -1,0 +1,142 @@
+/**
+ * What the agent did to the files (issue 26): a conversation's change events, their diffs, and
+ * rewinding the files to before a run or an event (X1, X2). The plan of a rewind comes from the
+ * journal alone; the rewind is journaled (`files_rewound`) and is itself undone by rewinding to
+ * it. An interrupted rewind is finished (from its intent record) by the next `ward changes`,
+ * `ward rewind` or turn of the conversation.
+ */
+import path from 'node:path';
+import { readJournalEvent, type FileChange, type FileState } from '../../common/events.js';
+import { journalEvent } from '../../common/events.js';
+import { WardError } from '../base/errors.js';
+import { isProcessAlive } from '../base/process.js';
+import { ChangeStore } from '../changes/tracker.js';
+import { applyIntent, conflicts, newIntent, planRewind, readIntent, removeIntent, rewindChanges, writeIntent, type RewindIntent } from '../changes/rewind.js';
+import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+import { unifiedDiff } from './change-diff.js';
+
+export type { FileChange, FileState };
+
+/** One change event of a conversation, as `ward changes` lists it. */
+export type ChangeEntry =
+  | { readonly seq: number; readonly runId: string | null; readonly kind: 'changed'; readonly changes: FileChange[] }
+  | { readonly seq: number; readonly runId: string | null; readonly kind: 'untracked'; readonly reason: string }
+  | { readonly seq: number; readonly runId: string | null; readonly kind: 'rewound'; readonly toSeq: number; readonly changes: FileChange[]; readonly forced: string[]; readonly skipped: { path: string; reason: string }[]; readonly resumed: boolean };
+
+export interface RewindOptions {
+  readonly force?: boolean;
+  readonly dryRun?: boolean;
+  /** Called after each restored file (a test seam for interrupting a rewind). */
+  readonly afterEach?: (done: number) => void;
+}
+
+export interface RewindReport {
+  readonly toSeq: number;
+  readonly changes: FileChange[];
+  readonly forced: string[];
+  readonly skipped: { path: string; reason: string }[];
+  readonly dryRun: boolean;
+  /** The journal's sequence number of the rewind's own event (null for a dry run). */
+  readonly seq: number | null;
+}
+
+export function changeStoreFor(home: string, ns: Namespace): ChangeStore {
+  return new ChangeStore(path.join(namespaceDir(home, ns), 'changes'));
+}
+
+const FILE_EVENTS = ['files_changed', 'files_untracked', 'files_rewound'];
+
+export class ChangeService {
+  constructor(private readonly home: () => string) {}
+
+  /** The conversation's file events (of one run, with `runId`); finishes an interrupted rewind first. */
+  list(store: NamespaceStore, conversationRef: string, runRef?: string): { conversationId: string; entries: ChangeEntry[] } {
+    const { id } = store.conversations.resolve(conversationRef);
+    this.recover(store, id);
+    const runId = runRef === undefined ? undefined : store.runs.resolve(runRef).id;
+    const entries: ChangeEntry[] = [];
+    for (const event of store.journal.read(id, 0)) {
+      if (!FILE_EVENTS.includes(event.type) || (runId !== undefined && event.runId !== runId)) continue;
+      const parsed = readJournalEvent(event.type, event.payload);
+      const place = { seq: event.seq, runId: event.runId };
+      const last = entries.at(-1);
+      // A run's changes are journaled in parts: they are listed as one.
+      if (parsed.type === 'files_changed' && last?.kind === 'changed' && last.runId === event.runId) last.changes.push(...parsed.payload.changes);
+      else if (parsed.type === 'files_changed') entries.push({ ...place, kind: 'changed', changes: parsed.payload.changes });
+      else if (parsed.type === 'files_untracked') entries.push({ ...place, kind: 'untracked', reason: parsed.payload.reason });
+      else if (parsed.type === 'files_rewound') entries.push({ ...place, kind: 'rewound', ...parsed.payload });
+    }
+    return { conversationId: id, entries };
+  }
+
+  /** A change's unified diff (text files whose bytes Ward kept; others are named with sizes and hashes). */
+  diff(store: NamespaceStore, change: FileChange): string {
+    return unifiedDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
+  }
+
+  /** The sequence number a `--to` names: a run (before its first event) or an event's number. */
+  private target(store: NamespaceStore, conversationId: string, to: string): number {
+    if (/^\d{1,15}$/.test(to)) {
+      const seq = Number(to);
+      if (seq < 1 || seq > store.journal.lastSeq(conversationId)) throw new WardError('usage', `--to ${to}: conversation ${conversationId} has events 1 to ${store.journal.lastSeq(conversationId)}`);
+      return seq;
+    }
+    const run = store.runs.resolve(to);
+    if (run.conversationId !== conversationId) throw new WardError('usage', `run ${run.id} is not of conversation ${conversationId}`);
+    for (const event of store.journal.read(conversationId, 0)) if (event.runId === run.id) return event.seq;
+    throw new WardError('not_found', `run ${run.id} has no events`);
+  }
+
+  /** X2: restores the files to their state before `to`; refuses (changing nothing) on a conflict unless forced. */
+  rewindFiles(store: NamespaceStore, conversationRef: string, to: string, options: RewindOptions = {}): RewindReport {
+    const { id } = store.conversations.resolve(conversationRef);
+    this.recover(store, id);
+    const active = store.runs.activeFor(id);
+    if (active !== undefined) throw new WardError('conversation_busy', `conversation ${id} has a ${active.state} run (${active.id}): rewind once it has finished`);
+    const toSeq = this.target(store, id, to);
+    const later: FileChange[] = [];
+    for (const event of store.journal.read(id, toSeq - 1)) {
+      const parsed = readJournalEvent(event.type, event.payload);
+      if (parsed.type === 'files_changed' || parsed.type === 'files_rewound') later.push(...parsed.payload.changes);
+    }
+    const changes = changeStoreFor(this.home(), store.namespace);
+    const plan = planRewind(later, changes.blobs);
+    const found = conflicts(plan);
+    if (found.length > 0 && options.force !== true) {
+      const listed = found.map((conflict) => `  ${conflict.path}: ${conflict.now === null ? 'missing' : 'changed'} since the journal's last record of it`).join('\n');
+      throw new WardError('rewind_conflict', `nothing was changed: ${found.length} file${found.length === 1 ? ' is' : 's are'} not in the state the journal records (--force overwrites them):\n${listed}`);
+    }
+    const intent = newIntent(id, toSeq, plan, found.map((conflict) => conflict.path));
+    if (options.dryRun === true) return { toSeq, changes: rewindChanges(intent), forced: intent.forced, skipped: intent.skipped, dryRun: true, seq: null };
+    writeIntent(changes.dir, intent);
+    applyIntent(intent, changes.blobs, options.afterEach);
+    const seq = this.finish(store, changes, intent, false);
+    return { toSeq, changes: rewindChanges(intent), forced: intent.forced, skipped: intent.skipped, dryRun: false, seq };
+  }
+
+  /** Journals a finished rewind once, then drops its intent record. */
+  private finish(store: NamespaceStore, changes: ChangeStore, intent: RewindIntent, resumed: boolean): number {
+    const payload = { id: intent.id, toSeq: intent.toSeq, changes: rewindChanges(intent), forced: intent.forced, skipped: intent.skipped, resumed };
+    const [event] = store.journal.appendMany(intent.conversationId, [journalEvent('files_rewound', payload)]);
+    removeIntent(changes.dir, intent.conversationId);
+    return event!.seq;
+  }
+
+  /** X2: a rewind a process was interrupted in (its process is gone) is finished from its intent record. */
+  recover(store: NamespaceStore, conversationId: string): void {
+    const changes = changeStoreFor(this.home(), store.namespace);
+    const intent = readIntent(changes.dir, conversationId);
+    if (intent === null) return;
+    if (intent.pid !== process.pid && isProcessAlive(intent.pid)) throw new WardError('conversation_busy', `a rewind of conversation ${conversationId} is under way (process ${intent.pid})`);
+    for (const event of store.journal.read(conversationId, intent.toSeq)) {
+      const parsed = readJournalEvent(event.type, event.payload);
+      if (parsed.type === 'files_rewound' && parsed.payload.id === intent.id) {
+        removeIntent(changes.dir, conversationId);
+        return;
+      }
+    }
+    applyIntent(intent, changes.blobs);
+    this.finish(store, changes, intent, true);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Tracking one run's file changes (X1): `snapshotBefore` indexes every writable root before the
+ * turn, `snapshotAfter` indexes them again and diffs. Each root's last index is kept per
+ * conversation (JSON, written whole by rename), so the next turn's scan re-reads only what
+ * changed. A limit or failure becomes `Untracked` with its reason; the caller journals it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FileChange } from '../../common/events.js';
+import { BlobStore, sha256 } from './blobs.js';
+import { diffIndexes } from './diff.js';
+import { DEFAULT_SCAN_LIMITS, scanRoot, Untracked, type TreeIndex } from './scan.js';
+
+export interface TrackingLimits {
+  readonly maxFiles: number;
+  readonly maxFileBytes: number;
+  /** How long one scan (all roots) may take. */
+  readonly budgetMs: number;
+}
+
+/** A namespace's change data: blobs, the last index of each root per conversation, rewind intents. */
+export class ChangeStore {
+  readonly blobs: BlobStore;
+
+  constructor(readonly dir: string) {
+    this.blobs = new BlobStore(path.join(dir, 'blobs'));
+  }
+
+  private indexFile(conversationId: string, root: string): string {
+    return path.join(this.dir, 'index', conversationId, `${sha256(root).slice(0, 32)}.json`);
+  }
+
+  readIndex(conversationId: string, root: string): TreeIndex {
+    try {
+      return JSON.parse(fs.readFileSync(this.indexFile(conversationId, root), 'utf8')) as TreeIndex;
+    } catch {
+      // None yet, or unreadable: the scan reads every file once more.
+      return {};
+    }
+  }
+
+  writeIndex(conversationId: string, root: string, index: TreeIndex): void {
+    const file = this.indexFile(conversationId, root);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.tmp-${process.pid}`;
+    fs.writeFileSync(temporary, JSON.stringify(index), { mode: 0o600 });
+    fs.renameSync(temporary, file);
+  }
+}
+
+/** The writable roots of a run, without those inside another (a grant inside the workspace). */
+export function trackedRoots(roots: readonly string[]): string[] {
+  const unique = [...new Set(roots.map((root) => path.resolve(root)))];
+  return unique.filter((root) => !unique.some((other) => other !== root && root.startsWith(other.endsWith(path.sep) ? other : other + path.sep)));
+}
+
+/** Whether `absolute` is one of `paths` or inside one. */
+export function under(paths: readonly string[], absolute: string): boolean {
+  return paths.some((denied) => absolute === denied || absolute.startsWith(denied.endsWith(path.sep) ? denied : denied + path.sep));
+}
+
+export interface Snapshot {
+  readonly conversationId: string;
+  readonly roots: ReadonlyMap<string, TreeIndex>;
+  readonly denyRead: readonly string[];
+}
+
+function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], limits: TrackingLimits): Map<string, TreeIndex> {
+  const deadline = Date.now() + limits.budgetMs;
+  const scanned = new Map<string, TreeIndex>();
+  try {
+    for (const root of roots) {
+      scanned.set(root, scanRoot(root, previous(root), { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file) => under(denyRead, file) }));
+    }
+  } catch (error) {
+    if (error instanceof Untracked) throw error;
+    throw new Untracked(`the scan failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return scanned;
+}
+
+export { Untracked };
+
+export const DEFAULT_TRACKING_LIMITS: TrackingLimits = DEFAULT_SCAN_LIMITS;
+
+/** The state of every root before a turn; throws `Untracked` past a limit. */
+export function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits): Snapshot {
+  const scanned = scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, limits);
+  return { conversationId, roots: scanned, denyRead };
+}
+
+/** What changed since `before`, every root's new index kept for the next turn; throws `Untracked` past a limit. */
+export function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits): { changes: FileChange[]; files: number } {
+  const after = scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
+  const changes: FileChange[] = [];
+  let files = 0;
+  for (const [root, index] of after) {
+    changes.push(...diffIndexes(root, before.roots.get(root)!, index));
+    files += Object.keys(index).length;
+    store.writeIndex(before.conversationId, root, index);
+  }
+  return { changes, files };
+}

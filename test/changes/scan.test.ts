@@ -1,0 +1,106 @@
+/**
+ * main/changes on real files (no process, no network): an unchanged tree is re-scanned without a
+ * read, .git/ is HEAD and refs, special, oversized and linked files are metadata, renames pair up,
+ * and a rewind plan refuses what it cannot restore and names conflicts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { changeStoreFor } from '../../main/app/changes.js';
+import { checkNamespaces } from '../../main/app/doctor.js';
+import { BlobStore, sha256 } from '../../main/changes/blobs.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { DataFolder } from '../../main/store/data-folder.js';
+import { diffIndexes } from '../../main/changes/diff.js';
+import { conflicts, planRewind } from '../../main/changes/rewind.js';
+import { scanRoot, Untracked, type ScanOptions } from '../../main/changes/scan.js';
+import { trackedRoots } from '../../main/changes/tracker.js';
+import { tempDir } from '../support/temp.js';
+
+function setUp(): { root: string; options: ScanOptions; blobs: BlobStore } {
+  const base = tempDir('ward-scan-');
+  const root = path.join(base, 'root');
+  fs.mkdirSync(root);
+  const blobs = new BlobStore(path.join(base, 'blobs'));
+  return { root, blobs, options: { blobs, limits: { maxFiles: 1000, maxFileBytes: 64, deadline: Number.MAX_SAFE_INTEGER }, denyRead: () => false } };
+}
+
+describe('the change scan', () => {
+  it('test_an_unchanged_file_keeps_its_index_entry_without_a_read_and_a_changed_one_is_read_again', () => {
+    const { root, options } = setUp();
+    fs.writeFileSync(path.join(root, 'a.txt'), 'one');
+    const first = scanRoot(root, {}, options);
+    // The stat cache is trusted: a lying index entry with the same stat survives (nothing was read).
+    const lying = { 'a.txt': { ...first['a.txt']!, hash: 'f'.repeat(64) } };
+    expect(scanRoot(root, lying, options)['a.txt']!.hash).toBe('f'.repeat(64));
+    fs.writeFileSync(path.join(root, 'a.txt'), 'two!');
+    expect(scanRoot(root, lying, options)['a.txt']!.hash).not.toBe('f'.repeat(64));
+  });
+
+  it('test_git_is_recorded_as_head_and_refs_and_links_and_big_files_as_metadata', () => {
+    const { root, options, blobs } = setUp();
+    fs.mkdirSync(path.join(root, '.git', 'objects', 'ab'), { recursive: true });
+    fs.mkdirSync(path.join(root, '.git', 'refs', 'heads'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(root, '.git', 'refs', 'heads', 'main'), '0123\n');
+    fs.writeFileSync(path.join(root, '.git', 'objects', 'ab', 'cdef'), 'object');
+    fs.writeFileSync(path.join(root, '.git', 'config'), '[core]');
+    fs.symlinkSync('/etc/passwd', path.join(root, 'link'));
+    fs.writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(65));
+    const index = scanRoot(root, {}, options);
+    expect(Object.keys(index).sort()).toEqual(['.git/HEAD', '.git/refs/heads/main', 'big.bin', 'link']);
+    expect(index.link).toMatchObject({ kind: 'link', target: '/etc/passwd', stored: false });
+    expect(index['big.bin']).toMatchObject({ kind: 'file', hash: null, stored: false, reason: 'over 64 bytes' });
+    expect(blobs.size().blobs).toBe(2);
+  });
+
+  it('test_more_files_than_the_limit_is_untracked_with_the_reason', () => {
+    const { root, options } = setUp();
+    for (const name of ['a', 'b', 'c']) fs.writeFileSync(path.join(root, name), name);
+    expect(() => scanRoot(root, {}, { ...options, limits: { ...options.limits, maxFiles: 2 } })).toThrow(new Untracked(`${root} holds more than 2 files`));
+  });
+
+  it('test_a_moved_file_is_a_rename_and_nested_roots_are_tracked_once', () => {
+    const { root, options } = setUp();
+    fs.writeFileSync(path.join(root, 'old.txt'), 'same bytes');
+    const before = scanRoot(root, {}, options);
+    fs.renameSync(path.join(root, 'old.txt'), path.join(root, 'new.txt'));
+    expect(diffIndexes(root, before, scanRoot(root, before, options))).toMatchObject([{ change: 'renamed', from: 'old.txt', path: 'new.txt' }]);
+    expect(trackedRoots(['/w', '/w/sub', '/other', '/w2'])).toEqual(['/w', '/other', '/w2']);
+  });
+
+  it('test_a_rewind_plan_skips_git_and_unkept_bytes_and_names_a_file_changed_since', () => {
+    const { root, options, blobs } = setUp();
+    fs.mkdirSync(path.join(root, '.git'));
+    fs.writeFileSync(path.join(root, '.git', 'HEAD'), 'one');
+    fs.writeFileSync(path.join(root, 'kept.txt'), 'kept');
+    const before = scanRoot(root, {}, options);
+    fs.writeFileSync(path.join(root, '.git', 'HEAD'), 'two');
+    fs.writeFileSync(path.join(root, 'kept.txt'), 'changed');
+    const changes = diffIndexes(root, before, scanRoot(root, before, options));
+    const plan = planRewind(changes, blobs);
+    expect(plan.skipped).toEqual([{ path: path.join(root, '.git/HEAD'), reason: 'inside .git/ (a rewind never writes there)' }]);
+    expect(plan.ops.map((op) => op.path)).toEqual(['kept.txt']);
+    expect(conflicts(plan)).toEqual([]);
+    fs.writeFileSync(path.join(root, 'kept.txt'), 'changed by someone else');
+    expect(conflicts(plan).map((conflict) => conflict.path)).toEqual([path.join(root, 'kept.txt')]);
+  });
+});
+
+describe('ward doctor and the file-change store', () => {
+  it('test_doctor_reports_each_namespace_file_change_store_size', () => {
+    const home = tempDir('ward-doctor-changes-');
+    const folder = new DataFolder(home);
+    try {
+      const ns = parseNamespace('default');
+      folder.store(ns);
+      const blobs = changeStoreFor(home, ns).blobs;
+      blobs.put(sha256('twelve bytes'), Buffer.from('twelve bytes'));
+      const [check] = checkNamespaces(folder);
+      expect(check!.detail).toContain('file-change store 1 blob(s), 12 bytes');
+      expect(check!.data).toMatchObject({ changeStore: { blobs: 1, bytes: 12 } });
+    } finally {
+      folder.close();
+    }
+  });
+});
