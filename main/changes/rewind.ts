@@ -165,7 +165,9 @@ function restore(op: RewindOp, blobs: BlobStore): void {
     return;
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = path.join(path.dirname(file), `.ward-rewind-${path.basename(file).slice(0, 80)}-${process.pid}`);
+  // The same name in every process: a rewind killed between this write and its rename leaves this
+  // file, and the process that finishes the rewind removes it before writing its own.
+  const temporary = path.join(path.dirname(file), `.ward-rewind-${path.basename(file).slice(0, 80)}`);
   fs.rmSync(temporary, { force: true });
   if (target.kind === 'link') fs.symlinkSync(target.target!, temporary);
   else {
