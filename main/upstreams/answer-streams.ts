@@ -1,15 +1,14 @@
 /**
  * Watches the SSE streams a Streamable HTTP server answers requests on, so that a call whose
  * answer can no longer come fails at once instead of waiting out the call bound (15 min). The
- * MCP SDK (1.32.2) resumes an answer stream only when it saw an event id (a GET with
+ * MCP SDK resumes an answer stream only when it saw an event id (a GET with
  * Last-Event-ID, never a re-sent request); a stream that ends without the answer and without an
  * id, or whose resumption is refused or keeps failing, it drops without a word. Here the same
  * bytes the SDK reads are scanned by the SDK's rules (eventsource-parser's: an event counts once
  * a blank line ends it and it has a data line; its id is its own) and such a request is reported
  * lost. Nothing is ever re-sent (B6).
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike, RequestId } from '@modelcontextprotocol/client';
 import { UpstreamError } from './upstream-error.js';
 
 /** A request whose answer is expected on a stream. */

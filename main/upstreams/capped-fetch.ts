@@ -3,7 +3,7 @@
  * larger than `limit` errors the stream and reports it, so the SDK never buffers an unbounded
  * response.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { UpstreamError } from './errors.js';
 import { upstreamFetch } from './http-stack.js';
 

@@ -4,10 +4,10 @@
  * whatever an upstream said (error bodies, exception text) stays in `cause`; the code and Ward's
  * own one-line detail are all that leaves.
  */
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/client';
+// A connection's sign-in and refresh run on SDK 1's OAuth client (connections/), whose errors these are.
+import { UnauthorizedError as SignInUnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { ErrorCode, McpError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WardError } from '../base/errors.js';
 import { UpstreamError } from './upstream-error.js';
 
@@ -27,7 +27,7 @@ export interface ClassifyContext {
  * server's JSON can never produce an UpstreamError, so classification can tell the two apart.
  */
 export function refusedAnswer(id: RequestId, failure: UpstreamError): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: failure.message, data: failure } };
+  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: failure.message, data: failure } };
 }
 
 /** Sign-in trouble during a call means one thing to the caller: sign in again. */
@@ -47,14 +47,35 @@ function fromAbortReason(reason: unknown, error: unknown): UpstreamError {
   return new UpstreamError('cancelled', '', { cause: error });
 }
 
-function fromHttpStatus(error: StreamableHTTPError): UpstreamError {
-  const status = error.code ?? 0;
-  // -1: the answer was not MCP at all (a web page, say).
-  if (status === -1) return new UpstreamError('protocol_error', 'the server did not answer with MCP', { cause: error });
+function fromHttpStatus(error: SdkHttpError): UpstreamError {
+  const status = error.status;
   const detail = status > 0 ? `HTTP ${status}` : '';
   if (status === 401) return new UpstreamError('unauthorized', detail, { cause: error });
   if (status === 403) return new UpstreamError('forbidden', detail, { cause: error });
   return new UpstreamError('upstream_error', detail, { cause: error });
+}
+
+/** The SDK's own failures (never the server's words): its stable code says what happened. */
+function fromSdkError(error: SdkError, closed: () => UpstreamError): UpstreamError {
+  if (error.code === SdkErrorCode.ClientHttpUnexpectedContent) return new UpstreamError('protocol_error', 'the server did not answer with MCP', { cause: error });
+  if (error instanceof SdkHttpError) return fromHttpStatus(error);
+  switch (error.code) {
+    case SdkErrorCode.RequestTimeout:
+      return new UpstreamError('timed_out', 'no answer in time', { cause: error });
+    case SdkErrorCode.ConnectionClosed:
+      return closed();
+    case SdkErrorCode.InvalidResult:
+    case SdkErrorCode.UnsupportedResultType:
+      return new UpstreamError('protocol_error', 'the server sent a malformed MCP message', { cause: error });
+    case SdkErrorCode.InputRequiredRoundsExceeded:
+      return new UpstreamError('upstream_error', 'the server kept asking for input and never answered the call', { cause: error });
+    case SdkErrorCode.ListPaginationExceeded:
+      return new UpstreamError('too_large', 'the tool list has too many pages', { cause: error });
+    case SdkErrorCode.EraNegotiationFailed:
+      return new UpstreamError('protocol_error', 'the server answered neither server/discover nor initialize as MCP', { cause: error });
+    default:
+      return new UpstreamError('upstream_error', '', { cause: error });
+  }
 }
 
 /** Maps whatever the SDK, fetch, spawn or a sign-in step threw to one specific code. */
@@ -67,17 +88,17 @@ export function classifyUpstreamError(error: unknown, context: ClassifyContext =
     if (item instanceof WardError && NOT_SIGNED_IN.has(item.code)) return new UpstreamError('not_signed_in', item.message, { cause: error });
   }
   const closed = (): UpstreamError => context.ended ?? new UpstreamError('closed', '', { cause: error });
-  if (error instanceof UnauthorizedError) return new UpstreamError('not_signed_in', 'sign in again with "ward connections login"', { cause: error });
+  if (error instanceof UnauthorizedError || error instanceof SignInUnauthorizedError) return new UpstreamError('not_signed_in', 'sign in again with "ward connections login"', { cause: error });
   // The authorization server refused a refresh or the client (revoked grant, deleted registration): only a new sign-in helps.
   if (error instanceof OAuthError) {
     const oauthCode = /^[a-z_]{1,64}$/.test(error.errorCode) ? error.errorCode : 'oauth_error';
     return new UpstreamError('not_signed_in', `the authorization server answered ${oauthCode}; sign in again with "ward connections login"`, { cause: error });
   }
-  if (error instanceof StreamableHTTPError) return fromHttpStatus(error);
-  if (error instanceof McpError) {
+  // A failed probe carries why (a refused connection, say) as its cause.
+  if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause !== undefined) return classifyUpstreamError(error.cause, context);
+  if (error instanceof SdkError) return fromSdkError(error, closed);
+  if (error instanceof ProtocolError) {
     if (error.data instanceof UpstreamError) return error.data;
-    if (error.code === ErrorCode.RequestTimeout) return new UpstreamError('timed_out', 'no answer in time', { cause: error });
-    if (error.code === ErrorCode.ConnectionClosed) return closed();
     return new UpstreamError('upstream_error', `JSON-RPC error ${error.code}`, { cause: error });
   }
   if (error instanceof DOMException && error.name === 'TimeoutError') return new UpstreamError('timed_out', 'no answer in time', { cause: error });

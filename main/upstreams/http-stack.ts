@@ -11,7 +11,7 @@
  *   10 s), one way to reach a proxy later, and no TLS client of Ward's own to keep right. The
  *   0.2 ms fetch adds per request does not show next to a network round trip.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { isLoopbackHost } from '../base/url-policy.js';
 import { nodeFetch } from './node-fetch.js';
 

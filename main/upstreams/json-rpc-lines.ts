@@ -4,7 +4,7 @@
  * top-level `id` and `method`, so the one oversized message can be answered (a waiting request
  * refused) while the lines after it are read as before.
  */
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestId } from '@modelcontextprotocol/client';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -17,7 +17,7 @@
  */
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 

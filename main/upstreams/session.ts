@@ -5,11 +5,9 @@
  * call (B3), makes exactly one attempt per call (B6), and projects and caps each result (B5);
  * every failure is an UpstreamError with a stable code.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, StreamableHTTPClientTransport, type CallToolResult, type ElicitResult, type FetchLike, type JSONRPCRequest, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { AnswerStreams } from './answer-streams.js';
+import { WardClient } from './client.js';
 import { cappedFetch } from './capped-fetch.js';
 import { ElicitationRefusal, parseElicitation, type Elicitor } from './elicitation.js';
 import { UpstreamError, classifyUpstreamError, failedOutcome, refusedAnswer } from './errors.js';
@@ -96,8 +94,6 @@ interface Listed {
   readonly byName: ReadonlyMap<string, LiveTool>;
 }
 
-const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
-
 /** MCP content → text, images, resource links and a structured result, measured in bytes (B5). */
 export function projectResult(result: CallToolResult): { content: ToolContent[]; structuredContent?: StructuredContent; bytes: number } {
   const content: ToolContent[] = [];
@@ -152,8 +148,7 @@ export class McpSession {
   private endedWith: UpstreamError | undefined;
   private readonly inFlight = new Set<AbortController>();
   private readonly endListeners: Array<(failure: UpstreamError) => void> = [];
-  /** Servers may ask the person for input (elicitation, both modes); without an elicitor the answer is decline. */
-  private readonly client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {}, url: {} } } });
+  private readonly client: WardClient;
   private readonly transport: Transport;
 
   private constructor(
@@ -163,6 +158,7 @@ export class McpSession {
     private readonly elicitor: Elicitor | undefined,
   ) {
     this.transport = this.makeTransport(target);
+    this.client = new WardClient(target.transport, limits);
   }
 
   /**
@@ -179,8 +175,7 @@ export class McpSession {
     const session = new McpSession(target, limits, unusableName, elicitor);
     const client = session.client;
     client.onclose = () => session.onTransportClosed();
-    // Ward reads elicitation requests itself (the SDK's own handler would refuse some without a word to Ward).
-    client.fallbackRequestHandler = (request, extra) => session.onServerRequest(request, extra.signal);
+    client.elicit((request, signal) => session.onServerRequest(request, signal));
     const deadline = withDeadline(limits.connectTimeoutMs, () => new UpstreamError('timed_out', 'the server did not finish the MCP handshake in time'));
     try {
       await client.connect(session.transport, { signal: deadline.signal, timeout: limits.connectTimeoutMs });
@@ -191,7 +186,7 @@ export class McpSession {
     } finally {
       deadline.clear();
     }
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       session.listed = undefined;
       session.listing = undefined;
     });
@@ -231,14 +226,14 @@ export class McpSession {
 
   /** A request from the server: elicitation is the one Ward answers (server → person → server; the model never sees it). */
   private async onServerRequest(request: JSONRPCRequest, signal: AbortSignal): Promise<ElicitResult> {
-    if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    if (request.method !== 'elicitation/create') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     let parsed;
     try {
       parsed = parseElicitation(request.params);
     } catch (error) {
       if (!(error instanceof ElicitationRefusal)) throw error;
       this.elicitor?.refused(error.message);
-      throw new McpError(ErrorCode.InvalidParams, `Ward refuses this elicitation: ${error.message}`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Ward refuses this elicitation: ${error.message}`);
     }
     if (this.elicitor === undefined) return { action: 'decline' };
     const reply = await this.elicitor.ask(parsed, signal);
@@ -313,7 +308,7 @@ export class McpSession {
     try {
       for (let page = 0; ; page++) {
         if (page >= this.limits.maxListPages) throw new UpstreamError('too_large', `the tool list has more than ${this.limits.maxListPages} pages`);
-        const result = await this.client.listTools(cursor === undefined ? {} : { cursor }, { signal: deadline.signal, timeout: this.limits.listTimeoutMs });
+        const result = await this.client.listPage(cursor, { signal: deadline.signal, timeout: this.limits.listTimeoutMs });
         for (const tool of result.tools) {
           if (seen.size >= this.limits.maxTools) throw new UpstreamError('too_large', `the server offers more than ${this.limits.maxTools} tools`);
           if (seen.has(tool.name)) throw new UpstreamError('protocol_error', `the server lists the tool ${JSON.stringify(tool.name.slice(0, 64))} twice`);
@@ -326,6 +321,11 @@ export class McpSession {
           const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? null), 'utf8');
           if (schemaBytes > this.limits.maxSchemaBytes) {
             unusable.push({ name: tool.name, reason: `its schemas are ${schemaBytes} bytes, more than ${this.limits.maxSchemaBytes}` });
+            continue;
+          }
+          const headerFault = result.headerFaults.get(tool.name);
+          if (headerFault !== undefined) {
+            unusable.push({ name: tool.name, reason: `its x-mcp-header declaration is malformed (${headerFault})` });
             continue;
           }
           const schemas = { inputSchema: tool.inputSchema as JsonSchema, ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonSchema }) };
@@ -358,7 +358,7 @@ export class McpSession {
       const live = (await this.current(controller.signal)).byName.get(route.upstreamName);
       if (live === undefined) return failedOutcome(new UpstreamError('tool_missing', `the server no longer offers ${route.upstreamName}`));
       if (live.schemaHash !== route.schemaHash) return failedOutcome(new UpstreamError('schema_changed', `the input schema of ${route.upstreamName} changed upstream since it was pinned`));
-      const result = await this.client.callTool({ name: route.upstreamName, arguments: args }, CallToolResultSchema, { signal: controller.signal, timeout: this.limits.callTimeoutMs });
+      const result = await this.client.callPinned(live as Tool, args, { signal: controller.signal, timeout: this.limits.callTimeoutMs });
       // An answer that arrived after garbage on the same stream is not trusted.
       if (this.fault !== undefined) return failedOutcome(this.fault);
       if (!isPlainObject(result) || !Array.isArray(result.content)) return failedOutcome(new UpstreamError('protocol_error', 'the server sent a malformed result'));

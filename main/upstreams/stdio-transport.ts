@@ -5,9 +5,7 @@
  * parent-death signal when Ward is killed outright.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { diesWithParentPrefix, isExecutable } from '../base/process.js';
 import { UpstreamError, refusedAnswer } from './errors.js';
 import { JsonRpcLines, type OversizedMessage } from './json-rpc-lines.js';
@@ -106,6 +104,11 @@ export class GroupStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /** With `pid`, what tells the SDK this is a stdio transport (a silent probe means a 2025 server; no Mcp-Param-* headers). */
+  get stderr(): BoundedLog {
+    return this.options.stderr;
+  }
+
   start(): Promise<void> {
     if (this.child !== undefined) return Promise.reject(new Error('transport already started'));
     installExitHook();
@@ -185,7 +188,7 @@ export class GroupStdioTransport implements Transport {
     if (message.id === undefined) return;
     const limit = `${this.options.maxMessageBytes} bytes`;
     if (message.hasMethod) {
-      this.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidRequest, message: `request larger than ${limit}, the most Ward reads as one message` } }).catch(() => undefined);
+      this.send({ jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InvalidRequest, message: `request larger than ${limit}, the most Ward reads as one message` } }).catch(() => undefined);
       return;
     }
     const failure = new UpstreamError('message_too_large', `the server's answer was larger than ${limit}; Ward discarded it without keeping it whole`);

@@ -39,6 +39,30 @@ const CALLS: Record<string, { tool: string; input: Record<string, unknown>; echo
   'json-schema-2020-12-preservation': { tool: 'json_schema_echo', input: {}, echoSchemaOf: 'json_schema_2020_12_tool' },
 };
 
+interface Call {
+  readonly tool: string;
+  readonly input: Record<string, unknown>;
+}
+
+/**
+ * Scenarios that need several calls, one after the other in one run (the scenario's context may
+ * name them instead, as `toolCalls`): the 2026-07-28 header scenarios and SEP-2322's request state.
+ */
+const SEVERAL_CALLS: Record<string, readonly Call[]> = {
+  'http-standard-headers': [
+    { tool: 'test_headers', input: {} },
+    { tool: 'my-hyphenated-tool', input: {} },
+  ],
+  'http-invalid-tool-headers': [{ tool: 'valid_tool', input: { region: 'us-west1' } }],
+  'sep-2322-client-request-state': ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type'].map((tool) => ({ tool, input: {} })),
+};
+
+/** What the person types at each request for input, per scenario, and how many requests come. */
+const ANSWERS: Record<string, { readonly typed: string; readonly times: number }> = {
+  // "yes" to the one confirmation field, then accept; two of the calls ask.
+  'sep-2322-client-request-state': { typed: 'y\ra\r', times: 2 },
+};
+
 /** Scenarios whose server answers tools/list and nothing else (no tools/call): pinning its tools is the whole task. */
 const LIST_ONLY = new Set(['json-schema-ref-no-deref']);
 
@@ -96,8 +120,8 @@ function ward(args: readonly string[], options: { input?: string; onStderr?: (te
 }
 
 /** `ward ARGS` on a terminal, typing `typed` once `when` shows (a person answering a question). */
-async function wardOnTerminal(args: readonly string[], when: string, typed: string): Promise<Result> {
-  const { code, screen } = await onTerminal([process.execPath, WARD_BIN, ...args], { env, cwd: REPO_ROOT, when, typed, timeoutMs: STEP_TIMEOUT_MS });
+async function wardOnTerminal(args: readonly string[], when: string, typed: string, times: number): Promise<Result> {
+  const { code, screen } = await onTerminal([process.execPath, WARD_BIN, ...args], { env, cwd: REPO_ROOT, when, typed, times, timeoutMs: STEP_TIMEOUT_MS });
   return logged(args, { code, stdout: screen, stderr: '' });
 }
 
@@ -141,7 +165,7 @@ async function schemaShownToModel(tool: string): Promise<unknown> {
 }
 
 async function main(): Promise<number> {
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }> };
   const client = context.client_id === undefined ? [] : ['--client-id', context.client_id, ...(context.client_secret === undefined ? [] : ['--client-secret-stdin'])];
   const added = await ward(['connections', 'add', CONNECTION, '--url', serverUrl!, ...client], { input: context.client_secret === undefined ? '' : `${context.client_secret}\n` });
   if (added.code !== 0) return 1;
@@ -156,26 +180,29 @@ async function main(): Promise<number> {
   if (listed.code !== 0) return 1;
   const tools = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
   if (LIST_ONLY.has(scenario)) return tools.length > 0 ? 0 : 1;
-  const call = CALLS[scenario] ?? { tool: 'test-tool', input: {} };
-  if (!tools.includes(call.tool)) {
-    log(`the server offers no ${call.tool} (it offers: ${tools.join(', ') || 'nothing'}); nothing to call`);
+  const single = CALLS[scenario] ?? { tool: 'test-tool', input: {} };
+  const calls: readonly Call[] = context.toolCalls?.map((call) => ({ tool: call.name, input: call.arguments })) ?? SEVERAL_CALLS[scenario] ?? [single];
+  const missing = calls.filter((call) => !tools.includes(call.tool));
+  if (missing.length > 0) {
+    log(`the server offers no ${missing.map((call) => call.tool).join(', ')} (it offers: ${tools.join(', ') || 'nothing'}); nothing to call`);
     return tools.length === 0 ? 0 : 1;
   }
   const instructions = path.join(root, 'instructions.md');
   fs.writeFileSync(instructions, 'Call the tool you are asked to call.');
-  const pinned = [call.tool, ...(call.echoSchemaOf === undefined ? [] : [call.echoSchemaOf])].flatMap((tool) => ['--tool', `${CONNECTION}/${tool}`]);
+  const pinned = [...new Set([...calls.map((call) => call.tool), ...(single.echoSchemaOf === undefined ? [] : [single.echoSchemaOf])])].flatMap((tool) => ['--tool', `${CONNECTION}/${tool}`]);
   if ((await ward(['agents', 'create', AGENT, '--instructions-file', instructions, ...pinned])).code !== 0) return 1;
-  const input = call.echoSchemaOf === undefined ? call.input : { schema: await schemaShownToModel(call.echoSchemaOf) };
+  const echoed = single.echoSchemaOf === undefined ? undefined : { schema: await schemaShownToModel(single.echoSchemaOf) };
 
   for (;;) {
-    provider.push({ blocks: [{ type: 'tool_use', name: `mcp__ward__${CONNECTION}__${call.tool}`, input }] }, { blocks: [{ type: 'text', text: 'done' }] });
-    const args = ['run', '--json', '--agent', AGENT, '--', `call ${call.tool}`];
-    // The person accepts a server's form with its defaults: Enter on every field, then accept.
-    const run = scenario.startsWith('elicitation') ? await wardOnTerminal(args, 'asks for input:', `${'\r'.repeat(5)}a\r`) : await ward(args);
-    const results = provider.conversationRequests().flatMap(toolResultsIn);
-    const last = results.at(-1);
-    log(`the model got: ${JSON.stringify(last?.content ?? null).slice(0, 300)}`);
-    if (run.code === 0 && last !== undefined && last.is_error !== true) return 0;
+    const turns = calls.map((call) => ({ blocks: [{ type: 'tool_use' as const, name: `mcp__ward__${CONNECTION}__${call.tool}`, input: echoed ?? call.input }] }));
+    provider.push(...turns, { blocks: [{ type: 'text', text: 'done' }] });
+    const args = ['run', '--json', '--agent', AGENT, '--', `call ${calls.map((call) => call.tool).join(', ')}`];
+    // The elicitation scenarios: Enter on every field (their defaults), then accept.
+    const answers = ANSWERS[scenario] ?? (scenario.startsWith('elicitation') ? { typed: `${'\r'.repeat(5)}a\r`, times: 1 } : undefined);
+    const run = answers === undefined ? await ward(args) : await wardOnTerminal(args, 'asks for input:', answers.typed, answers.times);
+    const results = provider.conversationRequests().flatMap(toolResultsIn).slice(-calls.length);
+    log(`the model got: ${JSON.stringify(results.map((result) => result.content)).slice(0, 600)}`);
+    if (run.code === 0 && results.length === calls.length && results.every((result) => result.is_error !== true)) return 0;
     if (signIns >= MAX_SIGN_INS || !(await needsSignIn())) return 1;
     signIns += 1;
     if (!(await signIn())) return 1;

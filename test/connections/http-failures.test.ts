@@ -53,6 +53,8 @@ async function vanishingAnswerServer(ending: StreamEnding): Promise<{ url: strin
       const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { name?: string; protocolVersion?: string; arguments?: { text?: string } } };
       if (message.id === undefined) return void res.writeHead(202).end();
       const answer = (result: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      // A 2025 server: the 2026-07-28 probe is a method it does not know.
+      if (message.method === 'server/discover') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } }));
       if (message.method === 'initialize') return answer({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'vanishing', version: '1' } });
       if (message.method === 'tools/list') return answer({ tools });
       called.push(message.params?.name ?? '');

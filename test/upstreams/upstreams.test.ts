@@ -3,8 +3,7 @@ import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WardError } from '../../main/base/errors.js';
 import type { PinnedToolRoute } from '../../main/upstreams/types.js';
@@ -218,7 +217,7 @@ describe('upstream access failures (B6)', () => {
 
 describe('classifyUpstreamError (B5, B6)', () => {
   it("test_reads_types_status_and_errno_codes_only_the_upstreams_words_stay_in_cause_never_in_the_message", () => {
-    const said = new StreamableHTTPError(403, 'Error POSTing to endpoint: 403 body that must not be forwarded');
+    const said = new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, 'Error POSTing to endpoint: 403 body that must not be forwarded', { status: 403 });
     const failure = classifyUpstreamError(said);
     expect(failure).toMatchObject({ code: 'forbidden', detail: 'HTTP 403' });
     expect(failure.message).not.toContain('must not be forwarded');
@@ -235,8 +234,8 @@ describe('classifyUpstreamError (B5, B6)', () => {
     cancelled.abort(new DOMException('cancelled by the child', 'AbortError'));
     expect(classifyUpstreamError(new Error('This operation was aborted'), { signal: cancelled.signal }).code).toBe('cancelled');
     const garbage = new UpstreamError('protocol_error', 'the server wrote something other than JSON-RPC on stdout');
-    expect(classifyUpstreamError(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'), { ended: garbage })).toBe(garbage);
-    expect(classifyUpstreamError(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')).code).toBe('closed');
+    expect(classifyUpstreamError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), { ended: garbage })).toBe(garbage);
+    expect(classifyUpstreamError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')).code).toBe('closed');
   });
 });
 

@@ -1,0 +1,75 @@
+/**
+ * The SDK 2 MCP client as Ward uses it, for both revisions on one transport stack: a
+ * `server/discover` probe first (2026-07-28: stateless, per-request `_meta`, MCP-Protocol-Version
+ * and Mcp-Method/Mcp-Name headers), falling back to `initialize` for a 2025 server. Elicitation
+ * reaches Ward's elicitor either way: as a server → client request (2025) or as an
+ * "input required" result the SDK fulfils and continues (2026-07-28, SEP-2322).
+ */
+import { Client, type CallToolResult, type ClientContext, type JSONRPCRequest, type ListToolsResult, type RequestOptions, type Result, type Tool } from '@modelcontextprotocol/client';
+import { invalidHeaderDeclaration } from './tool-headers.js';
+
+const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
+
+export type ServerRequestHandler = (request: JSONRPCRequest, signal: AbortSignal) => Promise<Result>;
+
+export class WardClient extends Client {
+  constructor(
+    private readonly kind: 'stdio' | 'http',
+    limits: { readonly connectTimeoutMs: number; readonly maxListPages: number },
+  ) {
+    super(CLIENT_INFO, {
+      // Servers may ask the person for input (elicitation, both modes); without an elicitor the answer is decline.
+      capabilities: { elicitation: { form: {}, url: {} } },
+      // HTTP probes with server/discover and falls back to initialize. A stdio server keeps the
+      // plain initialize: probing in place would end a 2025 server that exits on an unknown
+      // request before initialize, and its one process life is all Ward has (a sandbox, a pid).
+      versionNegotiation: kind === 'http' ? { mode: 'auto', probe: { timeoutMs: limits.connectTimeoutMs } } : { mode: 'legacy' },
+      // One call may ask for input a few times; each round is the person answering, bounded here.
+      inputRequired: { maxRounds: 8 },
+      listMaxPages: limits.maxListPages,
+    });
+  }
+
+  /**
+   * Ward reads elicitation requests itself, unvalidated by the SDK (whose checks would refuse
+   * some without a word to Ward): as a 2025 server's request and as a 2026 "input required" entry.
+   */
+  elicit(handler: ServerRequestHandler): void {
+    this.setRequestHandler('elicitation/create', (request, ctx) => handler(request as unknown as JSONRPCRequest, ctx.mcpReq.signal) as never);
+  }
+
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ClientContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ClientContext) => Promise<Result> {
+    return method === 'elicitation/create' ? handler : super._wrapHandler(method, handler);
+  }
+
+  /** Whether this connection speaks the 2026-07-28 wire (else a 2025 revision after `initialize`). */
+  get modern(): boolean {
+    return this.getProtocolEra() === 'modern';
+  }
+
+  /**
+   * One page of tools/list exactly as the server sent it (Ward walks and bounds the pages itself);
+   * `unusable` names a tool a 2026-07-28 HTTP client must leave out (a malformed x-mcp-header).
+   */
+  async listPage(cursor: string | undefined, options: RequestOptions): Promise<ListToolsResult & { headerFaults: ReadonlyMap<string, string> }> {
+    const page = await this.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, options);
+    const headerFaults = new Map<string, string>();
+    if (this.modern && this.kind === 'http') {
+      for (const tool of page.tools) {
+        const fault = invalidHeaderDeclaration(tool.inputSchema);
+        if (fault !== undefined) headerFaults.set(tool.name, fault);
+      }
+    }
+    return { ...page, headerFaults };
+  }
+
+  /**
+   * One tool call, never re-sent by the SDK: the tool's definition as Ward listed it goes along,
+   * so the SDK mirrors x-mcp-header arguments from it and never re-lists and re-sends after a
+   * header mismatch. Input the server asks for comes back through `elicit`, and the SDK sends
+   * the same call again with the answers and the server's request state: the call continued.
+   */
+  callPinned(tool: Tool, args: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> {
+    return this.callTool({ name: tool.name, arguments: args }, { ...options, toolDefinition: tool });
+  }
+}
