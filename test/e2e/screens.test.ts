@@ -205,6 +205,9 @@ describe('the other screens in real Chromium', () => {
     await form.getByLabel('Variable 1 value').fill(secret);
     await form.getByRole('button', { name: 'Add local server' }).click();
     await page.getByText('Added local').waitFor();
+    // The forms fold away once the page has a connection; opened again, this one is empty.
+    await expect.poll(() => form.isVisible()).toBe(false);
+    await showAddForms(page);
     await expect(form.getByRole('textbox', { name: 'Program' }).inputValue()).resolves.toBe('');
     const card = page.getByTestId('connection');
     await card.getByRole('button', { name: 'Check' }).click();
@@ -227,6 +230,8 @@ describe('the other screens in real Chromium', () => {
     await form.getByRole('textbox', { name: 'Hosts it may reach, one per line' }).fill('api.example.com\n*.example.org:443');
     await form.getByRole('button', { name: 'Add local server' }).click();
     await page.getByText('Added boxed').waitFor();
+    await expect.poll(() => form.isVisible()).toBe(false);
+    await showAddForms(page);
     await expect(form.getByRole('checkbox', { name: 'Run it in the OS sandbox' }).isChecked()).resolves.toBe(false);
     await expect(page.getByTestId('connection').textContent()).resolves.toContain('Runs in the sandbox: network only api.example.com, *.example.org:443; files: a private folder of its own (read-write).');
     const stored = harness.core.store(harness.ns).db.prepare<[], { sandbox: string }>("SELECT sandbox FROM connections WHERE name = 'boxed'").get();
