@@ -12,6 +12,8 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+const BLOB_HASH = /^[0-9a-f]{64}$/;
+
 export class BlobStore {
   /** Fan-out folders known to exist (a first snapshot stores thousands of blobs). */
   private readonly fans = new Set<string>();
@@ -19,12 +21,13 @@ export class BlobStore {
   constructor(readonly dir: string) {}
 
   pathOf(hash: string): string {
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash.slice(0, 80)}`);
+    if (!BLOB_HASH.test(hash)) throw new Error(`not a blob hash: ${hash.slice(0, 80)}`);
     return path.join(this.dir, hash.slice(0, 2), hash.slice(2));
   }
 
+  /** False for a string that is not a SHA-256 at all: a journal may name anything, the store holds only hashes. */
   has(hash: string): boolean {
-    return fs.existsSync(this.pathOf(hash));
+    return BLOB_HASH.test(hash) && fs.existsSync(this.pathOf(hash));
   }
 
   /** Stores `bytes` under `hash` (their SHA-256, computed by the caller) unless already there. */
