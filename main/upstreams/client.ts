@@ -6,7 +6,11 @@
  * "input required" result the SDK fulfils and continues (2026-07-28, SEP-2322).
  */
 import { Client, type CallToolResult, type ClientContext, type JSONRPCRequest, type ListToolsResult, type RequestOptions, type Result, type Tool } from '@modelcontextprotocol/client';
+import { z } from 'zod';
 import { invalidHeaderDeclaration } from './tool-headers.js';
+
+/** Elicitation params as sent: Ward reads them itself (parseElicitation). */
+const ANY_PARAMS = z.record(z.string(), z.unknown());
 
 const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
 
@@ -35,7 +39,11 @@ export class WardClient extends Client {
    * some without a word to Ward): as a 2025 server's request and as a 2026 "input required" entry.
    */
   elicit(handler: ServerRequestHandler): void {
-    this.setRequestHandler('elicitation/create', (request, ctx) => handler(request as unknown as JSONRPCRequest, ctx.mcpReq.signal) as never);
+    // With its own (open) params schema the SDK skips its wire schema, which would refuse a form
+    // Ward cannot show before Ward could journal why (parseElicitation says why, and refuses).
+    this.setRequestHandler('elicitation/create', { params: ANY_PARAMS }, (params, ctx) =>
+      handler({ jsonrpc: '2.0', id: ctx.mcpReq.id, method: 'elicitation/create', params } as JSONRPCRequest, ctx.mcpReq.signal) as never,
+    );
   }
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ClientContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ClientContext) => Promise<Result> {
