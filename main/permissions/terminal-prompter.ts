@@ -121,24 +121,33 @@ class TerminalLines {
   }
 
   /**
-   * One key on a terminal (raw mode, no Enter), lowercased; on anything else the next line, as
+   * One key on a terminal (raw mode, held by `withKeys`, no Enter), lowercased; on anything else the next line, as
    * `next` reads it. Null at end of input, on Ctrl-D, or when `signal` aborts. Ctrl-C in raw mode
    * reaches no signal handler by itself: it is sent on as SIGINT (Ward's own stop) and answers null.
    */
   async key(signal: AbortSignal): Promise<string | null> {
-    const input = this.input as RawCapable;
     if (!this.raw) return this.next(signal, MAX_LINE);
+    for (;;) {
+      const chunk = await this.chunk(signal);
+      if (chunk === null) return null;
+      // Enter out of habit, after the key or alone, is not an answer.
+      const key = chunk.replace(/[\r\n]/g, '').slice(0, 1);
+      if (key === '') continue;
+      if (key === '\u0003') process.kill(process.pid, 'SIGINT');
+      return key === '\u0003' || key === '\u0004' ? null : key.toLowerCase();
+    }
+  }
+
+  /**
+   * Raw mode for `key` while `question` runs, entered before the question is shown: a key typed
+   * the moment it appears must not meet a terminal still echoing and buffering lines.
+   */
+  async withKeys<T>(question: () => Promise<T>): Promise<T> {
+    const input = this.input as RawCapable;
+    if (!this.raw) return question();
     input.setRawMode!(true);
     try {
-      for (;;) {
-        const chunk = await this.chunk(signal);
-        if (chunk === null) return null;
-        // Enter out of habit, after the key or alone, is not an answer.
-        const key = chunk.replace(/[\r\n]/g, '').slice(0, 1);
-        if (key === '') continue;
-        if (key === '\u0003') process.kill(process.pid, 'SIGINT');
-        return key === '\u0003' || key === '\u0004' ? null : key.toLowerCase();
-      }
+      return await question();
     } finally {
       input.setRawMode!(false);
     }
@@ -195,6 +204,10 @@ async function askQuestion(lines: TerminalLines, output: Writable, question: Pro
   };
   // Withdrawn while waiting for its turn.
   if (signal.aborted) return withdrawn();
+  return lines.withKeys(() => answerQuestion(lines, output, question, signal, withdrawn));
+}
+
+async function answerQuestion(lines: TerminalLines, output: Writable, question: PromptQuestion, signal: AbortSignal, withdrawn: () => PromptAnswer): Promise<PromptAnswer> {
   output.write(renderQuestion(question));
   // One reminder shortly before the deny: a line cannot count down while the person types.
   const untilLastCall = question.expiresAt === undefined ? -1 : question.expiresAt - LAST_CALL_MS - Date.now();
