@@ -43,8 +43,10 @@ describe('the answer streams from the real CLI (--include-partial-messages)', ()
 
   it('test_numbers_the_deltas_of_each_text_block_after_the_one_before_across_a_tool_call', async () => {
     harness = await startHarness([
-      { blocks: [{ type: 'text', text: 'First I will call the echo tool with your words.' }, { type: 'tool_use', name: 'mcp__ward__fixture__echo', input: { text: 'hi' } }], deltaDelayMs: 30 },
-      { blocks: [{ type: 'text', text: 'The echo tool answered hi, and that is the whole story.' }], deltaDelayMs: 30 },
+      // Words 80 ms apart: a block streams over most of a second, so even a CLI stalled by a loaded
+      // machine delivers it in more than one flush interval (a block that arrives whole has no deltas).
+      { blocks: [{ type: 'text', text: 'First I will call the echo tool with your words.' }, { type: 'tool_use', name: 'mcp__ward__fixture__echo', input: { text: 'hi' } }], deltaDelayMs: 80 },
+      { blocks: [{ type: 'text', text: 'The echo tool answered hi, and that is the whole story.' }], deltaDelayMs: 80 },
     ]);
     await publishToolAgent(harness);
     const handle = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'echo hi' });
