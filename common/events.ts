@@ -216,6 +216,8 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       message: z.string(),
       fields: z.array(z.strictObject({ name: z.string(), kind: z.string(), required: z.boolean(), sensitive: z.boolean() })),
       urlOrigin: z.string().nullable(),
+      /** The request came as an "input required" result (MCP 2026-07-28): the same call continues with the answer (absent in older journals). */
+      continuesCall: z.boolean().optional(),
     }),
   ),
   /** How it was answered, and by whom; an accepted form's values, those of sensitive fields replaced by "[redacted]". */

@@ -68,9 +68,10 @@ const ELICITATION_BY: Record<EventOf<'elicitation_answered'>['payload']['by'], s
 export function elicitationParts(event: EventOf<'elicitation_requested' | 'elicitation_answered' | 'elicitation_refused'>): WordPart[] {
   switch (event.type) {
     case 'elicitation_requested': {
-      const { server, mode, message, urlOrigin } = event.payload;
+      const { server, mode, message, urlOrigin, continuesCall } = event.payload;
       const page = mode === 'url' && urlOrigin !== null ? [words(' (a page at '), foreign(urlOrigin), words(')')] : [];
-      return [words('Request for input: '), foreign(server), words(' asks '), foreign(message), ...page];
+      const continues = continuesCall === true ? [words(' — the call waits, and continues with the answer')] : [];
+      return [words('Request for input: '), foreign(server), words(' asks '), foreign(message), ...page, ...continues];
     }
     case 'elicitation_answered': {
       const { server, action, by, content } = event.payload;

@@ -207,7 +207,7 @@ export class ConnectionManager {
     const record = this.registry.get(name);
     let connection: McpSession;
     try {
-      connection = await McpSession.open(await this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool), this.options.elicit?.(name));
+      connection = await McpSession.open(() => this.target(record.spec), this.limits, (tool) => unusableToolName(name, tool), this.options.elicit?.(name));
     } catch (error) {
       const failure = classifyUpstreamError(error);
       this.noteFailure(name, failure.code);

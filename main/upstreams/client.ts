@@ -1,6 +1,6 @@
 /**
- * The SDK 2 MCP client as Ward uses it, for both revisions on one transport stack: a
- * `server/discover` probe first (2026-07-28: stateless, per-request `_meta`, MCP-Protocol-Version
+ * The SDK 2 MCP client as Ward uses it, for both revisions on one transport stack, stdio and HTTP:
+ * a `server/discover` probe first (2026-07-28: stateless, per-request `_meta`, MCP-Protocol-Version
  * and Mcp-Method/Mcp-Name headers), falling back to `initialize` for a 2025 server. Elicitation
  * reaches Ward's elicitor either way: as a server → client request (2025) or as an
  * "input required" result the SDK fulfils and continues (2026-07-28, SEP-2322).
@@ -16,18 +16,25 @@ const CLIENT_INFO = { name: 'ward', version: '0.1.0' };
 
 export type ServerRequestHandler = (request: JSONRPCRequest, signal: AbortSignal) => Promise<Result>;
 
+/**
+ * How a connect finds the revision: `probe` asks server/discover first (2026-07-28) and falls back
+ * to initialize; `initialize` is the plain 2025 handshake, for a stdio server that ended on the probe.
+ */
+export type Negotiation = 'probe' | 'initialize';
+
 export class WardClient extends Client {
   constructor(
     private readonly kind: 'stdio' | 'http',
     limits: { readonly connectTimeoutMs: number; readonly maxListPages: number },
+    negotiation: Negotiation,
   ) {
     super(CLIENT_INFO, {
       // Servers may ask the person for input (elicitation, both modes); without an elicitor the answer is decline.
       capabilities: { elicitation: { form: {}, url: {} } },
-      // HTTP probes with server/discover and falls back to initialize. A stdio server keeps the
-      // plain initialize: probing in place would end a 2025 server that exits on an unknown
-      // request before initialize, and its one process life is all Ward has (a sandbox, a pid).
-      versionNegotiation: kind === 'http' ? { mode: 'auto', probe: { timeoutMs: limits.connectTimeoutMs } } : { mode: 'legacy' },
+      // The probe runs on the connection itself (Ward's own stdio transport). A stdio server silent
+      // to it is a 2025 server, answered with initialize in the half of the connect bound left;
+      // one that exits on it is started again for initialize (McpSession.open). Silence on HTTP is an outage.
+      versionNegotiation: negotiation === 'initialize' ? { mode: 'legacy' } : { mode: 'auto', probe: { timeoutMs: kind === 'http' ? limits.connectTimeoutMs : Math.floor(limits.connectTimeoutMs / 2) } },
       // One call may ask for input a few times; each round is the person answering, bounded here.
       inputRequired: { maxRounds: 8 },
       listMaxPages: limits.maxListPages,

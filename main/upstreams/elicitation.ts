@@ -34,9 +34,13 @@ export type ElicitationField =
   | (FieldBase & { readonly kind: 'enum'; readonly options: readonly EnumOption[]; readonly default?: string })
   | (FieldBase & { readonly kind: 'multi'; readonly options: readonly EnumOption[]; readonly default?: readonly string[]; readonly minItems?: number; readonly maxItems?: number });
 
+/**
+ * `continuesCall`: the request came as a 2026-07-28 "input required" result; the call waits, and
+ * the same call is sent once more carrying the answer (not a second call).
+ */
 export type ElicitationRequest =
-  | { readonly mode: 'form'; readonly message: string; readonly fields: readonly ElicitationField[] }
-  | { readonly mode: 'url'; readonly message: string; readonly url: URL; readonly elicitationId: string };
+  | { readonly mode: 'form'; readonly message: string; readonly fields: readonly ElicitationField[]; readonly continuesCall?: boolean }
+  | { readonly mode: 'url'; readonly message: string; readonly url: URL; readonly elicitationId: string; readonly continuesCall?: boolean };
 
 export type ElicitationValue = string | number | boolean | string[];
 export type ElicitationContent = Readonly<Record<string, ElicitationValue>>;

@@ -114,3 +114,15 @@ export function classifyUpstreamError(error: unknown, context: ClassifyContext =
   if (error instanceof TypeError && error.message === 'fetch failed') return new UpstreamError('unreachable', '', { cause: error });
   return new UpstreamError('upstream_error', '', { cause: error });
 }
+
+/** The SDK's word (it is pinned exactly) for a connection that closed while it waited for server/discover. */
+export function closedOnProbe(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.message.includes('closed during the server/discover probe');
+}
+
+/** A stdio server ended during the server/discover probe, before its revision was known. */
+export class EndedOnProbe extends Error {
+  constructor(readonly failure: UpstreamError) {
+    super(failure.message);
+  }
+}

@@ -7,14 +7,14 @@
  */
 import { ProtocolError, ProtocolErrorCode, StreamableHTTPClientTransport, type CallToolResult, type ElicitResult, type FetchLike, type JSONRPCRequest, type Tool, type Transport } from '@modelcontextprotocol/client';
 import { AnswerStreams } from './answer-streams.js';
-import { WardClient } from './client.js';
+import { type Negotiation, WardClient } from './client.js';
 import { cappedFetch } from './capped-fetch.js';
 import { ElicitationRefusal, parseElicitation, type Elicitor } from './elicitation.js';
-import { UpstreamError, classifyUpstreamError, failedOutcome, refusedAnswer } from './errors.js';
+import { EndedOnProbe, UpstreamError, classifyUpstreamError, closedOnProbe, failedOutcome, refusedAnswer } from './errors.js';
 import { toolSchemaHash } from './schema-hash.js';
 import { type BoundedLog, GroupStdioTransport } from './stdio-transport.js';
-import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from './projection.js';
-import type { JsonSchema, PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from './types.js';
+import { isPlainObject, projectResult } from './projection.js';
+import type { JsonSchema, PinnedToolRoute, ToolOutcome } from './types.js';
 
 export interface SessionLimits {
   /** Spawn or connect, and the MCP handshake. */
@@ -94,27 +94,6 @@ interface Listed {
   readonly byName: ReadonlyMap<string, LiveTool>;
 }
 
-/** MCP content → text, images, resource links and a structured result, measured in bytes (B5). */
-export function projectResult(result: CallToolResult): { content: ToolContent[]; structuredContent?: StructuredContent; bytes: number } {
-  const content: ToolContent[] = [];
-  for (const item of result.content ?? []) {
-    if (item.type === 'text') content.push({ type: 'text', text: item.text });
-    else if (item.type === 'image') content.push({ type: 'image', data: item.data, mimeType: item.mimeType });
-    else if (item.type === 'resource' && 'text' in item.resource) content.push({ type: 'text', text: item.resource.text });
-    else if (item.type === 'resource_link') content.push(resourceLinkOf(item) ?? { type: 'text', text: '[malformed resource link omitted]' });
-    else content.push({ type: 'text', text: `[${item.type} content omitted]` });
-  }
-  const structured = structuredOf(result.structuredContent) ?? undefined;
-  // The spec asks servers to repeat a structured result as text; for one that did not, the child still gets it as text.
-  if (content.length === 0 && structured !== undefined) content.push({ type: 'text', text: JSON.stringify(structured) });
-  const bytes = content.reduce((sum, item) => sum + contentBytes(item), structuredBytes(structured));
-  return { content, ...(structured === undefined ? {} : { structuredContent: structured }), bytes };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Waits for `promise` unless `signal` fires first (the work itself goes on for other waiters). */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
@@ -156,23 +135,43 @@ export class McpSession {
     private readonly limits: SessionLimits,
     private readonly unusableName: (tool: string) => string | undefined,
     private readonly elicitor: Elicitor | undefined,
+    negotiation: Negotiation,
   ) {
     this.transport = this.makeTransport(target);
-    this.client = new WardClient(target.transport, limits);
+    this.client = new WardClient(target.transport, limits, negotiation);
   }
 
   /**
    * Connects and initializes within the connect bound; the process or session is closed on any
    * failure. `unusableName` says why a tool name cannot be offered (the owner's naming rule);
-   * `elicitor` asks the person when the server elicits input during a call.
+   * `elicitor` asks the person when the server elicits input during a call. A stdio server that
+   * exits on the server/discover probe (servers built on SDKs that end on any request before
+   * initialize do) is started once more, from a fresh target (its own sandbox), for the plain
+   * 2025 handshake: at most two connect bounds in all.
    */
   static async open(
-    target: SessionTarget,
+    source: SessionTarget | (() => Promise<SessionTarget>),
     limits: SessionLimits = DEFAULT_LIMITS,
     unusableName: (tool: string) => string | undefined = () => undefined,
     elicitor?: Elicitor,
   ): Promise<McpSession> {
-    const session = new McpSession(target, limits, unusableName, elicitor);
+    const target = (): Promise<SessionTarget> => (typeof source === 'function' ? source() : Promise.resolve(source));
+    try {
+      return await McpSession.connect(await target(), limits, unusableName, elicitor, 'probe');
+    } catch (error) {
+      if (!(error instanceof EndedOnProbe)) throw error;
+      return McpSession.connect(await target(), limits, unusableName, elicitor, 'initialize');
+    }
+  }
+
+  private static async connect(
+    target: SessionTarget,
+    limits: SessionLimits,
+    unusableName: (tool: string) => string | undefined,
+    elicitor: Elicitor | undefined,
+    negotiation: Negotiation,
+  ): Promise<McpSession> {
+    const session = new McpSession(target, limits, unusableName, elicitor, negotiation);
     const client = session.client;
     client.onclose = () => session.onTransportClosed();
     client.elicit((request, signal) => session.onServerRequest(request, signal));
@@ -181,8 +180,9 @@ export class McpSession {
       await client.connect(session.transport, { signal: deadline.signal, timeout: limits.connectTimeoutMs });
     } catch (error) {
       const failure = classifyUpstreamError(error, { ended: session.fault ?? session.endedWith, signal: deadline.signal });
+      const endedOnProbe = negotiation === 'probe' && target.transport === 'stdio' && !deadline.signal.aborted && session.fault === undefined && closedOnProbe(error);
       await session.close();
-      throw failure;
+      throw endedOnProbe ? new EndedOnProbe(failure) : failure;
     } finally {
       deadline.clear();
     }
@@ -236,7 +236,7 @@ export class McpSession {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Ward refuses this elicitation: ${error.message}`);
     }
     if (this.elicitor === undefined) return { action: 'decline' };
-    const reply = await this.elicitor.ask(parsed, signal);
+    const reply = await this.elicitor.ask(this.client.modern ? { ...parsed, continuesCall: true } : parsed, signal);
     return reply.action === 'accept' ? { action: 'accept', content: { ...reply.content } } : { action: reply.action };
   }
 

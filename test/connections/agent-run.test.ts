@@ -56,7 +56,9 @@ function events(stdout: string): Array<{ conversationId: string; type: string; p
 
 const ECHO = { name: 'echo', description: 'Echoes text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } };
 
-describe('agents with connection tools (ward agents create --tool CONNECTION/TOOL, ward run)', () => {
+// Each test is several `ward` commands and up to three real runs: 20-40 s on a machine at load 15,
+// so the suite's 60 s default left no margin (three timed out there, all passing alone).
+describe('agents with connection tools (ward agents create --tool CONNECTION/TOOL, ward run)', { timeout: 180_000 }, () => {
   it('test_pins_conn_echo_with_its_schema_hash_and_ward_run_calls_it_through_the_broker_and_the_connection', async () => {
     const s = await setup();
     await addLocal(s);

@@ -60,7 +60,7 @@ describe('elicitation in a ward run', () => {
     const conversation = (JSON.parse((await ward(['conversations', '--json'], { env })).stdout.split('\n')[0]!) as { id: string }).id;
     const replay = await ward(['replay', conversation, '--json'], { env });
     const events = replay.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: Record<string, unknown> });
-    expect(events.find((event) => event.type === 'elicitation_requested')?.payload).toMatchObject({ server: 'fx', mode: 'form', message: ELICITATION_MESSAGE, urlOrigin: null });
+    expect(events.find((event) => event.type === 'elicitation_requested')?.payload).toMatchObject({ server: 'fx', mode: 'form', message: ELICITATION_MESSAGE, urlOrigin: null, continuesCall: false });
     expect(events.find((event) => event.type === 'elicitation_answered')?.payload).toMatchObject({
       action: 'accept',
       by: 'person',

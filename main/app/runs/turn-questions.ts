@@ -58,6 +58,7 @@ export function turnElicitations(deps: TurnDeps, turn: ElicitationTurn, journal:
           message: truncateText(redact(request.message)),
           fields: request.mode === 'form' ? request.fields.map(({ name, kind, required, sensitive }) => ({ name, kind, required, sensitive })) : [],
           urlOrigin: request.mode === 'url' ? request.url.origin : null,
+          continuesCall: request.continuesCall === true,
         }),
       answered: ({ content, ...answer }) =>
         journal.emit('elicitation_answered', {
