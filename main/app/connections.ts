@@ -55,7 +55,7 @@ export function sandboxText(spec: ConnectionSpec): string | null {
   return `Runs in the sandbox: network ${net.length === 0 ? 'none' : `only ${net.join(', ')}`}; files: ${folder ?? 'a private folder of its own'} (read-write).`;
 }
 
-export function toWindowView(view: ConnectionView, ns: Namespace, managedBy: string | null = null): WindowConnectionView {
+function toWindowView(view: ConnectionView, ns: Namespace, managedBy: string | null): WindowConnectionView {
   const { spec } = view;
   const parts = [
     healthAdvice(view, ns),
@@ -246,7 +246,12 @@ export class ConnectionService {
   }
 
   windowViews(store: NamespaceStore): Promise<WindowConnectionView[]> {
-    return this.use(store, (manager) => manager.list().map((view) => toWindowView(view, store.namespace, this.managedBy(view.spec.name, view.spec))));
+    return this.use(store, (manager) => manager.list().map((view) => this.windowView(store, view)));
+  }
+
+  /** What the desktop shows of one connection, its "Managed by" source (the card's lock) included. */
+  windowView(store: NamespaceStore, view: ConnectionView): WindowConnectionView {
+    return toWindowView(view, store.namespace, this.managedBy(view.spec.name, view.spec));
   }
 
   /**

@@ -9,7 +9,6 @@ import { IPC_ERROR_CODES, type IpcResult } from '../../preload/contract.js';
 import { WardError } from '../base/errors.js';
 import { desktopPath, desktopServerPaths } from '../base/process.js';
 import { parseToolSelector } from '../app/agents.js';
-import { toWindowView } from '../app/connections.js';
 import { toRunView } from '../app/conversations.js';
 import type { ApprovalPort } from '../app/approvals.js';
 import type { WardApp } from '../app/ward-app.js';
@@ -161,28 +160,37 @@ export class DesktopIpc {
     'agents.grant': async ({ namespace, name, effect, kind, entries }) => (await this.app.agents()).grant(this.store(namespace), name, effect, kind, entries),
     'agents.revokeGrant': async ({ namespace, name, grantId }) => (await this.app.agents()).revokeGrant(this.store(namespace), name, grantId),
     'connections.list': async ({ namespace }) => (await this.app.connections()).windowViews(this.store(namespace)),
-    'connections.add': async ({ namespace, name, url, clientId, clientSecret }) =>
-      toWindowView(await (await this.app.connections()).add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret), this.store(namespace).namespace),
+    'connections.add': async ({ namespace, name, url, clientId, clientSecret }) => {
+      const connections = await this.app.connections();
+      return connections.windowView(this.store(namespace), await connections.add(this.store(namespace), { name, transport: 'http', url, clientId }, {}, clientSecret));
+    },
     'connections.addLocal': async ({ namespace, name, command, args, secrets, sandbox }) => {
       const home = os.homedir();
       const confined = sandbox === undefined ? {} : { sandbox: { net: sandbox.net, folder: sandbox.folder === undefined ? null : desktopPath(sandbox.folder, 'the folder', home) } };
       const spec = { transport: 'stdio', name, ...desktopServerPaths(command, args, home), secretEnv: secrets.map((secret) => secret.name), ...confined };
       const values = Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]));
-      return toWindowView(await (await this.app.connections()).add(this.store(namespace), spec, values), this.store(namespace).namespace);
+      const connections = await this.app.connections();
+      return connections.windowView(this.store(namespace), await connections.add(this.store(namespace), spec, values));
     },
-    'connections.check': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).check(this.store(namespace), name), this.store(namespace).namespace),
+    'connections.check': async ({ namespace, name }) => {
+      const connections = await this.app.connections();
+      return connections.windowView(this.store(namespace), await connections.check(this.store(namespace), name));
+    },
     'connections.changeTool': async ({ namespace, name, action, tool }) => {
       const connections = await this.app.connections();
       const { view } = await connections.tools(this.store(namespace), name, { action, tool });
-      return toWindowView(view, this.store(namespace).namespace, connections.managedBy(name, view.spec));
+      return connections.windowView(this.store(namespace), view);
     },
     'connections.signIn': async ({ namespace, name }) => {
       const open = this.ports.openSignIn;
       if (open === undefined) throw new WardError('unavailable', 'signing in needs a browser, which is not available here');
-      const view = await (await this.app.connections()).signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) });
-      return toWindowView(view, this.store(namespace).namespace);
+      const connections = await this.app.connections();
+      return connections.windowView(this.store(namespace), await connections.signIn(this.store(namespace), name, { openBrowser: (url) => open(parseExternalUrl(url.href)) }));
     },
-    'connections.signOut': async ({ namespace, name }) => toWindowView(await (await this.app.connections()).signOut(this.store(namespace), name), this.store(namespace).namespace),
+    'connections.signOut': async ({ namespace, name }) => {
+      const connections = await this.app.connections();
+      return connections.windowView(this.store(namespace), await connections.signOut(this.store(namespace), name));
+    },
     'connections.remove': async ({ namespace, name }) => {
       await (await this.app.connections()).remove(this.store(namespace), name);
       return null;

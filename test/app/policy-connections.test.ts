@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WardApp } from '../../main/app/ward-app.js';
+import { DesktopIpc } from '../../main/ipc/handlers.js';
+import { dispatch } from '../../main/ipc/dispatch.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { harness, STDIO_SERVER, stdioSpec } from '../connections/support.js';
 
@@ -28,6 +30,21 @@ describe('admin policy: connections are matched by what they are', () => {
     await expect(connections.remove(store, 'tracker')).rejects.toMatchObject({ code: 'policy_refused', message: expect.stringContaining('connection tracker is managed by your organization') });
     // Only the managed ones may be added or used.
     await expect(connections.add(store, { transport: 'http', name: 'other', url: 'https://mcp.other.example/mcp' })).rejects.toMatchObject({ message: expect.stringContaining('only the managed connections may be used (managedConnectionsOnly)') });
+  });
+});
+
+describe('admin policy: the desktop keeps a managed connection\'s lock', () => {
+  // Before: Check, Sign in and Sign out answered without "Managed by", so the card lost its lock note until a reload.
+  it('test_checking_a_managed_connection_from_the_desktop_still_says_who_manages_it', async () => {
+    const { app, store } = appWith({ managedConnections: [{ name: 'files', command: process.execPath, args: [STDIO_SERVER] }] });
+    try {
+      const ipc = new DesktopIpc(app);
+      const client = { id: 'window-1', push: () => undefined };
+      const checked = await dispatch(ipc.handlers, client, 'connections.check', { namespace: store.namespace.name, name: 'files' });
+      expect(checked).toMatchObject({ ok: true, value: { name: 'files', managedBy: '/etc/ward/policy.json: managedConnections' } });
+    } finally {
+      await app.close();
+    }
   });
 });
 
