@@ -144,8 +144,9 @@ describe('bounded waits', () => {
   });
 
   it('test_a_tool_that_runs_longer_than_the_idle_bound_is_not_cut_short', async () => {
-    // The bound leaves the CLI time to start on a loaded machine; the tool runs well past it.
-    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 12', description: 'wait' } }] }, { blocks: [{ type: 'text', text: 'waited' }] }], { idleTimeoutMs: 6_000 });
+    // The bound leaves the CLI time to start on a loaded machine (its start counts as silence; 6 s
+    // left too little margin at load 15); the tool runs well past it.
+    harness = await startHarness([{ blocks: [{ type: 'tool_use', name: 'Bash', input: { command: 'sleep 18', description: 'wait' } }] }, { blocks: [{ type: 'text', text: 'waited' }] }], { idleTimeoutMs: 10_000 });
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'wait', permissions: parsePermissionFlags(['--allow-run=sleep'], harness.home) });
     expect(await handle.done).toEqual(expect.objectContaining({ state: 'succeeded', reason: null }));
   });
