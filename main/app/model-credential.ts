@@ -43,15 +43,19 @@ function readingStamp(home: string, ns: Namespace, env: NodeJS.ProcessEnv): stri
  * any Ward process is read again at the next use. A failed read keeps nothing.
  */
 export function storedModelCredential(home: string, stores: OpenStoreOptions = {}): (ns: Namespace, env: NodeJS.ProcessEnv) => Promise<ModelCredential> {
-  const kept = new Map<string, { readonly stamp: string; readonly credential: ModelCredential }>();
-  return async (ns, env) => {
+  // The read itself is kept, so two uses at once (`ward run`'s head start and its preflight) read the store once.
+  const kept = new Map<string, { readonly stamp: string; readonly credential: Promise<ModelCredential> }>();
+  return (ns, env) => {
     // Taken before the read: a change made while the store is read makes the next use read again.
     const stamp = readingStamp(home, ns, env);
     const hit = kept.get(ns.hash);
     if (stamp !== null && hit?.stamp === stamp) return hit.credential;
-    kept.delete(ns.hash);
-    const credential = await resolveModelCredential(ns, env, { home, store: openSecretStore(home, ns, stores) });
-    if (stamp !== null) kept.set(ns.hash, { stamp, credential });
+    const credential = resolveModelCredential(ns, env, { home, store: openSecretStore(home, ns, stores) });
+    if (stamp === null) kept.delete(ns.hash);
+    else kept.set(ns.hash, { stamp, credential });
+    credential.catch(() => {
+      if (kept.get(ns.hash)?.credential === credential) kept.delete(ns.hash);
+    });
     return credential;
   };
 }
