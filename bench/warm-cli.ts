@@ -14,6 +14,8 @@ export interface WarmTurn {
   readonly ms: number;
   /** The user line written to the first text delta. */
   readonly firstTokenMs: number;
+  /** The user line written to the turn's system/init line (Ward's breakdown has the same step). */
+  readonly initMs: number;
 }
 
 export class WarmBareCli {
@@ -40,6 +42,7 @@ export class WarmBareCli {
     return new Promise((resolve, reject) => {
       const start = performance.now();
       let firstToken: number | undefined;
+      let init: number | undefined;
       const fail = (why: string) => {
         this.waiting = undefined;
         clearTimeout(timer);
@@ -50,6 +53,7 @@ export class WarmBareCli {
       const timer = setTimeout(() => fail(`gave no result within ${TURN_TIMEOUT_MS} ms`), TURN_TIMEOUT_MS);
       this.child.once('close', onClose);
       this.waiting = (line) => {
+        if (init === undefined && line.includes('"subtype":"init"')) init = performance.now() - start;
         if (firstToken === undefined && line.includes('"text_delta"')) firstToken = performance.now() - start;
         if (!line.includes('"type":"result"')) return;
         const message = JSON.parse(line) as { type?: string; subtype?: string };
@@ -58,7 +62,7 @@ export class WarmBareCli {
         clearTimeout(timer);
         this.child.off('close', onClose);
         if (message.subtype !== 'success') return reject(new Error(`the warm bare CLI's turn failed: ${line.slice(0, 300)}`));
-        resolve({ ms: performance.now() - start, firstTokenMs: firstToken ?? Number.NaN });
+        resolve({ ms: performance.now() - start, firstTokenMs: firstToken ?? Number.NaN, initMs: init ?? Number.NaN });
       };
       this.child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`);
     });
