@@ -1,9 +1,11 @@
 /**
- * Turn latency (issue 19): a whole `ward run --new -- hi` text turn against the bare pinned CLI
- * (`claude -p` with the flags Ward passes, minus Ward's MCP server and approval tool) on the same
- * loopback scripted provider, run in turn so both see the same load. Ward runs twice per round:
- * with the OS sandbox as configured (auto) and with WARD_SANDBOX=off. Ward's WARD_TRACE_FILE
- * marks (main/base/trace.ts) give its time before the spawn and where that time goes.
+ * Turn latency (issues 19, 29): a whole `ward run --new -- hi` text turn against the bare pinned
+ * CLI (`claude -p` with the flags Ward passes, minus Ward's MCP server and approval tool) on the
+ * same loopback scripted provider, run in turn so both see the same load. Ward runs twice per
+ * round: with the OS sandbox as configured (auto) and with WARD_SANDBOX=off. Then the desktop's
+ * warm follow-up turn against a warm bare CLI (one process, stream-json input). Ward's
+ * WARD_TRACE_FILE marks (main/base/trace.ts) give its time before the spawn and where it goes.
+ * `pairs` holds issue 29's Done-when figures.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -11,17 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_AGENT_SPEC } from '../main/agents/spec.js';
-import { WardApp } from '../main/app/ward-app.js';
 import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
 import { buildCliArgs } from '../main/runner/argv.js';
 import { buildChildEnv } from '../main/runner/env.js';
 import { verifyPinnedCli } from '../main/runner/pin.js';
 import { startModelProvider } from '../test/fixtures/model-provider/provider.js';
 import { percentile, round } from './stats.js';
+import { WarmBareCli } from './warm-cli.js';
+import { followUps, median, ROUNDS, type Sample } from './warm-turn.js';
 
-const ROUNDS = Number(process.env.WARD_BENCH_TURN_ROUNDS ?? 9);
-/** How long a person writes a message before Send, after the chat's CLI was asked to start (runs.prepare). */
-const WRITING_MS = 1_000;
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Another built Ward checkout (an earlier commit) to run in the same rounds: a change's effect, under the same load. */
 const COMPARE = process.env.WARD_BENCH_TURN_COMPARE;
@@ -59,16 +59,6 @@ const STEPS: readonly (readonly [string, string, string])[] = [
   ['settle + J3 anchor', 'cli-exited', 'anchored'],
   ['close (broker, gateway, sandbox, stores)', 'anchored', 'app-closed'],
 ];
-
-interface Sample {
-  /** Spawn to exit of the whole process. */
-  readonly totalMs: number;
-  /** Spawn to the first answer text on stdout. */
-  readonly firstTokenMs: number;
-  /** The bare CLI's spawn to its system/init line (Ward's is in its marks). */
-  readonly initMs?: number;
-  readonly marks: Record<string, number>;
-}
 
 function timed(binary: string, args: readonly string[], env: Record<string, string>, cwd: string, input: string, isToken: (chunk: string) => boolean): Promise<Omit<Sample, 'marks'>> {
   return new Promise((resolve, reject) => {
@@ -115,11 +105,13 @@ function readMarks(file: string): Record<string, number> {
   return marks;
 }
 
-function median(values: number[]): number {
-  return round(percentile(values, 50), 1);
+
+interface Summary extends Record<string, unknown> {
+  readonly ratioMedian: number;
+  readonly wardPreSpawnMedianMs: number;
 }
 
-function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
+function summary(ward: Sample[], bare: Sample[]): Summary {
   const ratios = ward.map((sample, i) => sample.totalMs / bare[i]!.totalMs);
   const preSpawn = ward.map((sample) => sample.marks.spawned ?? Number.NaN);
   const breakdownMs: Record<string, number> = {};
@@ -138,122 +130,8 @@ function summary(ward: Sample[], bare: Sample[]): Record<string, unknown> {
     bareCliInitMedianMs: median(bare.map((sample) => sample.initMs ?? Number.NaN)),
     firstTokenRatioMedian: round(percentile(ward.map((sample, i) => sample.firstTokenMs / bare[i]!.firstTokenMs), 50), 2),
     breakdownMs,
-    pass: percentile(ratios, 50) <= 1.1 && percentile(preSpawn, 50) <= 150,
+    pass: percentile(ratios, 50) <= 1.1 && percentile(preSpawn, 50) <= 100,
   };
-}
-
-/**
- * The desktop's follow-up turn (goal c): one long-lived app with warm sessions, one conversation;
- * each round times startTurn to the settled run (journaled, anchored) against a bare
- * `claude -p --resume` of its own session on the same provider, run in turn.
- */
-async function followUps(env: Record<string, string>, push: () => void, bareResume: () => Promise<Sample>): Promise<Record<string, unknown>> {
-  const app = new WardApp({ env, run: { warmSessions: true } });
-  try {
-    const namespace = app.namespaces.fromFlag(undefined).namespace;
-    const runs = await app.runs();
-    const turn = async (conversationId?: string) => {
-      push();
-      const start = performance.now();
-      const handle = runs.startTurn({ namespace, prompt: 'hi', ...(conversationId === undefined ? {} : { conversationId }) });
-      // The first answer text as the desktop sees it: a committed journal event of this run.
-      let firstToken: number | undefined;
-      const unsubscribe = app.folder.store(namespace).journal.subscribe(handle.conversationId, handle.cursor, (event) => {
-        if (firstToken === undefined && event.runId === handle.runId && (event.type === 'assistant_delta' || event.type === 'assistant_text')) firstToken = performance.now() - start;
-      });
-      const outcome = await handle.done;
-      unsubscribe();
-      if (outcome.state !== 'succeeded') throw new Error(`desktop turn ${outcome.state}: ${String(outcome.reason)}`);
-      return { ms: performance.now() - start, firstTokenMs: firstToken ?? Number.NaN, conversationId: handle.conversationId, pid: handle.childPid() };
-    };
-    const first = await turn();
-    await bareResume();
-    const warm: number[] = [];
-    const warmFirstToken: number[] = [];
-    const bare: number[] = [];
-    const bareFirstToken: number[] = [];
-    const pids = new Set<number | undefined>();
-    for (let round = 0; round < ROUNDS; round++) {
-      const pair = [
-        async () => {
-          const sample = await bareResume();
-          bare.push(sample.totalMs);
-          bareFirstToken.push(sample.firstTokenMs);
-        },
-        async () => {
-          const next = await turn(first.conversationId);
-          pids.add(next.pid);
-          warm.push(next.ms);
-          warmFirstToken.push(next.firstTokenMs);
-        },
-      ];
-      for (let i = 0; i < pair.length; i++) await pair[(i + round) % pair.length]!();
-    }
-    const ratios = warm.map((ms, i) => ms / bare[i]!);
-
-    // A chat opened again after its CLI ended (an idle close, a restart): its first message with
-    // the CLI started as the person began writing (runs.prepare), and without, against bare --resume.
-    let lastPid = [...pids].at(-1);
-    const reopened = async (ahead: boolean) => {
-      if (lastPid !== undefined) await endGroup(lastPid);
-      if (ahead) {
-        const outcome = await runs.prestart({ namespace, conversationId: first.conversationId });
-        if (outcome !== 'started') throw new Error(`the chat's CLI was not started ahead: ${outcome}`);
-        // The message takes a moment to write; Send is timed from here.
-        await new Promise((resolve) => setTimeout(resolve, WRITING_MS));
-      }
-      const next = await turn(first.conversationId);
-      lastPid = next.pid;
-      return next.ms;
-    };
-    const ahead: number[] = [];
-    const cold: number[] = [];
-    const bareAgain: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const trio = [async () => ahead.push(await reopened(true)), async () => cold.push(await reopened(false)), async () => bareAgain.push((await bareResume()).totalMs)];
-      for (let i = 0; i < trio.length; i++) await trio[(i + round) % trio.length]!();
-    }
-    const aheadRatio = percentile(ahead.map((ms, i) => ms / bareAgain[i]!), 50);
-    return {
-      firstTurnMs: round(first.ms, 1),
-      followUpMedianMs: median(warm),
-      bareResumeMedianMs: median(bare),
-      ratioMedian: round(percentile(ratios, 50), 2),
-      followUpFirstTokenMedianMs: median(warmFirstToken),
-      bareResumeFirstTokenMedianMs: median(bareFirstToken),
-      firstTokenRatioMedian: round(percentile(warmFirstToken.map((ms, i) => ms / bareFirstToken[i]!), 50), 2),
-      // One CLI process served every follow-up: the session stayed warm.
-      cliProcesses: pids.size,
-      target: 'follow-up / bare --resume <= 0.30x',
-      pass: percentile(ratios, 50) <= 0.3 && pids.size === 1,
-      reopenedChat: {
-        startedAheadMedianMs: median(ahead),
-        coldMedianMs: median(cold),
-        bareResumeMedianMs: median(bareAgain),
-        startedAheadRatioMedian: round(aheadRatio, 2),
-        coldRatioMedian: round(percentile(cold.map((ms, i) => ms / bareAgain[i]!), 50), 2),
-      },
-    };
-  } finally {
-    await app.close();
-  }
-}
-
-/** Kills a CLI's process group and waits (bounded) until it is gone. */
-async function endGroup(pid: number): Promise<void> {
-  const alive = () => {
-    try {
-      process.kill(-pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (alive()) process.kill(-pid, 'SIGKILL');
-  for (let waited = 0; alive(); waited += 10) {
-    if (waited > 10_000) throw new Error(`CLI group ${pid} outlived SIGKILL by 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 export async function benchTurn(): Promise<Record<string, unknown>> {
@@ -284,22 +162,23 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     fs.mkdirSync(runFiles, { mode: 0o700 });
     fs.writeFileSync(path.join(runFiles, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
     fs.writeFileSync(path.join(runFiles, 'instructions.md'), DEFAULT_AGENT_SPEC.instructions);
+    const bareArgs = (sessionId: string, resume: boolean, streamInput: boolean) => {
+      const args = buildCliArgs({ sessionId, resume, mcpConfigPath: path.join(runFiles, 'mcp.json'), instructionsPath: path.join(runFiles, 'instructions.md'), model: DEFAULT_MODEL, pinnedTools: [], streamInput });
+      args.splice(args.indexOf('--permission-prompt-tool'), 2);
+      return args;
+    };
+    const bareEnv = (configDir: string) => buildChildEnv({ inherited: base, model: { baseUrl: provider.url, capability: KEY, mode: 'api-key' }, configDir });
     const bare = async (session?: { id: string; configDir: string; workspace: string; resume: boolean }): Promise<Sample> => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
       const configDir = session?.configDir ?? fs.mkdtempSync(path.join(scratch, 'bare-config-'));
       const workspace = session?.workspace ?? fs.mkdtempSync(path.join(scratch, 'bare-workspace-'));
-      const args = buildCliArgs({
-        sessionId: session?.id ?? randomUUID(),
-        resume: session?.resume ?? false,
-        mcpConfigPath: path.join(runFiles, 'mcp.json'),
-        instructionsPath: path.join(runFiles, 'instructions.md'),
-        model: DEFAULT_MODEL,
-        pinnedTools: [],
-      });
-      const approval = args.indexOf('--permission-prompt-tool');
-      args.splice(approval, 2);
-      const env = buildChildEnv({ inherited: base, model: { baseUrl: provider.url, capability: KEY, mode: 'api-key' }, configDir });
-      return { ...(await timed(pinned.path, args, env, workspace, 'hi', (text) => text.includes('"text_delta"'))), marks: {} };
+      const args = bareArgs(session?.id ?? randomUUID(), session?.resume ?? false, false);
+      return { ...(await timed(pinned.path, args, bareEnv(configDir), workspace, 'hi', (text) => text.includes('"text_delta"'))), marks: {} };
+    };
+    // The warm bare CLI: the same argv with stream-json input, one process for all its turns.
+    const warmBare = async () => {
+      const configDir = fs.mkdtempSync(path.join(scratch, 'bare-config-'));
+      return new WarmBareCli(pinned.path, bareArgs(randomUUID(), false, true), bareEnv(configDir), fs.mkdtempSync(path.join(scratch, 'bare-workspace-')));
     };
 
     // Warm-up: the namespace and its keys, the pin record, the page cache for the binary.
@@ -318,14 +197,36 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     const resumed = { id: randomUUID(), configDir: fs.mkdtempSync(path.join(scratch, 'bare-config-')), workspace: fs.mkdtempSync(path.join(scratch, 'bare-workspace-')) };
     let bareTurns = 0;
     const bareResume = () => bare({ ...resumed, resume: bareTurns++ > 0 });
-    const desktop = await followUps(wardEnv, () => provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] }), bareResume);
+    // This process's own turns are traced too (the desktop's warm path runs here).
+    const inProcessTrace = path.join(scratch, 'trace-in-process');
+    process.env.WARD_TRACE_FILE = inProcessTrace;
+    let desktop: Record<string, unknown>;
+    let desktopUnsandboxed: Record<string, unknown>;
+    try {
+      const push = () => provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      desktop = await followUps(wardEnv, push, { resume: bareResume, warm: warmBare }, inProcessTrace, true);
+      // The same warm turns with WARD_SANDBOX=off: the sandbox's share of the warm turn.
+      desktopUnsandboxed = await followUps({ ...wardEnv, WARD_SANDBOX: 'off' }, push, { resume: bareResume, warm: warmBare }, inProcessTrace, false);
+    } finally {
+      delete process.env.WARD_TRACE_FILE;
+    }
+    const sandboxed = summary(samples.sandboxed, samples.bare);
+    const unsandboxed = summary(samples.unsandboxed, samples.bare);
     return {
       rounds: ROUNDS,
+      // Issue 29's Done-when pairs, from this one run (each a median of per-round ratios, or ms).
+      pairs: {
+        warmDesktopTurnToWarmBareCli: { ratio: desktop.ratioMedian, sandboxOff: desktopUnsandboxed.ratioMedian, goal: '<= 1.10' },
+        wardRunNewSandboxedToBareClaudeP: { ratio: sandboxed.ratioMedian, goal: '<= 1.0 (with the service; none here: in-process path)' },
+        wardRunNewSandboxOffToBareClaudeP: { ratio: unsandboxed.ratioMedian, goal: '<= 1.5 (no service)' },
+        wardBeforeTheSpawnMs: { sandboxed: sandboxed.wardPreSpawnMedianMs, sandboxOff: unsandboxed.wardPreSpawnMedianMs, warmDesktopTurn: desktop.wardBeforeTheWriteMedianMs, goal: '<= 100 ms (in-process path)' },
+      },
       desktopFollowUp: desktop,
-      target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 150 ms',
+      desktopFollowUpSandboxOff: desktopUnsandboxed,
+      target: 'ward run / bare CLI <= 1.10x (median of pair ratios); Ward before the spawn <= 100 ms',
       nodeStartMedianMs: median(samples.node),
-      sandboxed: summary(samples.sandboxed, samples.bare),
-      unsandboxed: summary(samples.unsandboxed, samples.bare),
+      sandboxed,
+      unsandboxed,
       ...(COMPARE === undefined ? {} : { compared: { checkout: COMPARE, ...summary(samples.compare, samples.bare), sandboxedToCompared: round(percentile(samples.sandboxed.map((sample, i) => sample.totalMs / samples.compare[i]!.totalMs), 50), 2) } }),
     };
   } finally {

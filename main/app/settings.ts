@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ProviderTestView, SettingsView } from '../../common/views.js';
 import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
-import { deleteModelCredential, inferKind, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
+import { deleteModelCredential, inferKind, markModelCredentialChanged, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
@@ -113,13 +113,22 @@ export class SettingsService {
   async setKey(ns: Namespace, secret: string, kind?: ModelCredentialKind): Promise<ModelCredentialKind> {
     const normalized = normalizeModelSecret(secret);
     const chosen = kind ?? inferKind(normalized);
-    await setModelCredential(this.secrets(ns), chosen, normalized);
+    try {
+      await setModelCredential(this.secrets(ns), chosen, normalized);
+    } finally {
+      // Even a failed write may have changed the store: every process reads it again.
+      markModelCredentialChanged(this.namespaces.home, ns);
+    }
     return chosen;
   }
 
   /** Deletes the model key; false when none was stored. */
-  clearKey(ns: Namespace): Promise<boolean> {
-    return deleteModelCredential(this.secrets(ns));
+  async clearKey(ns: Namespace): Promise<boolean> {
+    try {
+      return await deleteModelCredential(this.secrets(ns));
+    } finally {
+      markModelCredentialChanged(this.namespaces.home, ns);
+    }
   }
 
   private secrets(ns: Namespace) {

@@ -123,6 +123,7 @@ export class WardApp {
   private servicesStarting: Promise<unknown> | undefined;
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
+  private modelCredential: TurnDeps['resolveCredential'] | undefined;
   /** Whether this app opened the data folder (and so closes it). */
   private readonly ownsFolder: boolean;
 
@@ -212,6 +213,28 @@ export class WardApp {
     return this.sandboxEngine;
   }
 
+  /**
+   * `ward run`'s head start (issue 29): the pinned CLI's check and the namespace's model key are
+   * read while the run code loads and the sandbox is probed, not after; the turn's own checks
+   * then find both kept (the verified hash, the key in storedModelCredential). Never throws: the
+   * turn's preflight reads again and reports what fails.
+   */
+  prepareRun(ns: Namespace): void {
+    const pin = this.options.run?.pin;
+    void import('../runner/pin.js')
+      .then(({ cliVerificationCache, verifyPinnedCli }) => verifyPinnedCli({ verifiedCacheFile: cliVerificationCache(this.home), ...pin }))
+      .catch(() => undefined);
+    void Promise.resolve()
+      .then(() => this.resolveCredential(ns, this.env))
+      .catch(() => undefined);
+  }
+
+  /** The model credential of runs: the one given, else the namespace's, kept while valid (./model-credential.ts). */
+  private get resolveCredential(): TurnDeps['resolveCredential'] {
+    this.modelCredential ??= this.options.run?.resolveCredential ?? storedModelCredential(this.home, this.secretStores);
+    return this.modelCredential;
+  }
+
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     this.runService ??= this.startRuns();
@@ -295,7 +318,7 @@ export class WardApp {
       sandbox,
       // Probed once, here, so admission can refuse a run synchronously under WARD_SANDBOX=require.
       sandboxStatus,
-      resolveCredential: run.resolveCredential ?? storedModelCredential(this.home, this.secretStores),
+      resolveCredential: this.resolveCredential,
       // Loaded only for an agent that pins a connection's tool: a plain turn needs none of it.
       openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import { resolveWardHome } from '../base/home.js';
-import { wardCommand, type Namespace } from '../namespaces/namespace.js';
+import { namespaceDir, wardCommand, type Namespace } from '../namespaces/namespace.js';
 import { openSecretStore } from './open-store.js';
 import type { SecretStore } from './secret-store.js';
 
@@ -74,6 +77,24 @@ export async function modelCredentialStatus(store: SecretStore): Promise<{ set: 
 
 export function deleteModelCredential(store: SecretStore): Promise<boolean> {
   return store.delete(MODEL_KEY_ACCOUNT);
+}
+
+/**
+ * The namespace's model-credential stamp: Ward rewrites it (a new file, so a new inode) each time
+ * it stores or deletes the model credential, so a process that keeps the credential it read
+ * (main/app/model-credential.ts) knows, with one stat, that it must read the store again.
+ */
+export function modelCredentialStamp(home: string, ns: Namespace): string {
+  return path.join(namespaceDir(home, ns), 'model-credential.stamp');
+}
+
+/** Says the namespace's model credential changed: called after every store or delete of it. */
+export function markModelCredentialChanged(home: string, ns: Namespace): void {
+  const file = modelCredentialStamp(home, ns);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, randomBytes(16).toString('hex'), { mode: 0o600 });
+  fs.renameSync(temp, file);
 }
 
 /**

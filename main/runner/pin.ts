@@ -189,6 +189,19 @@ export async function sha256OfFile(file: string, cacheFile?: string): Promise<st
     hashCache.set(file, { fingerprint: before, sha256: remembered });
     return remembered;
   }
+  // Two checks at once (`ward run`'s head start and its preflight) read the file once.
+  const key = `${file}\n${JSON.stringify(before)}`;
+  let reading = hashing.get(key);
+  if (reading === undefined) {
+    reading = hashFile(file, before, cacheFile).finally(() => hashing.delete(key));
+    hashing.set(key, reading);
+  }
+  return reading;
+}
+
+const hashing = new Map<string, Promise<string>>();
+
+async function hashFile(file: string, before: Fingerprint, cacheFile: string | undefined): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
   const sha256 = hash.digest('hex');

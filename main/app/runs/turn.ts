@@ -89,7 +89,9 @@ export class Turn {
     try {
       const plan = await this.prepare();
       const launch = await this.planLaunch(plan);
+      traceMark('launch-planned');
       this.trackChanges(plan, launch);
+      traceMark('changes-before');
       const exit = await this.follow(await this.acquire(plan, launch));
       traceMark('cli-exited');
       outcome = decideOutcome({
@@ -106,7 +108,9 @@ export class Turn {
       else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
     } finally {
       await this.release();
+      traceMark('released');
       this.changes?.after();
+      traceMark('changes-after');
       this.recordUnreported();
       outcome = this.settle(outcome);
     }

@@ -107,6 +107,7 @@ export const runCommand: Command = {
     const store = ward.namespaces.fromFlag(values.namespace);
     traceMark('store-open');
     const ns = store.namespace;
+    ward.prepareRun(ns);
     const service = await ward.runs();
     traceMark('runs-ready');
     let stopFollowing: (() => Promise<void>) | undefined;
