@@ -123,9 +123,13 @@ export class ChangeService {
     return event!.seq;
   }
 
-  /** X2: a rewind a process was interrupted in (its process is gone) is finished from its intent record. */
+  /**
+   * X2: a rewind a process was interrupted in (its process is gone) is finished from its intent
+   * record; what a scan killed mid-way left is swept (it never counted: no index names it).
+   */
   recover(store: NamespaceStore, conversationId: string): void {
     const changes = changeStoreFor(this.home(), store.namespace);
+    changes.sweep();
     const intent = readIntent(changes.dir, conversationId);
     if (intent === null) return;
     if (intent.pid !== process.pid && isProcessAlive(intent.pid)) throw new WardError('conversation_busy', `a rewind of conversation ${conversationId} is under way (process ${intent.pid})`);

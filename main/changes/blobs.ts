@@ -1,64 +1,176 @@
 /**
- * The content-addressed blob store of a namespace's file changes (issue 26): each blob is a file
- * named by the SHA-256 of its bytes, so a content seen twice is stored once. Blobs are written to
- * a temporary name and renamed, so a blob that exists is whole (a `kill -9` mid-write leaves only
- * a temporary file, removed by the next `sweepTemporary`).
+ * The content-addressed blob store of a namespace's file changes (issue 26): blobs named by the
+ * SHA-256 of their bytes, so a content seen twice is stored once. Blobs are appended to pack
+ * files, one per scan that stores anything: a first snapshot of 10,000 files creates two files,
+ * not 10,000 (creating a file, not hashing or writing bytes, is what a snapshot spent its time
+ * on). A pack counts only once its index (`.idx`: hash, offset and length of each blob) is
+ * renamed into place after the pack was written whole, so a `kill -9` mid-scan leaves a pack
+ * without an index, which `sweep` removes; a blob read back is checked against its hash.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../base/process.js';
 
 export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
 const BLOB_HASH = /^[0-9a-f]{64}$/;
+/** An index record: 32 hash bytes, then offset and length as little-endian doubles. */
+const RECORD = 48;
+/** `PID-RANDOM.pack`: the pid says whether the writer of a pack without an index still lives. */
+const PACK_NAME = /^(\d{1,10})-[0-9a-f]{12}\.pack$/;
+
+interface Location {
+  readonly pack: string;
+  readonly offset: number;
+  readonly length: number;
+}
+
+interface Writer {
+  readonly name: string;
+  readonly fd: number;
+  offset: number;
+  readonly records: Buffer[];
+}
 
 export class BlobStore {
-  /** Fan-out folders known to exist (a first snapshot stores thousands of blobs). */
-  private readonly fans = new Set<string>();
+  private readonly known = new Map<string, Location>();
+  private readonly loaded = new Set<string>();
+  private writer: Writer | null = null;
 
   constructor(readonly dir: string) {}
 
-  pathOf(hash: string): string {
-    if (!BLOB_HASH.test(hash)) throw new Error(`not a blob hash: ${hash.slice(0, 80)}`);
-    return path.join(this.dir, hash.slice(0, 2), hash.slice(2));
+  /** Reads the indexes written since the last look (another process's scans too). */
+  private load(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.idx') || this.loaded.has(name)) continue;
+      let records: Buffer;
+      try {
+        records = fs.readFileSync(path.join(this.dir, name));
+      } catch {
+        continue;
+      }
+      const pack = name.slice(0, -'.idx'.length);
+      for (let at = 0; at + RECORD <= records.length; at += RECORD) {
+        const hash = records.toString('hex', at, at + 32);
+        if (!this.known.has(hash)) this.known.set(hash, { pack, offset: records.readDoubleLE(at + 32), length: records.readDoubleLE(at + 40) });
+      }
+      this.loaded.add(name);
+    }
+  }
+
+  private locate(hash: string): Location | undefined {
+    if (!BLOB_HASH.test(hash)) return undefined;
+    if (!this.known.has(hash)) this.load();
+    return this.known.get(hash);
   }
 
   /** False for a string that is not a SHA-256 at all: a journal may name anything, the store holds only hashes. */
   has(hash: string): boolean {
-    return BLOB_HASH.test(hash) && fs.existsSync(this.pathOf(hash));
+    return this.locate(hash) !== undefined;
   }
 
-  /** Stores `bytes` under `hash` (their SHA-256, computed by the caller) unless already there. */
+  /**
+   * Stores `bytes` under `hash` (their SHA-256, computed by the caller) unless already there; the
+   * blob is readable in this process at once, by others after `flush`.
+   */
   put(hash: string, bytes: Buffer): void {
-    const target = this.pathOf(hash);
-    if (fs.existsSync(target)) return;
-    const fan = path.dirname(target);
-    if (!this.fans.has(fan)) {
-      fs.mkdirSync(fan, { recursive: true, mode: 0o700 });
-      this.fans.add(fan);
-    }
-    const temporary = `${target}.tmp-${randomBytes(6).toString('hex')}`;
-    fs.writeFileSync(temporary, bytes, { mode: 0o600 });
-    fs.renameSync(temporary, target);
+    if (!BLOB_HASH.test(hash)) throw new Error(`not a blob hash: ${hash.slice(0, 80)}`);
+    // One look at the other processes' indexes per scan, not one per file.
+    if (this.writer === null) this.load();
+    if (this.known.has(hash)) return;
+    const writer = (this.writer ??= this.openPack());
+    for (let written = 0; written < bytes.length; ) written += fs.writeSync(writer.fd, bytes, written, bytes.length - written, writer.offset + written);
+    const record = Buffer.alloc(RECORD);
+    record.write(hash, 0, 'hex');
+    record.writeDoubleLE(writer.offset, 32);
+    record.writeDoubleLE(bytes.length, 40);
+    writer.records.push(record);
+    this.known.set(hash, { pack: writer.name, offset: writer.offset, length: bytes.length });
+    writer.offset += bytes.length;
+  }
+
+  private openPack(): Writer {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    return { name, fd: fs.openSync(path.join(this.dir, `${name}.pack`), 'wx', 0o600), offset: 0, records: [] };
+  }
+
+  /** Makes the blobs put since the last flush durable for other processes: the pack's index, by rename. */
+  flush(): void {
+    const writer = this.writer;
+    if (writer === null) return;
+    this.writer = null;
+    fs.closeSync(writer.fd);
+    const file = path.join(this.dir, `${writer.name}.idx`);
+    fs.writeFileSync(`${file}.tmp`, Buffer.concat(writer.records), { mode: 0o600 });
+    fs.renameSync(`${file}.tmp`, file);
+    this.loaded.add(`${writer.name}.idx`);
   }
 
   read(hash: string): Buffer {
-    return fs.readFileSync(this.pathOf(hash));
+    const location = this.locate(hash);
+    if (location === undefined) throw new Error(`blob ${hash.slice(0, 80)} is not in the store`);
+    const bytes = Buffer.allocUnsafe(location.length);
+    const fd = fs.openSync(path.join(this.dir, `${location.pack}.pack`), 'r');
+    try {
+      for (let read = 0; read < bytes.length; ) {
+        const got = fs.readSync(fd, bytes, read, bytes.length - read, location.offset + read);
+        if (got === 0) break;
+        read += got;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (sha256(bytes) !== hash) throw new Error(`blob ${hash} is damaged in the store`);
+    return bytes;
   }
 
-  /** Bytes and files the store holds (for `ward doctor`). */
+  /**
+   * Removes what a process killed mid-scan left: a pack without an index whose writer is gone,
+   * and half-written index files. Returns the packs removed.
+   */
+  sweep(): string[] {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const indexed = new Set(names.filter((name) => name.endsWith('.idx')).map((name) => name.slice(0, -'.idx'.length)));
+    const removed: string[] = [];
+    for (const name of names) {
+      const pack = PACK_NAME.exec(name);
+      const owner = Number(name.split('-')[0]);
+      const stem = name.slice(0, -'.pack'.length);
+      const orphan = pack !== null && !indexed.has(stem) && this.writer?.name !== stem && (owner === process.pid || !isProcessAlive(owner));
+      const torn = name.endsWith('.idx.tmp') && (owner === process.pid || !isProcessAlive(owner));
+      if (!orphan && !torn) continue;
+      fs.rmSync(path.join(this.dir, name), { force: true });
+      removed.push(name);
+    }
+    return removed;
+  }
+
+  /** Blobs and bytes the store holds (for `ward doctor`): what the indexes name, and the packs' size on disk. */
   size(): { readonly blobs: number; readonly bytes: number } {
-    let blobs = 0;
+    this.load();
     let bytes = 0;
-    if (!fs.existsSync(this.dir)) return { blobs, bytes };
-    for (const fan of fs.readdirSync(this.dir)) {
-      for (const name of fs.readdirSync(path.join(this.dir, fan))) {
-        blobs += 1;
-        bytes += fs.lstatSync(path.join(this.dir, fan, name)).size;
+    for (const name of this.loaded) {
+      try {
+        bytes += fs.statSync(path.join(this.dir, name.replace(/\.idx$/, '.pack'))).size;
+      } catch {
+        // removed by a retention pass meanwhile
       }
     }
-    return { blobs, bytes };
+    return { blobs: this.known.size, bytes };
   }
 }
