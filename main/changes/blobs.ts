@@ -80,13 +80,14 @@ export class BlobStore {
 
   /**
    * Stores `bytes` under `hash` (their SHA-256, computed by the caller) unless already there; the
-   * blob is readable in this process at once, by others after `flush`.
+   * blob is readable in this process at once, by others after `flush`. `again`: stored anew even
+   * if known (a retention pass moving it out of a pack it rewrites).
    */
-  put(hash: string, bytes: Buffer): void {
+  put(hash: string, bytes: Buffer, again = false): void {
     if (!BLOB_HASH.test(hash)) throw new Error(`not a blob hash: ${hash.slice(0, 80)}`);
     // One look at the other processes' indexes per scan, not one per file.
-    if (this.writer === null) this.load();
-    if (this.known.has(hash)) return;
+    if (this.writer === null && !again) this.load();
+    if (this.known.has(hash) && !again) return;
     const writer = (this.writer ??= this.openPack());
     for (let written = 0; written < bytes.length; ) written += fs.writeSync(writer.fd, bytes, written, bytes.length - written, writer.offset + written);
     const record = Buffer.alloc(RECORD);
@@ -117,8 +118,22 @@ export class BlobStore {
   }
 
   read(hash: string): Buffer {
-    const location = this.locate(hash);
+    let location = this.locate(hash);
+    // A retention pass (another process's too) may have moved it to a new pack since it was looked up.
+    if (location !== undefined && !fs.existsSync(path.join(this.dir, `${location.pack}.pack`))) {
+      this.forget();
+      location = this.locate(hash);
+    }
     if (location === undefined) throw new Error(`blob ${hash.slice(0, 80)} is not in the store`);
+    return this.readAt(hash, location);
+  }
+
+  private forget(): void {
+    this.known.clear();
+    this.loaded.clear();
+  }
+
+  private readAt(hash: string, location: Location): Buffer {
     const bytes = Buffer.allocUnsafe(location.length);
     const fd = fs.openSync(path.join(this.dir, `${location.pack}.pack`), 'r');
     try {
@@ -158,6 +173,58 @@ export class BlobStore {
       removed.push(name);
     }
     return removed;
+  }
+
+  /**
+   * Retention: keeps what `live` names (the journals' blobs) whatever the size; of what only
+   * `cached` names (a file's bytes as last scanned, the `before` of a change yet to come), drops
+   * the oldest packs' first while the store is over `maxBytes`; drops everything else. A pack
+   * with a blob dropped is rewritten with what it keeps, the new pack's index renamed into place
+   * before the old one goes, so a crash leaves a duplicate, never a loss.
+   */
+  collect(live: ReadonlySet<string>, cached: ReadonlySet<string>, maxBytes: number): { readonly removed: number; readonly freedBytes: number } {
+    this.flush();
+    const packs = this.packs();
+    const kept = new Map<string, Location>();
+    for (const pack of packs) for (const blob of pack.blobs) if (!kept.has(blob.hash) && (live.has(blob.hash) || cached.has(blob.hash))) kept.set(blob.hash, blob);
+    let total = [...kept.values()].reduce((sum, blob) => sum + blob.length, 0);
+    for (const pack of packs) {
+      for (const blob of pack.blobs) {
+        if (total <= maxBytes) break;
+        if (kept.get(blob.hash) !== blob || live.has(blob.hash)) continue;
+        kept.delete(blob.hash);
+        total -= blob.length;
+      }
+    }
+    let removed = 0;
+    let freedBytes = 0;
+    for (const pack of packs) {
+      const keep = pack.blobs.filter((blob) => kept.get(blob.hash) === blob);
+      if (keep.length === pack.blobs.length) continue;
+      for (const blob of keep) this.put(blob.hash, this.readAt(blob.hash, blob), true);
+      this.flush();
+      removed += pack.blobs.length - keep.length;
+      freedBytes += pack.bytes - keep.reduce((sum, blob) => sum + blob.length, 0);
+      // The index first: from then on the pack no longer counts.
+      fs.rmSync(path.join(this.dir, `${pack.name}.idx`), { force: true });
+      fs.rmSync(path.join(this.dir, `${pack.name}.pack`), { force: true });
+    }
+    this.forget();
+    return { removed, freedBytes };
+  }
+
+  /** Every indexed pack with its blobs, oldest first. */
+  private packs(): { name: string; bytes: number; blobs: (Location & { hash: string })[] }[] {
+    const found: { name: string; bytes: number; at: number; blobs: (Location & { hash: string })[] }[] = [];
+    for (const file of fs.existsSync(this.dir) ? fs.readdirSync(this.dir) : []) {
+      if (!file.endsWith('.idx')) continue;
+      const name = file.slice(0, -'.idx'.length);
+      const records = fs.readFileSync(path.join(this.dir, file));
+      const blobs: (Location & { hash: string })[] = [];
+      for (let at = 0; at + RECORD <= records.length; at += RECORD) blobs.push({ hash: records.toString('hex', at, at + 32), pack: name, offset: records.readDoubleLE(at + 32), length: records.readDoubleLE(at + 40) });
+      found.push({ name, bytes: blobs.reduce((sum, blob) => sum + blob.length, 0), at: fs.statSync(path.join(this.dir, file)).mtimeMs, blobs });
+    }
+    return found.sort((a, b) => a.at - b.at);
   }
 
   /** Blobs and bytes the store holds (for `ward doctor`): what the indexes name, and the packs' size on disk. */

@@ -32,8 +32,12 @@ export class ChangeStore {
   }
 
   readIndex(conversationId: string, root: string): TreeIndex {
+    return this.readIndexFile(this.indexFile(conversationId, root));
+  }
+
+  private readIndexFile(file: string): TreeIndex {
     try {
-      return JSON.parse(fs.readFileSync(this.indexFile(conversationId, root), 'utf8')) as TreeIndex;
+      return JSON.parse(fs.readFileSync(file, 'utf8')) as TreeIndex;
     } catch {
       // None yet, or unreadable: the scan reads every file once more.
       return {};
@@ -50,6 +54,27 @@ export class ChangeStore {
         if (owner !== null && (Number(owner[1]) === process.pid || !isProcessAlive(Number(owner[1])))) fs.rmSync(path.join(indexes, conversation, name), { force: true });
       }
     }
+  }
+
+  /**
+   * The blobs the last indexes of `conversations` name (bytes a change to come may need as its
+   * `before`); the indexes of conversations not among them are dropped.
+   */
+  indexedHashes(conversations: ReadonlySet<string>): Set<string> {
+    const hashes = new Set<string>();
+    const indexes = path.join(this.dir, 'index');
+    for (const conversation of readdirOrNone(indexes)) {
+      const dir = path.join(indexes, conversation);
+      if (!conversations.has(conversation)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      for (const name of readdirOrNone(dir)) {
+        if (!name.endsWith('.json')) continue;
+        for (const entry of Object.values(this.readIndexFile(path.join(dir, name)))) if (entry.stored && entry.hash !== null) hashes.add(entry.hash);
+      }
+    }
+    return hashes;
   }
 
   writeIndex(conversationId: string, root: string, index: TreeIndex): void {

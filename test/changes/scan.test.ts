@@ -125,6 +125,33 @@ describe('the first snapshot of a big tree', () => {
   });
 });
 
+describe('the store\'s retention', () => {
+  it('test_collect_keeps_what_a_journal_names_drops_what_nothing_names_and_evicts_the_oldest_cached_first_over_the_cap', () => {
+    const { blobs } = setUp();
+    const put = (text: string, at: number) => {
+      const hash = sha256(text);
+      blobs.put(hash, Buffer.from(text));
+      blobs.put(sha256(`${text} alone`), Buffer.from(`${text} alone`));
+      blobs.flush();
+      const index = fs.readdirSync(blobs.dir).find((name) => name.endsWith('.idx') && fs.statSync(path.join(blobs.dir, name)).mtimeMs > 1e12)!;
+      // Oldest first is by each pack's index time.
+      fs.utimesSync(path.join(blobs.dir, index), at, at);
+      return hash;
+    };
+    const [journaled, oldCached, newCached] = [put('a'.repeat(1000), 100), put('b'.repeat(1000), 200), put('c'.repeat(1000), 300)];
+    const result = blobs.collect(new Set([journaled]), new Set([oldCached, newCached]), 2500);
+    expect(result).toEqual({ removed: 4, freedBytes: 1000 + 3 * 1006 });
+    const fresh = new BlobStore(blobs.dir);
+    expect([journaled, oldCached, newCached].map((hash) => fresh.has(hash))).toEqual([true, false, true]);
+    expect(fresh.read(newCached).toString()).toBe('c'.repeat(1000));
+    expect(fresh.has(sha256(`${'a'.repeat(1000)} alone`))).toBe(false);
+    expect(fresh.size()).toEqual({ blobs: 2, bytes: 2000 });
+    // Under the cap, nothing only an index names goes; a journal's blob stays over any cap.
+    expect(fresh.collect(new Set([journaled]), new Set([newCached]), 1)).toEqual({ removed: 1, freedBytes: 1000 });
+    expect(new BlobStore(blobs.dir).size()).toEqual({ blobs: 1, bytes: 1000 });
+  });
+});
+
 describe('ward doctor and the file-change store', () => {
   it('test_doctor_reports_each_namespace_file_change_store_size', () => {
     const home = tempDir('ward-doctor-changes-');

@@ -23,6 +23,8 @@ export interface TrackedRun {
   readonly conversationId: string;
   readonly roots: readonly string[];
   readonly denyRead: readonly string[];
+  /** The namespace's file-change store cap (settings.json `changeStoreMaxMegabytes`). */
+  readonly maxStoreBytes: number;
 }
 
 export class TurnChanges {
@@ -73,6 +75,17 @@ export class TurnChanges {
       }
     } catch (error) {
       this.untracked(error);
+    }
+    this.retain();
+  }
+
+  /** Over its cap (a stat per pack to know), the store drops what it may (ChangeService.collect). */
+  private retain(): void {
+    const { store, namespace, maxStoreBytes } = this.run;
+    try {
+      if (changeStoreFor(this.deps.home, namespace).blobs.size().bytes > maxStoreBytes) this.deps.changes.collect(store, maxStoreBytes);
+    } catch {
+      // Retention is tried again after the next turn; the turn's own record is whole.
     }
   }
 

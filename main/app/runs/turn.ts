@@ -210,7 +210,7 @@ export class Turn {
   private trackChanges(plan: Plan, launch: LaunchSpec): void {
     const { namespace, store, conversationId } = this.input;
     const { write, denyRead } = launch.files.grants;
-    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead });
+    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead, maxStoreBytes: plan.limits.changeStoreMaxBytes });
     this.changes.start();
   }
 
