@@ -123,9 +123,37 @@ export class ChangeService {
     return event!.seq;
   }
 
-  /** X2: a rewind a process was interrupted in (its process is gone) is finished from its intent record. */
+  /**
+   * Retention: the namespace's blobs that no journal names (nor an interrupted rewind) and no
+   * conversation's last index needs are dropped, and past `maxBytes` the oldest of those only an
+   * index needs too (a change to such a file then shows, and rewinds, without its old bytes).
+   * The journals' blobs live as long as their conversations.
+   */
+  collect(store: NamespaceStore, maxBytes: number): { removed: number; freedBytes: number } {
+    const changes = changeStoreFor(this.home(), store.namespace);
+    const conversations = new Set(store.conversations.list().map((conversation) => conversation.id));
+    const live = new Set<string>();
+    const keep = (state: FileState | null) => {
+      if (state?.stored === true && state.hash !== null) live.add(state.hash);
+    };
+    for (const id of conversations) {
+      for (const event of store.journal.read(id, 0)) {
+        if (!FILE_EVENTS.includes(event.type)) continue;
+        const parsed = readJournalEvent(event.type, event.payload);
+        if (parsed.type === 'files_changed' || parsed.type === 'files_rewound') for (const change of parsed.payload.changes) [change.before, change.after].forEach(keep);
+      }
+      readIntent(changes.dir, id)?.ops.forEach((op) => [op.expected, op.target].forEach(keep));
+    }
+    return changes.blobs.collect(live, changes.indexedHashes(conversations), maxBytes);
+  }
+
+  /**
+   * X2: a rewind a process was interrupted in (its process is gone) is finished from its intent
+   * record; what a scan killed mid-way left is swept (it never counted: no index names it).
+   */
   recover(store: NamespaceStore, conversationId: string): void {
     const changes = changeStoreFor(this.home(), store.namespace);
+    changes.sweep();
     const intent = readIntent(changes.dir, conversationId);
     if (intent === null) return;
     if (intent.pid !== process.pid && isProcessAlive(intent.pid)) throw new WardError('conversation_busy', `a rewind of conversation ${conversationId} is under way (process ${intent.pid})`);

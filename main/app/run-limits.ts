@@ -3,7 +3,8 @@
  * `turnTimeoutMinutes` bounds a whole turn; `idleTimeoutMinutes` stops a turn whose CLI has
  * said nothing for that long while no tool was running (a provider that hangs);
  * `warmSessionMinutes` is how long the desktop keeps a conversation's CLI running after a turn
- * (issue 19; 0 turns warm sessions off). A malformed or
+ * (issue 19; 0 turns warm sessions off); `changeStoreMaxMegabytes` caps each namespace's
+ * file-change store (issue 26, default 2 GB). A malformed or
  * out-of-range value fails closed (L1): the run is refused, naming the file and the key.
  */
 import path from 'node:path';
@@ -15,28 +16,33 @@ export interface RunLimits {
   readonly idleTimeoutMs: number;
   /** How long a warm session may wait for its next turn; 0: every turn starts its own CLI. */
   readonly warmSessionMs: number;
+  /** Past this, a namespace's file-change store drops the oldest bytes no journal names (issue 26). */
+  readonly changeStoreMaxBytes: number;
 }
 
 const LIMITS = {
   turnTimeoutMinutes: { min: 1, max: 24 * 60, fallback: 30 },
   idleTimeoutMinutes: { min: 1, max: 4 * 60, fallback: 10 },
   warmSessionMinutes: { min: 0, max: 60, fallback: 10 },
+  changeStoreMaxMegabytes: { min: 1, max: 1024 * 1024, fallback: 2048 },
 } as const;
 
 export function runLimits(home: string): RunLimits {
   const settings = readSettingsObject(home);
-  const minutes = (key: keyof typeof LIMITS): number => {
+  const whole = (key: keyof typeof LIMITS): number => {
     const { min, max, fallback } = LIMITS[key];
     const value = settings[key];
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "${key}" must be a whole number of minutes from ${min} to ${max}`);
+      const unit = key === 'changeStoreMaxMegabytes' ? 'megabytes' : 'minutes';
+      throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "${key}" must be a whole number of ${unit} from ${min} to ${max}`);
     }
     return value;
   };
   return {
-    turnTimeoutMs: minutes('turnTimeoutMinutes') * 60_000,
-    idleTimeoutMs: minutes('idleTimeoutMinutes') * 60_000,
-    warmSessionMs: minutes('warmSessionMinutes') * 60_000,
+    turnTimeoutMs: whole('turnTimeoutMinutes') * 60_000,
+    idleTimeoutMs: whole('idleTimeoutMinutes') * 60_000,
+    warmSessionMs: whole('warmSessionMinutes') * 60_000,
+    changeStoreMaxBytes: whole('changeStoreMaxMegabytes') * 1024 * 1024,
   };
 }

@@ -307,6 +307,7 @@ export class WardApp {
           turnTimeoutMs: run.turnTimeoutMs ?? limits.turnTimeoutMs,
           idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs,
           warmSessionMs: run.warmSessions === true ? (run.warmSessionMs ?? limits.warmSessionMs) : 0,
+          changeStoreMaxBytes: limits.changeStoreMaxBytes,
         };
       },
       changes: this.changes,

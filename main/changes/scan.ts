@@ -5,8 +5,9 @@
  * blobs, unless the agent may not read them (deny-read: hash and size only), they are over the
  * size cap or unreadable (metadata and a reason). Symlinks are recorded by their target, never
  * followed; other special files by metadata. Inside `.git/` only HEAD and refs are recorded.
- * Synchronous on purpose (one `lstat` per path, as git's own status does) and bounded by a file
- * count and a deadline: past either the scan throws `Untracked` and the run goes on untracked.
+ * One synchronous `lstat` per path (as git's own status does; measured faster than the thread
+ * pool's), in slices between which the event loop runs, and bounded by a file count and a
+ * deadline: past either the scan throws `Untracked` and the run goes on untracked.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,8 +33,8 @@ export interface ScanLimits {
 }
 
 /**
- * The scan runs on the turn's path, before the CLI starts and after it ends, and (for now) on the
- * process's one thread: its budget is what a person waits at most for tracking, so it is short.
+ * The scan before a turn runs beside the CLI's start, and the turn's first model call waits for
+ * it: its budget is what a person waits at most for tracking, so it is short.
  */
 export const DEFAULT_SCAN_LIMITS = { maxFiles: 200_000, maxFileBytes: 10 * 1024 * 1024, budgetMs: 5_000 } as const;
 
@@ -48,10 +49,17 @@ export interface ScanOptions {
 }
 
 const CHECK_CLOCK_EVERY = 256;
+/** How long the sliced scan works before it lets the event loop run (the broker, the gateway, the CLI's stream). */
+const SLICE_MS = 8;
 
 class Walk {
   readonly index: TreeIndex = {};
+  /** Whether any entry is new or differs from the previous index's (or one went away). */
+  changed = false;
   private count = 0;
+  private reused = 0;
+  /** Folders still to read: relative path and whether it is inside `.git/`. */
+  private readonly folders: [string, boolean][] = [];
 
   constructor(
     private readonly root: string,
@@ -59,44 +67,73 @@ class Walk {
     private readonly options: ScanOptions,
   ) {}
 
-  directory(relative: string, inGit: boolean): void {
-    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
-    let names: fs.Dirent[];
+  begin(): void {
+    let stat: fs.Stats | undefined;
     try {
-      names = fs.readdirSync(absolute, { withFileTypes: true });
+      stat = fs.statSync(this.root);
+    } catch {
+      // A missing root is empty.
+    }
+    // A write grant may name one file: its one entry has the empty path.
+    if (stat?.isDirectory() === true) this.folders.push(['', false]);
+    else if (stat !== undefined) this.file('', fs.lstatSync(this.root));
+  }
+
+  /** Reads folders until none is left (true) or `until` (performance.now()) has passed. */
+  work(until: number): boolean {
+    while (this.folders.length > 0) {
+      const [relative, inGit] = this.folders.pop()!;
+      this.directory(relative, inGit);
+      if (performance.now() > until) break;
+    }
+    if (this.folders.length > 0) return false;
+    if (this.reused !== Object.keys(this.previous).length) this.changed = true;
+    return true;
+  }
+
+  private directory(relative: string, inGit: boolean): void {
+    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
+    let names: string[];
+    try {
+      // Names only: each is lstat'ed anyway, and that says which is a folder (measured cheaper than typed entries).
+      names = fs.readdirSync(absolute);
     } catch (error) {
-      if (relative !== '') this.add(relative, special(fs.lstatSync(absolute), `unreadable folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`));
+      const stat = fs.lstatSync(absolute, { throwIfNoEntry: false });
+      if (relative !== '' && stat !== undefined) this.add(relative, special(stat, `unreadable folder (${(error as NodeJS.ErrnoException).code ?? 'error'})`));
       return;
     }
-    for (const dirent of names) {
-      const child = relative === '' ? dirent.name : `${relative}/${dirent.name}`;
-      if (dirent.isDirectory()) {
-        if (!inGit && dirent.name === '.git') this.git(child);
-        else this.directory(child, inGit);
-      } else this.file(child);
+    for (const name of names) {
+      const child = relative === '' ? name : `${relative}/${name}`;
+      // Gone between the folder's read and now (the agent deleted it): not there.
+      const stat = fs.lstatSync(`${absolute}/${name}`, { throwIfNoEntry: false });
+      if (stat === undefined) continue;
+      if (!stat.isDirectory()) this.file(child, stat);
+      else if (!inGit && name === '.git') this.git(child);
+      else this.folders.push([child, inGit]);
     }
   }
 
   /** A repository's HEAD and refs: what it points at, not its objects. */
   private git(relative: string): void {
     const head = `${relative}/HEAD`;
-    if (fs.existsSync(path.join(this.root, head))) this.file(head);
-    const refs = path.join(this.root, relative, 'refs');
-    if (fs.existsSync(refs)) this.directory(`${relative}/refs`, true);
+    const stat = fs.lstatSync(`${this.root}/${head}`, { throwIfNoEntry: false });
+    if (stat !== undefined && !stat.isDirectory()) this.file(head, stat);
+    if (fs.existsSync(path.join(this.root, relative, 'refs'))) this.folders.push([`${relative}/refs`, true]);
   }
 
-  file(relative: string): void {
+  file(relative: string, stat: fs.Stats): void {
     this.count += 1;
     if (this.count > this.options.limits.maxFiles) throw new Untracked(`${this.root} holds more than ${this.options.limits.maxFiles} files`);
     if (this.count % CHECK_CLOCK_EVERY === 0 && Date.now() > this.options.limits.deadline) throw new Untracked(`scanning ${this.root} took longer than its time budget`);
     const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
-    const stat = fs.lstatSync(absolute);
     const known = this.previous[relative];
     const denied = this.options.denyRead(absolute);
-    if (known !== undefined && (known.reason === 'deny-read') === denied && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.ino === stat.ino && known.mode === stat.mode) {
+    if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.size === stat.size && known.ino === stat.ino && known.mode === stat.mode && (known.reason === 'deny-read') === denied) {
+      this.reused += 1;
       this.add(relative, known);
       return;
     }
+    this.changed = true;
     this.add(relative, this.entry(absolute, stat, denied));
   }
 
@@ -130,19 +167,23 @@ function special(stat: fs.Stats, reason: string): IndexEntry {
   return { kind: 'special', size: stat.size, mode: stat.mode, hash: null, stored: false, reason, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
 }
 
-/** The index of `root` now; `previous` lets unchanged files skip their read. A missing root is empty. */
+/** The index of `root` now and whether it differs from `previous`, whose unchanged files skip their read. A missing root is empty. */
 export function scanRoot(root: string, previous: TreeIndex, options: ScanOptions): TreeIndex {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(root);
-  } catch {
-    return {};
-  }
   const walk = new Walk(root, previous, options);
-  // A write grant may name one file: its one entry has the empty path.
-  if (stat.isDirectory()) walk.directory('', false);
-  else walk.file('');
+  walk.begin();
+  walk.work(Number.POSITIVE_INFINITY);
   return walk.index;
+}
+
+/**
+ * `scanRoot` in slices of a few milliseconds with the event loop run between them, so a scan
+ * beside a turn leaves the process answering its CLI.
+ */
+export async function scanRootSliced(root: string, previous: TreeIndex, options: ScanOptions): Promise<{ index: TreeIndex; changed: boolean }> {
+  const walk = new Walk(root, previous, options);
+  walk.begin();
+  while (!walk.work(performance.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
+  return { index: walk.index, changed: walk.changed };
 }
 
 /** A path's state as journaled: the index entry without its stat cache. */

@@ -1,15 +1,16 @@
 /**
  * Tracking one run's file changes (X1): `snapshotBefore` indexes every writable root before the
  * turn, `snapshotAfter` indexes them again and diffs. Each root's last index is kept per
- * conversation (JSON, written whole by rename), so the next turn's scan re-reads only what
- * changed. A limit or failure becomes `Untracked` with its reason; the caller journals it.
+ * conversation (JSON, written whole by rename, and only when it changed), so the next turn's
+ * scan re-reads only what changed. A limit or failure becomes `Untracked` with its reason; the caller journals it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FileChange } from '../../common/events.js';
+import { isProcessAlive } from '../base/process.js';
 import { BlobStore, sha256 } from './blobs.js';
 import { diffIndexes } from './diff.js';
-import { DEFAULT_SCAN_LIMITS, scanRoot, Untracked, type TreeIndex } from './scan.js';
+import { DEFAULT_SCAN_LIMITS, scanRootSliced, Untracked, type TreeIndex } from './scan.js';
 
 export interface TrackingLimits {
   readonly maxFiles: number;
@@ -31,12 +32,49 @@ export class ChangeStore {
   }
 
   readIndex(conversationId: string, root: string): TreeIndex {
+    return this.readIndexFile(this.indexFile(conversationId, root));
+  }
+
+  private readIndexFile(file: string): TreeIndex {
     try {
-      return JSON.parse(fs.readFileSync(this.indexFile(conversationId, root), 'utf8')) as TreeIndex;
+      return JSON.parse(fs.readFileSync(file, 'utf8')) as TreeIndex;
     } catch {
       // None yet, or unreadable: the scan reads every file once more.
       return {};
     }
+  }
+
+  /** What a process killed mid-scan left: packs without an index, and index files never renamed into place. */
+  sweep(): void {
+    this.blobs.sweep();
+    const indexes = path.join(this.dir, 'index');
+    for (const conversation of readdirOrNone(indexes)) {
+      for (const name of readdirOrNone(path.join(indexes, conversation))) {
+        const owner = /\.tmp-(\d{1,10})$/.exec(name);
+        if (owner !== null && (Number(owner[1]) === process.pid || !isProcessAlive(Number(owner[1])))) fs.rmSync(path.join(indexes, conversation, name), { force: true });
+      }
+    }
+  }
+
+  /**
+   * The blobs the last indexes of `conversations` name (bytes a change to come may need as its
+   * `before`); the indexes of conversations not among them are dropped.
+   */
+  indexedHashes(conversations: ReadonlySet<string>): Set<string> {
+    const hashes = new Set<string>();
+    const indexes = path.join(this.dir, 'index');
+    for (const conversation of readdirOrNone(indexes)) {
+      const dir = path.join(indexes, conversation);
+      if (!conversations.has(conversation)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      for (const name of readdirOrNone(dir)) {
+        if (!name.endsWith('.json')) continue;
+        for (const entry of Object.values(this.readIndexFile(path.join(dir, name)))) if (entry.stored && entry.hash !== null) hashes.add(entry.hash);
+      }
+    }
+    return hashes;
   }
 
   writeIndex(conversationId: string, root: string, index: TreeIndex): void {
@@ -45,6 +83,14 @@ export class ChangeStore {
     const temporary = `${file}.tmp-${process.pid}`;
     fs.writeFileSync(temporary, JSON.stringify(index), { mode: 0o600 });
     fs.renameSync(temporary, file);
+  }
+}
+
+function readdirOrNone(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -65,16 +111,24 @@ export interface Snapshot {
   readonly denyRead: readonly string[];
 }
 
-function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], limits: TrackingLimits): Map<string, TreeIndex> {
+interface Scanned {
+  readonly index: TreeIndex;
+  readonly changed: boolean;
+}
+
+async function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], limits: TrackingLimits): Promise<Map<string, Scanned>> {
   const deadline = Date.now() + limits.budgetMs;
-  const scanned = new Map<string, TreeIndex>();
+  const scanned = new Map<string, Scanned>();
   try {
     for (const root of roots) {
-      scanned.set(root, scanRoot(root, previous(root), { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file) => under(denyRead, file) }));
+      scanned.set(root, await scanRootSliced(root, previous(root), { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file) => under(denyRead, file) }));
     }
   } catch (error) {
     if (error instanceof Untracked) throw error;
     throw new Untracked(`the scan failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    // What was stored is whole: its index makes it count (an index naming a blob is written after this).
+    store.blobs.flush();
   }
   return scanned;
 }
@@ -84,20 +138,26 @@ export { Untracked };
 export const DEFAULT_TRACKING_LIMITS: TrackingLimits = DEFAULT_SCAN_LIMITS;
 
 /** The state of every root before a turn; throws `Untracked` past a limit. */
-export function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits): Snapshot {
-  const scanned = scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, limits);
-  return { conversationId, roots: scanned, denyRead };
+export async function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits): Promise<Snapshot> {
+  const scanned = await scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, limits);
+  const indexes = new Map<string, TreeIndex>();
+  for (const [root, { index, changed }] of scanned) {
+    indexes.set(root, index);
+    // Changed between turns (by the person): kept now, so the next scan is a stat walk again even if this turn fails.
+    if (changed) store.writeIndex(conversationId, root, index);
+  }
+  return { conversationId, roots: indexes, denyRead };
 }
 
-/** What changed since `before`, every root's new index kept for the next turn; throws `Untracked` past a limit. */
-export function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits): { changes: FileChange[]; files: number } {
-  const after = scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
+/** What changed since `before`, every changed root's new index kept for the next turn; throws `Untracked` past a limit. */
+export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits): Promise<{ changes: FileChange[]; files: number }> {
+  const after = await scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
   const changes: FileChange[] = [];
   let files = 0;
-  for (const [root, index] of after) {
-    changes.push(...diffIndexes(root, before.roots.get(root)!, index));
+  for (const [root, { index, changed }] of after) {
+    if (changed) changes.push(...diffIndexes(root, before.roots.get(root)!, index));
     files += Object.keys(index).length;
-    store.writeIndex(before.conversationId, root, index);
+    if (changed) store.writeIndex(before.conversationId, root, index);
   }
   return { changes, files };
 }

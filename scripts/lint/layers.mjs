@@ -33,7 +33,7 @@ export const MAIN_LAYERS = {
   runner: [...BASE, 'sandbox'],
   agents: [...BASE, 'namespaces', 'store', 'upstreams', 'connections'],
   export: [...BASE, 'store'],
-  changes: [],
+  changes: [...BASE],
 };
 const DOMAIN = Object.keys(MAIN_LAYERS);
 MAIN_LAYERS.app = [...DOMAIN];

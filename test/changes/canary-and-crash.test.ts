@@ -1,17 +1,19 @@
 /**
  * Issue 26, X1 and X2 with real parts: a deny-read file's bytes reach neither the blob store nor
  * `ward changes --diff` nor an export (whose transcripts show the other files' diffs); a symlink to /etc/passwd is recorded as a link, never read;
- * a real `ward rewind` killed with SIGKILL mid-way is finished by the next `ward changes`.
+ * a real `ward rewind` killed with SIGKILL mid-way is finished by the next `ward changes`; a real
+ * `ward run` killed with SIGKILL mid-snapshot leaves nothing half-written that counts, and the next
+ * run sweeps what it left and tracks its own changes.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileChange } from '../../common/events.js';
-import { namespaceDir } from '../../main/namespaces/namespace.js';
+import { namespaceDir, parseNamespace } from '../../main/namespaces/namespace.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
-import type { ScriptStep } from '../fixtures/model-provider/provider.js';
-import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import { startModelProvider, type ScriptStep } from '../fixtures/model-provider/provider.js';
+import { CANARY_KEY, closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { tempDir } from '../support/temp.js';
 import { until } from '../support/wait.js';
 import { ward, WARD_BIN } from '../support/ward-cli.js';
@@ -129,5 +131,53 @@ describe('a rewind killed mid-way', () => {
     expect(rewound[0]).toMatchObject({ resumed: true });
     expect(rewound[0]!.changes).toHaveLength(FILES);
     expect(next.stdout).toContain('finished after an interruption');
+  });
+});
+
+describe('a snapshot killed mid-way', () => {
+  it('test_a_ward_run_killed_with_sigkill_mid_snapshot_leaves_no_half_store_and_the_next_run_tracks_its_changes', async () => {
+    const dir = workspace();
+    for (let index = 0; index < 1000; index += 1) {
+      if (index % 100 === 0) fs.mkdirSync(path.join(dir, `d${index / 100}`));
+      fs.writeFileSync(path.join(dir, `d${Math.floor(index / 100)}`, `f${index}.bin`), Buffer.alloc(16 * 1024, index % 251));
+    }
+    fs.writeFileSync(path.join(dir, 'add.sh'), 'echo new > "$(dirname "$0")/new.txt"\n');
+    const provider = await startModelProvider([bash(`sh ${dir}/add.sh`), DONE]);
+    try {
+      const home = tempDir('ward-changes-crash-home-');
+      fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+      const env = { PATH: process.env.PATH, HOME: home, WARD_HOME: home, ANTHROPIC_API_KEY: CANARY_KEY, WARD_MODEL_BASE_URL: provider.url };
+      const store = path.join(namespaceDir(home, parseNamespace('default')), 'changes');
+      const blobs = path.join(store, 'blobs');
+      const args = ['run', `--allow-write=${dir}`, '--allow-run=sh', '--', 'change', 'it'];
+      const child = spawn(process.execPath, [WARD_BIN, ...args], { env, cwd: dir, stdio: 'ignore' });
+      const listed = () => (fs.existsSync(blobs) ? fs.readdirSync(blobs) : []);
+      // Spins (no timers): killed the moment the snapshot's pack exists and before its index does.
+      const deadline = Date.now() + 30_000;
+      while (!listed().some((name) => name.endsWith('.pack')) && Date.now() < deadline);
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      const killed = listed();
+      expect(killed.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+      expect(killed.filter((name) => name.endsWith('.idx'))).toEqual([]);
+      // The model is asked nothing before the snapshot is whole: no tool could have run.
+      expect(provider.conversationRequests()).toHaveLength(0);
+
+      const next = await ward(['run', '--json', ...args], { env, cwd: dir, timeoutMs: 120_000 });
+      expect(next.code).toBe(0);
+      const events = next.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; payload: { changes?: FileChange[] } });
+      expect(events.filter((event) => event.type === 'files_untracked')).toEqual([]);
+      expect(events.filter((event) => event.type === 'files_changed').flatMap((event) => event.payload.changes)).toMatchObject([{ change: 'added', path: 'new.txt' }]);
+      const after = listed();
+      // The killed run's pack is gone; every pack left counts (has its index), and no index file is half-written.
+      expect(after).not.toContain(killed[0]);
+      for (const name of after.filter((file) => file.endsWith('.pack'))) expect(after).toContain(name.replace(/\.pack$/, '.idx'));
+      expect(after.filter((name) => name.includes('.tmp'))).toEqual([]);
+      const indexes = fs.readdirSync(path.join(store, 'index'), { recursive: true }) as string[];
+      expect(indexes.filter((name) => name.includes('.tmp'))).toEqual([]);
+      for (const name of indexes.filter((file) => file.endsWith('.json'))) expect(() => JSON.parse(fs.readFileSync(path.join(store, 'index', name), 'utf8'))).not.toThrow();
+    } finally {
+      await provider.close();
+    }
   });
 });

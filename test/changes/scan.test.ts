@@ -13,7 +13,7 @@ import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { diffIndexes } from '../../main/changes/diff.js';
 import { conflicts, planRewind } from '../../main/changes/rewind.js';
-import { scanRoot, Untracked, type ScanOptions } from '../../main/changes/scan.js';
+import { scanRoot, scanRootSliced, Untracked, type ScanOptions } from '../../main/changes/scan.js';
 import { trackedRoots } from '../../main/changes/tracker.js';
 import { tempDir } from '../support/temp.js';
 
@@ -87,6 +87,71 @@ describe('the change scan', () => {
   });
 });
 
+describe('the first snapshot of a big tree', () => {
+  it('test_storing_a_thousand_files_creates_one_pack_and_its_index_not_a_file_per_blob', () => {
+    const { root, options, blobs } = setUp();
+    for (let index = 0; index < 1000; index += 1) fs.writeFileSync(path.join(root, `f${index}`), `file ${index}`);
+    const index = scanRoot(root, {}, { ...options, limits: { ...options.limits, maxFiles: 2000 } });
+    blobs.flush();
+    // Creating a file per blob was what a first snapshot spent its time on.
+    expect(fs.readdirSync(blobs.dir).sort()).toEqual([expect.stringMatching(/^\d+-[0-9a-f]{12}\.idx$/), expect.stringMatching(/^\d+-[0-9a-f]{12}\.pack$/)]);
+    // Another process (another store) reads every blob back, byte-exact.
+    const other = new BlobStore(blobs.dir);
+    expect(other.size().blobs).toBe(1000);
+    expect(other.read(index.f999!.hash!).toString()).toBe('file 999');
+  });
+
+  it('test_a_sliced_scan_lets_the_event_loop_run_and_indexes_what_the_whole_scan_does', async () => {
+    const { root, options } = setUp();
+    for (let dir = 0; dir < 40; dir += 1) {
+      fs.mkdirSync(path.join(root, `d${dir}`));
+      for (let file = 0; file < 50; file += 1) fs.writeFileSync(path.join(root, `d${dir}`, `f${file}`), `${dir}/${file}`);
+    }
+    const limits = { ...options.limits, maxFiles: 5000 };
+    const whole = scanRoot(root, {}, { ...options, limits });
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 0);
+    let sliced: Awaited<ReturnType<typeof scanRootSliced>>;
+    try {
+      // Far longer than a slice: every one of 2,000 files is read and hashed (no previous index).
+      sliced = await scanRootSliced(root, {}, { ...options, limits });
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(turns).toBeGreaterThan(0);
+    expect(sliced.index).toEqual(whole);
+    expect(sliced.changed).toBe(true);
+    expect(await scanRootSliced(root, whole, { ...options, limits })).toMatchObject({ changed: false });
+  });
+});
+
+describe('the store\'s retention', () => {
+  it('test_collect_keeps_what_a_journal_names_drops_what_nothing_names_and_evicts_the_oldest_cached_first_over_the_cap', () => {
+    const { blobs } = setUp();
+    const put = (text: string, at: number) => {
+      const hash = sha256(text);
+      blobs.put(hash, Buffer.from(text));
+      blobs.put(sha256(`${text} alone`), Buffer.from(`${text} alone`));
+      blobs.flush();
+      const index = fs.readdirSync(blobs.dir).find((name) => name.endsWith('.idx') && fs.statSync(path.join(blobs.dir, name)).mtimeMs > 1e12)!;
+      // Oldest first is by each pack's index time.
+      fs.utimesSync(path.join(blobs.dir, index), at, at);
+      return hash;
+    };
+    const [journaled, oldCached, newCached] = [put('a'.repeat(1000), 100), put('b'.repeat(1000), 200), put('c'.repeat(1000), 300)];
+    const result = blobs.collect(new Set([journaled]), new Set([oldCached, newCached]), 2500);
+    expect(result).toEqual({ removed: 4, freedBytes: 1000 + 3 * 1006 });
+    const fresh = new BlobStore(blobs.dir);
+    expect([journaled, oldCached, newCached].map((hash) => fresh.has(hash))).toEqual([true, false, true]);
+    expect(fresh.read(newCached).toString()).toBe('c'.repeat(1000));
+    expect(fresh.has(sha256(`${'a'.repeat(1000)} alone`))).toBe(false);
+    expect(fresh.size()).toEqual({ blobs: 2, bytes: 2000 });
+    // Under the cap, nothing only an index names goes; a journal's blob stays over any cap.
+    expect(fresh.collect(new Set([journaled]), new Set([newCached]), 1)).toEqual({ removed: 1, freedBytes: 1000 });
+    expect(new BlobStore(blobs.dir).size()).toEqual({ blobs: 1, bytes: 1000 });
+  });
+});
+
 describe('ward doctor and the file-change store', () => {
   it('test_doctor_reports_each_namespace_file_change_store_size', () => {
     const home = tempDir('ward-doctor-changes-');
@@ -96,6 +161,7 @@ describe('ward doctor and the file-change store', () => {
       folder.store(ns);
       const blobs = changeStoreFor(home, ns).blobs;
       blobs.put(sha256('twelve bytes'), Buffer.from('twelve bytes'));
+      blobs.flush();
       const [check] = checkNamespaces(folder);
       expect(check!.detail).toContain('file-change store 1 blob(s), 12 bytes');
       expect(check!.data).toMatchObject({ changeStore: { blobs: 1, bytes: 12 } });

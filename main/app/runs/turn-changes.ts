@@ -1,6 +1,7 @@
 /**
  * A turn's file changes (X1): every writable root of the run (its workspace and write grants) is
- * indexed before the CLI starts and diffed after the turn; the diff is journaled as
+ * indexed while the CLI starts (its first model call waits for the index) and diffed once the
+ * CLI and everything in its process group is gone, while the turn's own shutdown drains; the diff is journaled as
  * `files_changed` (in parts, so no event outgrows the journal's payload bound). Past a limit, or
  * on any failure, the turn journals `files_untracked` with the reason and goes on: tracking never
  * fails a turn.
@@ -22,10 +23,13 @@ export interface TrackedRun {
   readonly conversationId: string;
   readonly roots: readonly string[];
   readonly denyRead: readonly string[];
+  /** The namespace's file-change store cap (settings.json `changeStoreMaxMegabytes`). */
+  readonly maxStoreBytes: number;
 }
 
 export class TurnChanges {
-  private snapshot: Snapshot | null = null;
+  /** The snapshot before the turn, once taken; null when the run is untracked. */
+  private snapshot: Promise<Snapshot | null> = Promise.resolve(null);
 
   constructor(
     private readonly deps: TurnDeps,
@@ -33,31 +37,55 @@ export class TurnChanges {
     private readonly run: TrackedRun,
   ) {}
 
-  /** Before the CLI starts: finish an interrupted rewind, then index every root. */
-  before(): void {
+  /**
+   * Before the CLI starts: finishes an interrupted rewind, then starts indexing every root beside
+   * the CLI's start. Nothing the agent does can come before the index: the turn's model calls
+   * wait for `ready` (a tool runs only when the model asks for it).
+   */
+  start(): void {
     const { store, conversationId, roots, denyRead, namespace } = this.run;
     try {
       this.deps.changes.recover(store, conversationId);
-      this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits);
     } catch (error) {
       this.untracked(error);
+      return;
     }
+    this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits).catch((error: unknown) => {
+      this.untracked(error);
+      return null;
+    });
   }
 
-  /** After the turn: what changed, journaled. */
-  after(): void {
-    const snapshot = this.snapshot;
+  /** Resolves once the snapshot before the turn is taken or given up (bounded by the scan's budget). */
+  async ready(): Promise<void> {
+    await this.snapshot;
+  }
+
+  /** After the turn (nothing of the agent's runs any more): what changed, journaled. */
+  async after(): Promise<void> {
+    const snapshot = await this.snapshot;
+    this.snapshot = Promise.resolve(null);
     if (snapshot === null) return;
-    this.snapshot = null;
     const started = performance.now();
     try {
-      const { changes, files } = snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits);
+      const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits);
       const scanMs = Math.round(performance.now() - started);
       for (let index = 0; index < changes.length; index += CHANGES_PER_EVENT) {
         this.journal.emit('files_changed', { changes: changes.slice(index, index + CHANGES_PER_EVENT), files, scanMs });
       }
     } catch (error) {
       this.untracked(error);
+    }
+    this.retain();
+  }
+
+  /** Over its cap (a stat per pack to know), the store drops what it may (ChangeService.collect). */
+  private retain(): void {
+    const { store, namespace, maxStoreBytes } = this.run;
+    try {
+      if (changeStoreFor(this.deps.home, namespace).blobs.size().bytes > maxStoreBytes) this.deps.changes.collect(store, maxStoreBytes);
+    } catch {
+      // Retention is tried again after the next turn; the turn's own record is whole.
     }
   }
 

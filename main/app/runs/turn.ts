@@ -107,9 +107,13 @@ export class Turn {
       if (error instanceof StopBeforeSpawn || this.stopRequested) outcome = { state: 'stopped', reason: this.stopReason };
       else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
     } finally {
-      await this.release();
+      // release() kills the CLI's process group before its first await: the scan after the turn starts
+      // once nothing of the agent's runs, and overlaps the drain.
+      const released = this.release();
+      const tracked = this.changes?.after();
+      await released;
       traceMark('released');
-      this.changes?.after();
+      await tracked;
       traceMark('changes-after');
       this.recordUnreported();
       outcome = this.settle(outcome);
@@ -206,12 +210,12 @@ export class Turn {
     return launchSpec(deps, plan, this.permissions, (value) => this.journal.addSecret(value));
   }
 
-  /** X1: every root the run may write (workspace, write grants) indexed before the CLI starts. */
+  /** X1: every root the run may write (workspace, write grants) indexed while the CLI starts. */
   private trackChanges(plan: Plan, launch: LaunchSpec): void {
     const { namespace, store, conversationId } = this.input;
     const { write, denyRead } = launch.files.grants;
-    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead });
-    this.changes.before();
+    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead, maxStoreBytes: plan.limits.changeStoreMaxBytes });
+    this.changes.start();
   }
 
   /**
@@ -257,7 +261,11 @@ export class Turn {
       approve: (request) => permissions.approve(request),
       onBrokerEvent: (event) => this.stream.onBrokerEvent(event),
       onModelCall: (exchange) => this.stream.onModelCall(exchange, plan.profile.model),
-      credential: () => plan.access.credential(),
+      // X1: no model answer, so no tool call, before the files are indexed.
+      credential: async () => {
+        await this.changes?.ready();
+        return plan.access.credential();
+      },
       refreshCredential: refresh === undefined ? undefined : () => refresh.call(plan.access),
       modelRefusal: (model) => (modelAllowed(this.deps.policy, model) ? null : `model ${model} is not allowed by ${this.deps.policy!.reason}`),
       decideHost: async ({ host, port }) => {
