@@ -81,7 +81,7 @@ export interface EarlyVerdict {
   readonly perEvent: boolean;
 }
 
-/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read. */
+/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read (a bundle whose lines were handed out so has no pages to read back). */
 export interface BundleStream {
   /** Called before the journal is read; true to be handed each line. */
   readonly onChecked: (early: EarlyVerdict) => boolean | Promise<boolean>;
@@ -188,7 +188,7 @@ function parseStatement(body: Buffer, file: string): ParsedStatement {
  * by event. Structural problems (not a bundle, truncated, foreign entries, too big) are errors;
  * everything else is a verdict.
  */
-export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream } = {}): Promise<OpenedBundle> {
+export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream; verdictOnly?: boolean } = {}): Promise<OpenedBundle> {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -229,7 +229,7 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
       const early: EarlyVerdict = { signature, signer: key.fingerprint, statement: predicate, problems: [...problems], perEvent: trusted !== null };
       if (await options.stream.onChecked(early)) onLine = options.stream.onLine;
     }
-    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, onLine);
+    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, { onLine, pages: options.verdictOnly !== true && onLine === undefined });
     problems.unshift(...scan.problems);
     if (scan.journalSha256 !== statement.journalSha256) problems.push(`${JOURNAL_FILE} is not the file the statement commits to (its SHA-256 differs)`);
     const ok = problems.length === 0;
@@ -286,7 +286,8 @@ interface JournalScan {
  * against the signed list (or, for a v1 bundle or one whose list cannot be trusted, against the
  * chain and the statement's count and head, which name the first bad event less exactly).
  */
-async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, onLine?: BundleStream['onLine']): Promise<JournalScan> {
+async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, read: { onLine?: BundleStream['onLine']; pages: boolean }): Promise<JournalScan> {
+  const { onLine } = read;
   const digest = createHash('sha256');
   const matcher = list === null ? null : new EventMatcher(list, predicate.conversationId);
   const chain = new ChainChecker(predicate.conversationId);
@@ -300,11 +301,12 @@ async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, 
   let events = 0;
   for await (const { text, offset, bytes } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
     if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
-    if (events % BUNDLE_PAGE_EVENTS === 0) {
+    // Pages are marked (and hashed) only for a bundle that will be read back.
+    if (read.pages && events % BUNDLE_PAGE_EVENTS === 0) {
       closePage(offset);
       page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
     }
-    page!.hash.update(bytes);
+    page?.hash.update(bytes);
     events += 1;
     let isSigned = false;
     let parsed: JournalLine | null | undefined;
@@ -371,7 +373,7 @@ function bundleLine(seq: number, text: string, signed: boolean, parsed?: Journal
 
 /** Checks a bundle and closes it: the verdict only. */
 export async function verifyBundle(file: string, options: { expectedSigner?: string } = {}): Promise<BundleVerdict> {
-  const bundle = await openBundle(file, options);
+  const bundle = await openBundle(file, { ...options, verdictOnly: true });
   try {
     return bundle.verdict;
   } finally {

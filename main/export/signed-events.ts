@@ -11,16 +11,9 @@ import { EVENT_HASHES_FILE } from './statement.js';
 
 const LINE_BYTES = 65;
 
-/** Whether `data` is `events` lines of 64 lowercase hex digits and a newline: one pass over its bytes, no string per line. */
+/** The first line of `data` that does not end where a hash line ends (64 bytes and a newline), or null. */
 function badLine(data: Buffer, events: number): number | null {
-  for (let index = 0; index < events; index++) {
-    const start = index * LINE_BYTES;
-    for (let at = start; at < start + 64; at++) {
-      const byte = data[at]!;
-      if (!((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66))) return index + 1;
-    }
-    if (data[start + 64] !== 10) return index + 1;
-  }
+  for (let index = 0; index < events; index++) if (data[index * LINE_BYTES + 64] !== 10) return index + 1;
   return null;
 }
 
@@ -35,10 +28,18 @@ export class SignedEvents {
   static parse(data: Buffer, events: number, chainHead: string): SignedEvents | string {
     if (data.length !== events * LINE_BYTES) return `${EVENT_HASHES_FILE} holds ${data.length} bytes, not the ${events} hashes the statement commits to`;
     const bad = badLine(data, events);
-    if (bad !== null) return `line ${bad} of ${EVENT_HASHES_FILE} is not a SHA-256 in hex`;
+    if (bad !== null) return `line ${bad} of ${EVENT_HASHES_FILE} is not a SHA-256 and a newline`;
     const list = new SignedEvents(data, events);
     if (events > 0 && list.hash(events) !== chainHead) return `the last hash of ${EVENT_HASHES_FILE} is not the statement's chain head`;
     return list;
+  }
+
+  /**
+   * Whether line `seq` is 64 lowercase hex digits. Asked only of an event that did not match: a line
+   * that is not hex can match no event (a hash is hex), so the list need not be scanned up front.
+   */
+  isHex(seq: number): boolean {
+    return seq === 0 || /^[0-9a-f]{64}$/.test(this.hash(seq));
   }
 
   /** The signed hash of event `seq` (0: the genesis hash). */
@@ -87,7 +88,11 @@ export class EventMatcher {
     if (claimed > this.list.count) return this.unmatched(event, claimed, `event ${claimed} is not covered by the statement, which commits to ${this.list.count} events (events were appended)`);
     if (event === null) return this.unmatched(null, claimed, `event ${claimed} is not what was signed: ${parsed as string}`);
     const [before, after] = [this.list.hash(claimed - 1), this.list.hash(claimed)];
-    if (event.conversationId !== this.conversationId || contentHash(before, event) !== after) return this.unmatched(event, claimed, `event ${claimed} is not what was signed${claimed === line ? '' : ` (line ${line} says it is event ${claimed})`}`);
+    if (event.conversationId !== this.conversationId || contentHash(before, event) !== after) {
+      const notHex = [claimed - 1, claimed].find((seq) => !this.list.isHex(seq));
+      if (notHex !== undefined) return this.unmatched(event, claimed, `event ${claimed} cannot be matched: line ${notHex} of ${EVENT_HASHES_FILE} is not a SHA-256 in hex`);
+      return this.unmatched(event, claimed, `event ${claimed} is not what was signed${claimed === line ? '' : ` (line ${line} says it is event ${claimed})`}`);
+    }
     if (this.seen[claimed] === 1) return this.unmatched(event, claimed, `event ${claimed} appears again at line ${line}`);
     this.seen[claimed] = 1;
     if (claimed < this.lastSeq && !this.reordered) {
