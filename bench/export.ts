@@ -40,6 +40,22 @@ function exportPeakMiB(home: string, conversationId: string, format: string, out
   return round((JSON.parse(result.stdout) as { after: number }).after / 1024, 1);
 }
 
+/** Peak RSS (MiB) of `ward review` (the built CLI) reading a whole bundle: its reader streams, so about the same at any size. */
+function reviewPeakMiB(file: string, home: string): number {
+  // A preload that reports the process's own peak as it exits, on a descriptor of its own.
+  const preload = path.join(home, 'peak-rss.cjs');
+  fs.writeFileSync(preload, "process.on('exit', () => require('node:fs').writeSync(3, String(process.resourceUsage().maxRSS)));\n");
+  const result = spawnSync(process.execPath, ['--require', preload, path.join(ROOT, 'bin', 'ward.js'), 'review', file], {
+    env: { PATH: process.env.PATH, WARD_HOME: path.join(home, 'no-such-home') },
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  const peak = Number(result.output[3]);
+  if (!Number.isFinite(peak) || peak === 0) throw new Error(`review child reported no peak: ${String(result.stderr).slice(0, 500)}`);
+  return round(peak / 1024, 1);
+}
+
 /** `ward review` of a bundle: ms until its first screen of events is on stdout, and until it exits. */
 function reviewTimes(file: string, home: string): Promise<{ firstScreenMs: number; totalMs: number }> {
   return new Promise((resolve, reject) => {
@@ -62,7 +78,7 @@ function reviewTimes(file: string, home: string): Promise<{ firstScreenMs: numbe
  * same rows as JSON lines, three rounds taken in turn (medians); `ward verify-bundle` of the
  * result and the Markdown and HTML transcripts against the bundle export; the transcripts' peak
  * memory at 100,000 and at 10,000 events (streamed: about the same); `ward review` (the built CLI)
- * until its first screen of events.
+ * until its first screen of events, and its peak memory at both sizes.
  */
 export async function benchExport(): Promise<Record<string, unknown>> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-export-'));
@@ -110,6 +126,8 @@ export async function benchExport(): Promise<Record<string, unknown>> {
     const markdownMs = await timedMs(() => app.exports.export(store, conversationId, { format: 'markdown', out: out('bench.md') }));
     const htmlMs = await timedMs(() => app.exports.export(store, conversationId, { format: 'html', out: out('bench.html') }));
     const review = await reviewTimes(out('bench-0.wardbundle'), path.join(home, 'no-such-home'));
+    await app.exports.export(store, smallId, { format: 'bundle', out: out('small.wardbundle') });
+    const reviewMemory = { [`reviewPeakMiB${EVENTS / 1000}k`]: reviewPeakMiB(out('bench-0.wardbundle'), home), [`reviewPeakMiB${SMALL / 1000}k`]: reviewPeakMiB(out('small.wardbundle'), home) };
     const memory = Object.fromEntries(
       ['markdown', 'html', 'bundle'].flatMap((format) => [
         [`${format}PeakMiB${EVENTS / 1000}k`, exportPeakMiB(home, conversationId, format, out(`peak-${format}`))],
@@ -136,6 +154,7 @@ export async function benchExport(): Promise<Record<string, unknown>> {
       reviewFirstScreenMs: review.firstScreenMs,
       reviewTotalMs: review.totalMs,
       ...memory,
+      ...reviewMemory,
       ...ratios,
       verified,
       target: 'export <= 1.2x raw dump; verify <= 1.0x export; markdown, html <= 2x export in constant memory; review first screen <= 1000 ms',

@@ -288,11 +288,15 @@ export function journalEvent<T extends JournalEventType>(type: T, payload: Paylo
 
 /** Parses a stored event; one that does not match its schema comes back as `unreadable`, never half-read. */
 export function readJournalEvent(type: string, payload: unknown): JournalEventBody | UnreadableEvent {
-  const unreadable = (problem: string): UnreadableEvent => ({ type: 'unreadable', payload: { storedType: type.slice(0, 64), problem: problem.slice(0, 200) } });
-  if (!KNOWN_TYPES.has(type) && type !== 'unreadable') return unreadable('no event of this type is written by Ward');
+  if (!KNOWN_TYPES.has(type) && type !== 'unreadable') return unreadable(type, 'no event of this type is written by Ward');
   const parsed = READABLE.safeParse({ type, payload });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
-  return unreadable(`${where}${issue?.message ?? 'malformed'}`);
+  return unreadable(type, `${where}${issue?.message ?? 'malformed'}`);
+}
+
+// Not a closure in readJournalEvent: that runs once per event of every export and review.
+function unreadable(type: string, problem: string): UnreadableEvent {
+  return { type: 'unreadable', payload: { storedType: type.slice(0, 64), problem: problem.slice(0, 200) } };
 }

@@ -21,6 +21,7 @@ export const unitTestFiles: readonly string[] = [
   'test/credentials/file-store.test.ts',
   'test/electron/policy.test.ts',
   'test/export/cut-bundle.test.ts',
+  'test/export/journal-lines.test.ts',
   'test/export/transcript.test.ts',
   'test/ipc/attention.test.ts',
   'test/ipc/contract-strictness.test.ts',

@@ -16,6 +16,11 @@ const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 /** String.prototype.isWellFormed (ES2024, in every Node Ward runs on): native, unlike a regex scan of each payload. */
 const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
+/** A string's JCS form, or null when it holds a lone surrogate (which JCS cannot say). */
+export function canonicalString(text: string): string | null {
+  return isWellFormed(text) ? JSON.stringify(text) : null;
+}
+
 function serializeString(text: string): string {
   // I-JSON (RFC 7493), which JCS requires: no lone surrogates.
   if (!isWellFormed(text)) refuse('a string holds a lone surrogate');

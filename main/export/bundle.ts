@@ -73,13 +73,15 @@ export interface EarlyVerdict {
   readonly statement: Predicate;
   /** Problems found so far (the signature, the signer, the list); the journal's come in the verdict. */
   readonly problems: readonly string[];
-  /** Each line is held against a signed list as it is read: whether a line is as signed is known at once. */
+  /**
+   * Each line is held against a signed list as it is read: whether its event is as signed is known
+   * at once. Whether the journal as a whole is (its SHA-256; no event missing, added or out of
+   * place) is known only in the verdict, after the last line: until then, what is shown is provisional.
+   */
   readonly perEvent: boolean;
-  /** journal.jsonl is the file the statement commits to (its SHA-256, taken before the lines are read). */
-  readonly journalIntact: boolean;
 }
 
-/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read. */
+/** For `ward review`: the lines as they are checked, so the first screen shows before the whole bundle is read (a bundle whose lines were handed out so has no pages to read back). */
 export interface BundleStream {
   /** Called before the journal is read; true to be handed each line. */
   readonly onChecked: (early: EarlyVerdict) => boolean | Promise<boolean>;
@@ -186,7 +188,7 @@ function parseStatement(body: Buffer, file: string): ParsedStatement {
  * by event. Structural problems (not a bundle, truncated, foreign entries, too big) are errors;
  * everything else is a verdict.
  */
-export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream } = {}): Promise<OpenedBundle> {
+export async function openBundle(file: string, options: { expectedSigner?: string; stream?: BundleStream; verdictOnly?: boolean } = {}): Promise<OpenedBundle> {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -222,12 +224,12 @@ export async function openBundle(file: string, options: { expectedSigner?: strin
     const list = readEventHashes(handle.fd, entries, statement, problems);
     const trusted = signature === 'valid' && problems.length === 0 ? list : null;
     let onLine: BundleStream['onLine'] | undefined;
+    // The first lines are shown before the journal is read to its end (its digest is taken as it is read).
     if (options.stream !== undefined) {
-      const journalIntact = (await sha256Of(handle, entries.get(JOURNAL_FILE)!)) === statement.journalSha256;
-      const early: EarlyVerdict = { signature, signer: key.fingerprint, statement: predicate, problems: [...problems], perEvent: trusted !== null, journalIntact };
+      const early: EarlyVerdict = { signature, signer: key.fingerprint, statement: predicate, problems: [...problems], perEvent: trusted !== null };
       if (await options.stream.onChecked(early)) onLine = options.stream.onLine;
     }
-    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, onLine);
+    const scan = await scanJournal(handle, entries.get(JOURNAL_FILE)!, file, predicate, trusted, { onLine, pages: options.verdictOnly !== true && onLine === undefined });
     problems.unshift(...scan.problems);
     if (scan.journalSha256 !== statement.journalSha256) problems.push(`${JOURNAL_FILE} is not the file the statement commits to (its SHA-256 differs)`);
     const ok = problems.length === 0;
@@ -284,7 +286,8 @@ interface JournalScan {
  * against the signed list (or, for a v1 bundle or one whose list cannot be trusted, against the
  * chain and the statement's count and head, which name the first bad event less exactly).
  */
-async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, onLine?: BundleStream['onLine']): Promise<JournalScan> {
+async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, predicate: Predicate, list: SignedEvents | null, read: { onLine?: BundleStream['onLine']; pages: boolean }): Promise<JournalScan> {
+  const { onLine } = read;
   const digest = createHash('sha256');
   const matcher = list === null ? null : new EventMatcher(list, predicate.conversationId);
   const chain = new ChainChecker(predicate.conversationId);
@@ -298,20 +301,26 @@ async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, 
   let events = 0;
   for await (const { text, offset, bytes } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
     if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
-    if (events % BUNDLE_PAGE_EVENTS === 0) {
+    // Pages are marked (and hashed) only for a bundle that will be read back.
+    if (read.pages && events % BUNDLE_PAGE_EVENTS === 0) {
       closePage(offset);
       page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
     }
-    page!.hash.update(bytes);
+    page?.hash.update(bytes);
     events += 1;
     let isSigned = false;
+    let parsed: JournalLine | null | undefined;
     if (matcher === null) chain.push(text);
-    else if (matcher.push(text).signedSeq !== null) {
-      if (events > signed!.length) signed = grown(signed!);
-      signed![events - 1] = 1;
-      isSigned = true;
+    else {
+      const match = matcher.push(text);
+      parsed = match.line;
+      if (match.signedSeq !== null) {
+        if (events > signed!.length) signed = grown(signed!);
+        signed![events - 1] = 1;
+        isSigned = true;
+      }
     }
-    if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned));
+    if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned, parsed));
   }
   closePage(journal.offset + journal.size);
   const journalSha256 = digest.digest('hex');
@@ -349,32 +358,22 @@ async function readPage(handle: FileHandle, file: string, pages: readonly PageMa
   return lines.map((line, offset) => bundleLine(mark.firstSeq + offset, line, signed(mark.firstSeq + offset)));
 }
 
-/** The SHA-256 of a tar entry, read in chunks. */
-async function sha256Of(handle: FileHandle, entry: TarEntry): Promise<string> {
-  const digest = createHash('sha256');
-  const chunk = Buffer.alloc(WRITE_CHUNK);
-  for (let position = entry.offset, end = entry.offset + entry.size; position < end; ) {
-    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - position), position);
-    if (bytesRead === 0) break;
-    digest.update(chunk.subarray(0, bytesRead));
-    position += bytesRead;
-  }
-  return digest.digest('hex');
-}
-
-function bundleLine(seq: number, text: string, signed: boolean): BundleLine {
-  let parsed: JournalLine | null = null;
-  try {
-    parsed = JSON.parse(text) as JournalLine;
-  } catch {
-    // shown as an unreadable line
+/** A line for review; `parsed`, when the matcher already parsed it, is not parsed again. */
+function bundleLine(seq: number, text: string, signed: boolean, parsed?: JournalLine | null): BundleLine {
+  if (parsed === undefined) {
+    parsed = null;
+    try {
+      parsed = JSON.parse(text) as JournalLine;
+    } catch {
+      // shown as an unreadable line
+    }
   }
   return { seq, line: parsed !== null && typeof parsed === 'object' && typeof parsed.payload === 'string' ? parsed : null, text, signed };
 }
 
 /** Checks a bundle and closes it: the verdict only. */
 export async function verifyBundle(file: string, options: { expectedSigner?: string } = {}): Promise<BundleVerdict> {
-  const bundle = await openBundle(file, options);
+  const bundle = await openBundle(file, { ...options, verdictOnly: true });
   try {
     return bundle.verdict;
   } finally {

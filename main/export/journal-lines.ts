@@ -4,7 +4,8 @@
  * payload could reorder keys and break the hash.
  */
 import { WardError } from '../base/errors.js';
-import { GENESIS_HASH, hashEvent } from '../store/chain.js';
+import { canonicalString } from '../base/jcs.js';
+import { GENESIS_HASH, hashCanonicalEvent, hashEvent } from '../store/chain.js';
 import type { StoredEvent } from '../store/journal.js';
 
 export interface JournalLine {
@@ -26,6 +27,22 @@ const FIELDS = ['conversationId', 'seq', 'runId', 'type', 'createdAt', 'payload'
  */
 function toLine(conversationId: string, row: StoredEvent): JournalLine {
   return { conversationId, createdAt: row.created_at, hash: row.hash, payload: row.payload, prevHash: row.prev_hash, runId: row.run_id, seq: row.seq, type: row.type };
+}
+
+/**
+ * An event's line (its JCS form, as JSON.stringify writes `toLine`'s object) and the JCS text of
+ * the array its hash is over, from one escaping of each string: the payload, most of a line, is
+ * escaped once, not once for the hash and again for the line. `canonical` is null when a string
+ * holds a lone surrogate, which JCS cannot say (so the event cannot match its hash).
+ */
+function encodeEvent(conversationId: string, conversation: string | null, row: StoredEvent): { readonly canonical: string | null; readonly line: string } {
+  const payload = canonicalString(row.payload);
+  const type = canonicalString(row.type);
+  const createdAt = canonicalString(row.created_at);
+  const runId = row.run_id === null ? 'null' : canonicalString(row.run_id);
+  if (conversation === null || payload === null || type === null || createdAt === null || runId === null) return { canonical: null, line: `${JSON.stringify(toLine(conversationId, row))}\n` };
+  const canonical = `[${conversation},${row.seq},${runId},${type},${payload},${createdAt}]`;
+  return { canonical, line: `{"conversationId":${conversation},"createdAt":${createdAt},"hash":${JSON.stringify(row.hash)},"payload":${payload},"prevHash":${JSON.stringify(row.prev_hash)},"runId":${runId},"seq":${row.seq},"type":${type}}\n` };
 }
 
 function shapeProblem(value: unknown): string | null {
@@ -67,12 +84,12 @@ export function contentHash(prevHash: string, event: JournalLine): string | null
 }
 
 /** Why an event does not continue the chain where event `expected` should be, or null when it does. */
-function linkProblem(expected: number, prevHash: string, conversationId: string, event: JournalLine): string | null {
+function linkProblem(expected: number, prevHash: string, conversationId: string, event: JournalLine, hashOf: () => string | null): string | null {
   if (event.conversationId !== conversationId) return `event ${expected} belongs to another conversation`;
   if (event.seq > expected) return `event ${expected} is missing`;
   if (event.seq !== expected) return `event ${expected} is out of order (line ${expected} holds event ${event.seq})`;
   if (event.prevHash !== prevHash) return `event ${expected} does not follow event ${expected - 1} (chain broken)`;
-  if (contentHash(event.prevHash, event) !== event.hash) return `event ${expected} was altered`;
+  if (hashOf() !== event.hash) return `event ${expected} was altered`;
   return null;
 }
 
@@ -94,11 +111,14 @@ export class ChainChecker {
     return typeof parsed === 'string' ? this.fail(parsed) : this.pushEvent(parsed);
   }
 
-  /** Checks one event already in hand (an export checks the rows it writes, without parsing its own lines). */
-  pushEvent(event: JournalLine): JournalLine | null {
+  /**
+   * Checks one event already in hand (an export checks the rows it writes, without parsing its own
+   * lines); `hashOf` gives its content hash when the caller has the canonical text at hand.
+   */
+  pushEvent(event: JournalLine, hashOf = () => contentHash(event.prevHash, event)): JournalLine | null {
     this.count += 1;
     if (this.problem !== null) return null;
-    const problem = linkProblem(this.count, this.prevHash, this.conversationId, event);
+    const problem = linkProblem(this.count, this.prevHash, this.conversationId, event, hashOf);
     if (problem !== null) {
       this.problem = { firstBadSeq: this.count, reason: problem };
       return null;
@@ -139,11 +159,11 @@ export function* exportLines(
   check: (line: string, event: StoredEvent) => void,
 ): Generator<{ readonly line: string; readonly event: StoredEvent }> {
   const chain = new ChainChecker(conversationId);
+  const conversation = canonicalString(conversationId);
   for (const event of events) {
-    const fields = toLine(conversationId, event);
-    chain.pushEvent(fields);
+    const { canonical, line } = encodeEvent(conversationId, conversation, event);
+    chain.pushEvent(toLine(conversationId, event), () => (canonical === null ? null : hashCanonicalEvent(event.prev_hash, canonical)));
     if (chain.problem !== null) throw notExported(conversationId, chain.problem.reason);
-    const line = `${JSON.stringify(fields)}\n`;
     check(line, event);
     yield { line, event };
   }

@@ -162,6 +162,8 @@ const inertMarkup = (text: string): string => text.replace(/&/g, '&amp;').replac
 
 /** A run of backticks longer than any in `text` (at least `min`): a code delimiter it cannot close. */
 function backticksBeyond(text: string, min: number): string {
+  // Most text holds no backtick: no regex scan for it.
+  if (!text.includes('`')) return '`'.repeat(min);
   return '`'.repeat(Math.max(min, ...[...text.matchAll(/`+/g)].map((match) => match[0].length + 1)));
 }
 

@@ -17,5 +17,10 @@ export const GENESIS_HASH = '0'.repeat(64);
  * One-shot hashing: it is on the append path of every event.
  */
 export function hashEvent(prevHash: string, conversationId: string, seq: number, runId: string | null, type: string, payload: string, createdAt: string): string {
-  return hash('sha256', `${prevHash}\n${canonicalize([conversationId, seq, runId, type, payload, createdAt])}`);
+  return hashCanonicalEvent(prevHash, canonicalize([conversationId, seq, runId, type, payload, createdAt]));
+}
+
+/** The same hash from the array's JCS text, for an export that writes the same escaped strings into its line. */
+export function hashCanonicalEvent(prevHash: string, canonicalArray: string): string {
+  return hash('sha256', `${prevHash}\n${canonicalArray}`);
 }

@@ -51,6 +51,10 @@ export interface StoredEvent {
 
 /** seq, run_id, type, payload, created_at, hash */
 type PageRow = [number, string | null, string, string, string, string];
+/** seq, run_id, type, payload, created_at, prev_hash, hash */
+type StoredRow = [number, string | null, string, string, string, string, string];
+/** Events per read of `stored`: few enough that a page of the largest payloads (1 MiB each) still fits in memory. */
+const STORED_PAGE_EVENTS = 256;
 
 interface Subscriber {
   cursor: number;
@@ -73,6 +77,7 @@ export class Journal {
   private search: { readonly keys: SearchKeys; readonly index: ReturnType<typeof indexer> } | undefined;
   /** Raw rows (arrays, not objects): replay reads up to 100,000 events at a time. */
   private readonly selectPage: Statement<[string, number, number], PageRow>;
+  private readonly selectStored: Statement<[string, number, number], StoredRow>;
   private readonly appendTransaction: (conversationId: string, inputs: readonly EventInput[]) => JournalEvent[];
 
   constructor(private readonly db: Database, private readonly now: () => Date = () => new Date()) {
@@ -83,6 +88,9 @@ export class Journal {
     this.updateHead = db.prepare('UPDATE conversations SET last_seq = ?, last_hash = ? WHERE id = ?');
     this.selectPage = db
       .prepare<[string, number, number], PageRow>('SELECT seq, run_id, type, payload, created_at, hash FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .raw(true);
+    this.selectStored = db
+      .prepare<[string, number, number], StoredRow>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq > ? AND seq <= ? ORDER BY seq')
       .raw(true);
     const transaction = db.transaction((conversationId: string, inputs: readonly EventInput[]) => this.appendLocked(conversationId, inputs));
     this.appendTransaction = (conversationId, inputs) => transaction.immediate(conversationId, inputs);
@@ -249,9 +257,13 @@ export class Journal {
    * does not hold the connection.
    */
   *stored(conversationId: string, lastSeq: number): Generator<StoredEvent> {
-    yield* this.db
-      .prepare<[string, number], StoredEvent>('SELECT seq, run_id, type, payload, created_at, prev_hash, hash FROM events WHERE conversation_id = ? AND seq <= ? ORDER BY seq')
-      .iterate(conversationId, lastSeq);
+    // Pages of raw rows: about twice as fast as iterating row objects, and no statement is held between pages.
+    for (let after = 0; after < lastSeq; ) {
+      const rows = this.selectStored.all(conversationId, after, Math.min(lastSeq, after + STORED_PAGE_EVENTS));
+      if (rows.length === 0) return;
+      for (const [seq, run_id, type, payload, created_at, prev_hash, hash] of rows) yield { seq, run_id, type, payload, created_at, prev_hash, hash };
+      after = rows.at(-1)![0];
+    }
   }
 
   /** J2: recomputes the chain and names the first event that was altered, removed or reordered. */

@@ -29,6 +29,18 @@ async function exported() {
   return { file, dir };
 }
 
+/** The banner of a bundle whose statement, signer and list hold, shown before its journal is read. */
+function provisionalBanner(stdout: string): string[] {
+  const signer = /signed by (SHA256:\S+)\n/.exec(stdout)?.[1];
+  expect(signer).toBeDefined();
+  return [
+    `Read-only review · PROVISIONAL · the statement is signed by ${signer!}`,
+    '  each event is held against what was signed as it is shown; one that is not is marked "NOT AS SIGNED"',
+    '  whether the journal is whole, in order and the file signed is known after the last event: nothing above the verdict there is verified',
+    '',
+  ];
+}
+
 /** The event lines of a review, without the banner and verdict. */
 const eventLines = (stdout: string): string[] => stdout.split('\n').filter((line) => /^(NOT AS SIGNED )?#\d+ /.test(line));
 
@@ -43,19 +55,34 @@ describe('ward review and verify-bundle of a tampered export (E4)', () => {
     const review = await ward(['review', file], { env: OFFLINE });
     expect(review.code).toBe(3);
     const shown = review.stdout.split('\n');
-    // Shown as it is read: NOT VERIFIED before any event (the journal is not the file signed), each event marked as it is
+    // Shown as it is read: PROVISIONAL before any event (the journal is not read yet), each event marked as it is
     // checked, and the verdict naming event 2 after them.
-    expect(shown.slice(0, 3)).toEqual([
-      'Read-only review · NOT VERIFIED',
-      'NOT VERIFIED: journal.jsonl is not the file the statement commits to (its SHA-256 differs)',
-      '  each event is held against what was signed as it is shown; one that is not is marked "NOT AS SIGNED"',
-    ]);
+    expect(shown.slice(0, 4)).toEqual(provisionalBanner(review.stdout));
     const verdictAt = shown.indexOf('NOT VERIFIED: first bad event is #2: event 2 is not what was signed');
     expect(verdictAt).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
     expect(shown.slice(verdictAt)).toContain('  15 of 16 events could be matched to what was signed; every other line is marked "NOT AS SIGNED"');
     const events = eventLines(review.stdout);
     expect(events).toHaveLength(16);
     expect(events.filter((line) => line.startsWith('NOT AS SIGNED '))).toEqual([expect.stringMatching(/^NOT AS SIGNED #2 \S+ user_prompt {2}.*Porto/)]);
+  });
+
+  it('test_a_broken_hash_chain_is_shown_only_as_provisional_and_its_verdict_names_the_first_bad_event', async () => {
+    const bundle = await exported();
+    // Event 5's content is as signed; its line's hash is not, so the chain breaks there and journal.jsonl is not the file signed.
+    const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 4 ? JSON.stringify({ ...parse(line), hash: 'f'.repeat(64) }) : line)));
+    const verdict = 'NOT VERIFIED: first bad event is #5: event 5 is as signed, but its line\'s prevHash or hash is not the signed one (the hash chain was broken or rewritten from there)';
+    const verified = await ward(['verify-bundle', file], { env: OFFLINE });
+    expect(verified.code).toBe(3);
+    expect(verified.stdout.split('\n')[0]).toBe(verdict);
+
+    const review = await ward(['review', file], { env: OFFLINE });
+    expect(review.code).toBe(3);
+    const shown = review.stdout.split('\n');
+    // Never "signed by" as if fine: the banner is provisional, and the verdict after the last event names event 5.
+    expect(shown.slice(0, 4)).toEqual(provisionalBanner(review.stdout));
+    expect(shown.filter((line) => line.startsWith('Read-only review · signed by'))).toEqual([]);
+    expect(shown.indexOf(verdict)).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
+    expect(shown).toContain('  also: journal.jsonl is not the file the statement commits to (its SHA-256 differs)');
   });
 
   it('test_a_reorder_is_reported_as_a_reorder_and_a_removed_event_as_missing', async () => {

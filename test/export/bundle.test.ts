@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { envelope, generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
 import { openBundle, verifyBundle } from '../../main/export/bundle.js';
 import { tempDir } from '../support/temp.js';
-import type { Predicate } from '../../main/export/statement.js';
+import { statementFor, type Predicate } from '../../main/export/statement.js';
 import { makeBundle, rechain, signedBundle, tarEntries, withLines, writeTar, type Line } from './support.js';
 
 const parse = (line: string) => JSON.parse(line) as Line;
@@ -73,6 +73,27 @@ describe('a bundle round trip', () => {
     expect(await verifyBundle(dropped)).toMatchObject({ ok: false, signedEvents: 0, problems: ['the bundle has no events.sha256, which the statement commits to'] });
   });
 
+  it('test_a_signed_event_list_with_a_line_that_is_not_hex_is_named_at_the_events_it_cannot_match', async () => {
+    const bundle = makeBundle(1);
+    const entries = tarEntries(bundle.file);
+    const entry = (wanted: string) => entries.find(([name]) => name === wanted)![1];
+    const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+    // Line 3 of the list is not hex, and the signer signed that list: only the events it names cannot match.
+    const list = Buffer.from(entry('events.sha256'));
+    list.write('Z', 65 * 2, 'latin1');
+    const signed = JSON.parse(entry('statement.dsse.json').toString('utf8')) as { payload: string };
+    const { predicate } = JSON.parse(Buffer.from(signed.payload, 'base64').toString('utf8')) as { predicate: Predicate };
+    const statement = Buffer.from(JSON.stringify(statementFor(sha256(entry('journal.jsonl')), sha256(list), predicate)), 'utf8');
+    const replaced: Record<string, Buffer> = { 'events.sha256': list, 'statement.dsse.json': Buffer.from(JSON.stringify(envelope(statement, bundle.key)), 'utf8') };
+    const file = writeTar(path.join(bundle.dir, 'not-hex.wardbundle'), entries.map(([name, data]): [string, Buffer] => [name, replaced[name] ?? data]));
+    const verdict = await verifyBundle(file);
+    expect(verdict).toMatchObject({ ok: false, signature: 'valid', firstBadSeq: 3, signedEvents: 6 });
+    expect(verdict.problems).toEqual([
+      'event 3 cannot be matched: line 3 of events.sha256 is not a SHA-256 in hex',
+      'event 4 cannot be matched: line 3 of events.sha256 is not a SHA-256 in hex',
+    ]);
+  });
+
   it('test_an_empty_conversation_exports_and_verifies_as_zero_events_at_the_genesis_hash', async () => {
     const bundle = makeBundle(0);
     const verdict = await verifyBundle(bundle.file);
@@ -114,7 +135,12 @@ describe('a tampered bundle (E4)', () => {
     const file = withLines(bundle, (lines) => rechain(lines.map(parse).map((line, index) => (index === 1 ? { ...line, payload: line.payload.replace('Lisbon', 'Porto') } : line))));
     const verdict = await verifyBundle(file);
     expect(verdict).toMatchObject({ ok: false, firstBadSeq: 2, signedEvents: 15 });
-    expect(verdict.problems).toEqual(['event 2 is not what was signed', 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)']);
+    // The events after it are as signed; their lines' recomputed hashes are not, and that is said once.
+    expect(verdict.problems).toEqual([
+      'event 2 is not what was signed',
+      "event 3 is as signed, but its line's prevHash or hash is not the signed one (the hash chain was broken or rewritten from there)",
+      'journal.jsonl is not the file the statement commits to (its SHA-256 differs)',
+    ]);
     const opened = await openBundle(file);
     try {
       expect((await opened.readPage(0)).filter((entry) => !entry.signed).map((entry) => entry.seq)).toEqual([2]);

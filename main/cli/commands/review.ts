@@ -7,6 +7,7 @@ import { writeJson, writeLine, type CliIo } from '../io.js';
 import { describeVerdict, parseBundleArgs } from './verify-bundle.js';
 
 const NOT_SIGNED = 'NOT AS SIGNED';
+const PROVISIONAL = 'PROVISIONAL';
 const field = (text: string): string => escapeOneLine(text, 1_000);
 
 /** How much of an unverified bundle matches what was signed. */
@@ -15,14 +16,19 @@ function matchedLine(io: CliIo, { events, signedEvents }: BundleVerdict): void {
   writeLine(io.stdout, `  ${signedEvents === 0 ? 'no event' : `${signedEvents} of ${events} events`} could be matched to what was signed; ${rest}`);
 }
 
-/** The banner of a bundle shown as it is read: NOT VERIFIED unless the signature, the signer, the list and the journal's digest all hold. */
+/**
+ * The banner of a bundle shown as it is read, before its journal is: NOT VERIFIED when the
+ * signature, the signer or the list already fails; otherwise PROVISIONAL, since whether the
+ * journal is whole, in order and the file signed is known only at its end, in the verdict.
+ */
 function streamBanner(io: CliIo, early: EarlyVerdict): void {
-  if (early.perEvent && early.journalIntact) {
-    writeLine(io.stdout, `Read-only review · signed by ${escapeOneLine(early.signer, 200)}`);
-    writeLine(io.stdout, '  each event is held against what was signed as it is shown; the verdict follows the events');
+  if (early.perEvent && early.problems.length === 0) {
+    writeLine(io.stdout, `Read-only review · ${PROVISIONAL} · the statement is signed by ${escapeOneLine(early.signer, 200)}`);
+    writeLine(io.stdout, `  each event is held against what was signed as it is shown; one that is not is marked "${NOT_SIGNED}"`);
+    writeLine(io.stdout, '  whether the journal is whole, in order and the file signed is known after the last event: nothing above the verdict there is verified');
   } else {
     writeLine(io.stdout, 'Read-only review · NOT VERIFIED');
-    writeLine(io.stdout, `NOT VERIFIED: ${field(early.problems[0] ?? 'journal.jsonl is not the file the statement commits to (its SHA-256 differs)')}`);
+    writeLine(io.stdout, `NOT VERIFIED: ${field(early.problems[0]!)}`);
     writeLine(io.stdout, early.perEvent ? `  each event is held against what was signed as it is shown; one that is not is marked "${NOT_SIGNED}"` : `  no event can be matched to what was signed; every line is marked "${NOT_SIGNED}"`);
   }
   writeLine(io.stdout);
