@@ -52,6 +52,15 @@ export interface DeliveryStatus {
 /** A caFile bigger than this is not a CA bundle. */
 const MAX_CA_BYTES = 1024 * 1024;
 
+/** Where to connect, with the caFile's certificates read now (so a replaced file counts at the next batch). */
+export function syslogTarget(sink: SyslogSink): SyslogTarget {
+  const { host, port, tls, caFile } = sink;
+  if (caFile === undefined) return { host, port, tls };
+  const size = fs.statSync(caFile).size;
+  if (size > MAX_CA_BYTES) throw new Error(`the audit sink's caFile ${caFile} is ${size} bytes, more than a CA bundle (${MAX_CA_BYTES})`);
+  return { host, port, tls, extraCa: fs.readFileSync(caFile, 'utf8') };
+}
+
 export class AuditDelivery {
   private running = false;
   /** Aborts the batch in flight when the app closes: it is not counted as taken, so it is sent again later. */
@@ -96,6 +105,8 @@ export class AuditDelivery {
   }
 
   private async run(): Promise<void> {
+    // The first batch waits for the next turn of the event loop: never on the caller's (a turn's start) path.
+    await this.pause(0);
     let attempt = 0;
     const { first, max } = this.options.backoffMs ?? { first: 1_000, max: 5 * 60_000 };
     while (this.running) {
@@ -121,20 +132,13 @@ export class AuditDelivery {
     const secrets = this.options.content === 'full' ? await source.secrets() : [];
     const context = { ...this.options.context, namespace: source.namespace };
     const data = Buffer.concat(events.map((event) => frame(formatRecord(event, context, this.options.content, secrets))));
-    await sendBatch(this.target(), data, this.options.limits ?? DEFAULT_SEND_LIMITS, this.abort.signal);
+    await sendBatch(syslogTarget(this.options.sink), data, this.options.limits ?? DEFAULT_SEND_LIMITS, this.abort.signal);
     source.outbox.advance(events, new Date());
     this.sent += events.length;
     this.lastProblem = null;
     return events.length;
   }
 
-  private target(): SyslogTarget {
-    const { host, port, tls, caFile } = this.options.sink;
-    if (caFile === undefined) return { host, port, tls };
-    const size = fs.statSync(caFile).size;
-    if (size > MAX_CA_BYTES) throw new Error(`the audit sink's caFile ${caFile} is ${size} bytes, more than a CA bundle (${MAX_CA_BYTES})`);
-    return { host, port, tls, extraCa: fs.readFileSync(caFile, 'utf8') };
-  }
 
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {

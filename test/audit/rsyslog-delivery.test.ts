@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WardApp } from '../../main/app/ward-app.js';
+import { probeAuditSink } from '../../main/app/audit.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import type { DataFolder } from '../../main/store/data-folder.js';
 import type { AuditTuning } from '../../main/app/audit.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { seedConversation } from '../support/seed.js';
@@ -15,6 +18,7 @@ import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.j
 
 const PROMPT_CANARY = 'CANARY-prompt-text-4b1e9c';
 const MODEL_KEY = 'sk-ant-CANARY-model-key-77f1a2d9';
+const CONNECTION_SECRET = 'CANARY-connection-token-5c3d8e1f';
 
 const FAST: AuditTuning = { idleMs: 50, backoffMs: { first: 50, max: 200 }, limits: { connectMs: 2_000, writeMs: 10_000, closeMs: 5_000 } };
 
@@ -33,6 +37,7 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 30_000): 
 
 interface Setup {
   readonly app: WardApp;
+  readonly core: DataFolder;
   readonly rsyslog: Rsyslog;
   readonly ca: TestCa;
   /** Appends `count` events (mixed types, a canary prompt among them); returns every event hash journaled so far. */
@@ -40,13 +45,20 @@ interface Setup {
   backlog(): number;
 }
 
-async function setup(tuning: AuditTuning = {}, sinkHost = '127.0.0.1', port?: number): Promise<Setup> {
+interface SetupOptions {
+  readonly tuning?: AuditTuning;
+  /** A port of the test's own (a silent sink); default: a free one for rsyslog. */
+  readonly port?: number;
+  readonly content?: 'metadata' | 'full';
+}
+
+async function setup({ tuning = {}, port, content }: SetupOptions = {}): Promise<Setup> {
   const dir = tempDir('ward-audit-');
   const ca = makeTestCa(dir);
   const rsyslog = new Rsyslog(dir, port ?? (await freePort()), ca);
   cleanups.push(() => rsyslog.stop('SIGKILL'));
   const { core, store, conversation } = seedConversation(dir + '/home');
-  const policy = parsePolicy(JSON.stringify({ auditSink: { syslog: { host: sinkHost, port: rsyslog.port, caFile: ca.caFile } } }), 'test policy');
+  const policy = parsePolicy(JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, ...(content === undefined ? {} : { auditContent: content }) }), 'test policy');
   const app = new WardApp({ folder: core, env: { ANTHROPIC_API_KEY: MODEL_KEY }, policy, audit: { ...FAST, ...tuning } });
   cleanups.push(async () => {
     await app.close();
@@ -55,6 +67,7 @@ async function setup(tuning: AuditTuning = {}, sinkHost = '127.0.0.1', port?: nu
   const hashes: string[] = [];
   return {
     app,
+    core,
     rsyslog,
     ca,
     journal(count) {
@@ -79,7 +92,7 @@ function expectExactlyOnceAfterDedupe(received: readonly string[], journaled: re
 
 describe('audit sink: syslog over TLS to a real rsyslog', () => {
   it('test_every_journaled_event_arrives_once_with_its_hash_as_id_and_no_prompt_text_or_key_in_metadata_mode', async () => {
-    const { app, rsyslog, journal, backlog } = await setup({ batchSize: 100 });
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { batchSize: 100 } });
     await rsyslog.start();
     const journaled = journal(250);
     app.startAudit();
@@ -109,7 +122,7 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
   });
 
   it('test_a_receiver_killed_mid_batch_gets_every_event_after_its_restart_ids_unique', async () => {
-    const { app, rsyslog, journal, backlog } = await setup({ batchSize: 5_000 });
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { batchSize: 5_000 } });
     await rsyslog.start();
     const journaled = journal(20_000);
     app.startAudit();
@@ -148,12 +161,44 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     });
-    const { app, journal, backlog } = await setup({ limits: { connectMs: 200, writeMs: 200, closeMs: 200 } }, '127.0.0.1', port);
+    const { app, journal, backlog } = await setup({ tuning: { limits: { connectMs: 200, writeMs: 200, closeMs: 200 } }, port });
     journal(10);
     const delivery = app.startAudit()!;
     await waitFor(() => delivery.status().failures >= 3, 'three bounded attempts');
     expect(delivery.status().lastProblem).toContain('did not connect within 200 ms');
     expect(backlog()).toBe(10);
     await delivery.stop();
+  });
+
+  it('test_full_mode_sends_the_text_with_the_model_key_and_a_connection_secret_redacted', async () => {
+    const { app, rsyslog, journal, backlog } = await setup({ content: 'full' });
+    await app.keys.secretStore(parseNamespace('default')).set('connection:tracker', JSON.stringify({ access_token: CONNECTION_SECRET }));
+    await rsyslog.start();
+    journal(3);
+    const extra = app.folder.store(parseNamespace('default'));
+    const conversation = extra.conversations.list()[0]!;
+    extra.journal.append(conversation.id, { type: 'assistant_text', payload: { text: `the key is ${MODEL_KEY} and the token ${CONNECTION_SECRET}` } });
+    app.startAudit();
+    await waitFor(() => backlog() === 0, 'full-mode delivery');
+    const text = fs.readFileSync(rsyslog.output, 'utf8');
+    expect(text).toContain(`${PROMPT_CANARY} 0`);
+    expect(text).toContain('the key is [redacted] and the token [redacted]');
+    expect(text).not.toContain(MODEL_KEY);
+    expect(text).not.toContain(CONNECTION_SECRET);
+  });
+
+  it('test_doctor_shows_the_sink_and_its_backlog_and_says_when_the_certificate_does_not_verify', async () => {
+    const { app, core, rsyslog, ca, journal } = await setup();
+    journal(7);
+    const probe = probeAuditSink(() => app.policy, core);
+    await rsyslog.start({ certFile: ca.strangerCertFile, keyFile: ca.strangerKeyFile });
+    const refused = (await probe(core)) as { status: string; detail: string };
+    expect(refused.status).toBe('error');
+    expect(refused.detail).toMatch(/syslog localhost:\d+ over TLS \(verified\) unreachable: .*certificate.*; 7 event\(s\) waiting, the oldest from 20/);
+    await rsyslog.stop();
+    await rsyslog.start();
+    const ok = (await probe(core)) as { status: string; detail: string };
+    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\): 7 event\(s\) waiting, the oldest from 20/) });
+    expect(rsyslog.lines()).toEqual([]);
   });
 });
