@@ -65,6 +65,7 @@ export const unitTestFiles: readonly string[] = [
   'test/sandbox/files.test.ts',
   'test/sandbox/runtime-patch.test.ts',
   'test/store/admission.test.ts',
+  'test/store/audit-outbox.test.ts',
   'test/store/checkpointer.test.ts',
   'test/store/database.test.ts',
   'test/store/journal.test.ts',
