@@ -7,6 +7,7 @@
  * Every other test file is in the `integration` project.
  */
 export const unitTestFiles: readonly string[] = [
+  'test/audit/syslog-record.test.ts',
   'test/base/jcs.test.ts',
   'test/base/url-policy.test.ts',
   'test/changes/scan.test.ts',
@@ -65,6 +66,7 @@ export const unitTestFiles: readonly string[] = [
   'test/sandbox/files.test.ts',
   'test/sandbox/runtime-patch.test.ts',
   'test/store/admission.test.ts',
+  'test/store/audit-outbox.test.ts',
   'test/store/checkpointer.test.ts',
   'test/store/database.test.ts',
   'test/store/journal.test.ts',

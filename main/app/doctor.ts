@@ -15,6 +15,7 @@ import type { AdminPolicy } from '../policy/policy.js';
 import { probePinnedCli, probeSandbox } from '../runner/doctor-probes.js';
 import { COMMITTED_PIN } from '../runner/pin.js';
 import { managedStore, sandboxModeFor } from './managed-settings.js';
+import { probeAuditSink } from './audit.js';
 
 export type { DoctorCheck, DoctorProbe };
 
@@ -114,6 +115,7 @@ export async function doctorChecks(core: DataFolder, env: NodeJS.ProcessEnv, pol
     { what: 'the admin policy', probe: probePolicy(env, COMMITTED_PIN.version) },
     { what: 'Claude Code managed settings', probe: probeClaudeManagedSettings() },
     { what: 'the sandbox', probe: probeSandbox(() => sandboxModeFor(policy(), env)) },
+    { what: 'the audit sink', probe: probeAuditSink(policy, core) },
   ];
   if (selfTest) probes.push({ what: 'one offline turn of the pinned CLI (self-test)', probe: (await import('./self-test.js')).probeSelfTest });
   return runDoctor(core, probes, progress);

@@ -182,7 +182,7 @@ export class ExportService {
   }
 
   /** E3: every secret of the namespace's credential store, and the model key Ward's environment gives it. */
-  private async namespaceSecrets(store: NamespaceStore): Promise<KnownSecret[]> {
+  async namespaceSecrets(store: NamespaceStore): Promise<KnownSecret[]> {
     const secrets: KnownSecret[] = (await this.keys.secretStore(store.namespace).entries()).map(({ account, secret }) => ({ label: `credential ${account}`, value: secret }));
     for (const variable of ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] as const) {
       const value = this.env[variable];

@@ -21,6 +21,8 @@ import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
+import type { AuditDelivery } from '../audit/delivery.js';
+import { auditDelivery, type AuditTuning } from './audit.js';
 import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
@@ -93,6 +95,8 @@ export interface WardAppOptions {
   readonly run?: RunOptions;
   /** Where connection secrets are kept (default: settings.json of the data folder, the keychain). */
   readonly connectionStore?: OpenStoreOptions;
+  /** The audit sink's delivery bounds (default: 10 s connect, 30 s write, 10 s close, 500 events a batch). */
+  readonly audit?: AuditTuning;
 }
 
 export class WardApp {
@@ -124,6 +128,7 @@ export class WardApp {
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
+  private auditLoop: AuditDelivery | null | undefined;
   /** Whether this app opened the data folder (and so closes it). */
   private readonly ownsFolder: boolean;
 
@@ -235,6 +240,18 @@ export class WardApp {
     return this.modelCredential;
   }
 
+  /**
+   * Starts sending every namespace's journal to the policy's audit sink (issue 28), once; a loop
+   * of its own beside the runs, so a dead or hanging sink costs a turn nothing. Null: no sink.
+   */
+  startAudit(): AuditDelivery | null {
+    if (this.auditLoop === undefined) {
+      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, this.options.audit);
+      this.auditLoop?.start();
+    }
+    return this.auditLoop;
+  }
+
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     this.runService ??= this.startRuns();
@@ -257,6 +274,7 @@ export class WardApp {
       const runs = await this.runService.catch(() => undefined);
       await runs?.stopAll();
     }
+    await this.auditLoop?.stop();
     await this.servicesStarting;
     await this.closeBroker?.();
     await this.closeGateway?.();
@@ -282,6 +300,7 @@ export class WardApp {
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
     const sandbox = this.sandbox;
+    this.startAudit();
     // A turn needs the broker and the gateway only once its pin check and keychain read are
     // done: they start meanwhile, and a failure to start fails the turn that waits for them.
     const broker = run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker);

@@ -58,6 +58,11 @@ export class SecretScanner {
     }
   }
 
+  /** Every form of every secret searched for (to redact them where text goes out, as the audit sink's full mode does). */
+  get texts(): string[] {
+    return this.needles.map((needle) => needle.text);
+  }
+
   get size(): number {
     return this.needles.length;
   }

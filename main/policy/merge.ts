@@ -89,10 +89,18 @@ function normalize(key: PolicyKey, value: unknown): unknown {
         const sandbox = spec.sandbox === null ? {} : { sandbox: { net: [...spec.sandbox.net], ...(spec.sandbox.folder === null ? {} : { folder: spec.sandbox.folder }) } };
         return { name: spec.name, command: spec.command, args: [...spec.args], ...sandbox };
       });
+    case 'auditSink': {
+      const syslog = (value as { syslog: { host: string; port: number; tls?: boolean; caFile?: string } }).syslog;
+      const tls = syslog.tls ?? true;
+      if (!tls && !LOOPBACK_HOST.test(syslog.host)) throw new Error(`"tls": false is allowed only for a loopback host (localhost, 127.0.0.1, [::1]), not ${shown(syslog.host)}: audit events leave this machine only over TLS`);
+      return { syslog: { ...syslog, host: syslog.host.toLowerCase(), tls } };
+    }
     default:
       return value;
   }
 }
+
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   const issue = error.issues[0]!;

@@ -62,6 +62,17 @@ const absolutePath = z.string().max(4096).regex(/^(?:\/|[A-Za-z]:[\\/]|\\\\)/, '
 const MCP_NAME = '[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}';
 /** https anywhere, plain http only to this machine (the one URL policy of server URLs). */
 const SERVER_URL = /^(?:https:\/\/|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))/i;
+/** A host name or IP address without port (the sink's port is its own field). */
+const SINK_HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9A-Fa-f:.]+\\])$`);
+/** Where every journal event is sent (issue 28): syslog over TLS for now; `tls: false` only to this machine (merge.ts checks). */
+const auditSink = z.strictObject({
+  syslog: z.strictObject({
+    host: z.string().max(253).regex(SINK_HOST, 'a host name or IP address, without scheme or port'),
+    port: z.number().int().min(1).max(65535),
+    tls: z.boolean().optional(),
+    caFile: absolutePath.optional(),
+  }),
+});
 const capList = (entry: z.ZodString) => z.array(entry).max(1000).optional();
 
 /** Per grant kind (every one: `satisfies` fails the build when a kind is added), the entries a cap may hold. */
@@ -272,6 +283,27 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     merge: 'min',
     whenUnset: '120',
     example: 120,
+  },
+  {
+    key: 'auditSink',
+    title: 'Audit sink',
+    description:
+      'Where every journal event (each permission decision, grant, tool call, model call) is also sent: {"syslog": {"host", "port", "tls", "caFile"}} sends RFC 5424 messages (APP-NAME ward) with RFC 5425 framing over TLS, verified against the system roots plus caFile; "tls": false is accepted only for a loopback host. Delivery is at-least-once: each event carries its hash as its id, so the receiver can drop duplicates.',
+    schema: auditSink,
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'events stay in the journal only',
+    example: { syslog: { host: 'siem.example.com', port: 6514, tls: true, caFile: '/etc/ssl/certs/corp-ca.pem' } },
+  },
+  {
+    key: 'auditContent',
+    title: 'Audit content',
+    description: 'What the audit sink receives: "metadata" (event type, time, machine, OS user, namespace, conversation, run, agent, tool, decision and who made it, grant, host, path, exit, tokens, cost; no prompt, answer or tool output) or "full" (adds each event\'s text, with the secrets Ward holds redacted).',
+    schema: z.enum(['metadata', 'full']),
+    levels: MANDATORY,
+    merge: 'same',
+    whenUnset: 'metadata',
+    example: 'metadata',
   },
   {
     key: 'telemetry',

@@ -3,6 +3,7 @@ import { WardError } from '../base/errors.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { AgentRepository } from './agents.js';
 import { AnchorRepository } from './anchors.js';
+import { AuditOutbox } from './audit-outbox.js';
 import { ConversationRepository } from './conversations.js';
 import { openDatabase, type Database, type OpenOptions } from './database.js';
 import { Journal } from './journal.js';
@@ -23,6 +24,7 @@ export class NamespaceStore {
   readonly runs: RunRepository;
   readonly anchors: AnchorRepository;
   private searchIndex: SearchIndex | undefined;
+  private auditOutbox: AuditOutbox | undefined;
 
   private constructor(
     readonly namespace: Namespace,
@@ -34,6 +36,12 @@ export class NamespaceStore {
     this.conversations = new ConversationRepository(db);
     this.runs = new RunRepository(db, undefined, undefined, namespace);
     this.anchors = new AnchorRepository(db);
+  }
+
+  /** What the audit sink has not taken yet (issue 28); prepared on first use, as only a writable, migrated store has it. */
+  get audit(): AuditOutbox {
+    this.auditOutbox ??= new AuditOutbox(this.db);
+    return this.auditOutbox;
   }
 
   /** The full-text index (E4); a database opened read-only before it was migrated has none. */

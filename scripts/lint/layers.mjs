@@ -33,6 +33,7 @@ export const MAIN_LAYERS = {
   runner: [...BASE, 'sandbox'],
   agents: [...BASE, 'namespaces', 'store', 'upstreams', 'connections'],
   export: [...BASE, 'store'],
+  audit: [...BASE, 'store'],
   changes: [...BASE],
 };
 const DOMAIN = Object.keys(MAIN_LAYERS);

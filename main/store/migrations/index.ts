@@ -8,6 +8,7 @@ import { updateToSchemaVersion6 } from './0006-anchors.js';
 import { updateToSchemaVersion7 } from './0007-search.js';
 import { updateToSchemaVersion8 } from './0008-connection-sandbox.js';
 import { updateToSchemaVersion9 } from './0009-search-cjk.js';
+import { updateToSchemaVersion10 } from './0010-audit-cursor.js';
 
 export interface Migration {
   readonly version: number;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, up: updateToSchemaVersion7 },
   { version: 8, up: updateToSchemaVersion8 },
   { version: 9, up: updateToSchemaVersion9 },
+  { version: 10, up: updateToSchemaVersion10 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,81 @@
+/**
+ * The audit sink (issue 28) as the app runs it: the policy's auditSink and auditContent, every
+ * namespace's journal as the outbox, the namespace's secrets for 'full' mode's redaction.
+ */
+import os from 'node:os';
+import { AuditDelivery, syslogTarget, type AuditSource, type DeliveryOptions, type SyslogSink } from '../audit/delivery.js';
+import type { AuditContent } from '../audit/syslog-record.js';
+import { sendBatch } from '../audit/syslog-sender.js';
+import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
+import { describeError } from '../base/errors.js';
+import { SecretScanner } from '../export/secret-scan.js';
+import { parseNamespace } from '../namespaces/namespace.js';
+import { osUserName, policySetting, type AdminPolicy } from '../policy/policy.js';
+import type { DataFolder } from '../store/data-folder.js';
+import type { ExportService } from './exports.js';
+import { wardVersion } from './version.js';
+
+export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem'>;
+
+/** The sink the policy names, if any. */
+export function auditSink(policy: AdminPolicy | null): { readonly sink: SyslogSink; readonly content: AuditContent } | null {
+  const sink = policySetting<{ syslog: SyslogSink }>(policy, 'auditSink');
+  if (sink === null) return null;
+  return { sink: sink.value.syslog, content: policySetting<AuditContent>(policy, 'auditContent')?.value ?? 'metadata' };
+}
+
+export function auditSources(folder: DataFolder, exports: () => ExportService): AuditSource[] {
+  return folder.listNamespaces().map(({ name }) => {
+    const store = folder.store(parseNamespace(name));
+    return { namespace: name, outbox: store.audit, secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts };
+  });
+}
+
+/** The delivery loop for the policy's sink, or null when the policy names none. */
+export function auditDelivery(policy: AdminPolicy | null, folder: DataFolder, exports: () => ExportService, tuning: AuditTuning = {}): AuditDelivery | null {
+  const configured = auditSink(policy);
+  if (configured === null) return null;
+  return new AuditDelivery({
+    ...tuning,
+    ...configured,
+    sources: () => auditSources(folder, exports),
+    context: { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() },
+  });
+}
+
+/** What waits in every namespace (read-only: doctor changes nothing); a store not yet migrated counts as unknown. */
+function backlogs(folder: DataFolder): { count: number; oldest: string | null; unknown: string[] } {
+  const total = { count: 0, oldest: null as string | null, unknown: [] as string[] };
+  for (const { name } of folder.listNamespaces()) {
+    try {
+      const { count, oldest } = folder.readOnlyStore(parseNamespace(name)).audit.backlog();
+      total.count += count;
+      if (oldest !== null && (total.oldest === null || oldest < total.oldest)) total.oldest = oldest;
+    } catch {
+      total.unknown.push(name);
+    }
+  }
+  return total;
+}
+
+/** The doctor's bounds: a sink that accepts and never answers costs at most 15 s. */
+const DOCTOR_LIMITS = { connectMs: 5_000, writeMs: 5_000, closeMs: 5_000 };
+
+/** `ward doctor`: the sink answers (connect, TLS verified, clean close of an empty stream), and the backlog's size and age. */
+export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFolder): DoctorProbe {
+  return async (): Promise<DoctorCheck> => {
+    const configured = auditSink(policy());
+    if (configured === null) return { check: 'audit sink', status: 'not_configured', detail: 'the admin policy names no auditSink: events stay in the journal' };
+    const { host, port, tls } = configured.sink;
+    const waiting = backlogs(folder);
+    const backlog = `${waiting.count} event(s) waiting${waiting.oldest === null ? '' : `, the oldest from ${waiting.oldest}`}${waiting.unknown.length > 0 ? ` (not yet known for ${waiting.unknown.join(', ')})` : ''}`;
+    const data = { host, port, tls, content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
+    const where = `syslog ${host}:${port} ${tls ? 'over TLS (verified)' : 'in plain TCP (loopback)'}`;
+    try {
+      await sendBatch(syslogTarget(configured.sink), Buffer.alloc(0), DOCTOR_LIMITS);
+      return { check: 'audit sink', status: 'ok', detail: `sending to ${where}: ${backlog}`, data };
+    } catch (error) {
+      return { check: 'audit sink', status: 'error', detail: `${where} unreachable: ${describeError(error)}; ${backlog}, kept until it answers`, data };
+    }
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The audit sink's delivery loop (issue 28): it runs beside the app, never on a turn's path. Per
+ * namespace it reads the next batch the sink has not taken from the journal (the outbox), sends
+ * it, and only when the receiver closed cleanly moves the cursor (at-least-once; the event's hash
+ * is its id for the receiver's dedupe). A failure keeps the backlog and waits with exponential
+ * backoff and jitter; memory is one batch, every wait is bounded.
+ */
+import fs from 'node:fs';
+import { describeError } from '../base/errors.js';
+import type { AuditOutbox } from '../store/audit-outbox.js';
+import { formatRecord, frame, type AuditContent, type RecordContext } from './syslog-record.js';
+import { DEFAULT_SEND_LIMITS, sendBatch, type SendLimits, type SyslogTarget } from './syslog-sender.js';
+
+/** The policy's auditSink (validated by main/policy). */
+export interface SyslogSink {
+  readonly host: string;
+  readonly port: number;
+  readonly tls: boolean;
+  readonly caFile?: string;
+}
+
+/** One namespace's outbox and what its records say about it. */
+export interface AuditSource {
+  readonly namespace: string;
+  readonly outbox: AuditOutbox;
+  /** Secrets to redact in 'full' mode (read when a batch is sent). */
+  readonly secrets: () => Promise<readonly string[]>;
+}
+
+export interface DeliveryOptions {
+  readonly sink: SyslogSink;
+  readonly content: AuditContent;
+  readonly sources: () => readonly AuditSource[];
+  readonly context: Omit<RecordContext, 'namespace'>;
+  readonly limits?: SendLimits;
+  /** Most events per batch (default 500): the loop's memory bound. */
+  readonly batchSize?: number;
+  /** Wait when nothing is pending (default 2 s). */
+  readonly idleMs?: number;
+  readonly backoffMs?: { readonly first: number; readonly max: number };
+  /** Told of each failure (the app journals nothing of it: the failure is the sink's, not a run's). */
+  readonly onProblem?: (problem: string) => void;
+  readonly random?: () => number;
+}
+
+export interface DeliveryStatus {
+  readonly sent: number;
+  readonly failures: number;
+  readonly lastProblem: string | null;
+}
+
+/** A caFile bigger than this is not a CA bundle. */
+const MAX_CA_BYTES = 1024 * 1024;
+
+/** Where to connect, with the caFile's certificates read now (so a replaced file counts at the next batch). */
+export function syslogTarget(sink: SyslogSink): SyslogTarget {
+  const { host, port, tls, caFile } = sink;
+  if (caFile === undefined) return { host, port, tls };
+  const size = fs.statSync(caFile).size;
+  if (size > MAX_CA_BYTES) throw new Error(`the audit sink's caFile ${caFile} is ${size} bytes, more than a CA bundle (${MAX_CA_BYTES})`);
+  return { host, port, tls, extraCa: fs.readFileSync(caFile, 'utf8') };
+}
+
+export class AuditDelivery {
+  private running = false;
+  /** Aborts the batch in flight when the app closes: it is not counted as taken, so it is sent again later. */
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private sent = 0;
+  private failures = 0;
+  private lastProblem: string | null = null;
+
+  constructor(private readonly options: DeliveryOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops after the batch in flight (itself bounded by the send limits). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+  }
+
+  status(): DeliveryStatus {
+    return { sent: this.sent, failures: this.failures, lastProblem: this.lastProblem };
+  }
+
+  /** Sends what every namespace has waiting, batch by batch; throws on the first failure. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (const source of this.options.sources()) {
+      for (;;) {
+        const sent = await this.sendNext(source);
+        total += sent;
+        if (sent === 0 || this.abort.signal.aborted) break;
+      }
+    }
+    return total;
+  }
+
+  private async run(): Promise<void> {
+    // The first batch waits for the next turn of the event loop: never on the caller's (a turn's start) path.
+    await this.pause(0);
+    let attempt = 0;
+    const { first, max } = this.options.backoffMs ?? { first: 1_000, max: 5 * 60_000 };
+    while (this.running) {
+      try {
+        await this.drain();
+        attempt = 0;
+        await this.pause(this.options.idleMs ?? 2_000);
+      } catch (error) {
+        if (!this.running) break;
+        this.failures++;
+        this.lastProblem = describeError(error);
+        this.options.onProblem?.(this.lastProblem);
+        // Full jitter over an exponential ceiling: a fleet that lost its SIEM does not return in step.
+        const ceiling = Math.min(max, first * 2 ** Math.min(attempt++, 20));
+        await this.pause(ceiling / 2 + (ceiling / 2) * (this.options.random ?? Math.random)());
+      }
+    }
+  }
+
+  private async sendNext(source: AuditSource): Promise<number> {
+    const events = source.outbox.pending(this.options.batchSize ?? 500);
+    if (events.length === 0) return 0;
+    const secrets = this.options.content === 'full' ? await source.secrets() : [];
+    const context = { ...this.options.context, namespace: source.namespace };
+    const data = Buffer.concat(events.map((event) => frame(formatRecord(event, context, this.options.content, secrets))));
+    await sendBatch(syslogTarget(this.options.sink), data, this.options.limits ?? DEFAULT_SEND_LIMITS, this.abort.signal);
+    source.outbox.advance(events, new Date());
+    this.sent += events.length;
+    this.lastProblem = null;
+    return events.length;
+  }
+
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

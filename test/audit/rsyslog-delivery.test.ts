@@ -1,0 +1,204 @@
+/**
+ * Issue 28: every journal event reaches a real rsyslog over TLS (RFC 5425), once after dedupe by
+ * id, through receiver outages, a receiver killed mid-batch, a certificate that does not verify
+ * and a sink that accepts and never answers; the backlog is kept until the receiver took it.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WardApp } from '../../main/app/ward-app.js';
+import { probeAuditSink } from '../../main/app/audit.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import type { DataFolder } from '../../main/store/data-folder.js';
+import type { AuditTuning } from '../../main/app/audit.js';
+import { parsePolicy } from '../../main/policy/policy.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
+
+const PROMPT_CANARY = 'CANARY-prompt-text-4b1e9c';
+const MODEL_KEY = 'sk-ant-CANARY-model-key-77f1a2d9';
+const CONNECTION_SECRET = 'CANARY-connection-token-5c3d8e1f';
+
+const FAST: AuditTuning = { idleMs: 50, backoffMs: { first: 50, max: 200 }, limits: { connectMs: 2_000, writeMs: 10_000, closeMs: 5_000 } };
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+interface Setup {
+  readonly app: WardApp;
+  readonly core: DataFolder;
+  readonly rsyslog: Rsyslog;
+  readonly ca: TestCa;
+  /** Appends `count` events (mixed types, a canary prompt among them); returns every event hash journaled so far. */
+  journal(count: number): string[];
+  backlog(): number;
+}
+
+interface SetupOptions {
+  readonly tuning?: AuditTuning;
+  /** A port of the test's own (a silent sink); default: a free one for rsyslog. */
+  readonly port?: number;
+  readonly content?: 'metadata' | 'full';
+}
+
+async function setup({ tuning = {}, port, content }: SetupOptions = {}): Promise<Setup> {
+  const dir = tempDir('ward-audit-');
+  const ca = makeTestCa(dir);
+  const rsyslog = new Rsyslog(dir, port ?? (await freePort()), ca);
+  cleanups.push(() => rsyslog.stop('SIGKILL'));
+  const { core, store, conversation } = seedConversation(dir + '/home');
+  const policy = parsePolicy(JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, ...(content === undefined ? {} : { auditContent: content }) }), 'test policy');
+  const app = new WardApp({ folder: core, env: { ANTHROPIC_API_KEY: MODEL_KEY }, policy, audit: { ...FAST, ...tuning } });
+  cleanups.push(async () => {
+    await app.close();
+    core.close();
+  });
+  const hashes: string[] = [];
+  return {
+    app,
+    core,
+    rsyslog,
+    ca,
+    journal(count) {
+      const inputs = Array.from({ length: count }, (_, index) =>
+        index % 3 === 0
+          ? { type: 'user_prompt', payload: { text: `${PROMPT_CANARY} ${index}` } }
+          : index % 3 === 1
+            ? { type: 'permission_decision', payload: { kind: 'net', value: 'example.com', tool: 'Bash', argumentsSummary: 'curl "x]"', decision: 'allow', answerer: { by: 'person', answer: 'once' }, reason: 'asked', via: 'approval', at: 'now' } }
+            : { type: 'usage', payload: { inputTokens: index, outputTokens: 2, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.01 } },
+      );
+      hashes.push(...store.journal.appendMany(conversation.id, inputs).map((event) => event.hash));
+      return [...hashes];
+    },
+    backlog: () => store.audit.backlog().count,
+  };
+}
+
+function expectExactlyOnceAfterDedupe(received: readonly string[], journaled: readonly string[]): void {
+  expect(new Set(received).size).toBe(journaled.length);
+  expect([...new Set(received)].sort()).toEqual([...journaled].sort());
+}
+
+describe('audit sink: syslog over TLS to a real rsyslog', () => {
+  it('test_every_journaled_event_arrives_once_with_its_hash_as_id_and_no_prompt_text_or_key_in_metadata_mode', async () => {
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { batchSize: 100 } });
+    await rsyslog.start();
+    const journaled = journal(250);
+    app.startAudit();
+    await waitFor(() => rsyslog.ids().length >= journaled.length, 'every event at rsyslog');
+    await waitFor(() => backlog() === 0, 'the cursor to reach the head');
+    expect(rsyslog.ids()).toHaveLength(journaled.length);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+    const text = fs.readFileSync(rsyslog.output, 'utf8');
+    expect(text).not.toContain(PROMPT_CANARY);
+    expect(text).not.toContain(MODEL_KEY);
+    const decision = rsyslog.lines().find((line) => line.includes(' permission_decision '))!;
+    expect(decision).toMatch(/^<110>1 \S+ \S+ ward \d+ permission_decision \[ward@32473 id="[0-9a-f]{64}" namespace="default" /);
+    expect(decision).toContain('kind="net" grant="example.com" tool="Bash" decision="allow" by="person" answer="once" via="approval"');
+    expect(decision).not.toContain('argumentsSummary');
+  });
+
+  it('test_a_receiver_down_at_first_gets_the_whole_backlog_once_it_is_up', async () => {
+    const { app, rsyslog, journal, backlog } = await setup();
+    journal(50);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().failures >= 2, 'failed attempts while rsyslog is down');
+    expect(backlog()).toBe(50);
+    await rsyslog.start();
+    const journaled = journal(50);
+    await waitFor(() => backlog() === 0, 'the backlog to drain');
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+  });
+
+  it('test_a_receiver_killed_mid_batch_gets_every_event_after_its_restart_ids_unique', async () => {
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { batchSize: 5_000 } });
+    await rsyslog.start();
+    const journaled = journal(20_000);
+    app.startAudit();
+    await waitFor(() => rsyslog.lines().length > 0, 'the first events at rsyslog');
+    await rsyslog.stop('SIGKILL');
+    const atKill = new Set(rsyslog.ids()).size;
+    expect(atKill).toBeLessThan(journaled.length);
+    expect(backlog()).toBeGreaterThan(0);
+    await rsyslog.start();
+    await waitFor(() => backlog() === 0, 'the backlog to drain after the restart', 60_000);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+  });
+
+  it('test_a_certificate_that_does_not_verify_is_refused_and_the_backlog_kept_until_a_good_one', async () => {
+    const { app, rsyslog, ca, journal, backlog } = await setup();
+    await rsyslog.start({ certFile: ca.strangerCertFile, keyFile: ca.strangerKeyFile });
+    const journaled = journal(30);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().failures >= 2, 'refused handshakes');
+    expect(delivery.status().lastProblem).toMatch(/certificate/i);
+    expect(rsyslog.ids()).toEqual([]);
+    expect(backlog()).toBe(30);
+    await rsyslog.stop();
+    await rsyslog.start();
+    await waitFor(() => backlog() === 0, 'the kept backlog to drain');
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+  });
+
+  it('test_a_sink_that_accepts_and_never_answers_costs_a_bounded_time_and_keeps_the_backlog', async () => {
+    const silent = net.createServer(() => undefined);
+    const sockets = new Set<net.Socket>();
+    silent.on('connection', (socket) => sockets.add(socket));
+    const port = await freePort();
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const { app, journal, backlog } = await setup({ tuning: { limits: { connectMs: 200, writeMs: 200, closeMs: 200 } }, port });
+    journal(10);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().failures >= 3, 'three bounded attempts');
+    expect(delivery.status().lastProblem).toContain('did not connect within 200 ms');
+    expect(backlog()).toBe(10);
+    await delivery.stop();
+  });
+
+  it('test_full_mode_sends_the_text_with_the_model_key_and_a_connection_secret_redacted', async () => {
+    const { app, rsyslog, journal, backlog } = await setup({ content: 'full' });
+    await app.keys.secretStore(parseNamespace('default')).set('connection:tracker', JSON.stringify({ access_token: CONNECTION_SECRET }));
+    await rsyslog.start();
+    journal(3);
+    const extra = app.folder.store(parseNamespace('default'));
+    const conversation = extra.conversations.list()[0]!;
+    extra.journal.append(conversation.id, { type: 'assistant_text', payload: { text: `the key is ${MODEL_KEY} and the token ${CONNECTION_SECRET}` } });
+    app.startAudit();
+    await waitFor(() => backlog() === 0, 'full-mode delivery');
+    const text = fs.readFileSync(rsyslog.output, 'utf8');
+    expect(text).toContain(`${PROMPT_CANARY} 0`);
+    expect(text).toContain('the key is [redacted] and the token [redacted]');
+    expect(text).not.toContain(MODEL_KEY);
+    expect(text).not.toContain(CONNECTION_SECRET);
+  });
+
+  it('test_doctor_shows_the_sink_and_its_backlog_and_says_when_the_certificate_does_not_verify', async () => {
+    const { app, core, rsyslog, ca, journal } = await setup();
+    journal(7);
+    const probe = probeAuditSink(() => app.policy, core);
+    await rsyslog.start({ certFile: ca.strangerCertFile, keyFile: ca.strangerKeyFile });
+    const refused = (await probe(core)) as { status: string; detail: string };
+    expect(refused.status).toBe('error');
+    expect(refused.detail).toMatch(/syslog localhost:\d+ over TLS \(verified\) unreachable: .*certificate.*; 7 event\(s\) waiting, the oldest from 20/);
+    await rsyslog.stop();
+    await rsyslog.start();
+    const ok = (await probe(core)) as { status: string; detail: string };
+    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\): 7 event\(s\) waiting, the oldest from 20/) });
+    expect(rsyslog.lines()).toEqual([]);
+  });
+});
