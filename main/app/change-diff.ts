@@ -18,8 +18,8 @@ function describe(state: FileState | null): string {
   return `${state.kind}, ${state.size} bytes, mode ${mode}, ${hash}${state.reason === undefined ? '' : ` (${state.reason})`}`;
 }
 
-/** The text of a kept, text-looking state; null when it is not shown. */
-function textOf(blobs: BlobStore, state: FileState | null): string | null {
+/** The text of a kept, text-looking state ('' for an absent one); null when it is not shown. */
+export function textOf(blobs: BlobStore, state: FileState | null): string | null {
   if (state === null) return '';
   if (state.kind !== 'file' || !state.stored || state.hash === null || state.size > MAX_DIFF_BYTES || !blobs.has(state.hash)) return null;
   const bytes = blobs.read(state.hash);
@@ -36,10 +36,15 @@ export interface ChangeDiff {
   readonly notShown: string | null;
 }
 
+/** "modified: file, 12 bytes, mode 0644, sha256 … -> …": both sides' kinds, sizes, modes and hashes. */
+export function changeHeader(change: FileChange): string {
+  return `${change.change}: ${describe(change.before)} -> ${describe(change.after)}`;
+}
+
 export function changeDiff(blobs: BlobStore, change: FileChange): ChangeDiff {
   const oldName = change.before === null ? '/dev/null' : `a/${change.from ?? change.path}`;
   const newName = change.after === null ? '/dev/null' : `b/${change.path}`;
-  const header = `${change.change}: ${describe(change.before)} -> ${describe(change.after)}`;
+  const header = changeHeader(change);
   const before = textOf(blobs, change.before);
   const after = textOf(blobs, change.after);
   if (before === null || after === null) {

@@ -8,7 +8,8 @@ import type { ChangedFileView, FileDiffView, RewindOutcomeView } from '../../com
 import { rewindSummary } from '../../common/file-changes.js';
 import { WardError } from '../base/errors.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
-import { changeDiff, type ChangeDiff } from './change-diff.js';
+import type { BlobStore } from '../changes/blobs.js';
+import { changeDiff, changeHeader, textOf, type ChangeDiff } from './change-diff.js';
 import { changeStoreFor, type ChangeService, type FileChange } from './changes.js';
 
 /** Past this many files a set's line counts are not computed (each count reads two blobs). */
@@ -38,6 +39,23 @@ function hunkLines(patch: string): string[] {
 /** Diffs computed for a file list, kept for the diff fetched right after (the viewer opens the first file). */
 const KEPT_DIFFS = 64;
 
+/**
+ * An added or deleted text file is all `+` or all `-` lines: its hunk is written directly, not
+ * searched for by jsdiff (a 5,000-line file costs a split, not a diff). Null for other changes.
+ */
+function wholeFileDiff(blobs: BlobStore, change: FileChange): ChangeDiff | null {
+  if ((change.before === null) === (change.after === null)) return null;
+  const text = textOf(blobs, change.before ?? change.after);
+  if (text === null || text === '') return null;
+  const lines = text.split('\n');
+  const ended = lines.at(-1) === '';
+  if (ended) lines.pop();
+  const sign = change.before === null ? '+' : '-';
+  const range = change.before === null ? `-0,0 +1,${lines.length}` : `-1,${lines.length} +0,0`;
+  const body = lines.map((line) => `${sign}${line}`).join('\n');
+  return { header: changeHeader(change), patch: `@@ ${range} @@\n${body}\n${ended ? '' : '\\ No newline at end of file\n'}`, notShown: null };
+}
+
 export class ChangeViews {
   private readonly kept = new Map<string, ChangeDiff>();
 
@@ -54,6 +72,8 @@ export class ChangeViews {
   }
 
   private diffOf(store: NamespaceStore, conversationId: string, seq: number, index: number, change: FileChange): ChangeDiff {
+    const whole = wholeFileDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
+    if (whole !== null) return whole;
     const key = `${store.namespace.hash}/${conversationId}/${seq}/${index}`;
     let diff = this.kept.get(key);
     if (diff === undefined) {
