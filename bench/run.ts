@@ -3,6 +3,7 @@ import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchChanges } from './changes.js';
 import { benchColdStart } from './cold-start.js';
 import { benchConnections } from './connections.js';
+import { benchDiffViewer } from './diff-viewer.js';
 import { benchGateway } from './gateway.js';
 import { benchExport } from './export.js';
 import { benchJournal } from './journal.js';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   brokerOverhead: benchBrokerOverhead,
   changes: benchChanges,
   connections: benchConnections,
+  diffViewer: benchDiffViewer,
   gateway: benchGateway,
   export: benchExport,
   journal: benchJournal,

@@ -236,3 +236,32 @@ export interface ReviewView {
   readonly pageEvents: number;
   readonly pageCount: number;
 }
+
+/** One file of a change set (a run's changes or a rewind's), as the diff viewer lists it (issue 26). */
+export interface ChangedFileView {
+  readonly index: number;
+  readonly path: string;
+  /** Where a renamed file came from. */
+  readonly from: string | null;
+  readonly change: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** Lines added and removed; null when the content is not shown or the set is too big to count. */
+  readonly added: number | null;
+  readonly removed: number | null;
+  /** Why the content is not shown ("deny-read", "over the size cap", "binary, link or special file"). */
+  readonly notShown: string | null;
+}
+
+/** One file's diff, fetched when the person opens it: no bytes Ward did not keep (X1). */
+export interface FileDiffView {
+  readonly path: string;
+  /** The kinds, sizes, modes and hashes of both sides, in one line. */
+  readonly header: string;
+  /** The unified diff's hunks (`@@` lines and `+`/`-`/` ` lines), without the `---`/`+++` lines; null when not shown. */
+  readonly lines: readonly string[] | null;
+  readonly notShown: string | null;
+}
+
+/** What a rewind asked for by a window did, or the files that stopped it (nothing was changed then). */
+export type RewindOutcomeView =
+  | { readonly outcome: 'rewound'; readonly seq: number; readonly summary: string }
+  | { readonly outcome: 'conflicts'; readonly conflicts: readonly { readonly path: string; readonly now: 'changed' | 'missing' }[] };

@@ -13,6 +13,9 @@ import {
   ELICITATION_ACTIONS,
   FOLDER_ACCESS,
   type AgentView,
+  type ChangedFileView,
+  type FileDiffView,
+  type RewindOutcomeView,
   type ConnectionView,
   type ConversationView,
   type JournalEventView,
@@ -103,6 +106,13 @@ export const CONTRACT = {
   'runs.reconcile': channel<RunView>()(
     z.strictObject({ ...inNamespace, runId: uuid, outcome: z.enum(RECONCILE_OUTCOMES), note: z.string().min(1).max(500) }),
   ),
+
+  /** The files of a change set (its first event's `seq`: a run's changes or a rewind) with their line counts. */
+  'changes.files': channel<ChangedFileView[]>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq })),
+  /** One file's diff, fetched when it is opened; a file whose bytes Ward did not keep says why, with no content. */
+  'changes.diff': channel<FileDiffView>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq, index: z.number().int().min(0).max(1_000_000) })),
+  /** Restores the files to before `to` (a run's id or an event's number); conflicts change nothing unless `force`. */
+  'changes.rewind': channel<RewindOutcomeView>()(z.strictObject({ ...inNamespace, conversationId: uuid, to: z.union([uuid, z.string().regex(/^[1-9]\d{0,14}$/, 'an event number')]), force: z.boolean() })),
 
   'approvals.list': channel<PendingApprovalView[]>()(z.strictObject({ ...inNamespace })),
   'approvals.answer': channel<null>()(z.strictObject({ ...inNamespace, approvalId: z.string().min(1).max(64), answer: z.enum(APPROVAL_ANSWERS) })),

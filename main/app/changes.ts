@@ -88,6 +88,25 @@ export class ChangeService {
     throw new WardError('not_found', `run ${run.id} has no events`);
   }
 
+  /** The rewind to before `toSeq`: what it would restore and the files in a state the journal does not record. */
+  private plan(store: NamespaceStore, conversationId: string, toSeq: number) {
+    const later: FileChange[] = [];
+    for (const event of store.journal.read(conversationId, toSeq - 1)) {
+      const parsed = readJournalEvent(event.type, event.payload);
+      if (parsed.type === 'files_changed' || parsed.type === 'files_rewound') later.push(...parsed.payload.changes);
+    }
+    const changes = changeStoreFor(this.home(), store.namespace);
+    const plan = planRewind(later, changes.blobs);
+    return { changes, plan, found: conflicts(plan) };
+  }
+
+  /** The files a rewind to before `to` would find changed since the journal's last record of them (nothing is written). */
+  rewindConflicts(store: NamespaceStore, conversationRef: string, to: string): { path: string; now: FileState | null }[] {
+    const { id } = store.conversations.resolve(conversationRef);
+    this.recover(store, id);
+    return this.plan(store, id, this.target(store, id, to)).found;
+  }
+
   /** X2: restores the files to their state before `to`; refuses (changing nothing) on a conflict unless forced. */
   rewindFiles(store: NamespaceStore, conversationRef: string, to: string, options: RewindOptions = {}): RewindReport {
     const { id } = store.conversations.resolve(conversationRef);
@@ -95,14 +114,7 @@ export class ChangeService {
     const active = store.runs.activeFor(id);
     if (active !== undefined) throw new WardError('conversation_busy', `conversation ${id} has a ${active.state} run (${active.id}): rewind once it has finished`);
     const toSeq = this.target(store, id, to);
-    const later: FileChange[] = [];
-    for (const event of store.journal.read(id, toSeq - 1)) {
-      const parsed = readJournalEvent(event.type, event.payload);
-      if (parsed.type === 'files_changed' || parsed.type === 'files_rewound') later.push(...parsed.payload.changes);
-    }
-    const changes = changeStoreFor(this.home(), store.namespace);
-    const plan = planRewind(later, changes.blobs);
-    const found = conflicts(plan);
+    const { changes, plan, found } = this.plan(store, id, toSeq);
     if (found.length > 0 && options.force !== true) {
       const listed = found.map((conflict) => `  ${conflict.path}: ${conflict.now === null ? 'missing' : 'changed'} since the journal's last record of it`).join('\n');
       throw new WardError('rewind_conflict', `nothing was changed: ${found.length} file${found.length === 1 ? ' is' : 's are'} not in the state the journal records (--force overwrites them):\n${listed}`);

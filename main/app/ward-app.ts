@@ -41,6 +41,7 @@ import { SearchService } from './search.js';
 import { SettingsService } from './settings.js';
 import { runLimits } from './run-limits.js';
 import { ChangeService } from './changes.js';
+import { ChangeViews } from './change-views.js';
 import { DEFAULT_TRACKING_LIMITS, type TrackingLimits } from '../changes/tracker.js';
 import { UsageService } from './usage.js';
 import type { RunBinding, RunRegistration } from '../broker/types.js';
@@ -114,6 +115,8 @@ export class WardApp {
   readonly usage = new UsageService();
   /** What runs did to the files, their diffs, and rewinds (issue 26). */
   readonly changes = new ChangeService(() => this.home);
+  /** The same, as the desktop's diff viewer and undo buttons show them. */
+  readonly changeViews = new ChangeViews(this.changes, () => this.home);
   /** Bundles open for review; they belong to no namespace. */
   readonly reviews = new ReviewService();
   private namespaceKeys: NamespaceKeys | undefined;

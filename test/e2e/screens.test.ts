@@ -9,6 +9,7 @@ import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js'
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
 import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
+import { seedChangedRun } from './harness/changes.js';
 import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
@@ -342,5 +343,27 @@ describe('the other screens in real Chromium', () => {
     await expect(focused()).resolves.toBe('Message');
     await page.keyboard.press('F6');
     await expect(focused()).resolves.toBe('Chats');
+  });
+
+  it('test_the_diff_viewer_at_800x600_and_1600x1000_light_and_dark', async () => {
+    harness = await suite.start();
+    const dir = suite.tempDir('ward-e2e-screens-diff-');
+    fs.writeFileSync(path.join(dir, 'app.ts'), ['export function answer(): number {', '  return 41;', '}', ''].join('\n'));
+    fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=kept-out\n');
+    seedChangedRun(harness, 'Changed files', dir, () => {
+      fs.writeFileSync(path.join(dir, 'app.ts'), ['/** The answer, checked. */', 'export function answer(): number {', '  return 42; // was 41', '}', ''].join('\n'));
+      fs.writeFileSync(path.join(dir, 'README.md'), '# Notes\n');
+      fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=still-kept-out\n');
+    });
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Changed files/ }).click();
+    await timelineOf(page).getByRole('button', { name: /3 files changed/ }).click();
+    const viewer = page.getByRole('dialog', { name: /3 files changed/ });
+    await viewer.getByRole('button', { name: /app\.ts/ }).click();
+    await viewer.locator('.diff-add .hl-comment').first().waitFor();
+    for (const [width, height] of [[800, 600], [1600, 1000]] as const) {
+      await page.setViewportSize({ width, height });
+      await screenshot(page, `diff-viewer-${width}x${height}`);
+    }
   });
 });

@@ -20,6 +20,7 @@ import { ApprovalBar, useApprovalJump } from './ApprovalBar.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { Composer } from './Composer.js';
 import { ErrorBanner } from './PageNotice.js';
+import { useFileChanges } from './FileChanges.js';
 import { FolderGrants } from './FolderGrants.js';
 import { estimateRowHeight, TimelineRow, type RowContext, type ToolPhase } from './Timeline.js';
 import { UncertainBanner } from './UncertainBanner.js';
@@ -67,6 +68,13 @@ function placeApprovals(items: readonly TimelineItem[], approvals: readonly Pend
     if (!placed) unplaced.push(approval);
   }
   return { byTool, unplaced };
+}
+
+/** The row showing the item `key`: its own, or the group holding it. */
+function rowOfItem(rows: readonly TimelineRowModel[], key: string | null): number | null {
+  if (key === null) return null;
+  const at = rows.findIndex((row) => (row.kind === 'item' ? row.key === key : row.tools.some((tool) => tool.key === key)));
+  return at < 0 ? null : at;
 }
 
 /** The newest prompt and the answer after it (what Retry sends again, and where it is offered). */
@@ -148,12 +156,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
   const myElicitations = useMemo(() => (onAnswerElicitation === undefined ? [] : elicitations.filter((elicitation) => elicitation.conversationId === conversationId)), [elicitations, onAnswerElicitation, conversationId]);
   const rows = useMemo(() => timelineRows(state.items, openGroups, (tool) => tool.status === 'running' || byTool.has(tool.key)), [state.items, openGroups, byTool]);
   // The row showing the search hit: its item's, or the group holding it.
-  const focusRow = useMemo(() => {
-    if (focusIndex === null) return null;
-    const key = state.items[focusIndex]!.key;
-    const at = rows.findIndex((row) => (row.kind === 'item' ? row.key === key : row.tools.some((tool) => tool.key === key)));
-    return at < 0 ? null : at;
-  }, [focusIndex, rows, state.items]);
+  const focusRow = useMemo(() => rowOfItem(rows, focusIndex === null ? null : state.items[focusIndex]!.key), [focusIndex, rows, state.items]);
 
   const { jumpRow, showApproval, frame } = useApprovalJump(rows, (row) => (row.kind === 'item' ? byTool.has(row.key) : row.tools.some((tool) => byTool.has(tool.key))));
 
@@ -161,6 +164,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
   const idle = run === null || run.state === 'succeeded' || run.state === 'failed' || run.state === 'stopped';
   const retryPrompt = lastPrompt?.item.kind === 'user' ? lastPrompt.item.prompt : null;
   const retryKey = idle && lastPrompt !== null ? (lastPrompt.answer?.key ?? lastPrompt.item.key) : null;
+  const { fileActions, dialogs } = useFileChanges(api, namespace, conversationId, state.items);
   const sendRef = useRef(send);
   sendRef.current = send;
   const context = useMemo<RowContext>(
@@ -178,8 +182,9 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       approvalFor: (tool: ToolItem) => byTool.get(tool.key),
       onAnswer: answer,
       onOpenGroup: (key: string) => setOpenGroups((current) => new Set([...current, key])),
+      ...fileActions,
     }),
-    [conversation?.agentName, onOpenLink, retryKey, retryPrompt, byTool, runState, run?.id, answer],
+    [conversation?.agentName, onOpenLink, retryKey, retryPrompt, byTool, runState, run?.id, answer, fileActions],
   );
   const renderRow = useCallback((row: TimelineRowModel) => <TimelineRow row={row} context={context} />, [context]);
 
@@ -203,6 +208,7 @@ export function ChatView({ api, router, namespace, conversationId, approvals, ag
       <Unplaced approvals={unplaced} elicitations={myElicitations} onAnswer={answer} onAnswerElicitation={onAnswerElicitation} />
       <ErrorBanner text={actionError} />
       <ApprovalBar approvals={mine} frame={frame} rows={rows} onShow={showApproval} />
+      {dialogs}
       <Composer run={run} onSend={send} onStop={stop} focusKey={conversationId} onWriting={prepare} />
     </section>
   );

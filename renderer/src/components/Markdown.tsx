@@ -12,6 +12,7 @@ import type { Token } from 'markdown-it';
 import { memo, type ReactNode } from 'react';
 import { MAX_LINK_CHARS } from '../../../preload/contract.js';
 import { escapeForWindow } from '../../../common/display.js';
+import { HighlightedCode } from './CodeLines.js';
 import { CopyButton } from './CopyButton.js';
 
 export type OpenLink = (url: string) => void;
@@ -166,7 +167,7 @@ function renderLeaf(token: Token, key: string, onOpenLink: OpenLink): ReactNode[
             <CopyButton text={code} label="Copy code" />
           </div>
           <pre>
-            <code>{code}</code>
+            <HighlightedCode code={code} language={language} />
           </pre>
         </div>,
       ];

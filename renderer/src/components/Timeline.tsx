@@ -1,10 +1,11 @@
 /** One row per timeline entry: a message, a tool call card (or a group of them), or a notice. */
-import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Wrench, X } from 'lucide-react';
+import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Undo2, Wrench, X } from 'lucide-react';
 import { memo, useState, type ReactNode } from 'react';
 import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.js';
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { CopyButton } from './CopyButton.js';
+import { ChangesRow, undoOfPrompt, type ChangesItem, type UndoRequest } from './FileChanges.js';
 import { Markdown, type OpenLink } from './Markdown.js';
 
 export function formatDuration(ms: number | null): string {
@@ -134,6 +135,10 @@ export interface RowContext {
   readonly approvalFor: (tool: ToolItem) => PendingApprovalView | undefined;
   readonly onAnswer: (approvalId: string, answer: ApprovalAnswer) => void;
   readonly onOpenGroup: (key: string) => void;
+  /** Prompts with tracked file changes after them (they offer to restore the files), and the change rows' actions; a review window has none. */
+  readonly restorable?: ReadonlySet<string>;
+  readonly onOpenChanges?: (item: ChangesItem) => void;
+  readonly onUndo?: (request: UndoRequest) => void;
 }
 
 function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user' | 'assistant' }>; context: RowContext }) {
@@ -147,6 +152,11 @@ function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user'
         </time>
         <span className="message-actions">
           <CopyButton text={item.text} label={mine ? 'Copy prompt' : 'Copy answer'} />
+          {item.kind === 'user' && context.onUndo !== undefined && context.restorable?.has(item.key) === true && (
+            <button type="button" className="icon-button" aria-label="Restore files to before this message" title="Restore files to before this message" onClick={() => context.onUndo?.(undoOfPrompt(item))}>
+              <Undo2 size={14} aria-hidden />
+            </button>
+          )}
           {context.retry?.key === item.key && (
             <button type="button" className="icon-button" aria-label="Retry" title="Send the last prompt again" onClick={context.retry.run}>
               <RotateCcw size={14} aria-hidden />
@@ -177,6 +187,8 @@ function RowView({ row, context }: { row: TimelineRowModel; context: RowContext 
         </div>
       );
     }
+    case 'changes':
+      return <ChangesRow item={item} onOpen={context.onOpenChanges} onUndo={context.onUndo} />;
     case 'usage':
       return (
         <div className="turn-usage" data-testid="turn-usage">
@@ -197,6 +209,7 @@ export function estimateRowHeight(row: TimelineRowModel): number {
     case 'tool':
       return 44;
     case 'notice':
+    case 'changes':
       return 36;
     case 'usage':
       return 24;

@@ -243,9 +243,19 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
   elicitation_answered: (fold, { payload: { server, action, by } }, place) =>
     notice(fold, place, 'info', escapeLineForWindow(`The server ${server} asked for input: ${ELICITATION_OUTCOME[action]}${ELICITATION_BY[by]}`, 300)),
   elicitation_refused: (fold, { payload }, place) => notice(fold, place, 'warning', escapeLineForWindow(`Ward refused a request for input from ${payload.server}: ${payload.reason}`, 500)),
-  files_changed: (fold, { payload }, place) => notice(fold, place, 'info', changesSummary(payload.changes)),
+  files_changed: (fold, { payload }, place) => {
+    // A run's changes are journaled in parts (one per tool call where that is on): they show as one
+    // set, opened from its first event, as main's change list groups them.
+    const at = fold.items.findLastIndex((item) => item.kind === 'changes');
+    const last = fold.items[at];
+    if (last?.kind === 'changes' && !last.rewind && last.runId === place.runId) {
+      const changes = [...last.changes, ...payload.changes];
+      fold.items[at] = { ...last, changes, text: changesSummary(changes) };
+    } else fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: false, text: changesSummary(payload.changes) });
+  },
   files_untracked: (fold, { payload }, place) => notice(fold, place, 'warning', `Changes not tracked for this run: ${escapeLineForWindow(payload.reason, 500)}`),
-  files_rewound: (fold, { payload }, place) => notice(fold, place, 'info', rewindSummary(payload)),
+  files_rewound: (fold, { payload }, place) =>
+    void fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: true, text: rewindSummary(payload) }),
   usage: nothing,
   tool_refused: nothing,
   tool_drained: nothing,

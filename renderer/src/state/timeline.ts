@@ -2,7 +2,7 @@
  * What the chat shows of a conversation: its items (apply-events.ts folds journal events into
  * them), the run the composer reflects, and the rows the list draws (tool calls grouped).
  */
-import type { RunState } from '../../../common/events.js';
+import type { FileChange, RunState } from '../../../common/events.js';
 import { NO_USAGE, USAGE_START, type UsageState, type UsageTotal } from '../../../common/usage.js';
 
 /** `denied`: a permission check said no; not an error of the tool's, shown neutral. */
@@ -53,6 +53,11 @@ export type TimelineItem =
       /** Set on the run's one line about failed model calls: how many retries it has counted. */
       readonly modelRetries?: number;
     }
+  /**
+   * What a run did to the files (its parts merged), or a rewind: a summary that opens the diff
+   * viewer. `seq` is the set's first event; `rewind` marks a rewind (undone by rewinding to it).
+   */
+  | { readonly kind: 'changes'; readonly key: string; readonly runId: string | null; readonly seq: number; readonly changes: readonly FileChange[]; readonly rewind: boolean; readonly text: string }
   /** What a turn used and cost, under the turn. */
   | { readonly kind: 'usage'; readonly key: string; readonly runId: string | null; readonly text: string };
 

@@ -1,0 +1,117 @@
+/**
+ * The desktop's view of a conversation's file changes (issue 26): the files of one change set
+ * (a run's changes or a rewind, named by the sequence number of its first event) with their line
+ * counts, one file's diff on demand, and rewinds that report conflicts as a list. Only what
+ * `change-diff.ts` shows leaves here: a deny-read file's bytes never do (X1).
+ */
+import type { ChangedFileView, FileDiffView, RewindOutcomeView } from '../../common/views.js';
+import { rewindSummary } from '../../common/file-changes.js';
+import { WardError } from '../base/errors.js';
+import type { NamespaceStore } from '../store/namespace-store.js';
+import type { BlobStore } from '../changes/blobs.js';
+import { changeDiff, changeHeader, textOf, type ChangeDiff } from './change-diff.js';
+import { changeStoreFor, type ChangeService, type FileChange } from './changes.js';
+
+/** Past this many files a set's line counts are not computed (each count reads two blobs). */
+export const MAX_COUNTED_FILES = 1_000;
+
+function counts(diff: ChangeDiff): { added: number | null; removed: number | null } {
+  if (diff.patch === null) return { added: null, removed: null };
+  let added = 0;
+  let removed = 0;
+  for (const line of hunkLines(diff.patch)) {
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return { added, removed };
+}
+
+/** A patch's lines from its first hunk on (jsdiff's `Index:`, `===`, `---` and `+++` lines dropped). */
+function hunkLines(patch: string): string[] {
+  const lines = patch.split('\n');
+  const first = lines.findIndex((line) => line.startsWith('@@'));
+  if (first < 0) return [];
+  const hunks = lines.slice(first);
+  if (hunks.at(-1) === '') hunks.pop();
+  return hunks;
+}
+
+/** Diffs computed for a file list, kept for the diff fetched right after (the viewer opens the first file). */
+const KEPT_DIFFS = 64;
+
+/**
+ * An added or deleted text file is all `+` or all `-` lines: its hunk is written directly, not
+ * searched for by jsdiff (a 5,000-line file costs a split, not a diff). Null for other changes.
+ */
+function wholeFileDiff(blobs: BlobStore, change: FileChange): ChangeDiff | null {
+  if ((change.before === null) === (change.after === null)) return null;
+  const text = textOf(blobs, change.before ?? change.after);
+  if (text === null || text === '') return null;
+  const lines = text.split('\n');
+  const ended = lines.at(-1) === '';
+  if (ended) lines.pop();
+  const sign = change.before === null ? '+' : '-';
+  const range = change.before === null ? `-0,0 +1,${lines.length}` : `-1,${lines.length} +0,0`;
+  const body = lines.map((line) => `${sign}${line}`).join('\n');
+  return { header: changeHeader(change), patch: `@@ ${range} @@\n${body}\n${ended ? '' : '\\ No newline at end of file\n'}`, notShown: null };
+}
+
+export class ChangeViews {
+  private readonly kept = new Map<string, ChangeDiff>();
+
+  constructor(
+    private readonly changes: ChangeService,
+    private readonly home: () => string,
+  ) {}
+
+  /** The changes of the set whose first event is `seq`. */
+  private set(store: NamespaceStore, conversationId: string, seq: number): FileChange[] {
+    const entry = this.changes.list(store, conversationId).entries.find((candidate) => candidate.seq === seq);
+    if (entry === undefined || entry.kind === 'untracked') throw new WardError('not_found', `event #${seq} of conversation ${conversationId} is not a file change`);
+    return entry.changes;
+  }
+
+  private diffOf(store: NamespaceStore, conversationId: string, seq: number, index: number, change: FileChange): ChangeDiff {
+    const whole = wholeFileDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
+    if (whole !== null) return whole;
+    const key = `${store.namespace.hash}/${conversationId}/${seq}/${index}`;
+    let diff = this.kept.get(key);
+    if (diff === undefined) {
+      diff = changeDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
+      this.kept.set(key, diff);
+      if (this.kept.size > KEPT_DIFFS) this.kept.delete(this.kept.keys().next().value!);
+    }
+    return diff;
+  }
+
+  files(store: NamespaceStore, conversationId: string, seq: number): ChangedFileView[] {
+    return this.set(store, conversationId, seq).map((change, index) => {
+      const diff = index < MAX_COUNTED_FILES ? this.diffOf(store, conversationId, seq, index, change) : null;
+      return {
+        index,
+        path: change.path,
+        from: change.from ?? null,
+        change: change.change,
+        ...(diff === null ? { added: null, removed: null } : counts(diff)),
+        notShown: diff?.notShown ?? null,
+      };
+    });
+  }
+
+  diff(store: NamespaceStore, conversationId: string, seq: number, index: number): FileDiffView {
+    const change = this.set(store, conversationId, seq)[index];
+    if (change === undefined) throw new WardError('not_found', `the change set at event #${seq} has no file number ${index}`);
+    const diff = this.diffOf(store, conversationId, seq, index, change);
+    return { path: change.path, header: diff.header, lines: diff.patch === null ? null : hunkLines(diff.patch), notShown: diff.notShown };
+  }
+
+  /** Rewinds the files to before `to` (a run or an event's number); without `force`, a conflict changes nothing and is listed. */
+  rewind(store: NamespaceStore, conversationId: string, to: string, force: boolean): RewindOutcomeView {
+    if (!force) {
+      const found = this.changes.rewindConflicts(store, conversationId, to);
+      if (found.length > 0) return { outcome: 'conflicts', conflicts: found.map((conflict) => ({ path: conflict.path, now: conflict.now === null ? 'missing' : 'changed' })) };
+    }
+    const report = this.changes.rewindFiles(store, conversationId, to, { force });
+    return { outcome: 'rewound', seq: report.seq!, summary: rewindSummary({ ...report, resumed: false }) };
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Code and diffs read like an editor (issues 26 and 31) in real Chromium under Ward's CSP: code
+ * blocks highlighted with the languages Ward registers, hostile code inert; a turn's changed files
+ * (tracked by the real change tracker) in the diff viewer, undone through the real ChangeService.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { journalEvent } from '../../common/events.js';
+import { RUN_STARTED } from '../support/events.js';
+import { seedChangedRun } from './harness/changes.js';
+import { seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+
+const suite = useUiSuite();
+let harness: UiHarness | undefined;
+
+const HOSTILE_CODE = [
+  '```html',
+  '<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>',
+  '<a href="javascript:window.__pwned=3">x</a> \u001b[31mred\u001b[0m \u202Eevil',
+  '```',
+  '',
+  '```ts',
+  'const ward: string = "safe"; // a comment',
+  '```',
+  '',
+  '```klingon',
+  'qaStaH nuq <b>bold</b>',
+  '```',
+].join('\n');
+
+describe('code in real Chromium', () => {
+  it('test_code_blocks_are_highlighted_in_registered_languages_plain_otherwise_and_hostile_code_stays_inert', async () => {
+    harness = await suite.start();
+    const conversation = seedConversation(harness, 'Code blocks');
+    const runId = '00000000-0000-4000-8000-000000000026';
+    harness.core.store(harness.ns).journal.appendMany(
+      conversation.id,
+      [journalEvent('run_started', RUN_STARTED), journalEvent('user_prompt', { text: 'code please' }), journalEvent('assistant_text', { text: HOSTILE_CODE }), journalEvent('run_finished', { state: 'succeeded', reason: null })].map((event) => ({ ...event, runId })),
+    );
+    const page = await harness.open();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      // (The page's favicon 404 is not about code.)
+      if (message.type() === 'error' && !message.text().includes('404')) errors.push(message.text());
+    });
+    await page.getByRole('button', { name: /Code blocks/ }).click();
+    await timelineOf(page).getByText('qaStaH nuq').waitFor();
+
+    const blocks = page.locator('.code-block');
+    await expect(blocks.count()).resolves.toBe(3);
+    // TypeScript: keywords, types, strings and comments are coloured spans of the same text.
+    const ts = blocks.nth(1).locator('code');
+    await expect(ts.textContent()).resolves.toBe('const ward: string = "safe"; // a comment');
+    await expect(ts.locator('.hl-keyword').first().textContent()).resolves.toBe('const');
+    await expect(ts.locator('.hl-string').textContent()).resolves.toBe('"safe"');
+    await expect(ts.locator('.hl-comment').textContent()).resolves.toBe('// a comment');
+    // HTML is highlighted as text: tags are spans, nothing is an element, no handler ran.
+    const html = blocks.nth(0).locator('code');
+    await expect(html.locator('.hl-name').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('img, iframe, .markdown script, .markdown b, .markdown a').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+    const shown = (await html.textContent())!;
+    expect(shown).toContain('<img src=x onerror="window.__pwned = 1">');
+    // The escape sequence is dropped and the bidi override becomes a visible mark (D1).
+    expect(shown).not.toContain('\u001b');
+    expect(shown).not.toContain('\u202E');
+    expect(shown).toContain('red');
+    // An unknown language is plain, escaped text.
+    const plain = blocks.nth(2).locator('code');
+    await expect(plain.textContent()).resolves.toBe('qaStaH nuq <b>bold</b>');
+    await expect(plain.locator('span').count()).resolves.toBe(0);
+    // Highlighting broke no CSP rule (an eval or an inline style would be reported here).
+    expect(errors).toEqual([]);
+  });
+});
+
+const CANARY = 'deny-read-canary-e2e-71c3a9f0';
+
+describe('file changes in real Chromium', () => {
+  it('test_a_turn_shows_its_changed_files_the_viewer_opens_by_keyboard_shows_highlighted_diffs_and_deny_read_bytes_never_reach_the_window', async () => {
+    harness = await suite.start();
+    const dir = suite.tempDir('ward-e2e-changes-');
+    fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 41;\n');
+    fs.writeFileSync(path.join(dir, 'old.txt'), 'to be removed\n');
+    fs.writeFileSync(path.join(dir, '.env'), `TOKEN=${CANARY}-before\n`);
+    seedChangedRun(harness, 'Changed files', dir, () => {
+      fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 42;\n// checked\n');
+      fs.rmSync(path.join(dir, 'old.txt'));
+      fs.writeFileSync(path.join(dir, 'notes.md'), 'new notes\n');
+      fs.writeFileSync(path.join(dir, '.env'), `TOKEN=${CANARY}-after\n`);
+    });
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Changed files/ }).click();
+    const summary = timelineOf(page).getByRole('button', { name: '4 files changed (1 added, 2 modified, 1 deleted)' });
+    await summary.waitFor();
+
+    // Keyboard: the summary opens the viewer, focus lands on the file list, arrows move, Escape closes.
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    const viewer = page.getByRole('dialog', { name: '4 files changed (1 added, 2 modified, 1 deleted)' });
+    await viewer.waitFor();
+    const files = viewer.getByRole('list', { name: 'Changed files' }).getByRole('button');
+    await expect.poll(() => files.allTextContents()).toEqual(['modified.envcontent not kept', 'modifiedapp.ts+2 −1', 'addednotes.md+1 −0', 'deletedold.txt+0 −1']);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('modified.envcontent not kept');
+    await expect(viewer.getByTestId('diff-not-kept').textContent()).resolves.toBe('Content not kept (deny-read): Ward records this file by its size and hash only.');
+    await page.keyboard.press('ArrowDown');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('modifiedapp.ts+2 −1');
+    const diff = viewer.getByTestId('diff-lines');
+    await expect.poll(() => diff.locator('.diff-add').allTextContents()).toEqual(['1+export const answer = 42;', '2+// checked']);
+    await expect(diff.locator('.diff-del').allTextContents()).resolves.toEqual(['1−export const answer = 41;']);
+    await expect(diff.locator('.diff-add .hl-keyword').first().textContent()).resolves.toBe('export');
+    await expect(diff.locator('.diff-add .hl-comment').textContent()).resolves.toBe('// checked');
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'hidden' });
+
+    // X1 canary: the deny-read file's bytes crossed no IPC result or push and are nowhere in the page.
+    const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
+    expect(crossed).toContain('notes.md');
+    expect(crossed).not.toContain(CANARY);
+    await expect(page.content()).resolves.not.toContain(CANARY);
+  });
+
+  it('test_undo_these_changes_lists_conflicts_changing_nothing_forces_on_request_is_journaled_and_the_rewind_is_itself_undone', async () => {
+    harness = await suite.start();
+    const dir = suite.tempDir('ward-e2e-undo-');
+    fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 41;\n');
+    const conversation = seedChangedRun(harness, 'Changed files', dir, () => {
+      fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 42;\n');
+      fs.writeFileSync(path.join(dir, 'notes.md'), 'new notes\n');
+    });
+    // Someone edits a file the turn changed: undoing the turn would lose that edit.
+    fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 43; // mine\n');
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Changed files/ }).click();
+    await timelineOf(page).getByRole('button', { name: 'Undo these changes' }).click();
+    const dialog = page.getByRole('alertdialog', { name: "Undo this turn's file changes?" });
+    await expect(dialog.textContent()).resolves.toContain('Ward never writes inside a .git/ folder.');
+    await dialog.getByRole('button', { name: 'Restore files' }).click();
+    await expect.poll(() => dialog.getByTestId('rewind-conflicts').textContent()).toBe(`Nothing was changed: this file has changed since Ward recorded it.${path.join(dir, 'app.ts')} (changed)`);
+    expect(fs.readFileSync(path.join(dir, 'app.ts'), 'utf8')).toBe('export const answer = 43; // mine\n');
+    expect(fs.existsSync(path.join(dir, 'notes.md'))).toBe(true);
+
+    // Forced: the files are as before the turn, and the rewind is journaled and shown.
+    await dialog.getByRole('button', { name: 'Overwrite them and restore' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const rewound = timelineOf(page).getByRole('button', { name: /^files rewound to before event #1: 2 files changed .*1 conflicting forced$/ });
+    await rewound.waitFor();
+    expect(fs.readFileSync(path.join(dir, 'app.ts'), 'utf8')).toBe('export const answer = 41;\n');
+    expect(fs.existsSync(path.join(dir, 'notes.md'))).toBe(false);
+    const events = [...harness.core.store(harness.ns).journal.read(conversation.id, 0)].map((event) => event.type);
+    expect(events.at(-1)).toBe('files_rewound');
+
+    // The prompt offers the same restore; the rewind itself is undone from its own row.
+    await expect(timelineOf(page).getByRole('button', { name: 'Restore files to before this message' }).count()).resolves.toBe(1);
+    await timelineOf(page).getByRole('button', { name: 'Undo this rewind' }).click();
+    const again = page.getByRole('alertdialog', { name: 'Undo this rewind?' });
+    await again.getByRole('button', { name: 'Restore files' }).click();
+    await again.waitFor({ state: 'hidden' });
+    // The turn's file is back; the overwritten edit was never the agent's, so Ward did not keep it (X1: nothing unread is stored).
+    await expect.poll(() => fs.existsSync(path.join(dir, 'notes.md'))).toBe(true);
+    expect(fs.readFileSync(path.join(dir, 'notes.md'), 'utf8')).toBe('new notes\n');
+    await timelineOf(page).getByRole('button', { name: /^files rewound to before event #6: / }).waitFor();
+  });
+});
