@@ -73,8 +73,8 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
     const smallDir = path.join(dir, 'small');
     fs.mkdirSync(bigDir);
     fs.mkdirSync(smallDir);
-    seedChangedRun(harness, 'Big change', bigDir, () => fs.writeFileSync(path.join(bigDir, 'generated.ts'), sourceOf(LINES)));
-    seedChangedRun(harness, 'Small change', smallDir, () => fs.writeFileSync(path.join(smallDir, 'one.ts'), sourceOf(1)));
+    await seedChangedRun(harness, 'Big change', bigDir, () => fs.writeFileSync(path.join(bigDir, 'generated.ts'), sourceOf(LINES)));
+    await seedChangedRun(harness, 'Small change', smallDir, () => fs.writeFileSync(path.join(smallDir, 'one.ts'), sourceOf(1)));
     const bigPage = await pageOn(harness, 'Big change');
     const smallPage = await pageOn(harness, 'Small change');
     // One warm-up each, then alternate so drift affects both alike.

@@ -84,7 +84,7 @@ describe('file changes in real Chromium', () => {
     fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 41;\n');
     fs.writeFileSync(path.join(dir, 'old.txt'), 'to be removed\n');
     fs.writeFileSync(path.join(dir, '.env'), `TOKEN=${CANARY}-before\n`);
-    seedChangedRun(harness, 'Changed files', dir, () => {
+    await seedChangedRun(harness, 'Changed files', dir, () => {
       fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 42;\n// checked\n');
       fs.rmSync(path.join(dir, 'old.txt'));
       fs.writeFileSync(path.join(dir, 'notes.md'), 'new notes\n');
@@ -125,7 +125,7 @@ describe('file changes in real Chromium', () => {
     harness = await suite.start();
     const dir = suite.tempDir('ward-e2e-undo-');
     fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 41;\n');
-    const conversation = seedChangedRun(harness, 'Changed files', dir, () => {
+    const conversation = await seedChangedRun(harness, 'Changed files', dir, () => {
       fs.writeFileSync(path.join(dir, 'app.ts'), 'export const answer = 42;\n');
       fs.writeFileSync(path.join(dir, 'notes.md'), 'new notes\n');
     });

@@ -350,7 +350,7 @@ describe('the other screens in real Chromium', () => {
     const dir = suite.tempDir('ward-e2e-screens-diff-');
     fs.writeFileSync(path.join(dir, 'app.ts'), ['export function answer(): number {', '  return 41;', '}', ''].join('\n'));
     fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=kept-out\n');
-    seedChangedRun(harness, 'Changed files', dir, () => {
+    await seedChangedRun(harness, 'Changed files', dir, () => {
       fs.writeFileSync(path.join(dir, 'app.ts'), ['/** The answer, checked. */', 'export function answer(): number {', '  return 42; // was 41', '}', ''].join('\n'));
       fs.writeFileSync(path.join(dir, 'README.md'), '# Notes\n');
       fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=still-kept-out\n');

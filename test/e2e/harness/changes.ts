@@ -7,15 +7,15 @@ import { RUN_STARTED } from '../../support/events.js';
 import { seedConversation, type UiHarness } from './harness.js';
 
 /** A chat titled `title` with one finished run that did `change` to `dir` (`dir/.env` under --deny-read). */
-export function seedChangedRun(harness: UiHarness, title: string, dir: string, change: () => void) {
+export async function seedChangedRun(harness: UiHarness, title: string, dir: string, change: () => void) {
   const conversation = seedConversation(harness, title);
   const store = harness.core.store(harness.ns);
   const changes = new ChangeStore(path.join(namespaceDir(harness.home, harness.ns), 'changes'));
   const { run } = store.runs.admit(conversation.id, `req-${title}`, 'fingerprint');
   store.runs.transition(run.id, 'running');
-  const before = snapshotBefore(changes, conversation.id, [dir], [path.join(dir, '.env')], DEFAULT_TRACKING_LIMITS);
+  const before = await snapshotBefore(changes, conversation.id, [dir], [path.join(dir, '.env')], DEFAULT_TRACKING_LIMITS);
   change();
-  const after = snapshotAfter(changes, before, DEFAULT_TRACKING_LIMITS);
+  const after = await snapshotAfter(changes, before, DEFAULT_TRACKING_LIMITS);
   store.journal.appendMany(
     conversation.id,
     [
