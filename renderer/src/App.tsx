@@ -13,6 +13,7 @@ import { usePolicy, policySetting } from './components/ManagedLock.js';
 import { DismissibleError } from './components/PageNotice.js';
 import { Rail } from './components/Rail.js';
 import { SessionList } from './components/SessionList.js';
+import { useSetupCard } from './components/SetupCard.js';
 import { Switcher } from './components/Switcher.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
@@ -50,6 +51,7 @@ export function App({ api }: { api: WardApi }) {
   useWindowKeys(useCallback(() => setSwitcherOpen(true), []), newChat);
   const actions = useWindowActions(api, place.namespace, fail);
   const chats = place.page === 'chats';
+  const setup = useSetupCard(api, scope, place, go, newChat);
   return (
     <div className={`app${chats ? ' with-sessions' : ''}`}>
       <Rail page={place.page} approvals={questions.approvals.length} onPage={(page) => go({ page })} />
@@ -93,6 +95,7 @@ export function App({ api }: { api: WardApi }) {
             onTitle={setChatTitle}
             announce={announce}
             focus={search.focus}
+            setup={setup}
           />
         )}
         {scope.ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
