@@ -9,7 +9,7 @@ import { startProtectedServer } from '../fixtures/mcp-oauth/protected-server.js'
 import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
 import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
-import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { addRemoteConnection, CANARY_KEY, expectFieldError, publishToolAgent, screenshot, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -53,7 +53,7 @@ describe('the other screens in real Chromium', () => {
     // A plain http endpoint off loopback is refused with a clear message (L1).
     await page.getByRole('textbox', { name: 'Endpoint' }).fill('http://example.com');
     await page.getByRole('button', { name: 'Save provider' }).click();
-    await page.getByText(/http:\/\/ is allowed only for loopback hosts/).waitFor();
+    await expectFieldError(page.getByRole('textbox', { name: 'Endpoint' }), /http:\/\/ is allowed only for loopback hosts/);
 
     // The next run uses the stored key (not the environment's) and the saved model.
     await page.getByRole('button', { name: 'Chats' }).click();
@@ -97,6 +97,7 @@ describe('the other screens in real Chromium', () => {
     await permissions.getByRole('textbox', { name: 'Entries' }).fill(harness.home);
     await permissions.getByRole('button', { name: 'Grant' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain("Ward's data folder");
+    await expectFieldError(permissions.getByRole('textbox', { name: 'Entries' }), /Ward's data folder/);
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-project-')));
     await permissions.getByRole('textbox', { name: 'Entries' }).fill(project);
     await permissions.getByRole('button', { name: 'Grant' }).click();
@@ -184,6 +185,7 @@ describe('the other screens in real Chromium', () => {
       // A bad address is refused with a clear message, before anything is stored.
       await addRemoteConnection(page, 'bad', 'http://example.com/mcp');
       await expect(page.getByRole('alert').textContent()).resolves.toMatch(/http/);
+      await expectFieldError(page.getByRole('form', { name: 'Add a remote MCP server' }).getByRole('textbox', { name: 'Server URL' }), /http/);
       await expect(page.getByTestId('connection').count()).resolves.toBe(1);
 
       await card.getByRole('button', { name: 'Remove' }).click();
