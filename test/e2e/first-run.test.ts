@@ -3,7 +3,8 @@
 // error is a button that opens that card, never a terminal command. Real core, real Chromium.
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { screenshot, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 const TYPED_KEY = 'sk-ant-typed-in-setup-8d41c0e7a2b9';
@@ -26,7 +27,7 @@ describe('first run sets itself up (issue 31 desktop #1)', () => {
     // The endpoint Ward uses now (here the environment's) is offered as the gateway.
     await expect(card.getByRole('radio', { name: 'A company gateway' }).isChecked()).resolves.toBe(true);
     await expect(card.getByRole('textbox', { name: 'Gateway URL' }).inputValue()).resolves.toBe(harness.provider.url);
-    await screenshot(page, 'first-run');
+    await auditScreen(page, 'first-run');
 
     // Saving without a key says so at the key field, tied to it.
     await card.getByRole('button', { name: 'Save' }).click();

@@ -39,6 +39,7 @@ export function ChatsPage(props: ChatsPageProps) {
     return (
       <div className="chat-empty">
         <div className="empty-state">
+          <h1 className="sr-only">Chats</h1>
           <p>Choose a session, or start a new chat.</p>
           <button type="button" className="primary" onClick={onNewChat}>
             New chat <kbd>Ctrl+N</kbd>

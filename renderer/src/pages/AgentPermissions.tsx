@@ -30,7 +30,7 @@ export function AgentPermissions({ api, namespace, agent, change }: AgentPermiss
   const error = useFormError(() => 'entries');
   return (
     <section className="form" aria-label="Permissions">
-      <h3>Permissions of {agent.name} (every conversation)</h3>
+      <h2>Permissions of {agent.name} (every conversation)</h2>
       <ul className="plain-list">
         {agent.permissions.map((grant) => (
           <li key={grant.id} data-testid="agent-permission">

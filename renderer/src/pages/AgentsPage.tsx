@@ -102,7 +102,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
 
   return (
     <section className="page" aria-label="Agents">
-      <h2>Agents</h2>
+      <h1>Agents</h1>
       <AgentList agents={agents} onEdit={edit} />
       <form
         className="form"
@@ -111,7 +111,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
           void publish();
         }}
       >
-        <h3>Edit and publish</h3>
+        <h2>Edit and publish</h2>
         <label>
           Name
           <input value={name} onChange={(event) => setName(event.target.value)} placeholder="research-helper" required />

@@ -59,7 +59,7 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
 
   return (
     <section className="page" aria-label="Connections">
-      <h2>Connections</h2>
+      <h1>Connections</h1>
       {connections?.length === 0 && <p className="muted">No connections in this namespace yet.</p>}
       <ul className="cards">
         {connections?.map((connection) => (

@@ -54,7 +54,7 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         });
       }}
     >
-      <h3>Add a local (stdio) MCP server</h3>
+      <h2>Add a local (stdio) MCP server</h2>
       <label>
         Name
         <input value={name} onChange={(event) => setName(event.target.value)} placeholder="files" required {...error.props('name')} />

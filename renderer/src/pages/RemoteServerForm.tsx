@@ -45,7 +45,7 @@ export function RemoteServerForm({ busy, managedOnly, onAdd }: RemoteServerFormP
         });
       }}
     >
-      <h3>Add a remote MCP server</h3>
+      <h2>Add a remote MCP server</h2>
       <ManagedLock setting={locked ? managedOnly : undefined} what="only the connections your organization defines may be used" />
       <label>
         Name

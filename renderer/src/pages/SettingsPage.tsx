@@ -46,7 +46,7 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
 
   return (
     <section className="page" aria-label="Settings">
-      <h2>Settings</h2>
+      <h1>Settings</h1>
       <p className="muted">
         The model provider and key below are this namespace's (<strong>{namespace}</strong>): other namespaces keep their own.
       </p>
@@ -121,7 +121,7 @@ function ProviderForm({ api, namespace, policy, baseUrl, model, onBaseUrl, onMod
         onSave(error.set);
       }}
     >
-      <h3>Model provider</h3>
+      <h2>Model provider</h2>
       <label>
         Endpoint
         <input value={baseUrl} onChange={(event) => onBaseUrl(event.target.value)} {...error.props('endpoint')} />
@@ -165,7 +165,7 @@ function ModelKeyForm({ settings, policy, onStore, onRemove }: { settings: Setti
         onStore(value, error.set);
       }}
     >
-      <h3>Model key</h3>
+      <h2>Model key</h2>
       <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
       <ManagedLock setting={policySetting(policy, 'credentialStore')} what={settings === null ? undefined : `keys are kept in ${STORE_NAME[settings.keyStore]}`} />
       <label>
