@@ -29,4 +29,21 @@ describe('the window at 800 and 1600 px (issue 31 desktop #6)', () => {
     await toggle.click();
     await search.waitFor({ state: 'hidden' });
   });
+
+  it('test_settings_show_the_provider_and_the_key_side_by_side_when_wide_and_stacked_at_800', async () => {
+    const harness = await suite.start();
+    const page = await harness.open();
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const provider = page.getByRole('heading', { level: 2, name: 'Model provider' });
+    const key = page.getByRole('heading', { level: 2, name: 'Model key' });
+    await provider.waitFor();
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    const wide = [await provider.boundingBox(), await key.boundingBox()];
+    expect(wide[1]!.y).toBe(wide[0]!.y);
+    expect(wide[1]!.x).toBeGreaterThan(wide[0]!.x + 300);
+    await page.setViewportSize({ width: 800, height: 600 });
+    const narrow = [await provider.boundingBox(), await key.boundingBox()];
+    expect(narrow[1]!.x).toBe(narrow[0]!.x);
+    expect(narrow[1]!.y).toBeGreaterThan(narrow[0]!.y);
+  });
 });

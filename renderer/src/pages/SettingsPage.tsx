@@ -53,6 +53,7 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
       <p>
         Data folder: <code>{settings?.dataFolder ?? '…'}</code>
       </p>
+      <div className="settings-columns">
       <ProviderForm
         api={api}
         namespace={namespace}
@@ -70,6 +71,7 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
         onStore={(key, onError) => void run(() => unwrap(api.settings.setKey({ namespace, key })), 'Key stored', onError)}
         onRemove={() => setConfirmRemoveKey(true)}
       />
+      </div>
       <PageNotice notice={notice} />
       <ConfirmDialog
         open={confirmRemoveKey}
