@@ -161,6 +161,8 @@ export interface SettingsView {
   readonly modelProvider: { readonly baseUrl: string; readonly model: string };
   /** Whether a model key is stored; the key itself never comes back (U3, C3). */
   readonly keySet: boolean;
+  /** No key is stored, but Ward's environment has one (ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN) that runs use. */
+  readonly environmentKey: boolean;
   /** Where keys are kept: the OS keychain, Windows DPAPI, or the opt-in file store. */
   readonly keyStore: 'keychain' | 'dpapi' | 'file';
 }

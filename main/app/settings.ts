@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ProviderTestView, SettingsView } from '../../common/views.js';
 import { escapeOneLine } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
-import { deleteModelCredential, inferKind, markModelCredentialChanged, modelCredentialStatus, normalizeModelSecret, setModelCredential, type ModelCredentialKind } from '../credentials/model-credential.js';
+import { deleteModelCredential, inferKind, markModelCredentialChanged, modelCredentialStatus, normalizeModelSecret, setModelCredential, VARIABLE_FOR, type ModelCredentialKind } from '../credentials/model-credential.js';
 import { configuredStoreKind, openSecretStore, type OpenStoreOptions } from '../credentials/open-store.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import { assertModelAllowed, assertProviderAllowed, type AdminPolicy } from '../policy/policy.js';
@@ -76,10 +76,12 @@ export class SettingsService {
   }
 
   async view(store: NamespaceStore): Promise<SettingsView> {
+    const keySet = (await this.keyStatus(store.namespace)).set;
     return {
       dataFolder: this.namespaces.home,
       modelProvider: this.modelProvider(store.namespace),
-      keySet: (await this.keyStatus(store.namespace)).set,
+      keySet,
+      environmentKey: !keySet && Object.values(VARIABLE_FOR).some((variable) => (this.env[variable] ?? '') !== ''),
       keyStore: configuredStoreKind(this.namespaces.home, this.stores.managed),
     };
   }

@@ -52,6 +52,8 @@ export const ERROR_CODES = {
   credentials: {
     keychain_unavailable: EXIT.unavailable,
     credential_missing: EXIT.notFound,
+    /** No model key for the namespace (none stored, none in the environment), or the stored one unreadable: the desktop opens its setup card. */
+    model_key_missing: EXIT.notFound,
     credential_store_insecure: EXIT.unavailable,
     lock_timeout: EXIT.unavailable,
   },

@@ -60,7 +60,7 @@ function decode(raw: string, ns: Namespace): Stored {
   } catch {
     // fall through: never echo what the store held
   }
-  throw new WardError('credential_missing', `the stored model credential is unreadable; ${howToSet(ns)}`);
+  throw new WardError('model_key_missing', `the stored model credential is unreadable; ${howToSet(ns)}`);
 }
 
 export async function setModelCredential(store: SecretStore, kind: ModelCredentialKind, secret: string): Promise<void> {
@@ -118,5 +118,5 @@ export async function resolveModelCredential(
     const value = env[VARIABLE_FOR[kind]];
     if (value !== undefined && value !== '') return { kind, value };
   }
-  throw new WardError('credential_missing', `no model credential for namespace ${namespace.name}: ${howToSet(namespace)}, or set ANTHROPIC_API_KEY`);
+  throw new WardError('model_key_missing', `no model credential for namespace ${namespace.name}: ${howToSet(namespace)}, or set ANTHROPIC_API_KEY`);
 }

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { CONTRACT, IPC_ERROR_CODES, isChannelName, type ChannelName, type IpcError, type IpcResult, type ParsedPayload, type Result } from '../../preload/contract.js';
 import type { Client } from './client.js';
 import { isWardError } from '../base/errors.js';
+import { MODEL_SETUP_NEEDED } from '../../common/model-setup.js';
 
 export type Handlers = {
   readonly [C in ChannelName]: (payload: ParsedPayload<C>, client: Client) => Promise<Result<C>> | Result<C>;
@@ -38,6 +39,8 @@ export async function dispatch(handlers: Handlers, client: Client, channel: unkn
     const handler = handlers[channel] as (payload: unknown, client: Client) => Promise<unknown> | unknown;
     return { ok: true, value: await handler(parsed.data, client) };
   } catch (error) {
+    // The CLI's wording names `ward provider set-key`; a window offers its setup card instead.
+    if (isWardError(error, 'model_key_missing')) return failure(error.code, MODEL_SETUP_NEEDED);
     if (isWardError(error)) return failure(error.code, error.message);
     // Unexpected failures keep their detail in main; the page gets a stable code only.
     console.error(`ward: ${channel} failed`, error);

@@ -13,6 +13,7 @@ import { usePolicy, policySetting } from './components/ManagedLock.js';
 import { DismissibleError } from './components/PageNotice.js';
 import { Rail } from './components/Rail.js';
 import { SessionList } from './components/SessionList.js';
+import { useSetupCard } from './components/SetupCard.js';
 import { Switcher } from './components/Switcher.js';
 import { AgentsPage } from './pages/AgentsPage.js';
 import { ConnectionsPage } from './pages/ConnectionsPage.js';
@@ -46,13 +47,15 @@ export function App({ api }: { api: WardApi }) {
   useApprovalAnnouncements(questions.approvals, conversations, announce);
   const setChatTitle = useWindowTitle(place);
   const [switcherOpen, setSwitcherOpen] = useState(false);
+  const [sessionsOpen, setSessionsOpen] = useState(false);
   const [newChatKey, newChat] = useNewChat(go);
   useWindowKeys(useCallback(() => setSwitcherOpen(true), []), newChat);
   const actions = useWindowActions(api, place.namespace, fail);
   const chats = place.page === 'chats';
+  const setup = useSetupCard(api, scope, place, go, newChat);
   return (
-    <div className={`app${chats ? ' with-sessions' : ''}`}>
-      <Rail page={place.page} approvals={questions.approvals.length} onPage={(page) => go({ page })} />
+    <div className={`app${chats ? ' with-sessions' : ''}${sessionsOpen ? ' sessions-open' : ''}`}>
+      <Rail page={place.page} approvals={questions.approvals.length} onPage={(page) => go({ page })} sessions={chats ? { open: sessionsOpen, onToggle: () => setSessionsOpen(!sessionsOpen) } : undefined} />
       {chats && (
         <SessionList
           namespaces={namespaces}
@@ -93,6 +96,7 @@ export function App({ api }: { api: WardApi }) {
             onTitle={setChatTitle}
             announce={announce}
             focus={search.focus}
+            setup={setup}
           />
         )}
         {scope.ready && place.page === 'agents' && <AgentsPage api={api} namespace={place.namespace} />}
@@ -100,9 +104,7 @@ export function App({ api }: { api: WardApi }) {
         {scope.ready && place.page === 'settings' && <SettingsPage api={api} namespace={place.namespace} policy={policy} />}
         {place.page === 'policy' && <PolicyPage policy={policy} />}
       </main>
-      <div className="sr-only" role="status" aria-live="polite" data-testid="announcer">
-        {announcement}
-      </div>
+      <div className="sr-only" role="status" aria-live="polite" data-testid="announcer">{announcement}</div>
       <Switcher open={switcherOpen} conversations={conversations} waiting={questions.waiting} onClose={() => setSwitcherOpen(false)} onOpen={openChat} onPage={(page) => go({ page })} onNewChat={newChat} />
     </div>
   );

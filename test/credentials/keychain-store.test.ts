@@ -53,7 +53,7 @@ describe('OS keychain store (real gnome-keyring on a private D-Bus session)', ()
     await setModelCredential(work, 'api-key', CANARY);
     expect(await personal.get('model-key')).toBeUndefined();
     expect(await personal.delete('model-key')).toBe(false);
-    await expect(resolveModelCredential(parseNamespace('personal'), {}, { store: personal })).rejects.toMatchObject({ code: 'credential_missing' });
+    await expect(resolveModelCredential(parseNamespace('personal'), {}, { store: personal })).rejects.toMatchObject({ code: 'model_key_missing' });
     expect(await resolveModelCredential(parseNamespace('work'), {}, { store: work })).toEqual({ kind: 'api-key', value: CANARY });
     await work.delete('model-key');
   });

@@ -75,7 +75,7 @@ describe('ward provider set-key / show and resolveModelCredential', () => {
     expect(await resolveModelCredential(ns, { ANTHROPIC_API_KEY: 'sk-env' }, { store })).toEqual({ kind: 'api-key', value: 'sk-env' });
     expect(await resolveModelCredential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 'oat-env' }, { store })).toEqual({ kind: 'oauth-token', value: 'oat-env' });
     await expect(resolveModelCredential(ns, {}, { store })).rejects.toMatchObject({
-      code: 'credential_missing',
+      code: 'model_key_missing',
       message: 'no model credential for namespace env-only: store one with "ward --namespace env-only provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY',
     });
   });

@@ -10,7 +10,8 @@ import { startHttpFixture } from '../fixtures/mcp-servers/http.js';
 import { FIXTURE_STDIO } from '../app/runs/agents.js';
 import { fixtureTools } from '../fixtures/mcp-servers/tools.js';
 import { seedChangedRun } from './harness/changes.js';
-import { addRemoteConnection, CANARY_KEY, publishToolAgent, screenshot, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { addRemoteConnection, CANARY_KEY, expectFieldError, publishToolAgent, seedConversation, showAddForms, startChat, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -49,12 +50,12 @@ describe('the other screens in real Chromium', () => {
     await page.getByText('Key stored', { exact: true }).waitFor();
     await expect.poll(() => page.getByTestId('key-state').textContent()).toBe("A key is stored in Ward's file store.");
     await expect(page.getByLabel('New key').inputValue()).resolves.toBe('');
-    await screenshot(page, 'settings');
+    await auditScreen(page, 'settings');
 
     // A plain http endpoint off loopback is refused with a clear message (L1).
     await page.getByRole('textbox', { name: 'Endpoint' }).fill('http://example.com');
     await page.getByRole('button', { name: 'Save provider' }).click();
-    await page.getByText(/http:\/\/ is allowed only for loopback hosts/).waitFor();
+    await expectFieldError(page.getByRole('textbox', { name: 'Endpoint' }), /http:\/\/ is allowed only for loopback hosts/);
 
     // The next run uses the stored key (not the environment's) and the saved model.
     await page.getByRole('button', { name: 'Chats' }).click();
@@ -98,6 +99,7 @@ describe('the other screens in real Chromium', () => {
     await permissions.getByRole('textbox', { name: 'Entries' }).fill(harness.home);
     await permissions.getByRole('button', { name: 'Grant' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain("Ward's data folder");
+    await expectFieldError(permissions.getByRole('textbox', { name: 'Entries' }), /Ward's data folder/);
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ward-e2e-project-')));
     await permissions.getByRole('textbox', { name: 'Entries' }).fill(project);
     await permissions.getByRole('button', { name: 'Grant' }).click();
@@ -114,7 +116,7 @@ describe('the other screens in real Chromium', () => {
     await permissions.getByRole('button', { name: 'Grant' }).click();
     // In the form's words, not the terminal's flag.
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^Deny net: /);
-    await screenshot(page, 'agents');
+    await auditScreen(page, 'agents');
     await page.getByTestId('agent-permission').filter({ hasText: 'deny net' }).getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Revoked net evil.example.com').waitFor();
     await expect(page.getByTestId('agent-permission').count()).resolves.toBe(1);
@@ -156,7 +158,7 @@ describe('the other screens in real Chromium', () => {
       await expect(pinned.getByRole('checkbox', { name: /^tracker__echo/ }).isChecked()).resolves.toBe(true);
       await expect(offered.getByRole('checkbox', { name: 'echo from tracker' }).count()).resolves.toBe(0);
       await expect(page.getByRole('listitem').filter({ hasText: 'reader' }).textContent()).resolves.toMatch(/v1 · 1 tool · /);
-      await screenshot(page, 'agents-connection-tools');
+      await auditScreen(page, 'agents-connection-tools');
       const spec = harness.core.store(harness.ns).agents.get('reader').spec as { tools: { exposedName: string }[] };
       expect(spec.tools.map((tool) => tool.exposedName)).toEqual(['tracker__echo']);
     } finally {
@@ -180,11 +182,12 @@ describe('the other screens in real Chromium', () => {
       await page.getByText('Checked tracker').waitFor();
       await expect.poll(() => card.locator('.pill').textContent()).toBe('Connected');
       await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*echo.*slow/);
-      await screenshot(page, 'connections');
+      await auditScreen(page, 'connections');
 
       // A bad address is refused with a clear message, before anything is stored.
       await addRemoteConnection(page, 'bad', 'http://example.com/mcp');
       await expect(page.getByRole('alert').textContent()).resolves.toMatch(/http/);
+      await expectFieldError(page.getByRole('form', { name: 'Add a remote MCP server' }).getByRole('textbox', { name: 'Server URL' }), /http/);
       await expect(page.getByTestId('connection').count()).resolves.toBe(1);
 
       await card.getByRole('button', { name: 'Remove' }).click();
@@ -215,7 +218,7 @@ describe('the other screens in real Chromium', () => {
     await page.getByText('Checked local').waitFor({ timeout: 30_000 });
     await expect.poll(() => card.locator('.pill').textContent()).toBe('Connected');
     await expect(card.locator('.connection-tools').textContent()).resolves.toMatch(/^Tools: .*local__echo/);
-    await screenshot(page, 'connections-local');
+    await auditScreen(page, 'connections-local');
     // The value went renderer → main → the secret store only: not back, not into the database.
     const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
     expect(crossed).not.toContain(secret);
@@ -262,7 +265,7 @@ describe('the other screens in real Chromium', () => {
       // No token reached the page.
       const crossed = [...harness.results, ...harness.pushed.map((event) => JSON.stringify(event))].join('\n');
       expect(crossed).not.toMatch(/access_token|refresh_token|Bearer /);
-      await screenshot(page, 'connections-signed-in');
+      await auditScreen(page, 'connections-signed-in');
 
       // Sign out forgets the tokens: the server asks for a sign-in again, even after a check.
       await card.getByRole('button', { name: 'Sign out' }).click();
@@ -288,7 +291,7 @@ describe('the other screens in real Chromium', () => {
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('report');
     await sessions.getByText('Holiday plans').waitFor({ state: 'detached' });
     await expect(sessions.getByRole('button').allTextContents()).resolves.toEqual([expect.stringContaining('Quarterly report draft')]);
-    await screenshot(page, 'sessions-search');
+    await auditScreen(page, 'sessions-search');
 
     await page.getByRole('combobox', { name: 'Namespace' }).selectOption('work');
     await sessions.getByText('No matching sessions').waitFor();
@@ -329,7 +332,7 @@ describe('the other screens in real Chromium', () => {
     await timelineOf(page).getByText('Yes: the colours follow').waitFor();
     const colors = await page.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
     expect(colors).toEqual(['rgb(21, 24, 28)', 'rgb(230, 232, 235)']);
-    await screenshot(page, 'chat-keyboard');
+    await auditScreen(page, 'chat-keyboard');
 
     // Keyboard: the message box takes focus by Tab order and Enter sends nothing while empty.
     await page.getByRole('textbox', { name: 'Message' }).focus();
@@ -361,9 +364,6 @@ describe('the other screens in real Chromium', () => {
     const viewer = page.getByRole('dialog', { name: /3 files changed/ });
     await viewer.getByRole('button', { name: /app\.ts/ }).click();
     await viewer.locator('.diff-add .hl-comment').first().waitFor();
-    for (const [width, height] of [[800, 600], [1600, 1000]] as const) {
-      await page.setViewportSize({ width, height });
-      await screenshot(page, `diff-viewer-${width}x${height}`);
-    }
+    await auditScreen(page, 'diff-viewer');
   });
 });

@@ -142,7 +142,7 @@ describe('what leaves main', () => {
 });
 
 describe('a chat that would be refused is not created (issue 16 #7)', () => {
-  it('test_without_a_model_key_new_chat_and_send_are_refused_naming_set_key_and_nothing_is_created', async () => {
+  it('test_without_a_model_key_new_chat_and_send_are_refused_in_the_setup_cards_words_never_a_terminal_command_and_nothing_is_created', async () => {
     const home = tempDir('ward-desktop-preflight-');
     fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
     const core = new DataFolder(home);
@@ -151,7 +151,7 @@ describe('a chat that would be refused is not created (issue 16 #7)', () => {
     const client = { id: 'window-1', push: () => undefined };
     const refusal = {
       ok: false,
-      error: { code: 'credential_missing', message: 'no model credential for namespace default: store one with "ward --namespace default provider set-key" (it reads the key from stdin), or set ANTHROPIC_API_KEY' },
+      error: { code: 'model_key_missing', message: 'Ward has no usable model key for this namespace yet.' },
     };
     try {
       await expect(dispatch(service.handlers, client, 'conversations.start', { namespace: 'default', agentName: 'default', prompt: 'hello', requestId: '00000000-0000-4000-8000-000000000002' })).resolves.toEqual(refusal);
@@ -165,6 +165,8 @@ describe('a chat that would be refused is not created (issue 16 #7)', () => {
       await expect(dispatch(service.handlers, client, 'runs.prepare', { namespace: 'default', conversationId: conversation.id })).resolves.toEqual(refusal);
       expect(store.runs.activeFor(conversation.id)).toBeUndefined();
       expect(store.journal.lastSeq(conversation.id)).toBe(0);
+      // The window knows to show its setup card: no key stored, none in Ward's environment.
+      await expect(dispatch(service.handlers, client, 'settings.get', { namespace: 'default' })).resolves.toMatchObject({ ok: true, value: { keySet: false, environmentKey: false } });
     } finally {
       await app.close();
       core.close();

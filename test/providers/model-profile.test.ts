@@ -48,6 +48,6 @@ describe('model provider profile (L1)', () => {
     const credential = storedModelCredential(home);
     await expect(credential(ns, { ANTHROPIC_API_KEY: 'k1', CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'api-key', value: 'k1' });
     await expect(credential(ns, { CLAUDE_CODE_OAUTH_TOKEN: 't1' })).resolves.toEqual({ kind: 'oauth-token', value: 't1' });
-    await expect(credential(ns, {})).rejects.toMatchObject({ code: 'credential_missing' });
+    await expect(credential(ns, {})).rejects.toMatchObject({ code: 'model_key_missing' });
   });
 });

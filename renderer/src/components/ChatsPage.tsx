@@ -1,4 +1,5 @@
 /** The Chats page's body: nothing chosen yet, a new chat being written, or one chat. */
+import type { ReactNode } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { AgentView } from '../../../common/views.js';
 import type { PushRouter } from '../state/follow.js';
@@ -27,13 +28,18 @@ export interface ChatsPageProps {
   readonly onTitle: (title: string) => void;
   readonly announce: Announce;
   readonly focus: SearchFocus | null;
+  /** The first-run setup card, shown instead of "Choose a session" while the namespace has no model key, and the folder a new chat starts in (the card's first folder). */
+  readonly setup: { readonly setupCard: ReactNode | null; readonly firstFolder: string | null };
 }
 
-export function ChatsPage({ api, router, namespace, conversationId, newChatKey, agents, questions, actions, onNewChat, onOpenChat, onListChange, onTitle, announce, focus }: ChatsPageProps) {
+export function ChatsPage(props: ChatsPageProps) {
+  const { api, router, namespace, conversationId, newChatKey, agents, questions, actions, onNewChat, onOpenChat, onListChange, onTitle, announce, focus, setup } = props;
+  if (conversationId === null && setup.setupCard !== null) return <div className="chat-empty setup">{setup.setupCard}</div>;
   if (conversationId === null) {
     return (
       <div className="chat-empty">
         <div className="empty-state">
+          <h1 className="sr-only">Chats</h1>
           <p>Choose a session, or start a new chat.</p>
           <button type="button" className="primary" onClick={onNewChat}>
             New chat <kbd>Ctrl+N</kbd>
@@ -47,7 +53,7 @@ export function ChatsPage({ api, router, namespace, conversationId, newChatKey, 
       onListChange();
       onOpenChat(created);
     };
-    return <NewChat key={`${namespace}/new/${newChatKey}`} api={api} namespace={namespace} agents={agents} focusKey={String(newChatKey)} onCreated={created} />;
+    return <NewChat key={`${namespace}/new/${newChatKey}`} api={api} namespace={namespace} agents={agents} focusKey={String(newChatKey)} onCreated={created} initialWorkspace={setup.firstFolder} />;
   }
   return (
     <ChatView

@@ -23,10 +23,20 @@ const ACCESS: readonly { value: FolderAccess; label: string }[] = [
   { value: 'write', label: 'Read and write without asking' },
 ];
 
-export function NewChat({ api, namespace, agents, focusKey, onCreated }: { api: WardApi; namespace: string; agents: readonly AgentView[]; focusKey: string; onCreated: (conversationId: string) => void }) {
+export interface NewChatProps {
+  readonly api: WardApi;
+  readonly namespace: string;
+  readonly agents: readonly AgentView[];
+  readonly focusKey: string;
+  readonly onCreated: (conversationId: string) => void;
+  /** The folder chosen before (the setup card's first folder), or null for Ward's own. */
+  readonly initialWorkspace?: string | null;
+}
+
+export function NewChat({ api, namespace, agents, focusKey, onCreated, initialWorkspace = null }: NewChatProps) {
   const names = agents.some((agent) => agent.name === BUILT_IN_AGENT) ? agents.map((agent) => agent.name) : [BUILT_IN_AGENT, ...agents.map((agent) => agent.name)];
   const [agentName, setAgentName] = useState(names[0] ?? BUILT_IN_AGENT);
-  const [workspace, setWorkspace] = useState<string | null>(null);
+  const [workspace, setWorkspace] = useState<string | null>(initialWorkspace);
   const [access, setAccess] = useState<FolderAccess>('ask');
   const [error, setError] = useState<string | null>(null);
   /** The request of the last prompt sent: the same prompt sent again is the same request. */

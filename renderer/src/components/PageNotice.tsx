@@ -1,5 +1,7 @@
 import { useMemo, useState } from 'react';
+import { MODEL_SETUP_NEEDED } from '../../../common/model-setup.js';
 import { errorText } from '../api.js';
+import { openSetup } from '../state/use-model-setup.js';
 
 /** What a page's last action did, or why it failed. */
 export interface Notice {
@@ -33,6 +35,7 @@ export function PageNotice({ notice }: { readonly notice: Notice | null }) {
   return (
     <div className={`banner banner-${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'}>
       {notice.text}
+      <SetupButton text={notice.text} />
     </div>
   );
 }
@@ -47,10 +50,21 @@ export function DismissibleError({ text, onDismiss }: { readonly text: string | 
   if (text === null) return null;
   return (
     <div className="banner banner-error" role="alert">
-      {text}{' '}
+      {text}
+      <SetupButton text={text} />{' '}
       <button type="button" className="link-button" onClick={onDismiss}>
         Dismiss
       </button>
     </div>
+  );
+}
+
+/** A no-key error's way out: the setup card, never a terminal command. */
+function SetupButton({ text }: { readonly text: string }) {
+  if (text !== MODEL_SETUP_NEEDED) return null;
+  return (
+    <button type="button" className="primary setup-button" onClick={openSetup}>
+      Set up the model
+    </button>
   );
 }

@@ -1,7 +1,9 @@
 /** The fixed navigation rail: one button per page, the Chats button with how many approvals wait. */
+import { PanelLeft } from 'lucide-react';
 import { PAGES, type Page } from '../pages.js';
 
-export function Rail({ page: current, approvals, onPage }: { readonly page: Page; readonly approvals: number; readonly onPage: (page: Page) => void }) {
+/** `sessions`: the sessions pane's toggle, shown (by the style sheet) only where the window is too narrow to keep the pane open. */
+export function Rail({ page: current, approvals, onPage, sessions }: { readonly page: Page; readonly approvals: number; readonly onPage: (page: Page) => void; readonly sessions?: { readonly open: boolean; readonly onToggle: () => void } }) {
   return (
     <nav className="rail" aria-label="Ward">
       <div className="rail-mark" aria-hidden>
@@ -22,6 +24,12 @@ export function Rail({ page: current, approvals, onPage }: { readonly page: Page
           </li>
         ))}
       </ul>
+      {sessions !== undefined && (
+        <button type="button" className="rail-button sessions-toggle" aria-expanded={sessions.open} aria-controls="sessions-pane" onClick={sessions.onToggle} title="Sessions">
+          <PanelLeft size={20} aria-hidden />
+          <span>Sessions</span>
+        </button>
+      )}
     </nav>
   );
 }

@@ -61,7 +61,7 @@ function hitsByConversation(hits: readonly SearchHitView[]): { readonly conversa
 
 export function SessionList({ namespaces, namespace, onNamespace, namespaceLock, conversations, current, waiting, query, onQuery, onOpen, onNewChat, hits, searchProblem, onOpenHit, today, onOpenBundle }: SessionListProps) {
   return (
-    <aside className="sidebar" aria-label="Sessions pane">
+    <aside className="sidebar" id="sessions-pane" aria-label="Sessions pane">
       <label className="namespace-switcher">
         <span>Namespace</span>
         <select value={namespace} disabled={namespaceLock !== undefined} onChange={(event) => onNamespace(event.target.value)}>

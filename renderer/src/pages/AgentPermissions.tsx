@@ -4,6 +4,7 @@ import type { WardApi } from '../../../preload/contract.js';
 import type { PermissionKind } from '../../../common/events.js';
 import type { AgentView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
+import { useFormError } from '../components/FieldError.js';
 
 const KINDS: readonly { kind: PermissionKind; hint: string }[] = [
   { kind: 'read', hint: 'folders or files, e.g. ~/notes or /srv/data' },
@@ -19,16 +20,17 @@ export interface AgentPermissionsProps {
   readonly namespace: string;
   readonly agent: AgentView;
   /** Runs a change and shows the agent it returns; true when it went through. */
-  readonly change: (action: () => Promise<AgentView>, done: string) => Promise<boolean>;
+  readonly change: (action: () => Promise<AgentView>, done: string, onError?: (text: string) => void) => Promise<boolean>;
 }
 
 export function AgentPermissions({ api, namespace, agent, change }: AgentPermissionsProps) {
   const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
   const [kind, setKind] = useState<PermissionKind>('read');
   const [entries, setEntries] = useState('');
+  const error = useFormError(() => 'entries');
   return (
     <section className="form" aria-label="Permissions">
-      <h3>Permissions of {agent.name} (every conversation)</h3>
+      <h2>Permissions of {agent.name} (every conversation)</h2>
       <ul className="plain-list">
         {agent.permissions.map((grant) => (
           <li key={grant.id} data-testid="agent-permission">
@@ -47,7 +49,8 @@ export function AgentPermissions({ api, namespace, agent, change }: AgentPermiss
         onSubmit={(event) => {
           event.preventDefault();
           // A refused grant keeps what was typed, to be corrected.
-          void change(() => unwrap(api.agents.grant({ namespace, name: agent.name, effect, kind, entries })), `Granted ${effect} ${kind}`).then((granted) => {
+          error.clear();
+          void change(() => unwrap(api.agents.grant({ namespace, name: agent.name, effect, kind, entries })), `Granted ${effect} ${kind}`, error.set).then((granted) => {
             if (granted) setEntries('');
           });
         }}
@@ -63,8 +66,9 @@ export function AgentPermissions({ api, namespace, agent, change }: AgentPermiss
             </option>
           ))}
         </select>
-        <input aria-label="Entries" value={entries} onChange={(event) => setEntries(event.target.value)} placeholder={KINDS.find((entry) => entry.kind === kind)!.hint} required />
+        <input aria-label="Entries" value={entries} onChange={(event) => setEntries(event.target.value)} placeholder={KINDS.find((entry) => entry.kind === kind)!.hint} required {...error.props('entries')} />
         <button type="submit">Grant</button>
+        {error.message('entries')}
       </form>
     </section>
   );

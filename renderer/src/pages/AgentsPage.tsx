@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { AgentView, ConnectionView } from '../../../common/views.js';
-import { unwrap } from '../api.js';
+import { errorText, unwrap } from '../api.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
 import { AgentPermissions } from './AgentPermissions.js';
 import { OfferedTools, offeredTools, PinnedTools } from './AgentToolChoices.js';
@@ -87,21 +87,22 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
   const tools = selected !== null && selected.name === name.trim() ? selected.tools : [];
   const offered = offeredTools(connections, new Set(tools.map((tool) => tool.name)));
   /** True when it went through; a refused grant keeps what was typed, to be corrected. */
-  const changePermissions = async (action: () => Promise<AgentView>, done: string): Promise<boolean> => {
+  const changePermissions = async (action: () => Promise<AgentView>, done: string, onError?: (text: string) => void): Promise<boolean> => {
     try {
       setSelected(await action());
       say.info(done);
       await load();
       return true;
     } catch (failure) {
-      say.fail(failure);
+      if (onError === undefined) say.fail(failure);
+      else onError(errorText(failure));
       return false;
     }
   };
 
   return (
     <section className="page" aria-label="Agents">
-      <h2>Agents</h2>
+      <h1>Agents</h1>
       <AgentList agents={agents} onEdit={edit} />
       <form
         className="form"
@@ -110,7 +111,7 @@ export function AgentsPage({ api, namespace }: { api: WardApi; namespace: string
           void publish();
         }}
       >
-        <h3>Edit and publish</h3>
+        <h2>Edit and publish</h2>
         <label>
           Name
           <input value={name} onChange={(event) => setName(event.target.value)} placeholder="research-helper" required />

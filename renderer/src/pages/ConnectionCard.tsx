@@ -13,7 +13,8 @@ const STATUS_TEXT: Record<ConnectionView['status'], string> = {
 };
 
 /** Runs an action of the page (one at a time, the list reloaded after); true when it went through. */
-export type PageAction = (label: string, action: () => Promise<unknown>, done: string) => Promise<boolean>;
+/** Runs an action; a failure goes to `onError` (a form's own field) when given, else to the page's notice. True when it went through. */
+export type PageAction = (label: string, action: () => Promise<unknown>, done: string, onError?: (text: string) => void) => Promise<boolean>;
 
 export interface ConnectionCardProps {
   readonly api: WardApi;

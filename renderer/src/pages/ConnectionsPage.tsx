@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { AgentView, ConnectionView, PolicySettingView, PolicyView } from '../../../common/views.js';
-import { unwrap } from '../api.js';
+import { errorText, unwrap } from '../api.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
@@ -38,7 +38,7 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
   }, [load]);
 
   /** True when the action went through. */
-  const act = async (label: string, action: () => Promise<unknown>, done: string): Promise<boolean> => {
+  const act: PageAction = async (label, action, done, onError) => {
     setBusy(label);
     say.clear();
     try {
@@ -48,7 +48,8 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
       say.info(done);
       return true;
     } catch (failure) {
-      say.fail(failure);
+      if (onError === undefined) say.fail(failure);
+      else onError(errorText(failure));
       await load();
       return false;
     } finally {
@@ -58,7 +59,7 @@ export function ConnectionsPage({ api, namespace, policy }: { api: WardApi; name
 
   return (
     <section className="page" aria-label="Connections">
-      <h2>Connections</h2>
+      <h1>Connections</h1>
       {connections?.length === 0 && <p className="muted">No connections in this namespace yet.</p>}
       <ul className="cards">
         {connections?.map((connection) => (
@@ -106,8 +107,8 @@ function AddConnection({ api, namespace, first, busy, managedOnly, act }: AddCon
     // While the page has no connection the forms are open by themselves: that opening is not the person's.
     <details className="add-connection" open={first || adding} onToggle={(event) => !first && setAdding(event.currentTarget.open)}>
       <summary>Add a connection</summary>
-      <RemoteServerForm busy={busy} managedOnly={managedOnly} onAdd={(server) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`)} />
-      <LocalServerForm busy={busy} onAdd={(server) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`)} />
+      <RemoteServerForm busy={busy} managedOnly={managedOnly} onAdd={(server, onError) => act('add', () => unwrap(api.connections.add({ namespace, ...server })), `Added ${server.name}`, onError)} />
+      <LocalServerForm busy={busy} onAdd={(server, onError) => act('add', () => unwrap(api.connections.addLocal({ namespace, ...server })), `Added ${server.name}`, onError)} />
     </details>
   );
 }

@@ -5,6 +5,7 @@
  */
 import { Plus, Trash2 } from 'lucide-react';
 import { useState } from 'react';
+import { useFormError } from '../components/FieldError.js';
 
 /** A secret variable of the server: its name, and its value bound for the keychain. */
 export interface SecretVariable {
@@ -20,7 +21,7 @@ export interface LocalServer {
   readonly sandbox?: { net: string[]; folder?: string };
 }
 
-export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server: LocalServer) => Promise<boolean> }) {
+export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server: LocalServer, onError: (text: string) => void) => Promise<boolean> }) {
   const [name, setName] = useState('');
   const [command, setCommand] = useState('');
   const [args, setArgs] = useState('');
@@ -28,6 +29,8 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
   const [sandboxed, setSandboxed] = useState(false);
   const [hosts, setHosts] = useState('');
   const [folder, setFolder] = useState('');
+  // Main's refusal names the connection when the name is the problem; otherwise it is the program.
+  const error = useFormError((text) => (/\bnamed?\b/.test(text) && !/\bprogram\b/.test(text) ? 'name' : 'command'));
   return (
     <form
       className="form"
@@ -38,7 +41,8 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         const net = hosts.split('\n').map((line) => line.trim()).filter((line) => line !== '');
         const sandbox = sandboxed ? { net, ...(folder.trim() === '' ? {} : { folder: folder.trim() }) } : undefined;
         const server: LocalServer = { name: name.trim(), command: command.trim(), args: lines, secrets: secrets.filter((secret) => secret.name.trim() !== '').map((secret) => ({ name: secret.name.trim(), value: secret.value })), ...(sandbox === undefined ? {} : { sandbox }) };
-        void onAdd(server).then((added) => {
+        error.clear();
+        void onAdd(server, error.set).then((added) => {
           if (!added) return;
           setName('');
           setCommand('');
@@ -50,14 +54,16 @@ export function LocalServerForm({ busy, onAdd }: { busy: boolean; onAdd: (server
         });
       }}
     >
-      <h3>Add a local (stdio) MCP server</h3>
+      <h2>Add a local (stdio) MCP server</h2>
       <label>
         Name
-        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="files" required />
+        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="files" required {...error.props('name')} />
+        {error.message('name')}
       </label>
       <label>
         Program
-        <input value={command} onChange={(event) => setCommand(event.target.value)} placeholder="/usr/local/bin/mcp-server-files or npx" required />
+        <input value={command} onChange={(event) => setCommand(event.target.value)} placeholder="/usr/local/bin/mcp-server-files or npx" required {...error.props('command')} />
+        {error.message('command')}
       </label>
       <label>
         Arguments, one per line

@@ -6,7 +6,7 @@ export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
   if (policy === null) return <section className="page" aria-label="Policy">Loading…</section>;
   return (
     <section className="page" aria-label="Policy">
-      <h2>Policy</h2>
+      <h1>Policy</h1>
       <p>{policy.sources.length === 0 ? 'No policy: nothing on this computer is managed by an organization.' : `Managed by your organization, from ${policy.sources.join(', ')}.`}</p>
       <p className="muted">Changes to the policy take effect when Ward next starts.</p>
       {policy.errors.map((error) => (

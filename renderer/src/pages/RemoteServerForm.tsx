@@ -1,6 +1,7 @@
 /** "Add a remote MCP server": a name, its URL, and a client registered with the server beforehand (its secret goes to the keychain and never comes back). */
 import { useState } from 'react';
 import type { PolicySettingView } from '../../../common/views.js';
+import { useFormError } from '../components/FieldError.js';
 import { ManagedLock } from '../components/ManagedLock.js';
 
 export interface RemoteServer {
@@ -15,7 +16,7 @@ export interface RemoteServerFormProps {
   /** Set when the admin policy allows only the connections it defines. */
   readonly managedOnly: PolicySettingView | undefined;
   /** True when the server was added. */
-  readonly onAdd: (server: RemoteServer) => Promise<boolean>;
+  readonly onAdd: (server: RemoteServer, onError: (text: string) => void) => Promise<boolean>;
 }
 
 export function RemoteServerForm({ busy, managedOnly, onAdd }: RemoteServerFormProps) {
@@ -24,6 +25,8 @@ export function RemoteServerForm({ busy, managedOnly, onAdd }: RemoteServerFormP
   const [clientId, setClientId] = useState('');
   const [clientSecret, setClientSecret] = useState('');
   const locked = managedOnly?.value === 'true';
+  // Main's refusal names the connection when the name is the problem; otherwise it is the address.
+  const error = useFormError((text) => (/\bnamed?\b/.test(text) ? 'name' : 'url'));
   return (
     <form
       className="form"
@@ -32,7 +35,8 @@ export function RemoteServerForm({ busy, managedOnly, onAdd }: RemoteServerFormP
         event.preventDefault();
         // A refused address keeps what was typed, to be corrected.
         const client = clientId.trim() === '' ? {} : { clientId: clientId.trim(), ...(clientSecret === '' ? {} : { clientSecret }) };
-        void onAdd({ name: name.trim(), url: url.trim(), ...client }).then((added) => {
+        error.clear();
+        void onAdd({ name: name.trim(), url: url.trim(), ...client }, error.set).then((added) => {
           if (!added) return;
           setName('');
           setUrl('');
@@ -41,15 +45,17 @@ export function RemoteServerForm({ busy, managedOnly, onAdd }: RemoteServerFormP
         });
       }}
     >
-      <h3>Add a remote MCP server</h3>
+      <h2>Add a remote MCP server</h2>
       <ManagedLock setting={locked ? managedOnly : undefined} what="only the connections your organization defines may be used" />
       <label>
         Name
-        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="tracker" required />
+        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="tracker" required {...error.props('name')} />
+        {error.message('name')}
       </label>
       <label>
         Server URL
-        <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required />
+        <input value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://mcp.example.com/mcp" required {...error.props('url')} />
+        {error.message('url')}
       </label>
       <label>
         Client ID (only for a client registered with the server beforehand)

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'react';
 import { PlugZap } from 'lucide-react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { PolicyView, ProviderTestView, SettingsView } from '../../../common/views.js';
-import { unwrap } from '../api.js';
+import { errorText, unwrap } from '../api.js';
+import { useFormError } from '../components/FieldError.js';
 import { ConfirmDialog } from '../components/Dialog.js';
 import { listed, ManagedLock, policySetting } from '../components/ManagedLock.js';
 import { PageNotice, usePageNotice } from '../components/PageNotice.js';
@@ -32,24 +33,27 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
       .catch(say.fail);
   }, [api, namespace]);
 
-  const run = async (action: () => Promise<SettingsView>, done: string) => {
+  /** A failure goes to `onError` (the form's field) when given, else to the page's notice. */
+  const run = async (action: () => Promise<SettingsView>, done: string, onError?: (text: string) => void) => {
     try {
       show(await action());
       say.info(done);
     } catch (failure) {
-      say.fail(failure);
+      if (onError === undefined) say.fail(failure);
+      else onError(errorText(failure));
     }
   };
 
   return (
     <section className="page" aria-label="Settings">
-      <h2>Settings</h2>
+      <h1>Settings</h1>
       <p className="muted">
         The model provider and key below are this namespace's (<strong>{namespace}</strong>): other namespaces keep their own.
       </p>
       <p>
         Data folder: <code>{settings?.dataFolder ?? '…'}</code>
       </p>
+      <div className="settings-columns">
       <ProviderForm
         api={api}
         namespace={namespace}
@@ -58,15 +62,16 @@ export function SettingsPage({ api, namespace, policy }: { api: WardApi; namespa
         model={model}
         onBaseUrl={setBaseUrl}
         onModel={setModel}
-        onSave={() => void run(() => unwrap(api.settings.setModelProvider({ namespace, baseUrl, model })), 'Model provider saved')}
+        onSave={(onError) => void run(() => unwrap(api.settings.setModelProvider({ namespace, baseUrl, model })), 'Model provider saved', onError)}
         onFail={say.fail}
       />
       <ModelKeyForm
         settings={settings}
         policy={policy}
-        onStore={(key) => void run(() => unwrap(api.settings.setKey({ namespace, key })), 'Key stored')}
+        onStore={(key, onError) => void run(() => unwrap(api.settings.setKey({ namespace, key })), 'Key stored', onError)}
         onRemove={() => setConfirmRemoveKey(true)}
       />
+      </div>
       <PageNotice notice={notice} />
       <ConfirmDialog
         open={confirmRemoveKey}
@@ -91,13 +96,15 @@ interface ProviderFormProps {
   readonly model: string;
   readonly onBaseUrl: (baseUrl: string) => void;
   readonly onModel: (model: string) => void;
-  readonly onSave: () => void;
+  readonly onSave: (onError: (text: string) => void) => void;
   readonly onFail: (failure: unknown) => void;
 }
 
 /** The endpoint and model being edited, with Save and a Test connection that says what the provider answered. */
 function ProviderForm({ api, namespace, policy, baseUrl, model, onBaseUrl, onModel, onSave, onFail }: ProviderFormProps) {
   const [test, setTest] = useState<ProviderTestView | 'testing' | null>(null);
+  // The policy's and main's refusals of a model name it; anything else is about the endpoint.
+  const error = useFormError((text) => (/\bmodels?\b/.test(text) && !/https?:|endpoint|provider/.test(text) ? 'model' : 'endpoint'));
   const testProvider = () => {
     setTest('testing');
     unwrap(api.settings.testProvider({ namespace }))
@@ -112,18 +119,21 @@ function ProviderForm({ api, namespace, policy, baseUrl, model, onBaseUrl, onMod
       className="form"
       onSubmit={(event) => {
         event.preventDefault();
-        onSave();
+        error.clear();
+        onSave(error.set);
       }}
     >
-      <h3>Model provider</h3>
+      <h2>Model provider</h2>
       <label>
         Endpoint
-        <input value={baseUrl} onChange={(event) => onBaseUrl(event.target.value)} />
+        <input value={baseUrl} onChange={(event) => onBaseUrl(event.target.value)} {...error.props('endpoint')} />
+        {error.message('endpoint')}
       </label>
       <ManagedLock setting={policySetting(policy, 'providers')} what={`providers limited to ${listed(policySetting(policy, 'providers'))}`} />
       <label>
         Model
-        <input value={model} onChange={(event) => onModel(event.target.value)} />
+        <input value={model} onChange={(event) => onModel(event.target.value)} {...error.props('model')} />
+        {error.message('model')}
       </label>
       <ManagedLock setting={policySetting(policy, 'models')} what={`models limited to ${listed(policySetting(policy, 'models'))}`} />
       <div className="row">
@@ -143,8 +153,9 @@ function ProviderForm({ api, namespace, policy, baseUrl, model, onBaseUrl, onMod
 }
 
 /** A new model key, written to the key store and never shown back; Remove asks first (the page's dialog). */
-function ModelKeyForm({ settings, policy, onStore, onRemove }: { settings: SettingsView | null; policy: PolicyView | null; onStore: (key: string) => void; onRemove: () => void }) {
+function ModelKeyForm({ settings, policy, onStore, onRemove }: { settings: SettingsView | null; policy: PolicyView | null; onStore: (key: string, onError: (text: string) => void) => void; onRemove: () => void }) {
   const [key, setKey] = useState('');
+  const error = useFormError(() => 'key');
   return (
     <form
       className="form"
@@ -152,15 +163,17 @@ function ModelKeyForm({ settings, policy, onStore, onRemove }: { settings: Setti
         event.preventDefault();
         const value = key;
         setKey('');
-        onStore(value);
+        error.clear();
+        onStore(value, error.set);
       }}
     >
-      <h3>Model key</h3>
+      <h2>Model key</h2>
       <p data-testid="key-state">{settings === null ? '…' : settings.keySet ? `A key is stored in ${STORE_NAME[settings.keyStore]}.` : 'No key is stored.'}</p>
       <ManagedLock setting={policySetting(policy, 'credentialStore')} what={settings === null ? undefined : `keys are kept in ${STORE_NAME[settings.keyStore]}`} />
       <label>
         New key
-        <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} />
+        <input type="password" autoComplete="off" value={key} onChange={(event) => setKey(event.target.value)} {...error.props('key')} />
+        {error.message('key')}
       </label>
       <div className="row">
         <button type="submit" disabled={key.length === 0}>

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { PushedEvent } from '../../../preload/contract.js';
 import { createAgentVersion } from '../../../main/agents/service.js';
 import { startDesktop, type Desktop } from '../../../main/ipc/desktop.js';
@@ -324,7 +324,14 @@ export function seedConversation(harness: UiHarness, title: string, agent = 'hel
   return store.conversations.create({ agentId: version.agentId, agentVersion: version.version, title });
 }
 
-/** Fills the Connections page's remote-server form and submits it. */
+/** The field shows `pattern` as its own error, tied to it (aria-invalid, aria-describedby), and no banner covers the page for it. */
+export async function expectFieldError(field: Locator, pattern: RegExp): Promise<void> {
+  await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+  const described = await field.getAttribute('aria-describedby');
+  await expect(field.page().locator(`[id="${described}"]`).textContent()).resolves.toMatch(pattern);
+  await expect(field.page().locator('.banner-error').count()).resolves.toBe(0);
+}
+
 /** Opens the Connections page's add forms, which fold away behind "Add a connection" once a connection exists. */
 export async function showAddForms(page: Page): Promise<void> {
   const disclosure = page.locator('details.add-connection');
