@@ -117,19 +117,25 @@ export class SettingsService {
     const chosen = kind ?? inferKind(normalized);
     try {
       await setModelCredential(this.secrets(ns), chosen, normalized);
-    } finally {
-      // Even a failed write may have changed the store: every process reads it again.
-      markModelCredentialChanged(this.namespaces.home, ns);
+    } catch (error) {
+      // A failed write may still have changed the store: processes that keep a key read it again.
+      // With no stamp yet nothing is written (a refused write leaves no file anywhere).
+      markModelCredentialChanged(this.namespaces.home, ns, { onlyIfStamped: true });
+      throw error;
     }
+    markModelCredentialChanged(this.namespaces.home, ns);
     return chosen;
   }
 
   /** Deletes the model key; false when none was stored. */
   async clearKey(ns: Namespace): Promise<boolean> {
     try {
-      return await deleteModelCredential(this.secrets(ns));
-    } finally {
+      const deleted = await deleteModelCredential(this.secrets(ns));
       markModelCredentialChanged(this.namespaces.home, ns);
+      return deleted;
+    } catch (error) {
+      markModelCredentialChanged(this.namespaces.home, ns, { onlyIfStamped: true });
+      throw error;
     }
   }
 

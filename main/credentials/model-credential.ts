@@ -88,9 +88,10 @@ export function modelCredentialStamp(home: string, ns: Namespace): string {
   return path.join(namespaceDir(home, ns), 'model-credential.stamp');
 }
 
-/** Says the namespace's model credential changed: called after every store or delete of it. */
-export function markModelCredentialChanged(home: string, ns: Namespace): void {
+/** Says the namespace's model credential changed: called after every store or delete of it (`onlyIfStamped`: a failed one, which must not create the file). */
+export function markModelCredentialChanged(home: string, ns: Namespace, options: { readonly onlyIfStamped?: boolean } = {}): void {
   const file = modelCredentialStamp(home, ns);
+  if (options.onlyIfStamped === true && !fs.existsSync(file)) return;
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, randomBytes(16).toString('hex'), { mode: 0o600 });
