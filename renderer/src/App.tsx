@@ -24,7 +24,7 @@ import { useAnnouncer } from './state/use-announcer.js';
 import { useApprovalAnnouncements, useApprovals } from './state/use-approvals.js';
 import { useAgents, useConversationList } from './state/use-conversation-list.js';
 import { useNamespaces } from './state/use-namespaces.js';
-import { useNewChat, usePlace, useWindowTitle } from './state/use-place.js';
+import { useNewChat, usePlace, useSessionsPane, useWindowTitle } from './state/use-place.js';
 import { useSearch } from './state/use-search.js';
 import { useWindowActions } from './state/use-window-actions.js';
 import { useWindowError } from './state/use-window-error.js';
@@ -38,7 +38,8 @@ export function App({ api }: { api: WardApi }) {
   const [place, go] = usePlace(namespaces);
   // Nothing is asked of a namespace before main has said it is one this Ward offers.
   const scope = { ready: namespaces.some((ns) => ns.name === place.namespace), namespace: place.namespace };
-  const openChat = (conversationId: string) => go({ page: 'chats', conversationId });
+  const sessions = useSessionsPane(go);
+  const openChat = sessions.openChat;
   const search = useSearch(api, scope, openChat);
   const { conversations, today, refresh: refreshList } = useConversationList(api, scope, search.query, fail);
   const agents = useAgents(api, scope, place.page, fail);
@@ -47,15 +48,14 @@ export function App({ api }: { api: WardApi }) {
   useApprovalAnnouncements(questions.approvals, conversations, announce);
   const setChatTitle = useWindowTitle(place);
   const [switcherOpen, setSwitcherOpen] = useState(false);
-  const [sessionsOpen, setSessionsOpen] = useState(false);
   const [newChatKey, newChat] = useNewChat(go);
   useWindowKeys(useCallback(() => setSwitcherOpen(true), []), newChat);
   const actions = useWindowActions(api, place.namespace, fail);
   const chats = place.page === 'chats';
   const setup = useSetupCard(api, scope, place, go, newChat);
   return (
-    <div className={`app${chats ? ' with-sessions' : ''}${sessionsOpen ? ' sessions-open' : ''}`}>
-      <Rail page={place.page} approvals={questions.approvals.length} onPage={(page) => go({ page })} sessions={chats ? { open: sessionsOpen, onToggle: () => setSessionsOpen(!sessionsOpen) } : undefined} />
+    <div className={`app${chats ? ' with-sessions' : ''}${sessions.open ? ' sessions-open' : ''}`}>
+      <Rail page={place.page} approvals={questions.approvals.length} onPage={(page) => go({ page })} sessions={chats ? { open: sessions.open, onToggle: sessions.toggle } : undefined} />
       {chats && (
         <SessionList
           namespaces={namespaces}

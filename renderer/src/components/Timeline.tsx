@@ -1,6 +1,6 @@
 /** One row per timeline entry: a message, a tool call card (or a group of them), or a notice. */
 import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Undo2, Wrench, X } from 'lucide-react';
-import { memo, useState, type ReactNode } from 'react';
+import { memo, useRef, useState, type ReactNode } from 'react';
 import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.js';
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
@@ -141,11 +141,24 @@ export interface RowContext {
   readonly onUndo?: (request: UndoRequest) => void;
 }
 
+/** An answer longer than about two screens offers a way back to where it starts. */
+const LONG_ANSWER_LINES = 40;
+const LONG_ANSWER_CHARS = 4_000;
+
+function isLongAnswer(text: string): boolean {
+  return text.length > LONG_ANSWER_CHARS || text.split('\n', LONG_ANSWER_LINES + 1).length > LONG_ANSWER_LINES;
+}
+
 function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user' | 'assistant' }>; context: RowContext }) {
   const mine = item.kind === 'user';
+  const head = useRef<HTMLElement>(null);
+  const toStart = (): void => {
+    head.current?.scrollIntoView({ block: 'start' });
+    head.current?.focus({ preventScroll: true });
+  };
   return (
     <article className={`message message-${item.kind}`} data-testid="message" aria-label={mine ? 'You' : `Agent ${context.agent}`}>
-      <header className="message-head">
+      <header className="message-head" ref={head} tabIndex={-1}>
         <span className="message-author">{mine ? 'You' : context.agent}</span>
         <time className="message-time" dateTime={item.at}>
           {formatTime(item.at)}
@@ -165,6 +178,11 @@ function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user'
         </span>
       </header>
       {mine ? <div className="message-text">{item.text}</div> : <Markdown source={item.text} onOpenLink={context.onOpenLink} />}
+      {!mine && isLongAnswer(item.text) && (
+        <button type="button" className="link-button jump-to-start" onClick={toStart}>
+          Jump to the start of this answer
+        </button>
+      )}
     </article>
   );
 }

@@ -58,3 +58,13 @@ export function useNewChat(go: Go): readonly [number, () => void] {
   }, [go]);
   return [key, newChat];
 }
+
+/** The sessions pane below 1000 px: toggled from the rail; opening a chat from it folds it away (it covers the chat). */
+export function useSessionsPane(go: Go): { readonly open: boolean; readonly toggle: () => void; readonly openChat: (conversationId: string) => void } {
+  const [open, setOpen] = useState(false);
+  const openChat = (conversationId: string): void => {
+    setOpen(false);
+    go({ page: 'chats', conversationId });
+  };
+  return { open, toggle: () => setOpen(!open), openChat };
+}
