@@ -112,8 +112,22 @@ export function filesystemView(files: RunFiles, platform: SandboxPlatform): File
     allowRead: unique([...system, ...files.programs, ...files.readOnly, ...files.writable, ...files.grants.read, ...files.grants.write]),
     allowWrite: unique([...files.writable, ...files.grants.write]),
     // What may not be read may not be written either (a read-denied folder shows as an empty private one).
-    denyWrite: unique([...files.grants.denyWrite, ...files.grants.denyRead]),
+    denyWrite: unique([...files.grants.denyWrite, ...files.grants.denyRead, ...(platform === 'win32' ? [] : startupFileDenies([...files.writable, ...files.grants.write]))]),
   };
+}
+
+/**
+ * What runs by itself later if a run writes it: git hooks and config, shell and git start-up
+ * files, editor and agent settings. The runtime denies these only under Ward's own working
+ * directory (it reads process.cwd(), not the run's), so the desktop's workspaces were open:
+ * Ward denies them at the top of every folder the run may write. Existing or not: a missing
+ * one stays missing (the runtime mounts nothing on the host for it). Nested repositories are
+ * the runtime's scan's, under its cwd only.
+ */
+export const STARTUP_FILES = ['.git/hooks', '.git/config', '.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents'] as const;
+
+function startupFileDenies(roots: readonly string[]): string[] {
+  return roots.flatMap((root) => STARTUP_FILES.map((name) => path.join(root, name)));
 }
 
 /** Folders the sandbox gives every Linux run its own of: a grant there could not reach this machine's. */

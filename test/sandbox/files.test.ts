@@ -4,8 +4,9 @@
  * output is checked as data (the test names say so).
  */
 import { describe, expect, it } from 'vitest';
-import { filesystemView, reachability, sandboxGrants, wardPrivatePaths, type RunFiles } from '../../main/sandbox/files.js';
+import { filesystemView, reachability, sandboxGrants, STARTUP_FILES, wardPrivatePaths, type RunFiles } from '../../main/sandbox/files.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
+import { DANGEROUS_FILES, getDangerousDirectories } from '@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-utils.js';
 
 const home = '/home/alice/.config/Ward';
 const files = (more: Partial<RunFiles> = {}): RunFiles => ({
@@ -25,7 +26,13 @@ describe('the file view of a run (S2)', () => {
     // Nothing of the home folder, /run or the rest of /etc is shown back.
     expect(view.allowRead.filter((entry) => entry === '/etc' || entry.startsWith('/home/alice') && !entry.startsWith(`${home}/namespaces/abc/`) || entry.startsWith('/run'))).toEqual([]);
     expect(view.allowWrite).toEqual([`${home}/namespaces/abc/workspaces/c1`, `${home}/namespaces/abc/claude`]);
-    expect(view.denyWrite).toEqual(['/srv/docs/secret']);
+    // A denied file, and what would run by itself later at the top of every folder it may write.
+    expect(view.denyWrite).toEqual(['/srv/docs/secret', ...[`${home}/namespaces/abc/workspaces/c1`, `${home}/namespaces/abc/claude`].flatMap((root) => STARTUP_FILES.map((name) => `${root}/${name}`))]);
+  });
+
+  it('test_wards_start_up_file_denies_cover_every_one_the_runtime_denies_under_its_own_working_directory', () => {
+    const runtime = [...DANGEROUS_FILES, ...getDangerousDirectories(), '.git/hooks', '.git/config'];
+    expect(runtime.filter((name) => !(STARTUP_FILES as readonly string[]).includes(name))).toEqual([]);
   });
 
   it('test_the_child_reaches_what_the_view_shows_and_not_wards_data_or_a_denied_file_inside_a_grant', () => {

@@ -177,4 +177,22 @@ describe('the host shell start-up files never reach a sandboxed launch (S6)', ()
       await engine.close();
     }
   });
+
+  it('test_s6_a_run_cannot_plant_a_git_hook_or_a_start_up_file_in_a_workspace_that_is_not_wards_working_directory', async () => {
+    // The desktop's case: Ward runs from elsewhere (here the checkout), the chat's workspace is a
+    // git repository of its own. The runtime protected these only under Ward's working directory.
+    const workspace = fs.realpathSync(tempDir('ward-hooks-ws-'));
+    expect(process.cwd()).not.toBe(workspace);
+    fs.mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const planted = ['.git/hooks/pre-commit', '.bashrc', '.gitconfig', '.vscode/tasks.json', '.mcp.json'];
+    fs.writeFileSync(path.join(workspace, 'plant.sh'), ['mkdir -p .vscode', ...planted.map((name) => `echo planted > ${name}`), 'echo fine > notes.txt', ''].join('\n'));
+    harness = await startHarness([bash('sh plant.sh'), { blocks: [{ type: 'text', text: 'done' }] }]);
+    const permissions = parsePermissionFlags(['--allow-run=sh'], workspace);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'plant', permissions, workspace });
+    expect((await handle.done).state).toBe('succeeded');
+    // An ordinary file is written; none of those that would run by themselves later is.
+    expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('fine\n');
+    for (const name of planted) expect(fs.existsSync(path.join(workspace, name)), name).toBe(false);
+  });
 });
