@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
-import { publishToolAgent, screenshot, startChat, timelineOf, useUiSuite } from './harness/harness.js';
+import { publishToolAgent, startChat, timelineOf, useUiSuite } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 
@@ -40,7 +41,7 @@ describe('a waiting approval in a small window', () => {
     await timelineOf(page).evaluate((list) => (list.scrollTop = 0));
     const pill = bar.getByRole('button', { name: 'approval waiting ↓' });
     await pill.waitFor();
-    await screenshot(page, 'chat-approval-bar-800');
+    await auditScreen(page, 'chat-approval-bar');
     await pill.click();
     await expect.poll(() => card.evaluate((element) => {
       const shown = element.getBoundingClientRect();

@@ -8,6 +8,7 @@ import { GrantStore } from '../../main/permissions/grant-store.js';
 import { journalEvent } from '../../common/events.js';
 import { RUN_STARTED } from '../support/events.js';
 import { publishToolAgent, screenshot, seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 
@@ -45,7 +46,7 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
     const grants = page.getByTestId('folder-grants');
     await expect(grants.textContent()).resolves.toContain(`May read ${project} (this chat)`);
     await expect(grants.textContent()).resolves.toContain('Anything else the agent tries');
-    await screenshot(page, 'new-chat-project-folder');
+    await auditScreen(page, 'new-chat-project-folder');
 
     await box.fill('Summarize the project notes\nand be brief');
     await box.press('Enter');
@@ -63,7 +64,7 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
     expect(new GrantStore(store.db).activeRules(conversation.id, conversation.agentId)).toEqual([expect.objectContaining({ effect: 'allow', kind: 'read', value: project, source: 'conversation' })]);
     const started = [...store.journal.read(conversation.id)].find((event) => event.type === 'run_started')!;
     expect(started.payload).toMatchObject({ workspace: project });
-    await screenshot(page, 'chat-project-folder');
+    await auditScreen(page, 'chat-project-folder');
   });
 
   it('test_always_allow_for_this_agent_grants_every_chat_with_the_agent_and_a_background_approval_raises_a_notification_and_the_badge', async () => {
@@ -176,7 +177,7 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
 
     const group = timeline.getByTestId('tool-group');
     await expect(group.textContent()).resolves.toMatch(/^Ran 5 tools · 1 error/);
-    await screenshot(page, 'chat-rich-answer');
+    await auditScreen(page, 'chat-rich-answer');
     await group.getByRole('button').click();
     await expect(timeline.getByTestId('tool-call').count()).resolves.toBe(5);
     // The failed call opened by itself, on replay as it does live.

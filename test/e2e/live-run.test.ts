@@ -41,7 +41,7 @@ function decisions(harness: UiHarness): unknown[] {
 async function answerApproval(page: Page, button: 'Allow once' | 'Allow in this conversation' | 'Deny', shot?: string, question?: RegExp): Promise<void> {
   const approval = page.getByTestId('approval');
   await approval.waitFor();
-  if (question !== undefined) await expect(approval.locator('h3').textContent()).resolves.toMatch(question);
+  if (question !== undefined) await expect(approval.locator('h2').textContent()).resolves.toMatch(question);
   await expect(approval.locator('.approval-time').textContent()).resolves.toMatch(/^\d+ s left — no answer denies$/);
   if (shot !== undefined) await screenshot(page, shot);
   // A new approval takes no input for its first moments (a keystroke meant elsewhere must not answer it).

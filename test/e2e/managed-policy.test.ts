@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { policyFile } from '../support/system-policy.js';
-import { screenshot, useUiSuite } from './harness/harness.js';
+import { useUiSuite } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 
@@ -34,7 +35,7 @@ describe('the desktop under an admin policy, in real Chromium', () => {
     await expect(page.getByRole('status').filter({ hasText: 'managedConnections' }).textContent()).resolves.toBe(
       `${file}: managedConnections: ignored: a file WARD_POLICY names may only narrow the policy, and managedConnections adds to it; it comes only from the admin's sources`,
     );
-    await screenshot(page, 'policy');
+    await auditScreen(page, 'policy');
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await expect(page.getByTestId('managed-providers').textContent()).resolves.toBe(` Managed by your organization: providers limited to 127.0.0.1 · ${file}: providers`);
@@ -45,13 +46,13 @@ describe('the desktop under an admin policy, in real Chromium', () => {
     await page.getByRole('textbox', { name: 'Model' }).fill('claude-other');
     await page.getByRole('button', { name: 'Save provider' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toBe('model "claude-other" is not allowed (allowed: claude-e2e-*): refused by Example Corp IT');
-    await screenshot(page, 'settings-managed');
+    await auditScreen(page, 'settings-managed');
 
     await page.getByRole('button', { name: 'Connections' }).click();
     await expect(page.getByRole('button', { name: 'Add connection' }).isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('managed-managedConnectionsOnly').textContent()).resolves.toBe(` Managed by your organization: only the connections your organization defines may be used · ${file}: managedConnectionsOnly`);
     // A managed connection in a file WARD_POLICY names adds, so it is ignored (the Policy page warned): none is listed.
     await expect(page.getByTestId('connection').count()).resolves.toBe(0);
-    await screenshot(page, 'connections-managed');
+    await auditScreen(page, 'connections-managed');
   });
 });

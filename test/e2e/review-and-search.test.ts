@@ -1,7 +1,8 @@
 /** The desktop's session search, turn usage, and read-only review of a bundle, in real Chromium bridged to the real core. */
 import { describe, expect, it } from 'vitest';
 import { appendTurn, makeBundle } from '../export/support.js';
-import { screenshot, seedConversation, useUiSuite } from './harness/harness.js';
+import { seedConversation, useUiSuite } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 
@@ -18,7 +19,7 @@ describe('searching sessions', () => {
     const found = page.getByRole('list', { name: 'Found in messages' });
     await found.getByText('Trip planning').waitFor();
     await expect(found.locator('mark').allTextContents()).resolves.toEqual(['Pack', 'light']);
-    await screenshot(page, 'search-hits');
+    await auditScreen(page, 'search-hits');
     await found.getByRole('button').first().click();
     // The answer of the first turn is brought into view (the chat otherwise opens at its newest row).
     const focused = page.locator('.vrow-focus');
@@ -35,7 +36,7 @@ describe('searching sessions', () => {
     await expect(found.locator('.hit-group').count()).resolves.toBe(1);
     await expect(found.locator('.hit-group-title').textContent()).resolves.toBe('Trip planning');
     await expect(page.locator('.sidebar-heading').allTextContents()).resolves.toEqual(['Titles', 'In messages']);
-    await screenshot(page, 'search-hits-grouped');
+    await auditScreen(page, 'search-hits-grouped');
 
     // Typed text is searched as the words it holds; a query with none says so in place.
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('pack-light');
@@ -82,7 +83,7 @@ describe('reviewing a bundle', () => {
     await expect(review.getByRole('textbox', { name: 'Message' }).count()).resolves.toBe(0);
     await expect(review.getByRole('button', { name: /Send|Stop/ }).count()).resolves.toBe(0);
     await expect(review.getByTestId('turn-usage').allTextContents()).resolves.toEqual(['Turn: 120 in · 30 out tokens · $0.0020', 'Turn: 120 in · 30 out tokens · $0.0020']);
-    await screenshot(review, 'review-window');
+    await auditScreen(review, 'review-window');
 
     // The review window reaches its bundle and nothing of any namespace.
     const call = (channel: string, payload: unknown) =>

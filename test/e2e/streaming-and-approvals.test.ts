@@ -69,14 +69,14 @@ describe('the chat streams the answer and places each approval in its own chat (
     await elsewhere.getByRole('button', { name: 'Open it' }).click();
     await page.getByRole('heading', { level: 1, name: 'read alpha' }).waitFor();
     await expect(inChat.count()).resolves.toBe(1);
-    await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*alpha\.txt/);
+    await expect(inChat.locator('h2').textContent()).resolves.toMatch(/wants to read .*alpha\.txt/);
     await chat.locator('[data-testid=approval][data-armed=true]').waitFor();
     await inChat.getByRole('button', { name: 'Allow once' }).click();
     await chat.getByText('Alpha was read.').waitFor({ timeout: 30_000 });
 
     await sessions.getByRole('button', { name: /read beta/ }).click();
     await page.getByRole('heading', { level: 1, name: 'read beta' }).waitFor();
-    await expect(inChat.locator('h3').textContent()).resolves.toMatch(/wants to read .*beta\.txt/);
+    await expect(inChat.locator('h2').textContent()).resolves.toMatch(/wants to read .*beta\.txt/);
     await chat.locator('[data-testid=approval][data-armed=true]').waitFor();
     await inChat.getByRole('button', { name: 'Deny' }).click();
     await chat.getByText('Beta was read.').waitFor({ timeout: 30_000 });

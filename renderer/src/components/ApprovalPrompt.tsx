@@ -75,10 +75,10 @@ export function ApprovalPrompt({ approval, onAnswer, now: fixedNow }: { approval
   };
   return (
     <section className="approval" role="group" aria-labelledby={`approval-${approval.id}`} data-testid="approval" data-armed={armed} onKeyDown={onKeyDown}>
-      <h3 id={`approval-${approval.id}`}>
+      <h2 id={`approval-${approval.id}`}>
         <ShieldQuestion size={16} aria-hidden className="approval-icon" />
         Agent {approval.agent} {approval.summary}
-      </h3>
+      </h2>
       <div className="approval-summary">
         Tool <code>{approval.tool}</code> {approval.details}
       </div>

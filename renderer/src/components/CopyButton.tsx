@@ -17,7 +17,7 @@ export function CopyButton({ text, label = 'Copy', showLabel = false }: { text: 
   };
   const state = copied === 'yes' ? 'Copied' : copied === 'failed' ? 'Copy failed' : label;
   return (
-    <button type="button" className="icon-button" aria-label={label} title={state} onClick={copy}>
+    <button type="button" className="icon-button" aria-label={state} title={state} onClick={copy}>
       {copied === 'yes' ? <Check size={14} aria-hidden /> : <Copy size={14} aria-hidden />}
       {(showLabel || copied !== null) && <span className="icon-button-label">{state}</span>}
     </button>

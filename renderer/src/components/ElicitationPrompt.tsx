@@ -113,9 +113,9 @@ export function ElicitationPrompt({
   const disabled = busy || left === 0;
   return (
     <section className="approval" role="alertdialog" aria-labelledby={`elicitation-${elicitation.id}`} data-testid="elicitation">
-      <h3 id={`elicitation-${elicitation.id}`}>
+      <h2 id={`elicitation-${elicitation.id}`}>
         The server {elicitation.server} {elicitation.mode === 'url' ? 'asks you to open a page' : 'asks for input'} (agent {elicitation.agent})
-      </h3>
+      </h2>
       <div className="approval-summary">{elicitation.message}</div>
       {elicitation.mode === 'url' ? (
         <div className="approval-summary">

@@ -71,7 +71,7 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
         </div>
       )}
       <header className="chat-header">
-        <h2>{review === null ? 'Opening…' : line(review.title)}</h2>
+        <h1>{review === null ? 'Opening…' : line(review.title)}</h1>
         {review !== null && <span className="chat-agent">{line(review.agent)}</span>}
         {state.usageTotal.turns > 0 && <span className="chat-usage">Total: {describeTotal(state.usageTotal)}</span>}
       </header>

@@ -3,9 +3,9 @@ import type { PolicyView } from '../../../common/views.js';
 import { LockIcon } from '../components/ManagedLock.js';
 
 export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
-  if (policy === null) return <section className="page" aria-label="Policy">Loading…</section>;
+  if (policy === null) return <section className="page" aria-label="Policy" tabIndex={0}>Loading…</section>;
   return (
-    <section className="page" aria-label="Policy">
+    <section className="page" aria-label="Policy" tabIndex={0}>
       <h1>Policy</h1>
       <p>{policy.sources.length === 0 ? 'No policy: nothing on this computer is managed by an organization.' : `Managed by your organization, from ${policy.sources.join(', ')}.`}</p>
       <p className="muted">Changes to the policy take effect when Ward next starts.</p>
