@@ -9,6 +9,7 @@
  * grant or the workspace covers it), other conversations or namespaces, the keyring or D-Bus
  * sockets, the home folder.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import type { Rule } from '../permissions/grants.js';
@@ -120,14 +121,16 @@ export function filesystemView(files: RunFiles, platform: SandboxPlatform): File
  * What runs by itself later if a run writes it: git hooks and config, shell and git start-up
  * files, editor and agent settings. The runtime denies these only under Ward's own working
  * directory (it reads process.cwd(), not the run's), so the desktop's workspaces were open:
- * Ward denies them at the top of every folder the run may write. Existing or not: a missing
- * one stays missing (the runtime mounts nothing on the host for it). Nested repositories are
- * the runtime's scan's, under its cwd only.
+ * Ward denies those that exist at the top of every folder the run may write (the repository's
+ * hooks and config, an existing .bashrc or .vscode/). A missing one is not denied: the runtime
+ * would put a mount point for it in the person's folder while the run lasts (an empty `.git`
+ * makes the CLI take the folder for a repository). Nested repositories are the runtime's scan's,
+ * under its cwd only.
  */
 export const STARTUP_FILES = ['.git/hooks', '.git/config', '.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents'] as const;
 
 function startupFileDenies(roots: readonly string[]): string[] {
-  return roots.flatMap((root) => STARTUP_FILES.map((name) => path.join(root, name)));
+  return roots.flatMap((root) => STARTUP_FILES.map((name) => path.join(root, name))).filter((file) => fs.existsSync(file));
 }
 
 /** Folders the sandbox gives every Linux run its own of: a grant there could not reach this machine's. */

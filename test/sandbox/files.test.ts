@@ -26,8 +26,8 @@ describe('the file view of a run (S2)', () => {
     // Nothing of the home folder, /run or the rest of /etc is shown back.
     expect(view.allowRead.filter((entry) => entry === '/etc' || entry.startsWith('/home/alice') && !entry.startsWith(`${home}/namespaces/abc/`) || entry.startsWith('/run'))).toEqual([]);
     expect(view.allowWrite).toEqual([`${home}/namespaces/abc/workspaces/c1`, `${home}/namespaces/abc/claude`]);
-    // A denied file, and what would run by itself later at the top of every folder it may write.
-    expect(view.denyWrite).toEqual(['/srv/docs/secret', ...[`${home}/namespaces/abc/workspaces/c1`, `${home}/namespaces/abc/claude`].flatMap((root) => STARTUP_FILES.map((name) => `${root}/${name}`))]);
+    // The denied file (no start-up file exists in these folders: none is denied).
+    expect(view.denyWrite).toEqual(['/srv/docs/secret']);
   });
 
   it('test_wards_start_up_file_denies_cover_every_one_the_runtime_denies_under_its_own_working_directory', () => {

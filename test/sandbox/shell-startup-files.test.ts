@@ -185,14 +185,20 @@ describe('the host shell start-up files never reach a sandboxed launch (S6)', ()
     expect(process.cwd()).not.toBe(workspace);
     fs.mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true });
     fs.writeFileSync(path.join(workspace, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    const planted = ['.git/hooks/pre-commit', '.bashrc', '.gitconfig', '.vscode/tasks.json', '.mcp.json'];
-    fs.writeFileSync(path.join(workspace, 'plant.sh'), ['mkdir -p .vscode', ...planted.map((name) => `echo planted > ${name}`), 'echo fine > notes.txt', ''].join('\n'));
+    // Start-up files the folder already has (a repository's hooks folder, a .bashrc, editor settings).
+    const existing = ['.bashrc', '.gitconfig', '.mcp.json'];
+    for (const name of existing) fs.writeFileSync(path.join(workspace, name), 'original\n');
+    fs.mkdirSync(path.join(workspace, '.vscode'));
+    const planted = ['.git/hooks/pre-commit', ...existing, '.vscode/tasks.json'];
+    fs.writeFileSync(path.join(workspace, 'plant.sh'), [...planted.map((name) => `echo planted > ${name}`), 'echo fine > notes.txt', ''].join('\n'));
     harness = await startHarness([bash('sh plant.sh'), { blocks: [{ type: 'text', text: 'done' }] }]);
     const permissions = parsePermissionFlags(['--allow-run=sh'], workspace);
     const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'plant', permissions, workspace });
     expect((await handle.done).state).toBe('succeeded');
-    // An ordinary file is written; none of those that would run by themselves later is.
+    // An ordinary file is written; nothing that would run by itself later is written or changed.
     expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('fine\n');
-    for (const name of planted) expect(fs.existsSync(path.join(workspace, name)), name).toBe(false);
+    expect(fs.existsSync(path.join(workspace, '.git/hooks/pre-commit'))).toBe(false);
+    expect(fs.existsSync(path.join(workspace, '.vscode/tasks.json'))).toBe(false);
+    for (const name of existing) expect(fs.readFileSync(path.join(workspace, name), 'utf8'), name).toBe('original\n');
   });
 });
