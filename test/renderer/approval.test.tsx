@@ -30,7 +30,7 @@ describe('the approval prompt (P3)', () => {
   it('test_shows_who_asks_for_what_the_time_left_and_answers_allow_once', async () => {
     const answers: ApprovalAnswer[] = [];
     const view = await render(<ApprovalPrompt approval={approval()} now={NOW} onAnswer={(answer) => answers.push(answer)} />);
-    expect(view.container.querySelector('h3')!.textContent).toBe('Agent tooly wants to call the tool fixture/echo');
+    expect(view.container.querySelector('h2')!.textContent).toBe('Agent tooly wants to call the tool fixture/echo');
     expect(view.container.querySelector('.approval-time')!.textContent).toBe('91 s left — no answer denies');
     expect(buttons(view.container).map((b) => b.textContent)).toEqual(['Allow once', 'Allow in this conversation', 'Always allow for this agent', 'Deny']);
     await armed();

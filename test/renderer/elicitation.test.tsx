@@ -28,7 +28,7 @@ describe('a server asks for input (elicitation) in the approval area', () => {
   it('test_shows_the_form_with_defaults_filled_in_masks_a_sensitive_field_and_sends_what_the_person_accepts', async () => {
     const sent: Array<[ElicitationAction, Record<string, ElicitationFieldValue> | undefined]> = [];
     const view = await render(<ElicitationPrompt elicitation={FORM} now={NOW} onAnswer={async (action, content) => void sent.push([action, content])} />);
-    expect(view.container.querySelector('h3')!.textContent).toBe('The server tracker asks for input (agent helper)');
+    expect(view.container.querySelector('h2')!.textContent).toBe('The server tracker asks for input (agent helper)');
     expect(view.container.querySelector('select')!.value).toBe('b');
     expect(view.container.querySelector<HTMLInputElement>('#elicit-count')!.value).toBe('3');
     expect(view.container.querySelector<HTMLInputElement>('#elicit-token')!.type).toBe('password');
@@ -54,7 +54,7 @@ describe('a server asks for input (elicitation) in the approval area', () => {
     const sent: ElicitationAction[] = [];
     const url: PendingElicitationView = { ...FORM, mode: 'url', fields: [], url: 'https://example.com/connect' };
     const view = await render(<ElicitationPrompt elicitation={url} now={NOW} onAnswer={async (action) => void sent.push(action)} />);
-    expect(view.container.querySelector('h3')!.textContent).toBe('The server tracker asks you to open a page (agent helper)');
+    expect(view.container.querySelector('h2')!.textContent).toBe('The server tracker asks you to open a page (agent helper)');
     expect(view.container.querySelector('code')!.textContent).toBe('https://example.com/connect');
     expect(buttons(view.container).map((b) => b.textContent)).toEqual(['Open in browser', 'Decline', 'Cancel']);
     await click(button(view.container, 'Decline'));
