@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileIdentity } from '../base/file-identity.js';
 import { SETTINGS_FILE } from '../base/settings-file.js';
 import type { Namespace } from '../namespaces/namespace.js';
 import { modelCredentialStamp, resolveModelCredential, VARIABLE_FOR } from '../credentials/model-credential.js';
@@ -10,8 +11,7 @@ import type { ModelCredential } from '../credentials/model-credential.js';
 /** A file's identity for a validity check (as the pinned CLI's verified record uses it); 'absent' when there is none. */
 function fileStamp(file: string): string {
   try {
-    const stat = fs.statSync(file);
-    return `${stat.size}:${stat.mtimeMs}:${stat.ino}:${stat.ctimeMs}`;
+    return JSON.stringify(fileIdentity(fs.statSync(file)));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
     throw error;

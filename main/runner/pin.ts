@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WardError } from '../base/errors.js';
+import { fileIdentity, sameFileIdentity, type FileIdentity as Fingerprint } from '../base/file-identity.js';
 import pinFile from './cli-pin.json' with { type: 'json' };
 
 export const CLI_PACKAGE = '@anthropic-ai/claude-code';
@@ -114,23 +115,12 @@ export function locatePlatformBinary(key: string = platformKey()): { binary: str
   return { binary, packageJson };
 }
 
-interface Fingerprint {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ino: number;
-  readonly ctimeMs: number;
-}
-
 const hashCache = new Map<string, { fingerprint: Fingerprint; sha256: string }>();
 
 function fingerprintOf(file: string): Fingerprint {
   const stat = fs.statSync(file);
   if (!stat.isFile()) throw new WardError('cli_pin_mismatch', `${file} is not a file`);
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, ctimeMs: stat.ctimeMs };
-}
-
-function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
+  return fileIdentity(stat);
 }
 
 interface VerifiedRecord {
@@ -157,7 +147,7 @@ function readVerifiedRecords(cacheFile: string | undefined): VerifiedRecord[] {
 
 function verifiedHash(records: readonly VerifiedRecord[], file: string, now: Fingerprint): string | undefined {
   const record = records.find((candidate) => candidate?.file === file);
-  const valid = record !== undefined && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && sameFingerprint(record.fingerprint, now);
+  const valid = record !== undefined && typeof record.sha256 === 'string' && /^[0-9a-f]{64}$/.test(record.sha256) && sameFileIdentity(record.fingerprint, now);
   return valid ? record.sha256 : undefined;
 }
 
@@ -183,7 +173,7 @@ function writeVerifiedRecord(cacheFile: string, record: VerifiedRecord): void {
 export async function sha256OfFile(file: string, cacheFile?: string): Promise<string> {
   const before = fingerprintOf(file);
   const cached = hashCache.get(file);
-  if (cached !== undefined && sameFingerprint(cached.fingerprint, before)) return cached.sha256;
+  if (cached !== undefined && sameFileIdentity(cached.fingerprint, before)) return cached.sha256;
   const remembered = verifiedHash(readVerifiedRecords(cacheFile), file, before);
   if (remembered !== undefined) {
     hashCache.set(file, { fingerprint: before, sha256: remembered });
@@ -206,7 +196,7 @@ async function hashFile(file: string, before: Fingerprint, cacheFile: string | u
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
   const sha256 = hash.digest('hex');
   // A file that changed while it was read is not cached: the next check reads it again.
-  if (sameFingerprint(before, fingerprintOf(file))) {
+  if (sameFileIdentity(before, fingerprintOf(file))) {
     hashCache.set(file, { fingerprint: before, sha256 });
     if (cacheFile !== undefined) writeVerifiedRecord(cacheFile, { file, fingerprint: before, sha256 });
   }
