@@ -14,9 +14,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { WardError } from '../base/errors.js';
 
 interface MandatoryDenies {
-  linuxGetMandatoryDenyPaths(ripgrep: undefined, depth: undefined, allowGitConfig: boolean, signal: undefined, folder: string): Promise<string[]>;
+  /** Undefined in a runtime without Ward's edit. */
+  linuxGetMandatoryDenyPaths?(ripgrep: undefined, depth: undefined, allowGitConfig: boolean, signal: undefined, folder: string): Promise<string[]>;
 }
 
 export interface BuiltInDenies {
@@ -30,8 +32,12 @@ export interface BuiltInDenies {
 export async function builtInDenies(roots: readonly string[]): Promise<BuiltInDenies> {
   // The module the runtime's manager loads anyway; the scan is exported by Ward's edit.
   const runtime = (await import('@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js')) as unknown as MandatoryDenies;
+  const scan = runtime.linuxGetMandatoryDenyPaths;
+  if (scan === undefined) {
+    throw new WardError('sandbox_unavailable', "the sandbox runtime lacks Ward's install-time edit (scripts/patch-dependencies.mjs, which npm install runs); reinstall Ward's dependencies");
+  }
   const folders = [...new Set(roots)].filter((root) => fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() === true);
-  const found = await Promise.all(folders.map((folder) => runtime.linuxGetMandatoryDenyPaths(undefined, undefined, false, undefined, folder)));
+  const found = await Promise.all(folders.map((folder) => scan(undefined, undefined, false, undefined, folder)));
   const paths = [...new Set(found.flat())];
   return { paths, standIns: [...new Set(paths.map(firstMissing).filter((missing) => missing !== null))] };
 }
