@@ -27,6 +27,15 @@ export const PATCHES = [
       // bridges are ended by the process ids the script already keeps.
       [`        "trap 'rc=$?; kill %1 %2 2>/dev/null; exit $rc' EXIT",\n`, `        "trap 'rc=$?; kill $_srt_http $_srt_socks 2>/dev/null; exit $rc' EXIT", // Ward: by pid, not %1 %2 (scripts/patch-dependencies.mjs)\n`],
       ["    'unset _srt_since _srt_now _srt_up _srt_counts _srt_kind _srt_skip _srt_inuse _srt_http _srt_socks',\n", "    'unset _srt_since _srt_now _srt_up _srt_counts _srt_kind _srt_skip _srt_inuse', // Ward: the exit trap still needs the two pids\n"],
+      // Security: the built-in write denies (shell, git and editor start-up files, agent settings,
+      // each repository's hooks and config, found by a ripgrep scan) are computed from
+      // process.cwd(), which is Ward's folder, not the run's: a run could create a workspace's
+      // .bashrc or .mcp.json, or a nested repository's hook. The two functions take the folder as an
+      // argument (default: the cwd, as before), and the scan is exported, so Ward applies the same
+      // set to every folder a run may write without process.chdir, which several runs at once would race.
+      ['export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false) {\n    const cwd = process.cwd();\n', 'export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false, cwd = process.cwd()) { // Ward: the folder as an argument (scripts/patch-dependencies.mjs)\n'],
+      ["async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal) {\n    const cwd = process.cwd();\n", "export async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal, cwd = process.cwd()) { // Ward: exported, the folder as an argument\n"],
+      ['    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig);\n', '    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig, cwd); // Ward: the scanned folder\n'],
     ],
   },
 ];

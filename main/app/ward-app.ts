@@ -6,6 +6,7 @@
  * Heavy services (runs, connections, agents: the MCP SDK, the broker, OAuth) are loaded on first
  * use, so a `ward` command loads only what it needs.
  */
+import path from 'node:path';
 import { resolveWardHome } from '../base/home.js';
 import { traceMark } from '../base/trace.js';
 import type { OpenStoreOptions } from '../credentials/open-store.js';
@@ -16,6 +17,7 @@ import type { PolicyView } from '../../common/views.js';
 import { policyView } from './policy-view.js';
 import type { ModelCredential } from '../credentials/model-credential.js';
 import { SandboxEngine } from '../sandbox/engine.js';
+import { StandInNotes } from '../sandbox/stand-ins.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
@@ -217,7 +219,7 @@ export class WardApp {
 
   /** The OS sandbox of this process, for runs and sandboxed connection servers alike (S1, S5). */
   get sandbox(): SandboxEngine {
-    this.sandboxEngine ??= this.options.run?.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env));
+    this.sandboxEngine ??= this.options.run?.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env), undefined, new StandInNotes(path.join(this.home, 'sandbox-stand-ins')));
     return this.sandboxEngine;
   }
 

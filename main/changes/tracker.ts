@@ -149,13 +149,22 @@ export async function snapshotBefore(store: ChangeStore, conversationId: string,
   return { conversationId, roots: indexes, denyRead };
 }
 
-/** What changed since `before`, every changed root's new index kept for the next turn; throws `Untracked` past a limit. */
-export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits): Promise<{ changes: FileChange[]; files: number }> {
+/**
+ * What changed since `before`, every changed root's new index kept for the next turn; throws
+ * `Untracked` past a limit. `standIns`: paths the sandbox denied the run while they were missing,
+ * by an empty file of its own there while the sandbox ran (the agent could not write them); an
+ * empty file at one of them, there before or after, is no change of the agent's.
+ */
+export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = []): Promise<{ changes: FileChange[]; files: number }> {
   const after = await scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
   const changes: FileChange[] = [];
   let files = 0;
+  const sandboxOwn = new Set(standIns);
+  // The kept index stays what is on disk: only the diff leaves the stand-ins out.
+  const withoutStandIns = (root: string, index: TreeIndex): TreeIndex =>
+    sandboxOwn.size === 0 ? index : Object.fromEntries(Object.entries(index).filter(([file, entry]) => !(entry.kind === 'file' && entry.size === 0 && sandboxOwn.has(path.join(root, file)))));
   for (const [root, { index, changed }] of after) {
-    if (changed) changes.push(...diffIndexes(root, before.roots.get(root)!, index));
+    if (changed) changes.push(...diffIndexes(root, withoutStandIns(root, before.roots.get(root)!), withoutStandIns(root, index)));
     files += Object.keys(index).length;
     if (changed) store.writeIndex(before.conversationId, root, index);
   }

@@ -19,8 +19,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
 import { traceMark } from '../base/trace.js';
+import { builtInDenies } from './built-in-denies.js';
 import { filesystemView, reachability, type FilesystemView, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
 import { fileOrItsFolder, type GuardedFolders } from './program-view.js';
+import type { StandInNotes } from './stand-ins.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
 
@@ -76,6 +78,8 @@ export interface SandboxedLaunch {
   /** The program whose process gets Stop's interrupt (the wrapper does not forward it). */
   readonly inner: string;
   readonly reachable: Reachability;
+  /** Paths the runtime may stand an empty file or folder in for while the sandbox runs (./built-in-denies.ts). */
+  readonly standIns: readonly string[];
   /** Once the child has exited: its host list goes, and the runtime releases its mounts. */
   release(): void;
 }
@@ -166,6 +170,7 @@ export class SandboxEngine {
   constructor(
     private readonly mode: SandboxMode,
     private readonly platform: SandboxPlatform | null = sandboxPlatform(),
+    private readonly notes: StandInNotes | null = null,
   ) {}
 
   /** Whether runs are confined here: WARD_SANDBOX, then whether the sandbox works on this machine. */
@@ -244,7 +249,10 @@ export class SandboxEngine {
     // The proxy's sockets live in the host's temp folder, which the view otherwise hides (Linux).
     const sockets = [runtime.getLinuxHttpSocketPath(), runtime.getLinuxSocksSocketPath()].filter((socket): socket is string => typeof socket === 'string');
     const shim = socatThatDiesWithWard();
-    const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets, ...(shim === null ? [] : [path.dirname(shim)])] }, this.platform!);
+    // S6: the runtime's own denies for every folder the run may write, not only for Ward's working directory.
+    const builtIn = this.platform === 'win32' ? { paths: [], standIns: [] } : await builtInDenies([...run.files.writable, ...run.files.grants.write]);
+    this.notes?.launching(commandId, builtIn.standIns);
+    const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets, ...(shim === null ? [] : [path.dirname(shim)])] }, this.platform!, builtIn.paths);
     const { command } = run;
     // The runtime puts loopback in NO_PROXY; the broker and the gateway are reached through its proxy like any host.
     const inner = ['env', '-u', 'NO_PROXY', '-u', 'no_proxy', command.binary, ...command.args].map(shellQuote).join(' ');
@@ -266,11 +274,14 @@ export class SandboxEngine {
       cwd: command.cwd,
       inner: command.binary,
       reachable: reachability(view, this.platform!),
+      standIns: builtIn.standIns,
       release: () => {
         if (released) return;
         released = true;
         this.forget(runtime, commandId);
         runtime.cleanupAfterCommand();
+        // The runtime removes its stand-ins with the last sandbox of the process.
+        if (this.live.size === 0) this.notes?.allReleased();
       },
     };
   }
@@ -297,6 +308,7 @@ export class SandboxEngine {
     await this.initialized?.catch(() => undefined);
     this.live.clear();
     await runtime?.reset();
+    this.notes?.allReleased();
   }
 
   private forget(runtime: Runtime, commandId: string): void {

@@ -9,7 +9,6 @@
  * grant or the workspace covers it), other conversations or namespaces, the keyring or D-Bus
  * sockets, the home folder.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
 import type { Rule } from '../permissions/grants.js';
@@ -101,10 +100,10 @@ export function sandboxGrants(rules: readonly Rule[]): SandboxGrants {
 /**
  * The runtime's rules: reads are deny-then-allow (the root is denied, what the run may see is
  * allowed back; a deny more specific than an allow stays denied), writes are allow-only with
- * denies winning. A read-denied folder shows as an empty private folder, so denying `/` also
+ * denies winning. `builtIn`: the runtime's own write denies for the run's folders (./built-in-denies.ts). A read-denied folder shows as an empty private folder, so denying `/` also
  * gives the run a private /tmp and home.
  */
-export function filesystemView(files: RunFiles, platform: SandboxPlatform): FilesystemView {
+export function filesystemView(files: RunFiles, platform: SandboxPlatform, builtIn: readonly string[] = []): FilesystemView {
   const etc = etcFolder(platform);
   const system = [...SYSTEM_READ[platform], ...(etc === null ? [] : ETC_READ.map((name) => `${etc}/${name}`))];
   const unique = (entries: readonly string[]) => [...new Set(entries.map((entry) => pathsOf(platform).resolve(entry)))];
@@ -113,24 +112,8 @@ export function filesystemView(files: RunFiles, platform: SandboxPlatform): File
     allowRead: unique([...system, ...files.programs, ...files.readOnly, ...files.writable, ...files.grants.read, ...files.grants.write]),
     allowWrite: unique([...files.writable, ...files.grants.write]),
     // What may not be read may not be written either (a read-denied folder shows as an empty private one).
-    denyWrite: unique([...files.grants.denyWrite, ...files.grants.denyRead, ...(platform === 'win32' ? [] : startupFileDenies([...files.writable, ...files.grants.write]))]),
+    denyWrite: unique([...files.grants.denyWrite, ...files.grants.denyRead, ...builtIn]),
   };
-}
-
-/**
- * What runs by itself later if a run writes it: git hooks and config, shell and git start-up
- * files, editor and agent settings. The runtime denies these only under Ward's own working
- * directory (it reads process.cwd(), not the run's), so the desktop's workspaces were open:
- * Ward denies those that exist at the top of every folder the run may write (the repository's
- * hooks and config, an existing .bashrc or .vscode/). A missing one is not denied: the runtime
- * would put a mount point for it in the person's folder while the run lasts (an empty `.git`
- * makes the CLI take the folder for a repository). Nested repositories are the runtime's scan's,
- * under its cwd only.
- */
-export const STARTUP_FILES = ['.git/hooks', '.git/config', '.gitconfig', '.gitmodules', '.bashrc', '.bash_profile', '.zshrc', '.zprofile', '.profile', '.ripgreprc', '.mcp.json', '.vscode', '.idea', '.claude/commands', '.claude/agents'] as const;
-
-function startupFileDenies(roots: readonly string[]): string[] {
-  return roots.flatMap((root) => STARTUP_FILES.map((name) => path.join(root, name))).filter((file) => fs.existsSync(file));
 }
 
 /** Folders the sandbox gives every Linux run its own of: a grant there could not reach this machine's. */

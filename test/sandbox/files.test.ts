@@ -4,9 +4,8 @@
  * output is checked as data (the test names say so).
  */
 import { describe, expect, it } from 'vitest';
-import { filesystemView, reachability, sandboxGrants, STARTUP_FILES, wardPrivatePaths, type RunFiles } from '../../main/sandbox/files.js';
+import { filesystemView, reachability, sandboxGrants, wardPrivatePaths, type RunFiles } from '../../main/sandbox/files.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
-import { DANGEROUS_FILES, getDangerousDirectories } from '@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-utils.js';
 
 const home = '/home/alice/.config/Ward';
 const files = (more: Partial<RunFiles> = {}): RunFiles => ({
@@ -26,13 +25,19 @@ describe('the file view of a run (S2)', () => {
     // Nothing of the home folder, /run or the rest of /etc is shown back.
     expect(view.allowRead.filter((entry) => entry === '/etc' || entry.startsWith('/home/alice') && !entry.startsWith(`${home}/namespaces/abc/`) || entry.startsWith('/run'))).toEqual([]);
     expect(view.allowWrite).toEqual([`${home}/namespaces/abc/workspaces/c1`, `${home}/namespaces/abc/claude`]);
-    // The denied file (no start-up file exists in these folders: none is denied).
+    // The denied file (the runtime's built-in denies come from the engine, which scans the folders).
     expect(view.denyWrite).toEqual(['/srv/docs/secret']);
   });
 
-  it('test_wards_start_up_file_denies_cover_every_one_the_runtime_denies_under_its_own_working_directory', () => {
-    const runtime = [...DANGEROUS_FILES, ...getDangerousDirectories(), '.git/hooks', '.git/config'];
-    expect(runtime.filter((name) => !(STARTUP_FILES as readonly string[]).includes(name))).toEqual([]);
+  it('test_the_runtimes_built_in_denies_for_the_runs_folders_are_write_denied_in_the_view_and_for_the_approval_tool', () => {
+    const workspace = `${home}/namespaces/abc/workspaces/c1`;
+    const view = filesystemView(files(), 'linux', [`${workspace}/.bashrc`, `${workspace}/sub/.git/hooks`]);
+    expect(view.denyWrite).toEqual(['/srv/docs/secret', `${workspace}/.bashrc`, `${workspace}/sub/.git/hooks`]);
+    const reach = reachability(view, 'linux');
+    expect(reach(`${workspace}/.bashrc`, true)).toBe(false);
+    expect(reach(`${workspace}/sub/.git/hooks/pre-commit`, true)).toBe(false);
+    expect(reach(`${workspace}/sub/.git/hooks/pre-commit`, false)).toBe(true);
+    expect(reach(`${workspace}/notes.md`, true)).toBe(true);
   });
 
   it('test_the_child_reaches_what_the_view_shows_and_not_wards_data_or_a_denied_file_inside_a_grant', () => {

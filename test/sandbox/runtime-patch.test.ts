@@ -45,6 +45,7 @@ describe('the sandbox runtime as installed', () => {
     const edited = fs.readFileSync(file, 'utf8');
     expect(edited).toContain('setTimeout(resolve, 5)');
     expect(edited).toContain('const maxAttempts = 121;');
+    expect(edited).toContain('export async function linuxGetMandatoryDenyPaths(');
     expect(applyPatch(root, runtimePatch!)).toBe('applied');
     expect(fs.readFileSync(file, 'utf8')).toBe(edited);
   });

@@ -16,7 +16,8 @@ import { NO_GRANTS } from '../../main/sandbox/files.js';
 import { toolResultsSeen, type ScriptStep } from '../fixtures/model-provider/provider.js';
 import { CLI_ENV_NAMES } from '../support/child-env.js';
 import { tempDir } from '../support/temp.js';
-import { startHarness, type Harness } from '../app/runs/harness.js';
+import { payloads, startHarness, type Harness } from '../app/runs/harness.js';
+import type { FileChange } from '../../common/events.js';
 
 /** Values a hostile start-up file exports: none may appear in any process of the launch. */
 const CANARIES = {
@@ -201,4 +202,60 @@ describe('the host shell start-up files never reach a sandboxed launch (S6)', ()
     expect(fs.existsSync(path.join(workspace, '.vscode/tasks.json'))).toBe(false);
     for (const name of existing) expect(fs.readFileSync(path.join(workspace, name), 'utf8'), name).toBe('original\n');
   });
+
+  it('test_s6_a_run_cannot_create_a_start_up_file_or_a_nested_repositorys_hook_in_its_workspace_or_a_write_grant', async () => {
+    // Folders with none of these yet: the run may write both, and neither is Ward's working directory.
+    const { workspace, grant, plant } = plantingFolders();
+    harness = await startHarness([bash(`sh plant.sh . ${grant}`), { blocks: [{ type: 'text', text: 'done' }] }]);
+    const permissions = parsePermissionFlags(['--allow-run=sh', `--allow-write=${grant}`], workspace);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'plant', permissions, workspace });
+    expect((await handle.done).state).toBe('succeeded');
+    for (const root of [workspace, grant]) {
+      expect(fs.readFileSync(path.join(root, 'notes.txt'), 'utf8'), root).toBe('fine\n');
+      for (const name of plant) expect(fs.existsSync(path.join(root, name)), path.join(root, name)).toBe(false);
+      // What stood in for the missing ones while the run lasted is gone, and no `.git` was made.
+      expect(fs.readdirSync(root).sort(), root).toEqual(root === workspace ? ['notes.txt', 'plant.sh', 'sub'] : ['notes.txt', 'sub']);
+    }
+    // The agent changed two notes, nothing else.
+    const changes = payloads<{ changes: FileChange[] }>(harness.events(handle.conversationId), 'files_changed').flatMap((event) => event.changes);
+    expect(changes.map((change) => `${change.change} ${change.root} ${change.path}`).sort()).toEqual([`added ${grant} notes.txt`, `added ${workspace} notes.txt`]);
+  });
+
+  it('test_s6_a_warm_sessions_stand_ins_for_missing_start_up_files_are_no_change_of_the_agents_and_go_with_the_session', async () => {
+    const { workspace, plant } = plantingFolders();
+    harness = await startHarness([bash('sh plant.sh .'), { blocks: [{ type: 'text', text: 'done' }] }], { warmSessions: true });
+    const permissions = parsePermissionFlags(['--allow-run=sh'], workspace);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'plant', permissions, workspace });
+    expect((await handle.done).state).toBe('succeeded');
+    // The CLI stays for the next turn, and so do the empty stand-ins the sandbox denies the names with.
+    expect(fs.statSync(path.join(workspace, '.bashrc')).size).toBe(0);
+    const changes = payloads<{ changes: FileChange[] }>(harness.events(handle.conversationId), 'files_changed').flatMap((event) => event.changes);
+    expect(changes.map((change) => `${change.change} ${change.path}`)).toEqual(['added notes.txt']);
+    await harness.close();
+    harness = undefined;
+    for (const name of plant) expect(fs.existsSync(path.join(workspace, name)), name).toBe(false);
+    expect(fs.readdirSync(workspace).sort()).toEqual(['notes.txt', 'plant.sh', 'sub']);
+  });
 });
+
+/**
+ * A workspace and a write grant with no start-up file at the top, each with a nested repository
+ * (its hooks folder there in the workspace, not yet in the grant) and a nested .vscode/ with settings,
+ * and the script that tries to plant them.
+ */
+function plantingFolders(): { workspace: string; grant: string; plant: string[] } {
+  const workspace = fs.realpathSync(tempDir('ward-create-ws-'));
+  const grant = fs.realpathSync(tempDir('ward-create-grant-'));
+  expect(process.cwd()).not.toBe(workspace);
+  for (const root of [workspace, grant]) {
+    fs.mkdirSync(path.join(root, 'sub', '.git'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'sub', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    fs.mkdirSync(path.join(root, 'sub', '.vscode'));
+    fs.writeFileSync(path.join(root, 'sub', '.vscode', 'settings.json'), '{}\n');
+  }
+  fs.mkdirSync(path.join(workspace, 'sub', '.git', 'hooks'));
+  const plant = ['.bashrc', '.mcp.json', '.gitconfig', '.vscode/tasks.json', 'sub/.git/hooks/pre-commit', 'sub/.vscode/tasks.json'];
+  const lines = plant.map((name) => `  mkdir -p "$root/${path.dirname(name)}"; echo planted > "$root/${name}"`);
+  fs.writeFileSync(path.join(workspace, 'plant.sh'), ['for root in "$@"; do', ...lines, '  echo fine > "$root/notes.txt"', 'done', ''].join('\n'));
+  return { workspace, grant, plant };
+}

@@ -61,14 +61,14 @@ export class TurnChanges {
     await this.snapshot;
   }
 
-  /** After the turn (nothing of the agent's runs any more): what changed, journaled. */
-  async after(): Promise<void> {
+  /** After the turn (nothing of the agent's runs any more): what changed, journaled, the sandbox's stand-ins left out (../../sandbox/built-in-denies.ts). */
+  async after(standIns: readonly string[]): Promise<void> {
     const snapshot = await this.snapshot;
     this.snapshot = Promise.resolve(null);
     if (snapshot === null) return;
     const started = performance.now();
     try {
-      const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits);
+      const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
       const scanMs = Math.round(performance.now() - started);
       for (let index = 0; index < changes.length; index += CHANGES_PER_EVENT) {
         this.journal.emit('files_changed', { changes: changes.slice(index, index + CHANGES_PER_EVENT), files, scanMs });

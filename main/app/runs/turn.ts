@@ -110,7 +110,7 @@ export class Turn {
       // release() kills the CLI's process group before its first await: the scan after the turn starts
       // once nothing of the agent's runs, and overlaps the drain.
       const released = this.release();
-      const tracked = this.changes?.after();
+      const tracked = this.changes?.after(this.session?.sandboxed?.standIns ?? []);
       await released;
       traceMark('released');
       await tracked;
