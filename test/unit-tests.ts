@@ -55,6 +55,7 @@ export const unitTestFiles: readonly string[] = [
   'test/renderer/approval.test.tsx',
   'test/renderer/chat-view.test.tsx',
   'test/renderer/composer.test.tsx',
+  'test/renderer/diff-lines.test.tsx',
   'test/renderer/elicitation.test.tsx',
   'test/renderer/error-actions.test.tsx',
   'test/renderer/push-router.test.ts',
