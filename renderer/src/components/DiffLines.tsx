@@ -5,10 +5,10 @@
  * wrapping; the pane scrolls sideways). A chunk starts its highlighting fresh: a comment opened
  * in an earlier chunk may show plain, never wrong text.
  */
-import { memo, useMemo, useRef, useState, type ReactNode, type UIEvent } from 'react';
+import { memo, useMemo, useState, type ReactNode, type UIEvent } from 'react';
 import { escapeForWindow } from '../../../common/display.js';
 import { highlightLines, type Line } from '../code/highlight.js';
-import { diffRows, splitRows, type DiffRow } from '../code/diff-rows.js';
+import { diffRows, splitRows, type DiffRow, type SplitRow } from '../code/diff-rows.js';
 import { LineText } from './CodeLines.js';
 
 /** Kept in step with `.diff-line` in code.css. */
@@ -21,22 +21,20 @@ const LABELS: Readonly<Record<DiffRow['kind'], string | undefined>> = { add: 'ad
 
 /** Highlighted lines of the unified rows, a chunk at a time, as they are first shown. */
 function useHighlighted(rows: readonly DiffRow[], language: string | null): (index: number) => Line {
-  const chunks = useRef(new Map<number, Line[]>());
-  const seen = useRef(rows);
-  if (seen.current !== rows) {
-    seen.current = rows;
-    chunks.current = new Map();
-  }
-  return (index) => {
-    const chunk = Math.floor(index / CHUNK);
-    let highlighted = chunks.current.get(chunk);
-    if (highlighted === undefined) {
-      const code = rows.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((row) => (row.kind === 'hunk' || row.kind === 'meta' ? '' : escapeForWindow(row.text)));
-      highlighted = highlightLines(code.join('\n'), language);
-      chunks.current.set(chunk, highlighted);
-    }
-    return highlighted[index % CHUNK] ?? [];
-  };
+  // Stable per diff, so rows already on screen are not rendered again as the pane scrolls.
+  return useMemo(() => {
+    const chunks = new Map<number, Line[]>();
+    return (index: number) => {
+      const chunk = Math.floor(index / CHUNK);
+      let highlighted = chunks.get(chunk);
+      if (highlighted === undefined) {
+        const code = rows.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((row) => (row.kind === 'hunk' || row.kind === 'meta' ? '' : escapeForWindow(row.text)));
+        highlighted = highlightLines(code.join('\n'), language);
+        chunks.set(chunk, highlighted);
+      }
+      return highlighted[index % CHUNK] ?? [];
+    };
+  }, [rows, language]);
 }
 
 function FullRow({ row }: { row: DiffRow }) {
@@ -48,7 +46,7 @@ function FullRow({ row }: { row: DiffRow }) {
 }
 
 /** One side of a row: its number(s), sign and text; an empty side when `row` is null. */
-function Side({ row, line, numbers }: { row: DiffRow | null; line: () => Line; numbers: 'both' | 'old' | 'new' }) {
+function Side({ row, line, numbers }: { row: DiffRow | null; line: Line; numbers: 'both' | 'old' | 'new' }) {
   if (row === null) return <div className="diff-side diff-none" />;
   return (
     <div className={`diff-side diff-${row.kind}`} aria-label={LABELS[row.kind]}>
@@ -66,11 +64,39 @@ function Side({ row, line, numbers }: { row: DiffRow | null; line: () => Line; n
         {SIGNS[row.kind]}
       </span>
       <span className="diff-text">
-        <LineText line={line()} />
+        <LineText line={line} />
       </span>
     </div>
   );
 }
+
+interface RowProps {
+  readonly index: number;
+  readonly rows: readonly DiffRow[];
+  readonly pairs: readonly SplitRow[] | null;
+  readonly lineAt: (index: number) => Line;
+}
+
+/** Row `index` of the layout; memoized, so scrolling renders only the rows that come into view. */
+const Row = memo(function Row({ index, rows, pairs, lineAt }: RowProps) {
+  const pair = pairs?.[index];
+  if (pair === undefined) {
+    const row = rows[index]!;
+    if (row.kind === 'hunk' || row.kind === 'meta') return <FullRow row={row} />;
+    return (
+      <div className="diff-line">
+        <Side row={row} line={lineAt(index)} numbers="both" />
+      </div>
+    );
+  }
+  if (pair.kind !== 'pair') return <FullRow row={rows[pair.row]!} />;
+  return (
+    <div className="diff-line diff-split">
+      <Side row={pair.old === null ? null : rows[pair.old]!} line={pair.old === null ? [] : lineAt(pair.old)} numbers="old" />
+      <Side row={pair.new === null ? null : rows[pair.new]!} line={pair.new === null ? [] : lineAt(pair.new)} numbers="new" />
+    </div>
+  );
+});
 
 function DiffLinesView({ lines, language, split }: { lines: readonly string[]; language: string | null; split: boolean }) {
   const rows = useMemo(() => diffRows(lines), [lines]);
@@ -83,22 +109,7 @@ function DiffLinesView({ lines, language, split }: { lines: readonly string[]; l
   const first = Math.max(0, Math.floor(view.top / DIFF_ROW_PX) - OVERSCAN);
   const last = Math.min(count, Math.ceil((view.top + view.height) / DIFF_ROW_PX) + OVERSCAN);
   const shown: ReactNode[] = [];
-  for (let index = first; index < last; index++) {
-    const pair = pairs?.[index];
-    if (pair === undefined) {
-      const row = rows[index]!;
-      shown.push(row.kind === 'hunk' || row.kind === 'meta' ? <FullRow key={index} row={row} /> : <div key={index} className="diff-line"><Side row={row} line={() => lineAt(index)} numbers="both" /></div>);
-    } else if (pair.kind !== 'pair') shown.push(<FullRow key={index} row={rows[pair.row]!} />);
-    else {
-      const { old, new: next } = pair;
-      shown.push(
-        <div key={index} className="diff-line diff-split">
-          <Side row={old === null ? null : rows[old]!} line={() => lineAt(old!)} numbers="old" />
-          <Side row={next === null ? null : rows[next]!} line={() => lineAt(next!)} numbers="new" />
-        </div>,
-      );
-    }
-  }
+  for (let index = first; index < last; index++) shown.push(<Row key={index} index={index} rows={rows} pairs={pairs} lineAt={lineAt} />);
   return (
     <div className={`diff-lines${split ? ' diff-lines-split' : ''}`} tabIndex={0} role="region" aria-label={`Diff, ${rows.length.toLocaleString()} lines${split ? ', side by side' : ''}`} onScroll={onScroll} data-testid="diff-lines">
       <div className="diff-space" style={{ height: `${count * DIFF_ROW_PX}px` }}>
