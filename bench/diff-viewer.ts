@@ -3,7 +3,9 @@
  * the click on "1 file changed" to its first diff lines on screen, against the same viewer
  * opening a 1-line file, in one run (target: ≤200 ms). The page is the built renderer bridged to
  * the real core (the e2e harness); the change is recorded by the real change tracker and its diff
- * fetched over the contract, as in the app.
+ * fetched over the contract, as in the app. Then the same diff scrolled end to end, a step a frame,
+ * unified and side by side: frame times and frames over 25 ms ("scrolls without dropped frames"),
+ * against the same page's frames with nothing scrolling (idleFrames: the machine's pace under its load).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,6 +53,28 @@ async function openViewer(page: Page): Promise<{ total: number; render: number }
   return ms;
 }
 
+/**
+ * Scrolls the open viewer's 5,000 lines top to bottom, 400 px a frame, and times each frame:
+ * the median and worst frame, and how many took over 1.5 frames at 60 Hz (dropped).
+ */
+async function scrollFrames(page: Page, step: number): Promise<{ frames: number; medianFrameMs: number; worstFrameMs: number; dropped: number }> {
+  // No named function inside: tsx would wrap it in a helper the page does not have.
+  return page.evaluate(async (step) => {
+    const pane = document.querySelector<HTMLElement>('.diff-viewer .diff-lines')!;
+    const gaps: number[] = [];
+    let last = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+    // A step of 0 is the baseline: the same frames with nothing to do (the machine's frame pace under its load).
+    while ((step === 0 || pane.scrollTop + pane.clientHeight < pane.scrollHeight) && gaps.length < (step === 0 ? 120 : 600)) {
+      pane.scrollTop += step;
+      const now = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+      gaps.push(now - last);
+      last = now;
+    }
+    const sorted = [...gaps].sort((x, y) => x - y);
+    return { frames: sorted.length, medianFrameMs: sorted[Math.floor(sorted.length / 2)]!, worstFrameMs: sorted.at(-1)!, dropped: sorted.filter((gap) => gap > 25).length };
+  }, step);
+}
+
 async function pageOn(harness: UiHarness, title: string): Promise<Page> {
   const page = await harness.open();
   await page.getByRole('button', { name: new RegExp(title) }).click();
@@ -86,6 +110,20 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
       small.push(await openViewer(smallPage));
       big.push(await openViewer(bigPage));
     }
+    // Scrolling, in each layout.
+    const scrolled: Record<string, unknown> = {};
+    // A tab in the background gets no animation frames.
+    await bigPage.bringToFront();
+    for (const layout of ['Unified', 'Side by side']) {
+      await bigPage.locator('.turn-changes button', { hasText: /file.* changed/ }).click({ timeout: 60_000 });
+      await bigPage.getByRole('button', { name: layout, exact: true }).click({ timeout: 60_000 });
+      await bigPage.locator('.diff-viewer .diff-add').first().waitFor();
+      if (layout === 'Unified') scrolled.idleFrames = await scrollFrames(bigPage, 0);
+      scrolled[layout === 'Unified' ? 'scrollUnified' : 'scrollSideBySide'] = await scrollFrames(bigPage, 400);
+      await bigPage.keyboard.press('Escape');
+      await bigPage.locator('.diff-viewer').waitFor({ state: 'hidden' });
+    }
+    await bigPage.evaluate(() => localStorage.removeItem('ward.diffLayout'));
     const open = median(big.map((one) => one.total));
     const render = median(big.map((one) => one.render));
     // How much of it is the fetch alone (the contract call, over the harness's bridge).
@@ -106,6 +144,7 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
       render5000LinesMs: round(render),
       render1LineMs: round(median(small.map((one) => one.render))),
       fetch5000LinesMs: round(fetchMs),
+      ...scrolled,
       targetMs: TARGET_MS,
       pass: open <= TARGET_MS,
       renderPass: render <= TARGET_MS,

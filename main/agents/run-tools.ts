@@ -15,6 +15,7 @@ import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import type { Elicitor } from '../upstreams/elicitation.js';
 import { isConnectionTool, type AgentSpec, type ConnectionTool } from './spec.js';
 import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
+import { ON_AGENTS, ON_CONNECTIONS } from '../../common/desktop-errors.js';
 
 export interface RunTools extends UpstreamCaller {
   /** Stops the inline upstreams and the connections' live sessions opened for this run. */
@@ -86,19 +87,24 @@ export function assertConnectionToolsPinned(registry: ConnectionRegistry, tools:
   for (const tool of tools) {
     const label = `${tool.connection}/${tool.name}`;
     if (!registry.has(tool.connection)) {
-      throw new WardError('not_found', `${agentLabel} pins ${label}, but there is no connection named ${tool.connection} any more; add it again (${wardCommand(ns, `connections add ${tool.connection} ...`)}), or publish a version of the agent without it`);
+      throw new WardError('not_found', `${agentLabel} pins ${label}, but there is no connection named ${tool.connection} any more; add it again (${wardCommand(ns, `connections add ${tool.connection} ...`)}), or publish a version of the agent without it`, {
+        desktop: `${agentLabel} pins ${label}, but there is no connection named ${tool.connection} any more: add it again ${ON_CONNECTIONS}, or publish a version of the agent without it ${ON_AGENTS}.`,
+      });
     }
     const pin = registry.pinState(tool.connection, tool.name);
     if (pin === undefined || pin.status === 'missing') {
       throw new WardError('not_found', `${agentLabel} pins ${label}, but connection ${tool.connection} no longer offers ${tool.name}; publish a version of the agent without it`);
     }
     if (!pin.enabled) {
-      throw new WardError('invalid_config', `${agentLabel} pins ${label}, which is turned off; turn it on with ${wardCommand(ns, `connections tools ${tool.connection} --enable ${tool.name}`)}`);
+      throw new WardError('invalid_config', `${agentLabel} pins ${label}, which is turned off; turn it on with ${wardCommand(ns, `connections tools ${tool.connection} --enable ${tool.name}`)}`, {
+        desktop: `${agentLabel} pins ${label}, which is turned off: turn it on under ${tool.connection}'s tools ${ON_CONNECTIONS}.`,
+      });
     }
     if (pin.status === 'schema_changed' || pin.schemaHash !== tool.schemaHash) {
       throw new WardError(
         'invalid_config',
         `${agentLabel} pins ${label}, whose input schema changed since it was pinned; re-pin it with ${wardCommand(ns, `connections tools ${tool.connection} --repin ${tool.name}`)} and publish a new version of the agent with --tool ${label}`,
+        { desktop: `${agentLabel} pins ${label}, whose input schema changed since it was pinned: re-pin it under ${tool.connection}'s tools ${ON_CONNECTIONS}, then publish a new version of the agent ${ON_AGENTS}.` },
       );
     }
   }

@@ -14,6 +14,7 @@ import type { ConnectionManager } from '../connections/manager.js';
 import { parseAgentSpec, type AgentSpec, type ConnectionTool, type PinnedTool, type StdioUpstream } from './spec.js';
 import { assertUpstreamsStart, toUpstreamDefinitions } from './upstreams.js';
 import { absolutePaths } from '../base/process.js';
+import { ON_CONNECTIONS } from '../../common/desktop-errors.js';
 
 /** `UPSTREAM/TOOL`, or `UPSTREAM/*` for every tool the upstream lists; UPSTREAM is an inline upstream or a connection. */
 export interface ToolSelector {
@@ -99,7 +100,9 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
   const pinned: ConnectionTool[] = [];
   for (const { upstream: connection, tool } of selectors) {
     if (!connections.registry.has(connection)) {
-      throw new WardError('not_found', `tool ${connection}/${tool}: there is no inline upstream or connection named ${connection} (add one with ${wardCommand(connections.registry.namespace, 'connections add')} or --upstream)`);
+      throw new WardError('not_found', `tool ${connection}/${tool}: there is no inline upstream or connection named ${connection} (add one with ${wardCommand(connections.registry.namespace, 'connections add')} or --upstream)`, {
+        desktop: `Tool ${connection}/${tool}: there is no connection named ${connection}; add one ${ON_CONNECTIONS}.`,
+      });
     }
     if (!discovered.has(connection)) {
       try {
@@ -119,9 +122,15 @@ export async function pinConnectionTools(connections: ConnectionSource, selector
         throw new WardError('not_found', `connection ${connection} has no tool ${JSON.stringify(tool.slice(0, 64))} (it lists: ${offered.slice(0, 20).join(', ') || 'none'})`);
       }
       if (pin.status === 'schema_changed') {
-        throw new WardError('invalid_config', `tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --repin ${tool}`)} first`);
+        throw new WardError('invalid_config', `tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --repin ${tool}`)} first`, {
+          desktop: `Tool ${connection}/${tool} cannot be pinned: its input schema changed upstream; re-pin it under ${connection}'s tools ${ON_CONNECTIONS}.`,
+        });
       }
-      if (!pin.enabled) throw new WardError('invalid_config', `tool ${connection}/${tool} is turned off; turn it on with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --enable ${tool}`)}`);
+      if (!pin.enabled) {
+        throw new WardError('invalid_config', `tool ${connection}/${tool} is turned off; turn it on with ${wardCommand(connections.registry.namespace, `connections tools ${connection} --enable ${tool}`)}`, {
+          desktop: `Tool ${connection}/${tool} is turned off: turn it on under ${connection}'s tools ${ON_CONNECTIONS}.`,
+        });
+      }
       chosen = routes.filter((route) => route.upstreamName === tool);
     }
     if (chosen.length === 0) throw new WardError('not_found', `connection ${connection} has no tool that is on and pinned`);

@@ -12,6 +12,7 @@ import type { AgentVersion } from '../store/agents.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { ConnectionService } from './connections.js';
 import type { GrantService } from './grants.js';
+import { ON_AGENTS } from '../../common/desktop-errors.js';
 
 // How the adapters spell an agent's upstreams and tools on the way in.
 export { parseToolSelector, parseUpstreamOption } from '../agents/service.js';
@@ -49,7 +50,9 @@ export class AgentService {
     const pinned = new Set(base.tools.map((tool) => tool.exposedName));
     const unknown = keepTools.filter((tool) => !pinned.has(tool));
     if (unknown.length > 0) {
-      throw new WardError('usage', `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}; pin new tools with "ward agents create"`);
+      throw new WardError('usage', `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}; pin new tools with "ward agents create"`, {
+        desktop: `${unknown.slice(0, 5).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not pinned in agent ${name}: choose its tools ${ON_AGENTS}.`,
+      });
     }
     const added = addTools.length === 0 ? [] : await this.connections.use(store, (manager) => pinConnectionTools(manager, addTools));
     const spec = parseAgentSpec({ ...base, instructions, tools: [...base.tools.filter((tool) => keepTools.includes(tool.exposedName)), ...added] });

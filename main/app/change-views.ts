@@ -72,12 +72,12 @@ export class ChangeViews {
   }
 
   private diffOf(store: NamespaceStore, conversationId: string, seq: number, index: number, change: FileChange): ChangeDiff {
-    const whole = wholeFileDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
-    if (whole !== null) return whole;
+    // Kept whole-file diffs too: the file list counts them, and the viewer fetches the first one right after.
     const key = `${store.namespace.hash}/${conversationId}/${seq}/${index}`;
     let diff = this.kept.get(key);
     if (diff === undefined) {
-      diff = changeDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
+      const blobs = changeStoreFor(this.home(), store.namespace).blobs;
+      diff = wholeFileDiff(blobs, change) ?? changeDiff(blobs, change);
       this.kept.set(key, diff);
       if (this.kept.size > KEPT_DIFFS) this.kept.delete(this.kept.keys().next().value!);
     }

@@ -105,7 +105,9 @@ export class ExportService {
     // A later append (a run still going) is not part of the export: it ends at this head.
     const head = store.journal.head(conversation.id);
     const anchors = await this.integrity.checkAnchors(store, conversation.id);
-    if (anchors?.problem != null) throw new WardError('journal_invalid', `the journal of conversation ${conversation.id} fails verification (${anchors.problem.reason}); it is not exported: see "ward verify"`);
+    if (anchors?.problem != null) throw new WardError('journal_invalid', `the journal of conversation ${conversation.id} fails verification (${anchors.problem.reason}); it is not exported: see "ward verify"`, {
+        desktop: `The journal of conversation ${conversation.id} fails verification (${anchors.problem.reason}); it is not exported.`,
+      });
     const scanner = new SecretScanner(await this.namespaceSecrets(store));
     const uncertainRuns = store.runs.listFor(conversation.id).filter((run) => run.state === 'uncertain').map((run) => run.id);
     const agent = store.agents.getById(conversation.agentId, conversation.agentVersion);

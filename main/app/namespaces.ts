@@ -52,7 +52,9 @@ export class NamespaceService {
   existing(flag: string | undefined): Namespace {
     const ns = this.resolve(flag);
     if (ns.name !== DEFAULT_NAMESPACE && ns.name !== this.fixed && !this.folder.namespaceExists(ns)) {
-      throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`);
+      throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`, {
+        desktop: `There is no namespace ${ns.name}: choose another in the namespace list.`,
+      });
     }
     return ns;
   }

@@ -100,11 +100,14 @@ export function exitCodeFor(code: WardErrorCode): ExitCode {
 
 export class WardError extends Error {
   readonly code: WardErrorCode;
+  /** The desktop's wording, where the message names a terminal command (the window has a place to go instead). */
+  readonly desktop: string | undefined;
 
-  constructor(code: WardErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: WardErrorCode, message: string, options?: { cause?: unknown; desktop?: string }) {
     super(message, options);
     this.name = 'WardError';
     this.code = code;
+    this.desktop = options?.desktop;
   }
 }
 

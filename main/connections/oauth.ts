@@ -19,6 +19,7 @@ import { parseScope } from './challenge.js';
 import { canonicalServerUri, checkMetadataIssuer, exactResource, sameIssuer, storedIssuer } from './issuer.js';
 import { lockPath, withLock } from '../credentials/lock.js';
 import type { SecretStore } from '../credentials/secret-store.js';
+import { ON_CONNECTIONS } from '../../common/desktop-errors.js';
 
 /** Keychain accounts of a connection (the store adds the namespace hash, N1): tokens, a registration, a pre-registered client's secret. */
 export function oauthAccounts(connection: string): { tokens: string; client: string; clientSecret: string } {
@@ -34,7 +35,7 @@ export interface InteractiveSession {
 }
 
 function notSignedIn(connection: string): WardError {
-  return new WardError('not_signed_in', `connection ${connection} is not signed in; run "ward connections login ${connection}"`);
+  return new WardError('not_signed_in', `connection ${connection} is not signed in; run "ward connections login ${connection}"`, { desktop: `Connection ${connection} is not signed in: sign in ${ON_CONNECTIONS}.` });
 }
 
 function parseStored<T>(raw: string | undefined): T | undefined {
@@ -289,6 +290,7 @@ export class ConnectionOAuthProvider implements OAuthClientProvider {
     throw new WardError(
       'not_signed_in',
       `connection ${name}'s server now names authorization server ${JSON.stringify(authorizationServer.slice(0, 200))}, not ${JSON.stringify(earlier.slice(0, 200))} where it signed in; run "ward connections login ${name}" to sign in there`,
+      { desktop: `Connection ${name}'s server now names another authorization server than the one it signed in with: sign in again ${ON_CONNECTIONS}.` },
     );
   }
 

@@ -9,6 +9,7 @@ import { parseConnectionName, parseConnectionSpec, type ConnectionSpec, type Ser
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import type { LiveTool } from '../upstreams/session.js';
 import { wardCommand, type Namespace } from '../namespaces/namespace.js';
+import { ON_CONNECTIONS } from '../../common/desktop-errors.js';
 
 export type ConnectionHealth = 'unknown' | 'ok' | 'error' | 'not_signed_in';
 export type ToolStatus = 'pinned' | 'schema_changed' | 'missing';
@@ -234,7 +235,9 @@ export class ConnectionRegistry {
 
   setEnabled(connection: string, name: string, enabled: boolean): ToolPin {
     const changed = this.db.prepare('UPDATE connection_tools SET enabled = ? WHERE connection = ? AND name = ?').run(enabled ? 1 : 0, connection, name).changes;
-    if (changed === 0) throw new WardError('not_found', `connection ${connection} has no tool named ${JSON.stringify(name.slice(0, 64))}; run "ward connections tools ${connection}" to list them`);
+    if (changed === 0) throw new WardError('not_found', `connection ${connection} has no tool named ${JSON.stringify(name.slice(0, 64))}; run "ward connections tools ${connection}" to list them`, {
+        desktop: `Connection ${connection} has no tool named ${JSON.stringify(name.slice(0, 64))}; its tools are listed ${ON_CONNECTIONS}.`,
+      });
     return this.tool(connection, name)!;
   }
 }

@@ -5,6 +5,7 @@ import type { PinnedToolRoute } from '../upstreams/types.js';
 import type { LiveTool, ToolListing } from '../upstreams/session.js';
 import { exposedToolName } from './config.js';
 import type { ConnectionRegistry, ToolPin } from './registry.js';
+import { ON_CONNECTIONS } from '../../common/desktop-errors.js';
 
 /** Every enabled, pinned tool of every connection, as the broker routes it; agents choose from these. */
 export function pinnedRoutes(registry: ConnectionRegistry): PinnedToolRoute[] {
@@ -39,9 +40,13 @@ export function resolveRoutes(registry: ConnectionRegistry, exposedNames: readon
     const connection = split > 0 ? exposed.slice(0, split) : '';
     const pin = split > 0 && registry.has(connection) ? registry.tool(connection, exposed.slice(split + 2)) : undefined;
     const shown = JSON.stringify(exposed.slice(0, 100));
-    if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as ${wardCommand(registry.namespace, 'connections tools CONNECTION')} lists it`);
+    if (pin === undefined) throw new WardError('not_found', `no tool ${shown}: name it <connection>__<tool> as ${wardCommand(registry.namespace, 'connections tools CONNECTION')} lists it`, {
+        desktop: `No tool ${shown}: name it <connection>__<tool> as each connection's tools are listed ${ON_CONNECTIONS}.`,
+      });
     if (pin.status !== 'pinned') throw new WardError('invalid_config', `tool ${shown} cannot be used: ${pin.reason ?? pin.status}`);
-    throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with ${wardCommand(registry.namespace, `connections tools ${connection} --enable ${pin.name}`)}`);
+    throw new WardError('invalid_config', `tool ${shown} is turned off; turn it on with ${wardCommand(registry.namespace, `connections tools ${connection} --enable ${pin.name}`)}`, {
+      desktop: `Tool ${shown} is turned off: turn it on under ${connection}'s tools ${ON_CONNECTIONS}.`,
+    });
   });
 }
 

@@ -144,7 +144,9 @@ export class ChainChecker {
 }
 
 function notExported(conversationId: string, why: string): WardError {
-  return new WardError('journal_invalid', `the journal of conversation ${conversationId} fails verification (${why}); a broken journal is not exported: see "ward verify"`);
+  return new WardError('journal_invalid', `the journal of conversation ${conversationId} fails verification (${why}); a broken journal is not exported: see "ward verify"`, {
+    desktop: `The journal of conversation ${conversationId} fails verification (${why}); a broken journal is not exported.`,
+  });
 }
 
 /**

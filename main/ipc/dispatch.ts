@@ -41,7 +41,8 @@ export async function dispatch(handlers: Handlers, client: Client, channel: unkn
   } catch (error) {
     // The CLI's wording names `ward provider set-key`; a window offers its setup card instead.
     if (isWardError(error, 'model_key_missing')) return failure(error.code, MODEL_SETUP_NEEDED);
-    if (isWardError(error)) return failure(error.code, error.message);
+    // Where the CLI's wording names a terminal command, the desktop has its own.
+    if (isWardError(error)) return failure(error.code, error.desktop ?? error.message);
     // Unexpected failures keep their detail in main; the page gets a stable code only.
     console.error(`ward: ${channel} failed`, error);
     return failure('internal', `${channel} failed unexpectedly; see the Ward log`);

@@ -31,5 +31,6 @@ export function assertSecretEnvConfirmed(rules: readonly { readonly kind: string
   throw new WardError(
     'invalid_grant',
     `${secret.value} looks like a secret, and a stored grant hands it to the agent at every run without asking: confirm with ward permissions grant … --confirm-secret-env, or grant it for one run with ward run --allow-env=${secret.value} (Ward asks when the run starts)`,
+    { desktop: `${secret.value} looks like a secret, and a stored grant would hand it to the agent at every run without asking; it is not stored. Ward asks for it when a run starts.` },
   );
 }

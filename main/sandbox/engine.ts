@@ -232,7 +232,9 @@ export class SandboxEngine {
   async launchServer(server: ServerLaunch): Promise<SandboxedLaunch> {
     const status = await this.availability();
     if (!status.confined) {
-      throw new WardError('sandbox_unavailable', `${server.name} asked for the sandbox (--sandbox) and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the server was not started`);
+      throw new WardError('sandbox_unavailable', `${server.name} asked for the sandbox (--sandbox) and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the server was not started`, {
+        desktop: `${server.name} is set to run in the OS sandbox and ${status.detail.replace('runs are NOT sandboxed: ', '')}; the server was not started.`,
+      });
     }
     const refuse = async ({ host, port }: HostQuestion): Promise<HostAnswer> => ({
       allow: false,

@@ -130,7 +130,9 @@ export function assertGrantsComposeWithSandbox(rules: readonly Rule[], platform:
     if (rule.effect !== 'allow' || rule.kind !== 'write') continue;
     const own = PRIVATE_PER_RUN[platform].find((folder) => within(rule.value, folder, pathsOf(platform)));
     if (own !== undefined) {
-      throw new WardError('invalid_grant', `--allow-write=${rule.value}: every sandboxed run has its own ${own}, so a write grant there could not reach this machine's; it is refused rather than kept as a grant that does nothing`);
+      throw new WardError('invalid_grant', `--allow-write=${rule.value}: every sandboxed run has its own ${own}, so a write grant there could not reach this machine's; it is refused rather than kept as a grant that does nothing`, {
+        desktop: `A write grant for ${rule.value} is refused: every sandboxed run has its own ${own}, so the grant could not reach this machine's.`,
+      });
     }
   }
 }

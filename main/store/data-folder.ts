@@ -44,7 +44,9 @@ export class DataFolder {
     const open = this.stores.get(ns.name);
     if (open !== undefined) return open;
     if (options.mustExist && ns.name !== DEFAULT_NAMESPACE && !this.namespaceExists(ns)) {
-      throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`);
+      throw new WardError('namespace_not_found', `no namespace ${ns.name}; create it with "ward namespace create ${ns.name}"`, {
+        desktop: `There is no namespace ${ns.name}: choose another in the namespace list.`,
+      });
     }
     this.checkHome();
     fs.mkdirSync(namespaceDir(this.home, ns), { recursive: true, mode: 0o700 });

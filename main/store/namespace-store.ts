@@ -48,7 +48,9 @@ export class NamespaceStore {
   get search(): SearchIndex {
     if (this.searchIndex === undefined) {
       if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'events_fts'").get() === undefined) {
-        throw new WardError('store_unavailable', `the database ${this.file} has no search index yet: run any command that writes to namespace ${this.namespace.name} (such as "ward conversations") once to build it`);
+        throw new WardError('store_unavailable', `the database ${this.file} has no search index yet: run any command that writes to namespace ${this.namespace.name} (such as "ward conversations") once to build it`, {
+          desktop: `Search is not ready for namespace ${this.namespace.name} yet: it is built the first time something in it changes (a new chat, say).`,
+        });
       }
       this.searchIndex = new SearchIndex(this.db);
     }

@@ -127,6 +127,7 @@ export class RunRepository {
         throw new WardError(
           'run_uncertain',
           `conversation ${conversationId} has an uncertain run (${active.id}): check what its tool calls did (${this.command(`replay ${conversationId.slice(0, SHORT_ID_CHARS)}`)}), then record it with ${this.command(`reconcile ${active.id.slice(0, SHORT_ID_CHARS)} --outcome succeeded|failed|stopped --note TEXT`)}`,
+          { desktop: `This chat has a run that did not finish normally: check what its tools did, then record what happened in the banner above the chat.` },
         );
       }
       if (active !== undefined) throw new WardError('conversation_busy', `conversation ${conversationId} already has ${active.state === 'admitted' ? 'an' : 'a'} ${active.state} run (${active.id}); wait for it to finish or stop it`);

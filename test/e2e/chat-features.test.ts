@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { GrantStore } from '../../main/permissions/grant-store.js';
 import { journalEvent } from '../../common/events.js';
 import { RUN_STARTED } from '../support/events.js';
-import { publishToolAgent, screenshot, seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { publishToolAgent, seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
@@ -132,8 +132,26 @@ describe('the desktop chat as a Claude Code companion (issue 17)', () => {
     await page.keyboard.press('Control+k');
     const switcher = page.getByRole('dialog', { name: 'Go to' });
     await switcher.waitFor();
+    // The gate, as the person sees it: the whole list, a filter typed, and nothing matching.
+    const input = switcher.getByRole('combobox', { name: 'Go to a session or page' });
+    const shown = () => switcher.getByRole('option').allTextContents();
+    await expect(shown()).resolves.toHaveLength(3 + 1 + 5);
+    await auditScreen(page, 'switcher-list');
     await page.keyboard.type('holiday');
-    await screenshot(page, 'switcher');
+    await expect.poll(shown).toEqual([expect.stringContaining('Holiday plans')]);
+    await expect(switcher.getByRole('option', { selected: true }).textContent()).resolves.toContain('Holiday plans');
+    await auditScreen(page, 'switcher-filtered');
+    await page.keyboard.type('zzz');
+    await switcher.getByText('Nothing matches.').waitFor();
+    await expect(shown()).resolves.toEqual([]);
+    await auditScreen(page, 'switcher-no-match');
+    await input.fill('page sett');
+    await expect.poll(shown).toEqual(['Settings']);
+    await input.fill('');
+    // ↓ moves through the list and wraps at its end; Enter opens the one shown as selected.
+    await page.keyboard.press('ArrowUp');
+    await expect(switcher.getByRole('option', { selected: true }).textContent()).resolves.toBe('Policy');
+    await input.fill('holiday');
     await page.keyboard.press('Enter');
     await switcher.waitFor({ state: 'hidden' });
     await page.getByRole('heading', { level: 1, name: 'Holiday plans' }).waitFor();

@@ -10,6 +10,7 @@ import { journalEvent } from '../../common/events.js';
 import { RUN_STARTED } from '../support/events.js';
 import { seedChangedRun } from './harness/changes.js';
 import { seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
+import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
@@ -161,5 +162,46 @@ describe('file changes in real Chromium', () => {
     await expect.poll(() => fs.existsSync(path.join(dir, 'notes.md'))).toBe(true);
     expect(fs.readFileSync(path.join(dir, 'notes.md'), 'utf8')).toBe('new notes\n');
     await timelineOf(page).getByRole('button', { name: /^files rewound to before event #6: / }).waitFor();
+  });
+
+  it('test_the_diff_is_unified_or_side_by_side_by_a_keyboard_toggle_that_is_remembered_long_unchanged_runs_collapsed_in_both', async () => {
+    harness = await suite.start();
+    const dir = suite.tempDir('ward-e2e-split-');
+    const source = (changed: Record<number, string>) => `${Array.from({ length: 40 }, (_, index) => changed[index + 1] ?? `export const v${index + 1} = ${index + 1};`).join('\n')}\n`;
+    fs.writeFileSync(path.join(dir, 'app.ts'), source({}));
+    await seedChangedRun(harness, 'Two edits', dir, () => fs.writeFileSync(path.join(dir, 'app.ts'), source({ 2: 'export const v2 = 200;', 38: 'export const v38 = 380; // changed' })));
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Two edits/ }).click();
+    await timelineOf(page).getByRole('button', { name: /1 file changed/ }).click();
+    const viewer = page.getByRole('dialog', { name: /1 file changed/ });
+    const diff = viewer.getByTestId('diff-lines');
+    // Unified: the 29 unchanged lines between the two edits are one row saying so.
+    await expect.poll(() => diff.locator('.diff-hunk').allTextContents()).toEqual(['@@ -1,5 +1,5 @@', '⋯ 29 unchanged lines · @@ -35,6 +35,6 @@']);
+    await expect(diff.locator('.diff-split').count()).resolves.toBe(0);
+    await expect(viewer.getByRole('button', { name: 'Unified' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    await auditScreen(page, 'diff-unified');
+
+    // Keyboard: from the file list, Tab reaches the toggle; Space switches to side by side.
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('modifiedapp.ts+2 −2');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Side by side');
+    await page.keyboard.press('Space');
+    await expect.poll(() => viewer.getByRole('button', { name: 'Side by side' }).getAttribute('aria-pressed')).toBe('true');
+    await expect(diff.getAttribute('aria-label')).resolves.toBe('Diff, 15 lines, side by side');
+    // The removed line beside the line that replaced it, unchanged lines beside themselves, the collapsed run still one row.
+    const pairs = diff.locator('.diff-split');
+    await expect(pairs.count()).resolves.toBe(5 + 6);
+    await expect(pairs.nth(1).locator('.diff-side').allTextContents()).resolves.toEqual(['2−export const v2 = 2;', '2+export const v2 = 200;']);
+    await expect(pairs.nth(0).locator('.diff-side').allTextContents()).resolves.toEqual(['1 export const v1 = 1;', '1 export const v1 = 1;']);
+    await expect(pairs.nth(1).locator('.diff-add .hl-keyword').first().textContent()).resolves.toBe('export');
+    await expect(diff.locator('.diff-hunk').allTextContents()).resolves.toEqual(['@@ -1,5 +1,5 @@', '⋯ 29 unchanged lines · @@ -35,6 +35,6 @@']);
+    await auditScreen(page, 'diff-side-by-side');
+
+    // Remembered: the next opening is side by side too.
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'hidden' });
+    await timelineOf(page).getByRole('button', { name: /1 file changed/ }).click();
+    await expect.poll(() => viewer.getByTestId('diff-lines').locator('.diff-split').count()).toBe(11);
   });
 });

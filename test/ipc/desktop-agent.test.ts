@@ -43,8 +43,8 @@ describe('desktop agent editor with connection tools', () => {
     const manager = openConnections(core, ns);
     manager.setToolEnabled('local', 'big', false);
     await manager.close();
-    expect(await publish({ addTools: ['local/big'] })).toMatchObject({ ok: false, error: { message: expect.stringContaining('tool local/big is turned off') } });
-    expect(await publish({ addTools: ['elsewhere/echo'] })).toMatchObject({ ok: false, error: { message: expect.stringContaining('no inline upstream or connection named elsewhere') } });
+    expect(await publish({ addTools: ['local/big'] })).toMatchObject({ ok: false, error: { message: "Tool local/big is turned off: turn it on under local's tools on the Connections page." } });
+    expect(await publish({ addTools: ['elsewhere/echo'] })).toMatchObject({ ok: false, error: { message: 'Tool elsewhere/echo: there is no connection named elsewhere; add one on the Connections page.' } });
     expect(core.store(ns).agents.find('helper')?.version).toBe(2);
   });
 });

@@ -110,7 +110,7 @@ describe('what leaves main', () => {
     const { core, service, client } = setup();
     await expect(dispatch(service.handlers, client, 'conversations.list', { namespace: 'nope' })).resolves.toEqual({
       ok: false,
-      error: { code: 'namespace_not_found', message: 'no namespace nope; create it with "ward namespace create nope"' },
+      error: { code: 'namespace_not_found', message: 'There is no namespace nope: choose another in the namespace list.' },
     });
     await expect(dispatch(service.handlers, client, 'runs.reconcile', { namespace: 'default', runId: '00000000-0000-4000-8000-000000000000', outcome: 'running', note: 'x' })).resolves.toMatchObject({
       ok: false,

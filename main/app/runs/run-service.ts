@@ -26,6 +26,7 @@ import { prestartSession, type PrestartOutcome } from './prestart.js';
 import { WarmSessions } from './warm-sessions.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
+import { ON_AGENTS } from '../../../common/desktop-errors.js';
 
 export interface StartTurnInput {
   readonly namespace: Namespace;
@@ -301,7 +302,7 @@ export class RunService {
 }
 
 function noSuchAgent(ns: Namespace, name: string): WardError {
-  return new WardError('not_found', `no agent named ${name} in namespace ${ns.name}; create it with ${wardCommand(ns, `agents create ${name} --instructions-file FILE`)}`);
+  return new WardError('not_found', `no agent named ${name} in namespace ${ns.name}; create it with ${wardCommand(ns, `agents create ${name} --instructions-file FILE`)}`, { desktop: `There is no agent named ${name} in namespace ${ns.name}: create it ${ON_AGENTS}.` });
 }
 
 function titleOf(prompt: string): string {

@@ -3,6 +3,8 @@
  * line counts, and the open file's unified diff, highlighted with the same highlighter as code
  * blocks. Each diff is fetched when its file is opened (`changes.diff`); a file whose bytes Ward
  * did not keep (deny-read, over the size cap, binary) says so and has no content to fetch.
+ * Unified or side by side (a toggle, remembered); either way the diff shows only the changed lines
+ * and three around them, each hunk saying how many unchanged lines it leaves out.
  * Keyboard: it opens with focus on the file list, ↑/↓ move between files, Escape closes.
  */
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
@@ -36,11 +38,41 @@ function Counts({ file }: { file: ChangedFileView }) {
   );
 }
 
+const LAYOUT_KEY = 'ward.diffLayout';
+
+/** Unified or side by side, remembered across openings. */
+function useSplit(): readonly [boolean, (split: boolean) => void] {
+  const [split, setSplit] = useState(() => localStorage.getItem(LAYOUT_KEY) === 'split');
+  const choose = (next: boolean) => {
+    localStorage.setItem(LAYOUT_KEY, next ? 'split' : 'unified');
+    setSplit(next);
+  };
+  return [split, choose];
+}
+
+function LayoutToggle({ split, onSplit }: { split: boolean; onSplit: (split: boolean) => void }) {
+  return (
+    <div className="diff-layout" role="group" aria-label="Diff layout">
+      <button type="button" aria-pressed={!split} onClick={() => onSplit(false)}>
+        Unified
+      </button>
+      <button type="button" aria-pressed={split} onClick={() => onSplit(true)}>
+        Side by side
+      </button>
+    </div>
+  );
+}
+
 function FileDiff({ diff, path }: { diff: FileDiffView | null; path: string }) {
+  const [split, setSplit] = useSplit();
   if (diff === null) return <div className="diff-empty">Loading…</div>;
+  const shown = diff.lines !== null && diff.lines.length > 0;
   return (
     <>
-      <div className="diff-header">{escapeLineForWindow(diff.header, 400)}</div>
+      <div className="diff-toolbar">
+        <div className="diff-header">{escapeLineForWindow(diff.header, 400)}</div>
+        {shown && <LayoutToggle split={split} onSplit={setSplit} />}
+      </div>
       {diff.lines === null ? (
         <div className="diff-empty" data-testid="diff-not-kept">
           Content not kept ({escapeLineForWindow(diff.notShown ?? '', 100)}): Ward records this file by its size and hash only.
@@ -48,7 +80,7 @@ function FileDiff({ diff, path }: { diff: FileDiffView | null; path: string }) {
       ) : diff.lines.length === 0 ? (
         <div className="diff-empty">No change to the content (only its mode or time).</div>
       ) : (
-        <DiffLines lines={diff.lines} language={languageOfPath(path)} />
+        <DiffLines lines={diff.lines} language={languageOfPath(path)} split={split} />
       )}
     </>
   );

@@ -1,7 +1,10 @@
 import { useMemo, useState } from 'react';
 import { MODEL_SETUP_NEEDED } from '../../../common/model-setup.js';
 import { errorText } from '../api.js';
+import { placeOfError } from '../../../common/desktop-errors.js';
 import { openSetup } from '../state/use-model-setup.js';
+import { openPage } from '../state/use-place.js';
+import { PAGES } from '../pages.js';
 
 /** What a page's last action did, or why it failed. */
 export interface Notice {
@@ -35,7 +38,7 @@ export function PageNotice({ notice }: { readonly notice: Notice | null }) {
   return (
     <div className={`banner banner-${notice.tone}`} role={notice.tone === 'error' ? 'alert' : 'status'}>
       {notice.text}
-      <SetupButton text={notice.text} />
+      <ErrorAction text={notice.text} />
     </div>
   );
 }
@@ -51,7 +54,7 @@ export function DismissibleError({ text, onDismiss }: { readonly text: string | 
   return (
     <div className="banner banner-error" role="alert">
       {text}
-      <SetupButton text={text} />{' '}
+      <ErrorAction text={text} />{' '}
       <button type="button" className="link-button" onClick={onDismiss}>
         Dismiss
       </button>
@@ -59,12 +62,20 @@ export function DismissibleError({ text, onDismiss }: { readonly text: string | 
   );
 }
 
-/** A no-key error's way out: the setup card, never a terminal command. */
-function SetupButton({ text }: { readonly text: string }) {
-  if (text !== MODEL_SETUP_NEEDED) return null;
+/** An error's way out, never a terminal command: the setup card for no key, else the page the text names. */
+function ErrorAction({ text }: { readonly text: string }) {
+  if (text === MODEL_SETUP_NEEDED) {
+    return (
+      <button type="button" className="primary setup-button" onClick={openSetup}>
+        Set up the model
+      </button>
+    );
+  }
+  const place = placeOfError(text);
+  if (place === null) return null;
   return (
-    <button type="button" className="primary setup-button" onClick={openSetup}>
-      Set up the model
+    <button type="button" className="primary setup-button" onClick={() => openPage(place)}>
+      Open {PAGES.find((page) => page.id === place)!.label}
     </button>
   );
 }

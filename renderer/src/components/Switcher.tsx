@@ -1,5 +1,10 @@
-/** Ctrl/Cmd+K: jump to any session or page by typing (cmdk's list, in a modal dialog). */
-import { Command } from 'cmdk';
+/**
+ * Ctrl/Cmd+K: jump to any session or page by typing. A combobox of our own (the ARIA pattern:
+ * the input keeps the focus, ↑/↓ move the active option named by aria-activedescendant, Enter
+ * chooses it), in a modal dialog. It replaced cmdk, whose aria-activedescendant named an id
+ * that was not in the page (axe: aria-valid-attr-value).
+ */
+import { useEffect, useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { MessagesSquare, Plus } from 'lucide-react';
 import type { ConversationView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
@@ -16,43 +21,132 @@ export interface SwitcherProps {
   readonly onNewChat: () => void;
 }
 
-export function Switcher({ open, conversations, waiting, onClose, onOpen, onPage, onNewChat }: SwitcherProps) {
-  // Choosing a session or a page closes the switcher first.
-  const choose = (then: () => void) => () => {
-    onClose();
-    then();
+interface Choice {
+  readonly key: string;
+  readonly group: 'Sessions' | 'Go to';
+  /** What typing matches against (lower case). */
+  readonly words: string;
+  readonly content: ReactNode;
+  readonly choose: () => void;
+}
+
+/** Every word typed appears somewhere in the choice's words (case-insensitive). */
+function matches(words: string, query: string): boolean {
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => words.includes(word));
+}
+
+function useChoices({ conversations, waiting, onClose, onOpen, onPage, onNewChat }: SwitcherProps): Choice[] {
+  return useMemo(() => {
+    // Choosing a session or a page closes the switcher first.
+    const choose = (then: () => void) => () => {
+      onClose();
+      then();
+    };
+    const sessions = conversations.map((conversation): Choice => {
+      const title = escapeLineForWindow(conversation.title, 120);
+      return {
+        key: `s-${conversation.id}`,
+        group: 'Sessions',
+        words: `${title} ${conversation.agentName} ${conversation.id}`.toLowerCase(),
+        choose: choose(() => onOpen(conversation.id)),
+        content: (
+          <>
+            <MessagesSquare size={14} aria-hidden />
+            <span className="switcher-title">{title}</span>
+            <span className="muted">{conversation.agentName}</span>
+            {waiting.has(conversation.id) && <span className="session-waiting">waiting for you</span>}
+          </>
+        ),
+      };
+    });
+    const newChat: Choice = { key: 'new', group: 'Go to', words: 'new chat', choose: choose(onNewChat), content: <><Plus size={14} aria-hidden /><span>New chat</span></> };
+    const pages = PAGES.map((item): Choice => ({
+      key: `p-${item.id}`,
+      group: 'Go to',
+      words: `page ${item.label}`.toLowerCase(),
+      choose: choose(() => onPage(item.id)),
+      content: <><item.icon size={14} aria-hidden /><span>{item.label}</span></>,
+    }));
+    return [...sessions, newChat, ...pages];
+  }, [conversations, waiting, onClose, onOpen, onPage, onNewChat]);
+}
+
+function SwitcherBody(props: SwitcherProps) {
+  const choices = useChoices(props);
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+  const id = useId();
+  const shown = useMemo(() => choices.filter((choice) => matches(choice.words, query)), [choices, query]);
+  const current = shown.length === 0 ? null : Math.min(active, shown.length - 1);
+  const optionId = (index: number) => `${id}-option-${index}`;
+  useEffect(() => {
+    if (current !== null) document.getElementById(optionId(current))?.scrollIntoView({ block: 'nearest' });
+  });
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (current === null) return;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      setActive((current + (event.key === 'ArrowDown' ? 1 : -1) + shown.length) % shown.length);
+    } else if (event.key === 'Enter') {
+      event.preventDefault();
+      shown[current]!.choose();
+    }
   };
+  const groups = (['Sessions', 'Go to'] as const).map((group) => ({ group, members: shown.map((choice, index) => ({ choice, index })).filter(({ choice }) => choice.group === group) }));
   return (
-    <Modal open={open} title="Go to" className="switcher" onClose={onClose}>
-      <Command label="Go to a session or page" loop>
-        <Command.Input data-autofocus placeholder="Type a session title, an agent or a page…" />
-        <Command.List>
-          <Command.Empty>Nothing matches.</Command.Empty>
-          <Command.Group heading="Sessions">
-            {conversations.map((conversation) => {
-              const title = escapeLineForWindow(conversation.title, 120);
-              return (
-                <Command.Item key={conversation.id} value={`${title} ${conversation.agentName} ${conversation.id}`} onSelect={choose(() => onOpen(conversation.id))}>
-                  <MessagesSquare size={14} aria-hidden />
-                  <span className="switcher-title">{title}</span>
-                  <span className="muted">{conversation.agentName}</span>
-                  {waiting.has(conversation.id) && <span className="session-waiting">waiting for you</span>}
-                </Command.Item>
-              );
-            })}
-          </Command.Group>
-          <Command.Group heading="Go to">
-            <Command.Item value="New chat" onSelect={choose(onNewChat)}>
-              <Plus size={14} aria-hidden /> New chat
-            </Command.Item>
-            {PAGES.map((item) => (
-              <Command.Item key={item.id} value={`Page ${item.label}`} onSelect={choose(() => onPage(item.id))}>
-                <item.icon size={14} aria-hidden /> {item.label}
-              </Command.Item>
-            ))}
-          </Command.Group>
-        </Command.List>
-      </Command>
+    <>
+      <input
+        data-autofocus
+        role="combobox"
+        aria-label="Go to a session or page"
+        aria-autocomplete="list"
+        aria-expanded={current !== null}
+        aria-controls={current === null ? undefined : `${id}-list`}
+        aria-activedescendant={current === null ? undefined : optionId(current)}
+        className="switcher-input"
+        placeholder="Type a session title, an agent or a page…"
+        value={query}
+        onChange={(event) => {
+          setQuery(event.target.value);
+          setActive(0);
+        }}
+        onKeyDown={onKeyDown}
+      />
+      {current === null ? (
+        <p className="switcher-empty" role="status">
+          Nothing matches.
+        </p>
+      ) : (
+        <div id={`${id}-list`} role="listbox" aria-label="Sessions and pages" className="switcher-list">
+          {groups.map(({ group, members }) =>
+            members.length === 0 ? null : (
+              <div key={group} role="group" aria-labelledby={`${id}-${group}`}>
+                <div id={`${id}-${group}`} className="switcher-heading" role="presentation">
+                  {group}
+                </div>
+                {members.map(({ choice, index }) => (
+                  <div key={choice.key} id={optionId(index)} role="option" aria-selected={index === current} className="switcher-item" onMouseMove={() => setActive(index)} onClick={choice.choose}>
+                    {choice.content}
+                  </div>
+                ))}
+              </div>
+            ),
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+export function Switcher(props: SwitcherProps) {
+  return (
+    <Modal open={props.open} title="Go to" className="switcher" onClose={props.onClose}>
+      {/* Mounted afresh on each opening: the query starts empty. */}
+      {props.open && <SwitcherBody {...props} />}
     </Modal>
   );
 }

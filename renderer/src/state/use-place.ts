@@ -35,7 +35,19 @@ export function usePlace(namespaces: readonly NamespaceView[]): readonly [Place,
   useEffect(() => {
     setPlace((current) => (namespaces.length > 0 && !namespaces.some((ns) => ns.name === current.namespace) ? { ...current, namespace: namespaces[0]!.name, conversationId: null } : current));
   }, [namespaces]);
+  useEffect(() => {
+    const onRequest = (event: Event) => go({ page: (event as CustomEvent<Page>).detail });
+    window.addEventListener(OPEN_PAGE, onRequest);
+    return () => window.removeEventListener(OPEN_PAGE, onRequest);
+  }, [go]);
   return [place, go];
+}
+
+const OPEN_PAGE = 'ward:open-page';
+
+/** Opens a page from anywhere (an error's "Open Connections" button). */
+export function openPage(page: Page): void {
+  window.dispatchEvent(new CustomEvent(OPEN_PAGE, { detail: page }));
 }
 
 /** The window title names the chat (or the page); the chat says its title with the setter returned. */
