@@ -31,8 +31,28 @@ interface Location {
 interface Writer {
   readonly name: string;
   readonly fd: number;
+  /** Where the next blob goes in the pack: staged bytes included. */
   offset: number;
   readonly records: Buffer[];
+  /** Blobs put but not yet written, from the pack's offset `offset - staged`. */
+  readonly stage: Buffer;
+  staged: number;
+}
+
+/**
+ * Small blobs are gathered and written a few megabytes at a time: a write per 20 KB blob was a
+ * third of a first snapshot's time.
+ */
+const STAGE_BYTES = 4 * 1024 * 1024;
+
+function writeAll(fd: number, bytes: Buffer, at: number): void {
+  for (let written = 0; written < bytes.length; ) written += fs.writeSync(fd, bytes, written, bytes.length - written, at + written);
+}
+
+function writeStaged(writer: Writer): void {
+  if (writer.staged === 0) return;
+  writeAll(writer.fd, writer.stage.subarray(0, writer.staged), writer.offset - writer.staged);
+  writer.staged = 0;
 }
 
 export class BlobStore {
@@ -89,8 +109,10 @@ export class BlobStore {
     if (this.writer === null && !again) this.load();
     if (this.known.has(hash) && !again) return;
     const writer = (this.writer ??= this.openPack());
-    for (let written = 0; written < bytes.length; ) written += fs.writeSync(writer.fd, bytes, written, bytes.length - written, writer.offset + written);
-    const record = Buffer.alloc(RECORD);
+    if (writer.staged + bytes.length > writer.stage.length) writeStaged(writer);
+    if (bytes.length >= writer.stage.length) writeAll(writer.fd, bytes, writer.offset);
+    else writer.staged += bytes.copy(writer.stage, writer.staged);
+    const record = Buffer.allocUnsafe(RECORD);
     record.write(hash, 0, 'hex');
     record.writeDoubleLE(writer.offset, 32);
     record.writeDoubleLE(bytes.length, 40);
@@ -102,7 +124,7 @@ export class BlobStore {
   private openPack(): Writer {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const name = `${process.pid}-${randomBytes(6).toString('hex')}`;
-    return { name, fd: fs.openSync(path.join(this.dir, `${name}.pack`), 'wx', 0o600), offset: 0, records: [] };
+    return { name, fd: fs.openSync(path.join(this.dir, `${name}.pack`), 'wx', 0o600), offset: 0, records: [], stage: Buffer.allocUnsafe(STAGE_BYTES), staged: 0 };
   }
 
   /** Makes the blobs put since the last flush durable for other processes: the pack's index, by rename. */
@@ -110,7 +132,11 @@ export class BlobStore {
     const writer = this.writer;
     if (writer === null) return;
     this.writer = null;
-    fs.closeSync(writer.fd);
+    try {
+      writeStaged(writer);
+    } finally {
+      fs.closeSync(writer.fd);
+    }
     const file = path.join(this.dir, `${writer.name}.idx`);
     fs.writeFileSync(`${file}.tmp`, Buffer.concat(writer.records), { mode: 0o600 });
     fs.renameSync(`${file}.tmp`, file);
@@ -125,6 +151,8 @@ export class BlobStore {
       location = this.locate(hash);
     }
     if (location === undefined) throw new Error(`blob ${hash.slice(0, 80)} is not in the store`);
+    // Readable in this process at once: what is still staged goes to the pack first.
+    if (this.writer !== null && location.pack === this.writer.name) writeStaged(this.writer);
     return this.readAt(hash, location);
   }
 

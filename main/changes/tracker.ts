@@ -36,8 +36,13 @@ export class ChangeStore {
   }
 
   private readIndexFile(file: string): TreeIndex {
+    const stamp = stampOf(file);
+    const cached = recentIndexes.get(file);
+    if (cached !== undefined && stamp !== null && cached.stamp === stamp) return cached.index;
     try {
-      return JSON.parse(fs.readFileSync(file, 'utf8')) as TreeIndex;
+      const index = JSON.parse(fs.readFileSync(file, 'utf8')) as TreeIndex;
+      remember(file, index, stamp);
+      return index;
     } catch {
       // None yet, or unreadable: the scan reads every file once more.
       return {};
@@ -83,7 +88,28 @@ export class ChangeStore {
     const temporary = `${file}.tmp-${process.pid}`;
     fs.writeFileSync(temporary, JSON.stringify(index), { mode: 0o600 });
     fs.renameSync(temporary, file);
+    remember(file, index, stampOf(file));
   }
+}
+
+/**
+ * The last indexes this process wrote or read, by file and the file's stat when it did (written
+ * by rename, a new index file is a new inode): the next turn's scan starts from the same object,
+ * without parsing it again, and compares its folders by position (scan.ts).
+ */
+const recentIndexes = new Map<string, { readonly index: TreeIndex; readonly stamp: string }>();
+const RECENT_INDEXES = 8;
+
+function stampOf(file: string): string | null {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? null : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+}
+
+function remember(file: string, index: TreeIndex, stamp: string | null): void {
+  recentIndexes.delete(file);
+  if (stamp === null) return;
+  recentIndexes.set(file, { index, stamp });
+  if (recentIndexes.size > RECENT_INDEXES) recentIndexes.delete(recentIndexes.keys().next().value!);
 }
 
 function readdirOrNone(dir: string): string[] {

@@ -14,7 +14,7 @@ import { DataFolder } from '../../main/store/data-folder.js';
 import { diffIndexes } from '../../main/changes/diff.js';
 import { conflicts, planRewind } from '../../main/changes/rewind.js';
 import { scanRoot, scanRootSliced, Untracked, type ScanOptions } from '../../main/changes/scan.js';
-import { trackedRoots } from '../../main/changes/tracker.js';
+import { ChangeStore, trackedRoots } from '../../main/changes/tracker.js';
 import { tempDir } from '../support/temp.js';
 
 function setUp(): { root: string; options: ScanOptions; blobs: BlobStore } {
@@ -122,6 +122,57 @@ describe('the first snapshot of a big tree', () => {
     expect(sliced.index).toEqual(whole);
     expect(sliced.changed).toBe(true);
     expect(await scanRootSliced(root, whole, { ...options, limits })).toMatchObject({ changed: false });
+  });
+});
+
+describe('what makes a re-scan cheap', () => {
+  it('test_a_rescan_against_a_scans_own_index_sees_files_added_removed_renamed_and_edited_as_one_against_the_parsed_index_does', () => {
+    const { root, options } = setUp();
+    fs.mkdirSync(path.join(root, 'd'));
+    for (const name of ['a', 'b', 'c', 'f', 'g']) fs.writeFileSync(path.join(root, 'd', name), name);
+    // Scanned in this process, the index carries each folder's listing order (the next scan compares by position).
+    const before = scanRoot(root, {}, options);
+    fs.rmSync(path.join(root, 'd', 'b'));
+    fs.writeFileSync(path.join(root, 'd', 'bb'), 'new');
+    fs.renameSync(path.join(root, 'd', 'f'), path.join(root, 'd', 'e'));
+    fs.writeFileSync(path.join(root, 'd', 'g'), 'edited');
+    const after = scanRoot(root, before, options);
+    // The same index read back from disk has no listing order: every path is looked up by name.
+    expect(after).toEqual(scanRoot(root, JSON.parse(JSON.stringify(before)) as typeof before, options));
+    expect(Object.keys(after).sort()).toEqual(['d/a', 'd/bb', 'd/c', 'd/e', 'd/g']);
+    const changes = diffIndexes(root, before, after).map((change) => [change.change, change.path]);
+    expect(changes.sort()).toEqual([['added', 'd/bb'], ['deleted', 'd/b'], ['modified', 'd/g'], ['renamed', 'd/e']]);
+  });
+
+  it('test_a_blob_is_read_back_byte_exact_before_its_pack_is_flushed_and_one_bigger_than_the_stage_too', () => {
+    const { blobs } = setUp();
+    const small = Buffer.from('small blob');
+    const big = Buffer.alloc(5 * 1024 * 1024 + 7, 7);
+    big.write('big blob');
+    blobs.put(sha256(small), small);
+    // Still gathered in memory, not yet in the pack: read in this process at once.
+    expect(blobs.read(sha256(small))).toEqual(small);
+    blobs.put(sha256(big), big);
+    blobs.put(sha256('after'), Buffer.from('after'));
+    expect(blobs.read(sha256(big)).equals(big)).toBe(true);
+    expect(blobs.read(sha256('after')).toString()).toBe('after');
+    blobs.flush();
+    const other = new BlobStore(blobs.dir);
+    expect(other.read(sha256(small))).toEqual(small);
+    expect(other.read(sha256(big)).equals(big)).toBe(true);
+  });
+
+  it('test_an_index_kept_in_memory_is_used_only_while_its_file_is_the_one_this_process_wrote', () => {
+    const store = new ChangeStore(path.join(tempDir('ward-index-'), 'changes'));
+    const first = { 'a.txt': { kind: 'file', size: 1, mode: 0o100644, hash: sha256('a'), stored: true, mtimeMs: 1, ctimeMs: 1, ino: 1 } } as const;
+    store.writeIndex('c1', '/r', first);
+    expect(new ChangeStore(store.dir).readIndex('c1', '/r')).toBe(first);
+    // Another process writes the conversation's index (by rename, as writeIndex does).
+    const other = { 'b.txt': { ...first['a.txt'], hash: sha256('b') } };
+    const file = path.join(store.dir, 'index', 'c1', `${sha256('/r').slice(0, 32)}.json`);
+    fs.writeFileSync(`${file}.other`, JSON.stringify(other));
+    fs.renameSync(`${file}.other`, file);
+    expect(store.readIndex('c1', '/r')).toEqual(other);
   });
 });
 
