@@ -24,6 +24,9 @@ async function timedMs(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
+/** The old-generation heap an export child may use (a 10,000-event transcript's live heap is about 30 MiB). */
+const HEAP_CAP_MIB = 64;
+
 /** Peak RSS (MiB) of a child process that exports one conversation of `home` in `format`. */
 function exportPeakMiB(home: string, conversationId: string, format: string, out: string): number {
   const script = `
@@ -34,7 +37,8 @@ function exportPeakMiB(home: string, conversationId: string, format: string, out
     await app.exports.export(app.folder.store(parseNamespace('default')), ${JSON.stringify(conversationId)}, { format: ${JSON.stringify(format)}, out: ${JSON.stringify(out)} });
     await app.close();
     process.stdout.write(JSON.stringify({ before, after: process.resourceUsage().maxRSS }));`;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  // The heap is capped: an export that held its events (not streamed) would run out of memory at 100,000, not just peak higher.
+  const result = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_CAP_MIB}`, '--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   if (result.status !== 0) throw new Error(`export child failed: ${result.stderr.slice(0, 500)}`);
   fs.rmSync(out, { force: true });
   return round((JSON.parse(result.stdout) as { after: number }).after / 1024, 1);

@@ -239,6 +239,13 @@ export interface ReviewView {
   readonly pageCount: number;
 }
 
+/** One page of a bundle's events, and which of them are not the events signed (E4: the window marks each). */
+export interface ReviewPageView {
+  readonly events: readonly JournalEventView[];
+  /** The seq of each event on the page that could not be matched to what was signed. */
+  readonly notAsSigned: readonly number[];
+}
+
 /** One file of a change set (a run's changes or a rewind's), as the diff viewer lists it (issue 26). */
 export interface ChangedFileView {
   readonly index: number;

@@ -25,6 +25,7 @@ import {
   type PolicyView,
   type PrepareOutcome,
   type ProviderTestView,
+  type ReviewPageView,
   type ReviewView,
   type RunView,
   type SearchHitView,
@@ -219,7 +220,7 @@ export const CONTRACT = {
   'review.open': channel<ReviewView | null>()(z.strictObject({})),
   'review.get': channel<ReviewView>()(z.strictObject({ reviewId: uuid })),
   /** One page of the bundle's events, parsed by their schemas as the journal feed is. */
-  'review.events': channel<JournalEventView[]>()(z.strictObject({ reviewId: uuid, page: z.number().int().min(0).max(10_000) })),
+  'review.events': channel<ReviewPageView>()(z.strictObject({ reviewId: uuid, page: z.number().int().min(0).max(10_000) })),
 
   /** Opens a link in the system browser after the person confirms; only parsed http/https URLs. */
   'links.openExternal': channel<{ opened: boolean }>()(z.strictObject({ url: z.string().min(1).max(MAX_LINK_CHARS) })),

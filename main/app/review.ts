@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { JournalEventView, ReviewView } from '../../common/views.js';
+import type { ReviewPageView, ReviewView } from '../../common/views.js';
 import { WardError } from '../base/errors.js';
 import { BUNDLE_PAGE_EVENTS, openBundle, type BundleLine, type OpenedBundle } from '../export/bundle.js';
 import type { JournalEvent } from '../store/journal.js';
@@ -75,8 +75,9 @@ export class ReviewService {
     return toView(reviewId, this.bundle(reviewId));
   }
 
-  async events(reviewId: string, page: number): Promise<JournalEventView[]> {
-    return (await bundlePage(this.bundle(reviewId), page)).map(toEventView);
+  async events(reviewId: string, page: number): Promise<ReviewPageView> {
+    const events = await bundlePage(this.bundle(reviewId), page);
+    return { events: events.map(toEventView), notAsSigned: events.filter((event) => !event.signed).map((event) => event.seq) };
   }
 
   async close(reviewId: string): Promise<void> {

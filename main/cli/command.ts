@@ -14,6 +14,8 @@ export interface Command {
   readonly usage: string;
   /** More for `--help` than the usage line: the environment it reads, what flags mean. */
   readonly details?: string;
+  /** True for a command that reads only the files it is given (a bundle): it starts without loading the app's stores and services. */
+  readonly appless?: true;
   run(args: readonly string[], context: CommandContext): Promise<number>;
 }
 

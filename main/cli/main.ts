@@ -70,9 +70,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}${command.details === undefined ? '' : `\n\n${command.details}`}`);
     return EXIT.ok;
   }
-  const makeApp = await appFactory(io);
+  const makeApp = command.appless === true ? null : await appFactory(io);
   let app: WardApp | undefined;
-  const context: CommandContext = { io, app: () => (app ??= makeApp()) };
+  const context: CommandContext = {
+    io,
+    app: () => {
+      if (makeApp === null) throw new Error(`ward ${command.name} runs without an app`);
+      return (app ??= makeApp());
+    },
+  };
   try {
     return await command.run(args, context);
   } catch (thrown) {

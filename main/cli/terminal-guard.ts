@@ -31,7 +31,15 @@ export class TerminalGuard extends Writable {
 
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    this.target.write(markInvisible(text), callback);
+    // Done once the target has taken the text (a pipe or terminal takes it at once), not when its callback runs on a later
+    // tick: a command printing in a loop that never yields (ward review of a bundle) is not held back until it does.
+    let called = false;
+    const done = (error?: Error | null) => {
+      if (!called) callback(error);
+      else if (error) this.destroy(error);
+      called = true;
+    };
+    if (this.target.write(markInvisible(text), done)) done();
   }
 
   override _final(callback: (error?: Error | null) => void): void {

@@ -76,7 +76,7 @@ export interface EarlyVerdict {
   /**
    * Each line is held against a signed list as it is read: whether its event is as signed is known
    * at once. Whether the journal as a whole is (its SHA-256; no event missing, added or out of
-   * place) is known only in the verdict, after the last line: until then, what is shown is provisional.
+   * place) is known only in the verdict, after the last line: until then, what is shown is not yet verified.
    */
   readonly perEvent: boolean;
 }

@@ -59,8 +59,9 @@ describe('ward export and ward verify-bundle', () => {
 
     const review = await ward(['review', out], { env: offline });
     expect(review.code).toBe(0);
-    // Shown before the journal is read: provisional until the verdict after the last event.
-    expect(review.stdout).toMatch(new RegExp(`^Read-only review · PROVISIONAL · the statement is signed by ${fingerprint.replace(/[+/]/g, '\\$&')}\n`));
+    // Shown before the journal is read: not yet verified, and no signer named, until the verdict after the last event.
+    expect(review.stdout.split('\n')[0]).toBe('Read-only review · NOT YET VERIFIED · the verdict follows the last event');
+    expect(review.stdout).toContain(`  signature valid by ${fingerprint} (the key inside the bundle; pass --signer to require a key you trust)\n`);
     expect(review.stdout).toMatch(/#5 \S+ assistant_text {2}It is sunny in Lisbon\./);
     // Cost per turn is the growth of the session total, one number a line; the total is labelled as one, once.
     expect(review.stdout).toMatch(/#15 \S+ usage {2}turn: 120 in \/ 30 out tokens, \$0\.0030\n/);

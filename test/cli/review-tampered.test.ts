@@ -29,17 +29,13 @@ async function exported() {
   return { file, dir };
 }
 
-/** The banner of a bundle whose statement, signer and list hold, shown before its journal is read. */
-function provisionalBanner(stdout: string): string[] {
-  const signer = /signed by (SHA256:\S+)\n/.exec(stdout)?.[1];
-  expect(signer).toBeDefined();
-  return [
-    `Read-only review · PROVISIONAL · the statement is signed by ${signer!}`,
-    '  each event is held against what was signed as it is shown; one that is not is marked "NOT AS SIGNED"',
-    '  whether the journal is whole, in order and the file signed is known after the last event: nothing above the verdict there is verified',
-    '',
-  ];
-}
+/** The banner of a bundle whose statement, signer and list hold, shown before its journal is read: no signer, nothing trusted yet. */
+const NOT_YET_VERIFIED_BANNER = [
+  'Read-only review · NOT YET VERIFIED · the verdict follows the last event',
+  '  each event is held against the signed list of event hashes as it is shown; one that is not is marked "NOT AS SIGNED"',
+  '  whether the journal is whole, in order and the file signed, and by whom, is known after the last event: nothing above the verdict there is verified',
+  '',
+];
 
 /** The event lines of a review, without the banner and verdict. */
 const eventLines = (stdout: string): string[] => stdout.split('\n').filter((line) => /^(NOT AS SIGNED )?#\d+ /.test(line));
@@ -55,9 +51,9 @@ describe('ward review and verify-bundle of a tampered export (E4)', () => {
     const review = await ward(['review', file], { env: OFFLINE });
     expect(review.code).toBe(3);
     const shown = review.stdout.split('\n');
-    // Shown as it is read: PROVISIONAL before any event (the journal is not read yet), each event marked as it is
+    // Shown as it is read: NOT YET VERIFIED before any event (the journal is not read yet), each event marked as it is
     // checked, and the verdict naming event 2 after them.
-    expect(shown.slice(0, 4)).toEqual(provisionalBanner(review.stdout));
+    expect(shown.slice(0, 4)).toEqual(NOT_YET_VERIFIED_BANNER);
     const verdictAt = shown.indexOf('NOT VERIFIED: first bad event is #2: event 2 is not what was signed');
     expect(verdictAt).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
     expect(shown.slice(verdictAt)).toContain('  15 of 16 events could be matched to what was signed; every other line is marked "NOT AS SIGNED"');
@@ -66,7 +62,7 @@ describe('ward review and verify-bundle of a tampered export (E4)', () => {
     expect(events.filter((line) => line.startsWith('NOT AS SIGNED '))).toEqual([expect.stringMatching(/^NOT AS SIGNED #2 \S+ user_prompt {2}.*Porto/)]);
   });
 
-  it('test_a_broken_hash_chain_is_shown_only_as_provisional_and_its_verdict_names_the_first_bad_event', async () => {
+  it('test_a_signed_bundle_with_a_broken_hash_chain_shows_no_signer_before_its_verdict_which_names_the_first_bad_event', async () => {
     const bundle = await exported();
     // Event 5's content is as signed; its line's hash is not, so the chain breaks there and journal.jsonl is not the file signed.
     const file = withLines(bundle, (lines) => lines.map((line, index) => (index === 4 ? JSON.stringify({ ...parse(line), hash: 'f'.repeat(64) }) : line)));
@@ -78,10 +74,11 @@ describe('ward review and verify-bundle of a tampered export (E4)', () => {
     const review = await ward(['review', file], { env: OFFLINE });
     expect(review.code).toBe(3);
     const shown = review.stdout.split('\n');
-    // Never "signed by" as if fine: the banner is provisional, and the verdict after the last event names event 5.
-    expect(shown.slice(0, 4)).toEqual(provisionalBanner(review.stdout));
-    expect(shown.filter((line) => line.startsWith('Read-only review · signed by'))).toEqual([]);
-    expect(shown.indexOf(verdict)).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
+    // Nothing under a trust heading before the verdict: no "signed by" above it, and the verdict after the last event names event 5.
+    expect(shown.slice(0, 4)).toEqual(NOT_YET_VERIFIED_BANNER);
+    const verdictAt = shown.indexOf(verdict);
+    expect(verdictAt).toBeGreaterThan(shown.findLastIndex((line) => /^(NOT AS SIGNED )?#\d+ /.test(line)));
+    expect(shown.slice(0, verdictAt).filter((line) => /signed by|PROVISIONAL/i.test(line))).toEqual([]);
     expect(shown).toContain('  also: journal.jsonl is not the file the statement commits to (its SHA-256 differs)');
   });
 

@@ -1,6 +1,6 @@
 /** The desktop's session search, turn usage, and read-only review of a bundle, in real Chromium bridged to the real core. */
 import { describe, expect, it } from 'vitest';
-import { appendTurn, makeBundle } from '../export/support.js';
+import { appendTurn, makeBundle, rechain, withLines, type Line } from '../export/support.js';
 import { seedConversation, useUiSuite } from './harness/harness.js';
 import { auditScreen } from './harness/axe.js';
 
@@ -47,17 +47,23 @@ describe('searching sessions', () => {
   });
 });
 
+/** "Open bundle…" in the main window, then the review window it opens (the Electron shell opens it in a window of its own; here, a page at the same address). */
+async function openReview(file: string) {
+  const harness = await suite.start({ bundleToOpen: file });
+  const main = await harness.open();
+  await main.getByRole('button', { name: 'Open bundle…' }).click();
+  await expect.poll(() => harness.results.some((result) => result.includes('"reviewId"')), { timeout: 10_000 }).toBe(true);
+  const opened = JSON.parse(harness.results.find((result) => result.includes('"reviewId"'))!) as { value: { reviewId: string; ok: boolean } };
+  const review = await harness.context.newPage();
+  await review.goto(`${harness.url}#review/${opened.value.reviewId}`);
+  return { opened, review };
+}
+
 describe('reviewing a bundle', () => {
   // Everything in a bundle came from outside this Ward: its title and agent show as visible marks, never as bidi or invisible text (D1).
   it('test_a_bundle_whose_title_and_agent_carry_bidi_and_invisible_characters_shows_them_as_marks', async () => {
     const bundle = makeBundle(1, { title: 'invoice\u202Etxt.exe\u{E0041}', agentName: 'helper\u200B\u2800\u2800\u2800' });
-    const harness = await suite.start({ bundleToOpen: bundle.file });
-    const main = await harness.open();
-    await main.getByRole('button', { name: 'Open bundle…' }).click();
-    await expect.poll(() => harness.results.some((result) => result.includes('"reviewId"')), { timeout: 10_000 }).toBe(true);
-    const opened = JSON.parse(harness.results.find((result) => result.includes('"reviewId"'))!) as { value: { reviewId: string } };
-    const review = await harness.context.newPage();
-    await review.goto(`${harness.url}#review/${opened.value.reviewId}`);
+    const { review } = await openReview(bundle.file);
     await review.getByTestId('review-banner').waitFor();
     const header = (await review.locator('.chat-header').textContent()) ?? '';
     expect(header).toContain('invoice\\u{202e}txt.exe\\u{e0041}');
@@ -66,16 +72,8 @@ describe('reviewing a bundle', () => {
 
   it('test_opens_a_bundle_read_only_with_the_signer_banner_no_composer_and_a_window_that_reaches_no_namespace', async () => {
     const bundle = makeBundle(2);
-    const harness = await suite.start({ bundleToOpen: bundle.file });
-    const main = await harness.open();
-    await main.getByRole('button', { name: 'Open bundle…' }).click();
-    await expect.poll(() => harness.results.some((result) => result.includes('"reviewId"')), { timeout: 10_000 }).toBe(true);
-    const opened = JSON.parse(harness.results.find((result) => result.includes('"reviewId"'))!) as { value: { reviewId: string; ok: boolean } };
+    const { opened, review } = await openReview(bundle.file);
     expect(opened.value.ok).toBe(true);
-
-    // The Electron shell opens this in a window of its own; here, a page at the same address.
-    const review = await harness.context.newPage();
-    await review.goto(`${harness.url}#review/${opened.value.reviewId}`);
     const banner = review.getByTestId('review-banner');
     await banner.waitFor();
     await expect(banner.textContent()).resolves.toContain(`Read-only review · signed by ${bundle.key.fingerprint}`);
@@ -97,5 +95,22 @@ describe('reviewing a bundle', () => {
       await expect(call(channel, payload)).resolves.toEqual({ ok: false, error: { code: 'forbidden_sender', message: `${channel}: a review window reaches only the bundle it shows` } });
     }
     await expect(call('review.get', { reviewId: opened.value.reviewId })).resolves.toMatchObject({ ok: true, value: { signer: bundle.key.fingerprint } });
+  });
+
+  it('test_a_tampered_bundle_marks_the_one_event_not_as_signed_on_its_own_row_under_the_not_verified_banner', async () => {
+    const bundle = makeBundle(2);
+    // Event 2 (the first prompt) edited, and every hash after it recomputed, as someone rewriting the journal would.
+    const tampered = withLines(bundle, (lines) => rechain(lines.map((line) => JSON.parse(line) as Line).map((line, index) => (index === 1 ? { ...line, payload: line.payload.replace('Lisbon', 'Porto') } : line))));
+    const { opened, review } = await openReview(tampered);
+    expect(opened.value.ok).toBe(false);
+    await expect(review.getByTestId('review-banner').textContent()).resolves.toContain('Read-only review · NOT VERIFIED');
+    await review.getByText('It is sunny in Lisbon (turn 2).').waitFor();
+    // The edited prompt's row, and only it, says so; the prompt of turn 2, as signed, carries no mark.
+    const marked = review.getByTestId('not-as-signed');
+    await expect(marked.count()).resolves.toBe(1);
+    await expect(marked.locator('.not-as-signed-mark').textContent()).resolves.toBe(' NOT AS SIGNED: event #2 could not be matched to what was signed');
+    await expect(marked.getByTestId('message').textContent()).resolves.toContain('What is the weather in Porto?');
+    await expect(review.getByTestId('message').filter({ hasText: 'What is the weather in Lisbon?' }).count()).resolves.toBe(1);
+    await auditScreen(review, 'review-window-tampered');
   });
 });

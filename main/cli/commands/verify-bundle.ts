@@ -32,6 +32,7 @@ export function parseBundleArgs(command: Command, args: readonly string[]): { fi
 
 export const verifyBundleCommand: Command = {
   name: 'verify-bundle',
+  appless: true,
   usage: 'ward verify-bundle FILE [--signer KEYFILE|FINGERPRINT] [--json]',
   async run(args, { io }) {
     const { file, json, options } = parseBundleArgs(this, args);

@@ -4,6 +4,7 @@
  * window reaches nothing of any namespace: only the review channels.
  */
 import { escapeLineForWindow } from '../../../common/display.js';
+import { ShieldAlert } from 'lucide-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
 import type { ReviewView as Review } from '../../../common/views.js';
@@ -11,7 +12,7 @@ import { describeTotal } from '../../../common/usage.js';
 import { errorText, unwrap } from '../api.js';
 import { applyEvents } from '../state/apply-events.js';
 import { readIncomingEvents } from '../state/incoming-events.js';
-import { EMPTY_CONVERSATION, timelineRows, type ConversationState, type TimelineRowModel } from '../state/timeline.js';
+import { EMPTY_CONVERSATION, indexAtSeq, timelineRows, type ConversationState, type TimelineItem, type TimelineRowModel } from '../state/timeline.js';
 import { estimateRowHeight, TimelineRow, type RowContext } from './Timeline.js';
 import { VirtualList } from './VirtualList.js';
 
@@ -22,6 +23,8 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
   const [review, setReview] = useState<Review | null>(null);
   const [state, setState] = useState<ConversationState>(EMPTY_CONVERSATION);
   const [error, setError] = useState<string | null>(null);
+  /** The events the verifier could not match to what was signed, each marked on the row that shows it. */
+  const [unsigned, setUnsigned] = useState<readonly number[]>([]);
 
   useEffect(() => {
     let cancelled = false;
@@ -31,8 +34,10 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
       setReview(opened);
       for (let page = 0; page < opened.pageCount && !cancelled; page++) {
         // A review's pages enter the renderer here: parsed once, then folded as the chat folds them.
-        const events = readIncomingEvents(await unwrap(api.review.events({ reviewId, page })));
-        if (!cancelled) setState((current) => applyEvents(current, events));
+        const { events, notAsSigned } = await unwrap(api.review.events({ reviewId, page }));
+        if (cancelled) break;
+        setState((current) => applyEvents(current, readIncomingEvents(events)));
+        if (notAsSigned.length > 0) setUnsigned((current) => [...current, ...notAsSigned]);
       }
     };
     load().catch((failure: unknown) => !cancelled && setError(errorText(failure)));
@@ -43,6 +48,7 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
 
   const [openGroups, setOpenGroups] = useState<ReadonlySet<string>>(NOTHING);
   const rows = useMemo(() => timelineRows(state.items, openGroups, () => false), [state.items, openGroups]);
+  const marks = useMemo(() => notAsSignedByRow(rows, state.items, unsigned), [rows, state.items, unsigned]);
   // Read-only: no Retry, no approvals; a call still open in the bundle never reported back.
   const context = useMemo<RowContext>(
     () => ({
@@ -56,7 +62,7 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
     }),
     [review?.agent, onOpenLink],
   );
-  const renderRow = useCallback((row: TimelineRowModel) => <TimelineRow row={row} context={context} />, [context]);
+  const renderRow = useCallback((row: TimelineRowModel) => <ReviewRow row={row} context={context} notAsSigned={marks.get(row.key)} />, [context, marks]);
 
   return (
     <section className="chat review" aria-label="Review">
@@ -83,6 +89,43 @@ export function ReviewView({ api, reviewId, onOpenLink }: { api: WardApi; review
       {state.items.length > 0 && <VirtualList items={rows} getKey={rowKey} estimateHeight={estimateRowHeight} renderItem={renderRow} label="Conversation" />}
     </section>
   );
+}
+
+/** A row of the bundle; one showing an event the verifier could not match says so above it. */
+function ReviewRow({ row, context, notAsSigned }: { row: TimelineRowModel; context: RowContext; notAsSigned: readonly number[] | undefined }) {
+  if (notAsSigned === undefined) return <TimelineRow row={row} context={context} />;
+  return (
+    <div className="not-as-signed" data-testid="not-as-signed">
+      <div className="not-as-signed-mark">
+        <ShieldAlert size={14} aria-hidden /> NOT AS SIGNED: {notAsSigned.length === 1 ? 'event' : 'events'} {describeSeqs(notAsSigned)} could not be matched to what was signed
+      </div>
+      <TimelineRow row={row} context={context} />
+    </div>
+  );
+}
+
+/** Shown seqs of a row's unmatched events: the first few, then how many more. */
+function describeSeqs(seqs: readonly number[]): string {
+  const shown = seqs.slice(0, 5).map((seq) => `#${seq}`).join(', ');
+  return seqs.length > 5 ? `${shown} and ${seqs.length - 5} more` : shown;
+}
+
+/**
+ * Each unmatched event on the row that shows it: the row of the last item made at or before it (a
+ * tool's result lives in its call's row, a grouped call in its group's row). An event before every
+ * item goes to the first row.
+ */
+function notAsSignedByRow(rows: readonly TimelineRowModel[], items: readonly TimelineItem[], unsigned: readonly number[]): ReadonlyMap<string, number[]> {
+  const marks = new Map<string, number[]>();
+  if (unsigned.length === 0 || rows.length === 0) return marks;
+  const rowOfItem = new Map<string, string>();
+  for (const row of rows) for (const item of row.kind === 'group' ? row.tools : [row.item]) rowOfItem.set(item.key, row.key);
+  for (const seq of unsigned) {
+    const index = indexAtSeq(items, seq) ?? 0;
+    const key = rowOfItem.get(items[index]!.key) ?? rows[0]!.key;
+    marks.set(key, [...(marks.get(key) ?? []), seq]);
+  }
+  return marks;
 }
 
 /** A bundle's field on one line: everything in a bundle came from outside this Ward (D1). */
