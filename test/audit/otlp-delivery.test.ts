@@ -5,6 +5,7 @@
  * certificate that does not verify; the backlog is kept until the receiver took it, and no model
  * key, connection secret or other collector's credentials reach it.
  */
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WardApp } from '../../main/app/ward-app.js';
 import { probeAuditSink, type AuditTuning } from '../../main/app/audit.js';
@@ -43,12 +44,12 @@ interface Setup {
   backlog(): number;
 }
 
-async function setup(options: { answer?: (index: number) => number; stranger?: boolean; content?: 'metadata' | 'full'; tuning?: AuditTuning } = {}): Promise<Setup> {
+async function setup(options: { answer?: (index: number) => number; stranger?: boolean; content?: 'metadata' | 'full'; tuning?: AuditTuning; port?: number } = {}): Promise<Setup> {
   const dir = tempDir('ward-otlp-');
   const ca = makeTestCa(dir);
   const receiver = await new OtlpReceiver(options.stranger ? { certFile: ca.strangerCertFile, keyFile: ca.strangerKeyFile } : ca, options.answer).start();
   cleanups.push(() => receiver.stop());
-  const endpoint = `https://localhost:${receiver.port}/v1/logs`;
+  const endpoint = `https://localhost:${options.port ?? receiver.port}/v1/logs`;
   const ward = auditWard(dir + '/home', { sink: { otlp: { endpoint, caFile: ca.caFile } }, content: options.content, tuning: { ...FAST, ...options.tuning }, modelKey: MODEL_KEY, promptCanary: PROMPT_CANARY });
   cleanups.push(() => ward.close());
   return { ...ward, receiver, ca, endpoint };
@@ -109,6 +110,25 @@ describe('audit sink: OTLP/HTTP protobuf through the OpenTelemetry SDK exporter'
     receiver.useCertificate(ca);
     await waitFor(() => backlog() === 0, 'the kept backlog to drain');
     expectExactlyOnceAfterDedupe(uids(receiver.accepted()), journaled);
+  });
+
+  it('test_a_collector_that_accepts_and_never_answers_costs_a_bounded_time_and_keeps_the_backlog', async () => {
+    const silent = net.createServer(() => undefined);
+    const sockets = new Set<net.Socket>();
+    silent.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const port = (silent.address() as net.AddressInfo).port;
+    const { app, journal, backlog } = await setup({ port, tuning: { limits: { connectMs: 200, writeMs: 200, closeMs: 200 } } });
+    journal(10);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().failures >= 3, 'three bounded attempts');
+    expect(delivery.status().lastProblem).toMatch(/^the audit sink https:\/\/localhost:\d+: .*time/i);
+    expect(backlog()).toBe(10);
+    await delivery.stop();
   });
 
   it('test_full_mode_sends_the_text_with_the_model_key_and_a_connection_secret_redacted_and_no_other_collectors_headers', async () => {
