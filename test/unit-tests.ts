@@ -7,6 +7,7 @@
  * Every other test file is in the `integration` project.
  */
 export const unitTestFiles: readonly string[] = [
+  'test/audit/otlp-record.test.ts',
   'test/audit/syslog-record.test.ts',
   'test/base/jcs.test.ts',
   'test/base/url-policy.test.ts',

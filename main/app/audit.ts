@@ -3,7 +3,9 @@
  * namespace's journal as the outbox, the namespace's secrets for 'full' mode's redaction.
  */
 import os from 'node:os';
-import { AuditDelivery, syslogTarget, type AuditSource, type DeliveryOptions, type SyslogSink } from '../audit/delivery.js';
+import { AuditDelivery, otlpTarget, syslogTarget, type AuditSink, type AuditSource, type DeliveryOptions } from '../audit/delivery.js';
+import { resourceAttributes } from '../audit/otlp-record.js';
+import { exportLogs } from '../audit/otlp-sender.js';
 import type { AuditContent } from '../audit/syslog-record.js';
 import { sendBatch } from '../audit/syslog-sender.js';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
@@ -18,10 +20,10 @@ import { wardVersion } from './version.js';
 export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem'>;
 
 /** The sink the policy names, if any. */
-export function auditSink(policy: AdminPolicy | null): { readonly sink: SyslogSink; readonly content: AuditContent } | null {
-  const sink = policySetting<{ syslog: SyslogSink }>(policy, 'auditSink');
+export function auditSink(policy: AdminPolicy | null): { readonly sink: AuditSink; readonly content: AuditContent } | null {
+  const sink = policySetting<AuditSink>(policy, 'auditSink');
   if (sink === null) return null;
-  return { sink: sink.value.syslog, content: policySetting<AuditContent>(policy, 'auditContent')?.value ?? 'metadata' };
+  return { sink: sink.value, content: policySetting<AuditContent>(policy, 'auditContent')?.value ?? 'metadata' };
 }
 
 export function auditSources(folder: DataFolder, exports: () => ExportService): AuditSource[] {
@@ -39,8 +41,12 @@ export function auditDelivery(policy: AdminPolicy | null, folder: DataFolder, ex
     ...tuning,
     ...configured,
     sources: () => auditSources(folder, exports),
-    context: { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() },
+    context: recordContext(),
   });
+}
+
+function recordContext() {
+  return { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() };
 }
 
 /** What waits in every namespace (read-only: doctor changes nothing); a store not yet migrated counts as unknown. */
@@ -58,21 +64,29 @@ function backlogs(folder: DataFolder): { count: number; oldest: string | null; u
   return total;
 }
 
+/** Where events go, as doctor says it: "syslog siem.corp:6514 over TLS (verified)", "OTLP https://otel.corp/v1/logs (TLS verified)". */
+export function describeSink(sink: AuditSink): string {
+  if ('syslog' in sink) return `syslog ${sink.syslog.host}:${sink.syslog.port} ${sink.syslog.tls ? 'over TLS (verified)' : 'in plain TCP (loopback)'}`;
+  return `OTLP ${sink.otlp.endpoint} ${sink.otlp.endpoint.startsWith('https:') ? '(TLS verified)' : '(plain HTTP, loopback)'}`;
+}
+
 /** The doctor's bounds: a sink that accepts and never answers costs at most 15 s. */
 const DOCTOR_LIMITS = { connectMs: 5_000, writeMs: 5_000, closeMs: 5_000 };
 
-/** `ward doctor`: the sink answers (connect, TLS verified, clean close of an empty stream), and the backlog's size and age. */
+/** `ward doctor`: the sink answers (connect, TLS verified, and a clean close of an empty stream or an empty export answered 2xx), and the backlog's size and age. */
 export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFolder): DoctorProbe {
   return async (): Promise<DoctorCheck> => {
     const configured = auditSink(policy());
     if (configured === null) return { check: 'audit sink', status: 'not_configured', detail: 'the admin policy names no auditSink: events stay in the journal' };
-    const { host, port, tls } = configured.sink;
     const waiting = backlogs(folder);
     const backlog = `${waiting.count} event(s) waiting${waiting.oldest === null ? '' : `, the oldest from ${waiting.oldest}`}${waiting.unknown.length > 0 ? ` (not yet known for ${waiting.unknown.join(', ')})` : ''}`;
-    const data = { host, port, tls, content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
-    const where = `syslog ${host}:${port} ${tls ? 'over TLS (verified)' : 'in plain TCP (loopback)'}`;
+    const { sink } = configured;
+    const data = { ...('syslog' in sink ? { host: sink.syslog.host, port: sink.syslog.port, tls: sink.syslog.tls } : { endpoint: sink.otlp.endpoint }), content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
+    const where = describeSink(sink);
     try {
-      await sendBatch(syslogTarget(configured.sink), Buffer.alloc(0), DOCTOR_LIMITS);
+      // Syslog: an empty stream closed cleanly; OTLP: an export of no records answered 2xx.
+      if ('syslog' in sink) await sendBatch(syslogTarget(sink.syslog), Buffer.alloc(0), DOCTOR_LIMITS);
+      else await exportLogs(otlpTarget(sink.otlp, DOCTOR_LIMITS), resourceAttributes(recordContext()), []);
       return { check: 'audit sink', status: 'ok', detail: `sending to ${where}: ${backlog}`, data };
     } catch (error) {
       return { check: 'audit sink', status: 'error', detail: `${where} unreachable: ${describeError(error)}; ${backlog}, kept until it answers`, data };

@@ -8,10 +8,12 @@
 import fs from 'node:fs';
 import { describeError } from '../base/errors.js';
 import type { AuditOutbox } from '../store/audit-outbox.js';
-import { formatRecord, frame, type AuditContent, type RecordContext } from './syslog-record.js';
+import { otlpRecord, resourceAttributes } from './otlp-record.js';
+import { exportLogs, type OtlpSink, type OtlpTarget } from './otlp-sender.js';
+import { formatRecord, frame, type AuditContent, type AuditEvent, type RecordContext } from './syslog-record.js';
 import { DEFAULT_SEND_LIMITS, sendBatch, type SendLimits, type SyslogTarget } from './syslog-sender.js';
 
-/** The policy's auditSink (validated by main/policy). */
+/** The policy's auditSink.syslog (validated by main/policy). */
 export interface SyslogSink {
   readonly host: string;
   readonly port: number;
@@ -28,7 +30,7 @@ export interface AuditSource {
 }
 
 export interface DeliveryOptions {
-  readonly sink: SyslogSink;
+  readonly sink: AuditSink;
   readonly content: AuditContent;
   readonly sources: () => readonly AuditSource[];
   readonly context: Omit<RecordContext, 'namespace'>;
@@ -52,13 +54,38 @@ export interface DeliveryStatus {
 /** A caFile bigger than this is not a CA bundle. */
 const MAX_CA_BYTES = 1024 * 1024;
 
-/** Where to connect, with the caFile's certificates read now (so a replaced file counts at the next batch). */
-export function syslogTarget(sink: SyslogSink): SyslogTarget {
-  const { host, port, tls, caFile } = sink;
-  if (caFile === undefined) return { host, port, tls };
+/** The caFile's certificates, read now (so a replaced file counts at the next batch). */
+function readCaFile(caFile: string): string {
   const size = fs.statSync(caFile).size;
   if (size > MAX_CA_BYTES) throw new Error(`the audit sink's caFile ${caFile} is ${size} bytes, more than a CA bundle (${MAX_CA_BYTES})`);
-  return { host, port, tls, extraCa: fs.readFileSync(caFile, 'utf8') };
+  return fs.readFileSync(caFile, 'utf8');
+}
+
+/** Where to connect, with the caFile's certificates. */
+export function syslogTarget(sink: SyslogSink): SyslogTarget {
+  const { host, port, tls, caFile } = sink;
+  return caFile === undefined ? { host, port, tls } : { host, port, tls, extraCa: readCaFile(caFile) };
+}
+
+/** The collector, its caFile's certificates, and one bound for the whole export: the sum of syslog's three. */
+export function otlpTarget(sink: OtlpSink, limits: SendLimits): OtlpTarget {
+  const timeoutMs = limits.connectMs + limits.writeMs + limits.closeMs;
+  return sink.caFile === undefined ? { endpoint: sink.endpoint, timeoutMs } : { endpoint: sink.endpoint, timeoutMs, extraCa: readCaFile(sink.caFile) };
+}
+
+/** The policy's auditSink (validated by main/policy): exactly one of the two. */
+export type AuditSink = { readonly syslog: SyslogSink } | { readonly otlp: OtlpSink };
+
+/** Sends one batch; resolves only once the receiver took all of it (only then does the cursor move). */
+export type BatchSender = (events: readonly AuditEvent[], context: RecordContext, secrets: readonly string[], signal: AbortSignal) => Promise<void>;
+
+export function batchSender(sink: AuditSink, content: AuditContent, limits: SendLimits = DEFAULT_SEND_LIMITS): BatchSender {
+  if ('syslog' in sink) {
+    return (events, context, secrets, signal) =>
+      sendBatch(syslogTarget(sink.syslog), Buffer.concat(events.map((event) => frame(formatRecord(event, context, content, secrets)))), limits, signal);
+  }
+  return (events, context, secrets, signal) =>
+    exportLogs(otlpTarget(sink.otlp, limits), resourceAttributes(context), events.map((event) => otlpRecord(event, context, content, secrets)), signal);
 }
 
 export class AuditDelivery {
@@ -71,7 +98,11 @@ export class AuditDelivery {
   private failures = 0;
   private lastProblem: string | null = null;
 
-  constructor(private readonly options: DeliveryOptions) {}
+  private readonly send: BatchSender;
+
+  constructor(private readonly options: DeliveryOptions) {
+    this.send = batchSender(options.sink, options.content, options.limits);
+  }
 
   start(): void {
     if (this.running) return;
@@ -131,8 +162,7 @@ export class AuditDelivery {
     if (events.length === 0) return 0;
     const secrets = this.options.content === 'full' ? await source.secrets() : [];
     const context = { ...this.options.context, namespace: source.namespace };
-    const data = Buffer.concat(events.map((event) => frame(formatRecord(event, context, this.options.content, secrets))));
-    await sendBatch(syslogTarget(this.options.sink), data, this.options.limits ?? DEFAULT_SEND_LIMITS, this.abort.signal);
+    await this.send(events, context, secrets, this.abort.signal);
     source.outbox.advance(events, new Date());
     this.sent += events.length;
     this.lastProblem = null;

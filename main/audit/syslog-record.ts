@@ -58,13 +58,14 @@ function header(value: string, max: number): string {
   return cleaned === '' ? '-' : cleaned;
 }
 
-function metadataParams(payload: unknown): Array<[string, string]> {
-  const params: Array<[string, string]> = [];
+/** The payload's metadata fields by their METADATA name, values as they are (string, number or boolean). */
+export function metadataParams(payload: unknown): Array<[string, string | number | boolean]> {
+  const params: Array<[string, string | number | boolean]> = [];
   const add = (object: Record<string, unknown>, nested: boolean) => {
     for (const [key, value] of Object.entries(object)) {
       if (!nested && NESTED.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) add(value as Record<string, unknown>, true);
       const name = METADATA[key];
-      if (name !== undefined && value !== null && ['string', 'number', 'boolean'].includes(typeof value)) params.push([name, String(value)]);
+      if (name !== undefined && value !== null && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) params.push([name, value]);
     }
   };
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) add(payload as Record<string, unknown>, false);
@@ -72,18 +73,22 @@ function metadataParams(payload: unknown): Array<[string, string]> {
 }
 
 /** The payload text for 'full' mode: secret-named fields and every secret Ward holds (in each form it may take in JSON) replaced, then capped. */
-function fullText(payload: unknown, secrets: readonly string[]): string {
+export function fullText(payload: unknown, secrets: readonly string[]): string {
   const text = redactSecrets(JSON.stringify(redactSecretKeys(payload)), secrets);
   return text.length > MAX_FULL_CHARS ? `${text.slice(0, MAX_FULL_CHARS)}…[truncated]` : text;
 }
 
-export function formatRecord(event: AuditEvent, context: RecordContext, content: AuditContent, secrets: readonly string[] = []): string {
-  let payload: unknown;
+/** The payload as JSON (null if it is not: the record still goes, with the ids). */
+export function parsePayload(event: AuditEvent): unknown {
   try {
-    payload = JSON.parse(event.payload);
+    return JSON.parse(event.payload);
   } catch {
-    payload = null;
+    return null;
   }
+}
+
+export function formatRecord(event: AuditEvent, context: RecordContext, content: AuditContent, secrets: readonly string[] = []): string {
+  const payload = parsePayload(event);
   const params: Array<[string, string]> = [
     ['id', event.hash],
     ['namespace', context.namespace],
@@ -94,7 +99,7 @@ export function formatRecord(event: AuditEvent, context: RecordContext, content:
     ['agent', event.agentId],
     ['agentVersion', String(event.agentVersion)],
     ['wardVersion', context.wardVersion],
-    ...metadataParams(payload),
+    ...metadataParams(payload).map(([name, value]): [string, string] => [name, String(value)]),
   ];
   const data = `[${SD_ID}${params.map(([name, value]) => ` ${name}="${escapeParamValue(value)}"`).join('')}]`;
   const head = `${PRI}1 ${event.createdAt} ${header(context.hostname, 255)} ward ${header(context.procId, 128)} ${header(event.type, 32)}`;

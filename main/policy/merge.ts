@@ -89,18 +89,37 @@ function normalize(key: PolicyKey, value: unknown): unknown {
         const sandbox = spec.sandbox === null ? {} : { sandbox: { net: [...spec.sandbox.net], ...(spec.sandbox.folder === null ? {} : { folder: spec.sandbox.folder }) } };
         return { name: spec.name, command: spec.command, args: [...spec.args], ...sandbox };
       });
-    case 'auditSink': {
-      const syslog = (value as { syslog: { host: string; port: number; tls?: boolean; caFile?: string } }).syslog;
-      const tls = syslog.tls ?? true;
-      if (!tls && !LOOPBACK_HOST.test(syslog.host)) throw new Error(`"tls": false is allowed only for a loopback host (localhost, 127.0.0.1, [::1]), not ${shown(syslog.host)}: audit events leave this machine only over TLS`);
-      return { syslog: { ...syslog, host: syslog.host.toLowerCase(), tls } };
-    }
+    case 'auditSink':
+      return normalizeAuditSink(value as AuditSinkValue);
     default:
       return value;
   }
 }
 
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+type AuditSinkValue = { syslog: { host: string; port: number; tls?: boolean; caFile?: string } } | { otlp: { endpoint: string; caFile?: string } };
+
+/** TLS unless to this machine; an OTLP endpoint whole and canonical, with nothing secret in it (the policy file is readable by all). */
+function normalizeAuditSink(value: AuditSinkValue): AuditSinkValue {
+  if ('syslog' in value) {
+    const { syslog } = value;
+    const tls = syslog.tls ?? true;
+    if (!tls && !LOOPBACK_HOST.test(syslog.host)) throw new Error(`"tls": false is allowed only for a loopback host (localhost, 127.0.0.1, [::1]), not ${shown(syslog.host)}: audit events leave this machine only over TLS`);
+    return { syslog: { ...syslog, host: syslog.host.toLowerCase(), tls } };
+  }
+  const { endpoint, caFile } = value.otlp;
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new Error(`the otlp endpoint ${shown(endpoint)} is not a URL`);
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new Error(`the otlp endpoint ${shown(`${url.protocol}//${url.host}${url.pathname}`)} carries a user, password, query or fragment: a policy file is readable by every user of the machine, so it holds no credentials`);
+  }
+  return { otlp: { endpoint: url.href, ...(caFile === undefined ? {} : { caFile }) } };
+}
 
 function firstIssue(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   const issue = error.issues[0]!;

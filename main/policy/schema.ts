@@ -64,15 +64,25 @@ const MCP_NAME = '[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}';
 const SERVER_URL = /^(?:https:\/\/|http:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::[0-9]{1,5})?(?:[/?]|$))/i;
 /** A host name or IP address without port (the sink's port is its own field). */
 const SINK_HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9A-Fa-f:.]+\\])$`);
-/** Where every journal event is sent (issue 28): syslog over TLS for now; `tls: false` only to this machine (merge.ts checks). */
-const auditSink = z.strictObject({
-  syslog: z.strictObject({
-    host: z.string().max(253).regex(SINK_HOST, 'a host name or IP address, without scheme or port'),
-    port: z.number().int().min(1).max(65535),
-    tls: z.boolean().optional(),
-    caFile: absolutePath.optional(),
-  }),
+const OTLP_NO_HEADERS = '"headers" is not supported: a policy file is readable by every user of the machine, so it cannot hold a collector\'s credentials; send to a collector that needs none (a local agent, or one that admits by network)';
+/**
+ * Where every journal event is sent (issue 28): syslog over TLS, or OTLP/HTTP; exactly one.
+ * Plaintext only to this machine (`tls: false` checked in merge.ts; an http endpoint by SERVER_URL).
+ */
+const syslogSink = z.strictObject({
+  host: z.string().max(253).regex(SINK_HOST, 'a host name or IP address, without scheme or port'),
+  port: z.number().int().min(1).max(65535),
+  tls: z.boolean().optional(),
+  caFile: absolutePath.optional(),
 });
+const otlpSink = z.strictObject(
+  { endpoint: z.string().min(1).max(2048).regex(SERVER_URL, 'an https URL (plain http only to this machine)'), caFile: absolutePath.optional() },
+  { error: (issue) => (issue.code === 'unrecognized_keys' && issue.keys.includes('headers') ? OTLP_NO_HEADERS : undefined) },
+);
+const auditSink = z
+  .strictObject({ syslog: syslogSink.optional(), otlp: otlpSink.optional() })
+  .refine((sink) => (sink.syslog === undefined) !== (sink.otlp === undefined), 'name exactly one sink: {"syslog": {…}} or {"otlp": {…}}')
+  .meta({ minProperties: 1, maxProperties: 1 });
 const capList = (entry: z.ZodString) => z.array(entry).max(1000).optional();
 
 /** Per grant kind (every one: `satisfies` fails the build when a kind is added), the entries a cap may hold. */
@@ -288,7 +298,7 @@ export const POLICY_KEYS: readonly PolicyKey[] = [
     key: 'auditSink',
     title: 'Audit sink',
     description:
-      'Where every journal event (each permission decision, grant, tool call, model call) is also sent: {"syslog": {"host", "port", "tls", "caFile"}} sends RFC 5424 messages (APP-NAME ward) with RFC 5425 framing over TLS, verified against the system roots plus caFile; "tls": false is accepted only for a loopback host. Delivery is at-least-once: each event carries its hash as its id, so the receiver can drop duplicates.',
+      'Where every journal event (each permission decision, grant, tool call, model call) is also sent, one of: {"syslog": {"host", "port", "tls", "caFile"}} sends RFC 5424 messages (APP-NAME ward) with RFC 5425 framing over TLS, verified against the system roots plus caFile; "tls": false is accepted only for a loopback host. {"otlp": {"endpoint", "caFile"}} sends OTLP/HTTP protobuf log records (GenAI semantic-convention attributes) to an https endpoint such as https://otel.example.com/v1/logs, verified the same way; http only to this machine; no headers (a policy file holds no credentials). Delivery is at-least-once: each event carries its hash as its id (OTLP: log.record.uid), so the receiver can drop duplicates.',
     schema: auditSink,
     levels: MANDATORY,
     merge: 'same',

@@ -6,13 +6,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WardApp } from '../../main/app/ward-app.js';
+import type { WardApp } from '../../main/app/ward-app.js';
 import { probeAuditSink } from '../../main/app/audit.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import type { DataFolder } from '../../main/store/data-folder.js';
 import type { AuditTuning } from '../../main/app/audit.js';
-import { parsePolicy } from '../../main/policy/policy.js';
-import { seedConversation } from '../support/seed.js';
+import { auditWard, expectExactlyOnceAfterDedupe } from '../support/audit-events.js';
 import { tempDir } from '../support/temp.js';
 import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
 
@@ -57,37 +56,9 @@ async function setup({ tuning = {}, port, content }: SetupOptions = {}): Promise
   const ca = makeTestCa(dir);
   const rsyslog = new Rsyslog(dir, port ?? (await freePort()), ca);
   cleanups.push(() => rsyslog.stop('SIGKILL'));
-  const { core, store, conversation } = seedConversation(dir + '/home');
-  const policy = parsePolicy(JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, ...(content === undefined ? {} : { auditContent: content }) }), 'test policy');
-  const app = new WardApp({ folder: core, env: { ANTHROPIC_API_KEY: MODEL_KEY }, policy, audit: { ...FAST, ...tuning } });
-  cleanups.push(async () => {
-    await app.close();
-    core.close();
-  });
-  const hashes: string[] = [];
-  return {
-    app,
-    core,
-    rsyslog,
-    ca,
-    journal(count) {
-      const inputs = Array.from({ length: count }, (_, index) =>
-        index % 3 === 0
-          ? { type: 'user_prompt', payload: { text: `${PROMPT_CANARY} ${index}` } }
-          : index % 3 === 1
-            ? { type: 'permission_decision', payload: { kind: 'net', value: 'example.com', tool: 'Bash', argumentsSummary: 'curl "x]"', decision: 'allow', answerer: { by: 'person', answer: 'once' }, reason: 'asked', via: 'approval', at: 'now' } }
-            : { type: 'usage', payload: { inputTokens: index, outputTokens: 2, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.01 } },
-      );
-      hashes.push(...store.journal.appendMany(conversation.id, inputs).map((event) => event.hash));
-      return [...hashes];
-    },
-    backlog: () => store.audit.backlog().count,
-  };
-}
-
-function expectExactlyOnceAfterDedupe(received: readonly string[], journaled: readonly string[]): void {
-  expect(new Set(received).size).toBe(journaled.length);
-  expect([...new Set(received)].sort()).toEqual([...journaled].sort());
+  const ward = auditWard(dir + '/home', { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, content, tuning: { ...FAST, ...tuning }, modelKey: MODEL_KEY, promptCanary: PROMPT_CANARY });
+  cleanups.push(() => ward.close());
+  return { ...ward, rsyslog, ca };
 }
 
 describe('audit sink: syslog over TLS to a real rsyslog', () => {

@@ -48,6 +48,17 @@ describe('ward policy show', () => {
     expect((JSON.parse(json.stdout) as { errors: string[] }).errors).toEqual([problem]);
   });
 
+  it('test_an_otlp_audit_sink_is_shown_with_its_endpoint_as_the_policy_reads_it', async () => {
+    const under = underSystemPolicy({ auditSink: { otlp: { endpoint: 'https://OTEL.example.com/v1/logs' } } });
+    const shown = await ward(['policy', 'show'], { env: { WARD_HOME: tempDir() }, under });
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    const row = lines.findIndex((line) => line.startsWith('auditSink '));
+    expect(lines.slice(row, row + 2).join('\n')).toContain('otlp');
+    expect(lines.slice(row, row + 2).join('\n')).toContain('{"endpoint":"https://otel.example.com/v1/logs"}');
+    expect(lines[row]).toMatch(/mandatory +\/etc\/ward\/policy\.json: auditSink$/);
+  });
+
   it('test_a_wide_value_is_listed_entry_by_entry_below_its_row_each_whole_and_escaped', async () => {
     const files = { name: 'files', command: '/opt/mcp/bin/files', args: ['--root', '/srv/projects'] };
     const under = underSystemPolicy({ reason: 'IT \u202e evil', managedConnections: [{ name: 'tracker', url: 'https://mcp.example.com/mcp' }, files] });
