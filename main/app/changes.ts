@@ -47,6 +47,20 @@ export function changeStoreFor(home: string, ns: Namespace): ChangeStore {
 
 const FILE_EVENTS = ['files_changed', 'files_untracked', 'files_rewound'];
 
+/** The sequence number a `--to` names: a run (before its first event) or an event's number. */
+export function rewindTarget(store: NamespaceStore, conversationId: string, to: string): number {
+  if (/^\d{1,15}$/.test(to)) {
+    const seq = Number(to);
+    if (seq < 1 || seq > store.journal.lastSeq(conversationId)) throw new WardError('usage', `--to ${to}: conversation ${conversationId} has events 1 to ${store.journal.lastSeq(conversationId)}`);
+    return seq;
+  }
+  const run = store.runs.resolve(to);
+  if (run.conversationId !== conversationId) throw new WardError('usage', `run ${run.id} is not of conversation ${conversationId}`);
+  const first = store.journal.firstSeqOfRun(conversationId, run.id);
+  if (first === undefined) throw new WardError('not_found', `run ${run.id} has no events`);
+  return first;
+}
+
 export class ChangeService {
   constructor(private readonly home: () => string) {}
 
@@ -75,19 +89,6 @@ export class ChangeService {
     return unifiedDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
   }
 
-  /** The sequence number a `--to` names: a run (before its first event) or an event's number. */
-  private target(store: NamespaceStore, conversationId: string, to: string): number {
-    if (/^\d{1,15}$/.test(to)) {
-      const seq = Number(to);
-      if (seq < 1 || seq > store.journal.lastSeq(conversationId)) throw new WardError('usage', `--to ${to}: conversation ${conversationId} has events 1 to ${store.journal.lastSeq(conversationId)}`);
-      return seq;
-    }
-    const run = store.runs.resolve(to);
-    if (run.conversationId !== conversationId) throw new WardError('usage', `run ${run.id} is not of conversation ${conversationId}`);
-    for (const event of store.journal.read(conversationId, 0)) if (event.runId === run.id) return event.seq;
-    throw new WardError('not_found', `run ${run.id} has no events`);
-  }
-
   /** The rewind to before `toSeq`: what it would restore and the files in a state the journal does not record. */
   private plan(store: NamespaceStore, conversationId: string, toSeq: number) {
     const later: FileChange[] = [];
@@ -104,7 +105,7 @@ export class ChangeService {
   rewindConflicts(store: NamespaceStore, conversationRef: string, to: string): { path: string; now: FileState | null }[] {
     const { id } = store.conversations.resolve(conversationRef);
     this.recover(store, id);
-    return this.plan(store, id, this.target(store, id, to)).found;
+    return this.plan(store, id, rewindTarget(store, id, to)).found;
   }
 
   /** X2: restores the files to their state before `to`; refuses (changing nothing) on a conflict unless forced. */
@@ -113,7 +114,7 @@ export class ChangeService {
     this.recover(store, id);
     const active = store.runs.activeFor(id);
     if (active !== undefined) throw new WardError('conversation_busy', `conversation ${id} has a ${active.state} run (${active.id}): rewind once it has finished`);
-    const toSeq = this.target(store, id, to);
+    const toSeq = rewindTarget(store, id, to);
     const { changes, plan, found } = this.plan(store, id, toSeq);
     if (found.length > 0 && options.force !== true) {
       const listed = found.map((conflict) => `  ${conflict.path}: ${conflict.now === null ? 'missing' : 'changed'} since the journal's last record of it`).join('\n');
