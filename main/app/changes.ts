@@ -2,8 +2,8 @@
  * What the agent did to the files (issue 26): a conversation's change events, their diffs, and
  * rewinding the files to before a run or an event (X1, X2). The plan of a rewind comes from the
  * journal alone; the rewind is journaled (`files_rewound`) and is itself undone by rewinding to
- * it. An interrupted rewind is finished (from its intent record) by the next `ward changes`,
- * `ward rewind` or turn of the conversation.
+ * it. An interrupted rewind is finished (from its intent record) by the next process that opens
+ * the namespace, or the next `ward changes`, `ward rewind` or turn of the conversation.
  */
 import path from 'node:path';
 import { readJournalEvent, type FileChange, type FileState } from '../../common/events.js';
@@ -11,7 +11,7 @@ import { journalEvent } from '../../common/events.js';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive } from '../base/process.js';
 import { ChangeStore } from '../changes/tracker.js';
-import { applyIntent, conflicts, newIntent, planRewind, readIntent, removeIntent, rewindChanges, writeIntent, type RewindIntent } from '../changes/rewind.js';
+import { applyIntent, conflicts, newIntent, pendingIntents, planRewind, readIntent, removeIntent, rewindChanges, writeIntent, type RewindIntent } from '../changes/rewind.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { unifiedDiff } from './change-diff.js';
@@ -158,6 +158,28 @@ export class ChangeService {
       readIntent(changes.dir, id)?.ops.forEach((op) => [op.expected, op.target].forEach(keep));
     }
     return changes.blobs.collect(live, changes.indexedHashes(conversations), maxBytes);
+  }
+
+  /**
+   * X2 at start: what a process killed mid-snapshot left is swept, and every rewind one was
+   * killed in is finished, when a process first opens the namespace (any `ward` command that
+   * opens it, the desktop's first look at it). A rewind under way elsewhere, or one that fails
+   * now, is left for the conversation's next command, which tries again.
+   */
+  recoverAll(store: NamespaceStore): void {
+    const changes = changeStoreFor(this.home(), store.namespace);
+    try {
+      changes.sweep();
+    } catch {
+      // a turn's own start sweeps again
+    }
+    for (const conversationId of pendingIntents(changes.dir)) {
+      try {
+        this.recover(store, conversationId);
+      } catch {
+        // busy in another process, or failing: the conversation's own commands report it
+      }
+    }
   }
 
   /**

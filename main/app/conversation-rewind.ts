@@ -17,6 +17,7 @@ import type { Conversation } from '../store/conversations.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { JournalEvent } from '../store/journal.js';
 import { rewindTarget, type ChangeService, type RewindOptions, type RewindReport } from './changes.js';
+import { truncateText } from './runs/event-bounds.js';
 import { claudeConfigDir } from './runs/workspace.js';
 
 export type CliFork = NonNullable<CliSessionState['fork']>;
@@ -148,12 +149,13 @@ export class ConversationRewind {
     } catch (error) {
       throw new WardError('not_found', `the conversation cannot be rewound: ${describeError(error)}`);
     }
-    // Prompts the CLI never recorded (a turn refused before it started) are not in its transcript: match by text, in order.
+    // Prompts the CLI never recorded (a turn refused before it started) are not in its transcript:
+    // match by text (as the journal bounds it), in order.
     const textOf = (event: JournalEvent) => (event.payload as { text: string }).text;
     const wanted = textOf(prompts[index]!);
     const occurrence = prompts.slice(0, index + 1).filter((event) => textOf(event) === wanted).length;
     let seen = 0;
-    const at = messages.findIndex((message) => message.prompt === wanted && ++seen === occurrence);
+    const at = messages.findIndex((message) => message.prompt !== null && truncateText(message.prompt) === wanted && ++seen === occurrence);
     if (at < 0) throw new WardError('not_found', `the conversation cannot be rewound: the CLI's session ${base.sessionId} does not hold that message`);
     if (at === 0) return fresh;
     return { sessionId: fresh.sessionId, started: false, fork: { fromSessionId: base.sessionId, atMessage: messages[at - 1]!.uuid } };

@@ -180,7 +180,8 @@ export class WardApp {
 
   /** Conflicting namespace settings fail closed here (N1). */
   get namespaces(): NamespaceService {
-    this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy);
+    // X2: a rewind or snapshot a killed process left is finished or swept before the namespace is used.
+    this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy, (store) => this.changes.recoverAll(store));
     return this.namespaceService;
   }
 
