@@ -121,7 +121,7 @@ export class WardApp {
     if (this.runService !== undefined) await (await this.runService).discardWarm(ns, id);
   });
   /** The same, as the desktop's diff viewer and undo buttons show them. */
-  readonly changeViews = new ChangeViews(this.changes, () => this.home);
+  readonly changeViews = new ChangeViews(this.changes, () => this.home, this.conversationRewind);
   /** Bundles open for review; they belong to no namespace. */
   readonly reviews = new ReviewService();
   private namespaceKeys: NamespaceKeys | undefined;
