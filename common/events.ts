@@ -114,6 +114,15 @@ const fileChange = z.strictObject({
 export type FileState = z.output<typeof fileState>;
 export type FileChange = z.output<typeof fileChange>;
 
+/** A conversation's CLI session: its id, whether the CLI has it yet, and the fork its first turn makes. */
+const cliSession = z.strictObject({
+  sessionId: z.string(),
+  started: z.boolean(),
+  /** The first turn resumes `fromSessionId` up to message `atMessage` (the CLI's uuid) as a fork. */
+  fork: z.strictObject({ fromSessionId: z.string(), atMessage: z.string() }).nullable(),
+});
+export type CliSessionState = z.output<typeof cliSession>;
+
 export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   event(
     'run_started',
@@ -255,6 +264,23 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       forced: z.array(z.string()),
       skipped: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
       resumed: z.boolean(),
+    }),
+  ),
+  /**
+   * The conversation rewound to before event `toSeq`: the CLI session the next turn resumes
+   * (`after`: a fork of the session at a message, or a new one) and the one before (an undo,
+   * `undid`, restores it). The journal keeps every event; `rewound` is every range of events no
+   * longer in the conversation's session after this one, inclusive.
+   */
+  event(
+    'conversation_rewound',
+    z.strictObject({
+      id: z.string(),
+      toSeq: count,
+      before: cliSession,
+      after: cliSession,
+      rewound: z.array(z.strictObject({ from: count, to: count })),
+      undid: count.nullable(),
     }),
   ),
   /** A person settled an uncertain run (R8). */

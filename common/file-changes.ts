@@ -23,3 +23,10 @@ export function rewindSummary(payload: { readonly toSeq: number; readonly change
   ].filter((part) => part !== '');
   return `files rewound to before event #${payload.toSeq}: ${changesSummary(payload.changes)}${extra.length > 0 ? `; ${extra.join(', ')}` : ''}`;
 }
+
+/** A conversation rewind's one line: what it rewound to (or undid) and the events no longer in the conversation. */
+export function conversationRewindSummary(payload: { readonly toSeq: number; readonly undid: number | null; readonly rewound: readonly { from: number; to: number }[] }): string {
+  const ranges = payload.rewound.map((range) => (range.from === range.to ? `#${range.from}` : `#${range.from}–#${range.to}`)).join(', ');
+  const what = payload.undid === null ? `conversation rewound to before event #${payload.toSeq}` : `conversation rewind #${payload.undid} undone`;
+  return `${what}; ${ranges === '' ? 'no events are rewound' : `events ${ranges} are rewound (kept in the journal, no longer in the conversation)`}`;
+}

@@ -112,8 +112,10 @@ export const CONTRACT = {
   'changes.files': channel<ChangedFileView[]>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq })),
   /** One file's diff, fetched when it is opened; a file whose bytes Ward did not keep says why, with no content. */
   'changes.diff': channel<FileDiffView>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq, index: z.number().int().min(0).max(1_000_000) })),
-  /** Restores the files to before `to` (a run's id or an event's number); conflicts change nothing unless `force`. */
-  'changes.rewind': channel<RewindOutcomeView>()(z.strictObject({ ...inNamespace, conversationId: uuid, to: z.union([uuid, z.string().regex(/^[1-9]\d{0,14}$/, 'an event number')]), force: z.boolean() })),
+  /** Restores the files, the conversation (its CLI session forks) or both to before `to` (a run's id or an event's number); file conflicts change nothing unless `force`. */
+  'changes.rewind': channel<RewindOutcomeView>()(
+    z.strictObject({ ...inNamespace, conversationId: uuid, to: z.union([uuid, z.string().regex(/^[1-9]\d{0,14}$/, 'an event number')]), force: z.boolean(), scope: z.enum(['files', 'conversation', 'both']).optional() }),
+  ),
 
   'approvals.list': channel<PendingApprovalView[]>()(z.strictObject({ ...inNamespace })),
   'approvals.answer': channel<null>()(z.strictObject({ ...inNamespace, approvalId: z.string().min(1).max(64), answer: z.enum(APPROVAL_ANSWERS) })),

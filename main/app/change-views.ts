@@ -5,12 +5,15 @@
  * `change-diff.ts` shows leaves here: a deny-read file's bytes never do (X1).
  */
 import type { ChangedFileView, FileDiffView, RewindOutcomeView } from '../../common/views.js';
-import { rewindSummary } from '../../common/file-changes.js';
+import { conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
 import { WardError } from '../base/errors.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import type { BlobStore } from '../changes/blobs.js';
 import { changeDiff, changeHeader, textOf, type ChangeDiff } from './change-diff.js';
 import { changeStoreFor, type ChangeService, type FileChange } from './changes.js';
+import type { ConversationRewind } from './conversation-rewind.js';
+
+export type RewindScope = 'files' | 'conversation' | 'both';
 
 /** Past this many files a set's line counts are not computed (each count reads two blobs). */
 export const MAX_COUNTED_FILES = 1_000;
@@ -62,6 +65,7 @@ export class ChangeViews {
   constructor(
     private readonly changes: ChangeService,
     private readonly home: () => string,
+    private readonly conversation: ConversationRewind,
   ) {}
 
   /** The changes of the set whose first event is `seq`. */
@@ -105,13 +109,24 @@ export class ChangeViews {
     return { path: change.path, header: diff.header, lines: diff.patch === null ? null : hunkLines(diff.patch), notShown: diff.notShown };
   }
 
-  /** Rewinds the files to before `to` (a run or an event's number); without `force`, a conflict changes nothing and is listed. */
-  rewind(store: NamespaceStore, conversationId: string, to: string, force: boolean): RewindOutcomeView {
-    if (!force) {
+  /**
+   * Rewinds the files, the conversation or both to before `to` (a run or an event's number);
+   * without `force`, a file conflict changes nothing and is listed.
+   */
+  async rewind(store: NamespaceStore, conversationId: string, to: string, force: boolean, scope: RewindScope = 'files'): Promise<RewindOutcomeView> {
+    if (!force && scope !== 'conversation') {
       const found = this.changes.rewindConflicts(store, conversationId, to);
       if (found.length > 0) return { outcome: 'conflicts', conflicts: found.map((conflict) => ({ path: conflict.path, now: conflict.now === null ? 'missing' : 'changed' })) };
     }
-    const report = this.changes.rewindFiles(store, conversationId, to, { force });
-    return { outcome: 'rewound', seq: report.seq!, summary: rewindSummary({ ...report, resumed: false }) };
+    if (scope === 'files') {
+      const report = this.changes.rewindFiles(store, conversationId, to, { force });
+      return { outcome: 'rewound', seq: report.seq!, summary: rewindSummary({ ...report, resumed: false }) };
+    }
+    if (scope === 'conversation') {
+      const report = await this.conversation.rewind(store, conversationId, to);
+      return { outcome: 'rewound', seq: report.seq!, summary: conversationRewindSummary(report) };
+    }
+    const both = await this.conversation.rewindBoth(store, conversationId, to, { force });
+    return { outcome: 'rewound', seq: both.conversation.seq!, summary: `${rewindSummary({ ...both.files, resumed: false })}; ${conversationRewindSummary(both.conversation)}` };
   }
 }

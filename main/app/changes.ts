@@ -2,8 +2,8 @@
  * What the agent did to the files (issue 26): a conversation's change events, their diffs, and
  * rewinding the files to before a run or an event (X1, X2). The plan of a rewind comes from the
  * journal alone; the rewind is journaled (`files_rewound`) and is itself undone by rewinding to
- * it. An interrupted rewind is finished (from its intent record) by the next `ward changes`,
- * `ward rewind` or turn of the conversation.
+ * it. An interrupted rewind is finished (from its intent record) by the next process that opens
+ * the namespace, or the next `ward changes`, `ward rewind` or turn of the conversation.
  */
 import path from 'node:path';
 import { readJournalEvent, type FileChange, type FileState } from '../../common/events.js';
@@ -11,7 +11,7 @@ import { journalEvent } from '../../common/events.js';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive } from '../base/process.js';
 import { ChangeStore } from '../changes/tracker.js';
-import { applyIntent, conflicts, newIntent, planRewind, readIntent, removeIntent, rewindChanges, writeIntent, type RewindIntent } from '../changes/rewind.js';
+import { applyIntent, conflicts, newIntent, pendingIntents, planRewind, readIntent, removeIntent, rewindChanges, writeIntent, type RewindIntent } from '../changes/rewind.js';
 import { namespaceDir, type Namespace } from '../namespaces/namespace.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
 import { unifiedDiff } from './change-diff.js';
@@ -47,6 +47,20 @@ export function changeStoreFor(home: string, ns: Namespace): ChangeStore {
 
 const FILE_EVENTS = ['files_changed', 'files_untracked', 'files_rewound'];
 
+/** The sequence number a `--to` names: a run (before its first event) or an event's number. */
+export function rewindTarget(store: NamespaceStore, conversationId: string, to: string): number {
+  if (/^\d{1,15}$/.test(to)) {
+    const seq = Number(to);
+    if (seq < 1 || seq > store.journal.lastSeq(conversationId)) throw new WardError('usage', `--to ${to}: conversation ${conversationId} has events 1 to ${store.journal.lastSeq(conversationId)}`);
+    return seq;
+  }
+  const run = store.runs.resolve(to);
+  if (run.conversationId !== conversationId) throw new WardError('usage', `run ${run.id} is not of conversation ${conversationId}`);
+  const first = store.journal.firstSeqOfRun(conversationId, run.id);
+  if (first === undefined) throw new WardError('not_found', `run ${run.id} has no events`);
+  return first;
+}
+
 export class ChangeService {
   constructor(private readonly home: () => string) {}
 
@@ -75,19 +89,6 @@ export class ChangeService {
     return unifiedDiff(changeStoreFor(this.home(), store.namespace).blobs, change);
   }
 
-  /** The sequence number a `--to` names: a run (before its first event) or an event's number. */
-  private target(store: NamespaceStore, conversationId: string, to: string): number {
-    if (/^\d{1,15}$/.test(to)) {
-      const seq = Number(to);
-      if (seq < 1 || seq > store.journal.lastSeq(conversationId)) throw new WardError('usage', `--to ${to}: conversation ${conversationId} has events 1 to ${store.journal.lastSeq(conversationId)}`);
-      return seq;
-    }
-    const run = store.runs.resolve(to);
-    if (run.conversationId !== conversationId) throw new WardError('usage', `run ${run.id} is not of conversation ${conversationId}`);
-    for (const event of store.journal.read(conversationId, 0)) if (event.runId === run.id) return event.seq;
-    throw new WardError('not_found', `run ${run.id} has no events`);
-  }
-
   /** The rewind to before `toSeq`: what it would restore and the files in a state the journal does not record. */
   private plan(store: NamespaceStore, conversationId: string, toSeq: number) {
     const later: FileChange[] = [];
@@ -104,7 +105,7 @@ export class ChangeService {
   rewindConflicts(store: NamespaceStore, conversationRef: string, to: string): { path: string; now: FileState | null }[] {
     const { id } = store.conversations.resolve(conversationRef);
     this.recover(store, id);
-    return this.plan(store, id, this.target(store, id, to)).found;
+    return this.plan(store, id, rewindTarget(store, id, to)).found;
   }
 
   /** X2: restores the files to their state before `to`; refuses (changing nothing) on a conflict unless forced. */
@@ -113,7 +114,7 @@ export class ChangeService {
     this.recover(store, id);
     const active = store.runs.activeFor(id);
     if (active !== undefined) throw new WardError('conversation_busy', `conversation ${id} has a ${active.state} run (${active.id}): rewind once it has finished`);
-    const toSeq = this.target(store, id, to);
+    const toSeq = rewindTarget(store, id, to);
     const { changes, plan, found } = this.plan(store, id, toSeq);
     if (found.length > 0 && options.force !== true) {
       const listed = found.map((conflict) => `  ${conflict.path}: ${conflict.now === null ? 'missing' : 'changed'} since the journal's last record of it`).join('\n');
@@ -157,6 +158,28 @@ export class ChangeService {
       readIntent(changes.dir, id)?.ops.forEach((op) => [op.expected, op.target].forEach(keep));
     }
     return changes.blobs.collect(live, changes.indexedHashes(conversations), maxBytes);
+  }
+
+  /**
+   * X2 at start: what a process killed mid-snapshot left is swept, and every rewind one was
+   * killed in is finished, when a process first opens the namespace (any `ward` command that
+   * opens it, the desktop's first look at it). A rewind under way elsewhere, or one that fails
+   * now, is left for the conversation's next command, which tries again.
+   */
+  recoverAll(store: NamespaceStore): void {
+    const changes = changeStoreFor(this.home(), store.namespace);
+    try {
+      changes.sweep();
+    } catch {
+      // a turn's own start sweeps again
+    }
+    for (const conversationId of pendingIntents(changes.dir)) {
+      try {
+        this.recover(store, conversationId);
+      } catch {
+        // busy in another process, or failing: the conversation's own commands report it
+      }
+    }
   }
 
   /**

@@ -14,6 +14,7 @@ import { exportLines } from '../export/journal-lines.js';
 import { SecretScanner, type KnownSecret } from '../export/secret-scan.js';
 import { changeStoreFor } from './changes.js';
 import { unifiedDiff } from './change-diff.js';
+import { latestRewound } from './conversation-rewind.js';
 import { renderHtml, renderMarkdown, type TranscriptEvent, type TranscriptMeta } from '../export/transcript.js';
 import { assertExportAllowed, type AdminPolicy } from '../policy/policy.js';
 import { COMMITTED_PIN, wardVersion } from '../runner/pin.js';
@@ -149,6 +150,7 @@ export class ExportService {
       events: head.seq,
       chainHead: head.hash,
       uncertainRuns,
+      rewound: latestRewound(store, conversation.id),
       // E3: a diff is scanned for the namespace's secrets like every journal line.
       diffOf: (change, seq) => {
         const text = unifiedDiff(changeStoreFor(this.home, store.namespace).blobs, change);

@@ -18,10 +18,15 @@ export class NamespaceService {
   /** The only namespace this Ward may use, when the policy or WARD_NAMESPACE fixes one. */
   readonly fixed: string | undefined;
 
+  /** The namespaces this process has opened for writing (each is recovered once, on its first open). */
+  private readonly opened = new Set<string>();
+
+  /** @param onFirstOpen what a process finishes in a namespace before its first use (an interrupted rewind). */
   constructor(
     readonly folder: DataFolder,
     private readonly env: NodeJS.ProcessEnv,
     private readonly policy: AdminPolicy | null,
+    private readonly onFirstOpen: (store: NamespaceStore) => void = () => undefined,
   ) {
     this.fixed = env.WARD_NAMESPACE || policy?.namespace ? resolveNamespace({ env: env.WARD_NAMESPACE, policy: policy?.namespace ?? undefined }).name : undefined;
   }
@@ -67,7 +72,12 @@ export class NamespaceService {
 
   private storeOf(ns: Namespace): NamespaceStore {
     // A namespace fixed by the admin is not a typo: it comes into being on first use.
-    return this.folder.store(ns, { mustExist: ns.name !== this.fixed });
+    const store = this.folder.store(ns, { mustExist: ns.name !== this.fixed });
+    if (!this.opened.has(ns.name)) {
+      this.opened.add(ns.name);
+      this.onFirstOpen(store);
+    }
+    return store;
   }
 
   /** Namespaces the person can pick (the fixed one only, when there is one). */

@@ -43,6 +43,7 @@ import { SearchService } from './search.js';
 import { SettingsService } from './settings.js';
 import { runLimits } from './run-limits.js';
 import { ChangeService } from './changes.js';
+import { ConversationRewind } from './conversation-rewind.js';
 import { ChangeViews } from './change-views.js';
 import { DEFAULT_TRACKING_LIMITS, type TrackingLimits } from '../changes/tracker.js';
 import { UsageService } from './usage.js';
@@ -117,8 +118,12 @@ export class WardApp {
   readonly usage = new UsageService();
   /** What runs did to the files, their diffs, and rewinds (issue 26). */
   readonly changes = new ChangeService(() => this.home);
+  /** Rewinding the conversation's CLI session (issue 26); a warm CLI of the conversation is closed, if the run loop is up. */
+  readonly conversationRewind = new ConversationRewind(() => this.home, this.changes, async (ns, id) => {
+    if (this.runService !== undefined) await (await this.runService).discardWarm(ns, id);
+  });
   /** The same, as the desktop's diff viewer and undo buttons show them. */
-  readonly changeViews = new ChangeViews(this.changes, () => this.home);
+  readonly changeViews = new ChangeViews(this.changes, () => this.home, this.conversationRewind);
   /** Bundles open for review; they belong to no namespace. */
   readonly reviews = new ReviewService();
   private namespaceKeys: NamespaceKeys | undefined;
@@ -177,7 +182,8 @@ export class WardApp {
 
   /** Conflicting namespace settings fail closed here (N1). */
   get namespaces(): NamespaceService {
-    this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy);
+    // X2: a rewind or snapshot a killed process left is finished or swept before the namespace is used.
+    this.namespaceService ??= new NamespaceService(this.folder, this.env, this.policy, (store) => this.changes.recoverAll(store));
     return this.namespaceService;
   }
 

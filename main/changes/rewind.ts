@@ -143,6 +143,17 @@ export function writeIntent(dir: string, intent: RewindIntent): void {
   }
 }
 
+/** The conversations with a rewind interrupted (or under way in another process): their intent records. */
+export function pendingIntents(dir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(dir, 'rewinds'));
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => /^([0-9a-f-]{36})\.json$/.exec(name)?.[1] ?? []);
+}
+
 export function readIntent(dir: string, conversationId: string): RewindIntent | null {
   try {
     return JSON.parse(fs.readFileSync(intentFile(dir, conversationId), 'utf8')) as RewindIntent;

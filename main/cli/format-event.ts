@@ -5,7 +5,7 @@
  */
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
-import { changesSummary, rewindSummary } from '../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { toolErrorSentence } from '../../common/tool-error.js';
 import { addTurn, dollars, NO_USAGE, totalLine, UsageTally, type TurnUsage } from '../../common/usage.js';
@@ -109,6 +109,8 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
       return `changes not tracked for this run: ${oneLine(event.payload.reason)}`;
     case 'files_rewound':
       return rewindSummary(event.payload);
+    case 'conversation_rewound':
+      return conversationRewindSummary(event.payload);
     case 'unreadable':
       return `unreadable event: ${oneLine(event.payload.problem)}`;
     default:

@@ -7,7 +7,7 @@
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { FileChange, JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
-import { changesSummary, rewindSummary } from '../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
 import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
 export interface TranscriptMeta {
@@ -20,6 +20,8 @@ export interface TranscriptMeta {
   readonly uncertainRuns: readonly string[];
   /** A file change's diff as text (deny-read and unkept bytes named, never shown); none: summaries only. */
   readonly diffOf?: (change: FileChange, seq: number) => string;
+  /** The events the conversation was rewound past (its latest `conversation_rewound`): their messages are marked rewound. */
+  readonly rewound?: readonly { readonly from: number; readonly to: number }[];
 }
 
 export interface TranscriptEvent {
@@ -30,7 +32,7 @@ export interface TranscriptEvent {
 }
 
 type Entry =
-  | { readonly kind: 'user' | 'assistant'; readonly at: string; readonly text: string; readonly cutShort?: boolean }
+  | { readonly kind: 'user' | 'assistant'; readonly at: string; readonly text: string; readonly cutShort?: boolean; readonly rewound?: boolean }
   | { readonly kind: 'tool'; readonly at: string; readonly tool: string; readonly detail: string }
   | { readonly kind: 'notice'; readonly at: string; readonly text: string }
   | { readonly kind: 'asked'; readonly at: string; readonly parts: readonly WordPart[] }
@@ -55,14 +57,16 @@ function filesDetail(summary: string, changes: readonly FileChange[], seq: numbe
   return [summary, ...lines].join('\n');
 }
 
-/** What a file event shows: its changes with their diffs, or why the run was not tracked. */
-function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_rewound' }>, at: string, seq: number, diffOf: TranscriptMeta['diffOf']): Entry {
+/** What a file or rewind event shows: its changes with their diffs, why the run was not tracked, what a conversation rewind did. */
+function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_rewound' | 'conversation_rewound' }>, at: string, seq: number, diffOf: TranscriptMeta['diffOf']): Entry {
+  if (event.type === 'conversation_rewound') return { kind: 'notice', at, text: conversationRewindSummary(event.payload) };
   if (event.type === 'files_untracked') return { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
   const summary = event.type === 'files_changed' ? changesSummary(event.payload.changes) : rewindSummary(event.payload);
   return { kind: 'tool', at, tool: event.type === 'files_changed' ? 'Files changed' : 'Files rewound', detail: filesDetail(summary, event.payload.changes, seq, diffOf) };
 }
 
-function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['diffOf']): Generator<Entry> {
+function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Generator<Entry> {
+  const rewound = (seq: number) => (meta.rewound ?? []).some((range) => seq >= range.from && seq <= range.to);
   const usage = new UsageTally();
   let total = NO_USAGE;
   let partial: { runId: string | null; messageIndex: number; at: string; text: string } | null = null;
@@ -81,10 +85,8 @@ function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['di
     }
     switch (event.type) {
       case 'user_prompt':
-        yield { kind: 'user', at, text: event.payload.text };
-        break;
       case 'assistant_text':
-        yield { kind: 'assistant', at, text: event.payload.text };
+        yield { kind: event.type === 'user_prompt' ? 'user' : 'assistant', at, text: event.payload.text, rewound: rewound(seq) };
         break;
       case 'tool_call':
         yield { kind: 'tool', at, tool: event.payload.tool, detail: argumentsText(event.payload.arguments) };
@@ -125,7 +127,8 @@ function* entries(events: Iterable<TranscriptEvent>, diffOf?: TranscriptMeta['di
       case 'files_changed':
       case 'files_untracked':
       case 'files_rewound':
-        yield fileEntry(event, at, seq, diffOf);
+      case 'conversation_rewound':
+        yield fileEntry(event, at, seq, meta.diffOf);
         break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };
@@ -190,11 +193,11 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
   yield `- Conversation: ${codeSpan(meta.conversationId)}\n- Agent: ${codeSpan(meta.agent)}\n- Exported: ${codeSpan(meta.exportedAt)} · ${meta.events} events · chain head ${codeSpan(meta.chainHead)}\n`;
   if (meta.uncertainRuns.length > 0) yield `- Runs with an unknown outcome: ${meta.uncertainRuns.map(codeSpan).join(', ')}\n`;
   yield '\n> A transcript for reading. The signed `.wardbundle` export of this conversation is the verifiable record.\n';
-  for (const entry of entries(events, meta.diffOf)) {
+  for (const entry of entries(events, meta)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':
-        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${codeSpan(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}\n\n${fenced(entry.text)}\n`;
+        yield `\n### ${entry.kind === 'user' ? 'You' : 'Agent'} · ${codeSpan(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}${entry.rewound === true ? ' (rewound)' : ''}\n\n${fenced(entry.text)}\n`;
         break;
       case 'tool':
         yield `\n**Tool** ${codeSpan(entry.tool)}\n\n${fenced(entry.detail)}\n`;
@@ -232,11 +235,11 @@ export function* renderHtml(meta: TranscriptMeta, events: Iterable<TranscriptEve
   yield `<dt>Conversation</dt><dd>${html(meta.conversationId)}</dd><dt>Agent</dt><dd>${html(meta.agent)}</dd><dt>Exported</dt><dd>${html(meta.exportedAt)} · ${meta.events} events</dd><dt>Chain head</dt><dd>${html(meta.chainHead)}</dd>`;
   if (meta.uncertainRuns.length > 0) yield `<dt>Unknown outcome</dt><dd>${meta.uncertainRuns.map(html).join(', ')}</dd>`;
   yield '</dl><p class="note">A transcript for reading. The signed .wardbundle export of this conversation is the verifiable record.</p></header>\n<main>\n';
-  for (const entry of entries(events, meta.diffOf)) {
+  for (const entry of entries(events, meta)) {
     switch (entry.kind) {
       case 'user':
       case 'assistant':
-        yield `<section class="entry ${entry.kind}"><div class="who">${entry.kind === 'user' ? 'You' : 'Agent'} <span class="at">${html(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}</span></div><div class="text">${html(entry.text)}</div></section>\n`;
+        yield `<section class="entry ${entry.kind}"><div class="who">${entry.kind === 'user' ? 'You' : 'Agent'} <span class="at">${html(time(entry.at))}${entry.cutShort ? ' (cut short)' : ''}${entry.rewound === true ? ' (rewound)' : ''}</span></div><div class="text">${html(entry.text)}</div></section>\n`;
         break;
       case 'tool':
         yield `<section class="entry tool"><div class="who">Tool ${html(entry.tool)}</div><pre>${html(entry.detail)}</pre></section>\n`;

@@ -11,6 +11,11 @@ export interface CliArgsInput {
   readonly sessionId: string;
   /** First turn: `--session-id`; later turns: `--resume` (R4). */
   readonly resume: boolean;
+  /**
+   * A rewound conversation's first turn: the CLI resumes `fromSessionId` up to message
+   * `atMessage` as a fork whose id is `sessionId`; the session forked from stays as it was.
+   */
+  readonly fork?: { readonly fromSessionId: string; readonly atMessage: string } | null;
   readonly mcpConfigPath: string;
   readonly instructionsPath: string;
   readonly model: string;
@@ -47,8 +52,16 @@ function childSettings(askTools: readonly string[]): Record<string, unknown> {
   return { skipWebFetchPreflight: true, ...(askTools.length > 0 ? { permissions: { ask: askTools } } : {}) };
 }
 
+function sessionArgs(input: CliArgsInput): string[] {
+  const { fork } = input;
+  if (fork) return ['--resume', fork.fromSessionId, '--fork-session', '--resume-session-at', fork.atMessage, '--session-id', input.sessionId];
+  return [input.resume ? '--resume' : '--session-id', input.sessionId];
+}
+
 export function buildCliArgs(input: CliArgsInput): string[] {
-  if (!UUID.test(input.sessionId)) throw new Error(`session id must be a lowercase UUID, got ${JSON.stringify(input.sessionId)}`);
+  for (const id of [input.sessionId, ...(input.fork ? [input.fork.fromSessionId, input.fork.atMessage] : [])]) {
+    if (!UUID.test(id)) throw new Error(`session and message ids must be lowercase UUIDs, got ${JSON.stringify(id)}`);
+  }
   for (const name of [...input.pinnedTools, ...(input.nativeTools ?? []), ...(input.askTools ?? [])]) {
     if (!TOOL_NAME.test(name)) throw new Error(`invalid tool name ${JSON.stringify(name)}`);
   }
@@ -63,8 +76,7 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     '--verbose',
     // Text deltas as `stream_event` lines, so the answer streams; the full `assistant` line still follows.
     '--include-partial-messages',
-    input.resume ? '--resume' : '--session-id',
-    input.sessionId,
+    ...sessionArgs(input),
     '--strict-mcp-config',
     '--mcp-config',
     input.mcpConfigPath,

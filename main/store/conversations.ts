@@ -85,4 +85,9 @@ export class ConversationRepository {
   markSessionStarted(id: string): void {
     this.db.prepare('UPDATE conversations SET session_started = 1 WHERE id = ?').run(id);
   }
+
+  /** A rewind or its undo: the next turn starts (or resumes, when `started`) this CLI session. */
+  switchSession(id: string, sessionId: string, started: boolean): void {
+    this.db.prepare('UPDATE conversations SET cli_session_id = ?, session_started = ? WHERE id = ?').run(sessionId, started ? 1 : 0, id);
+  }
 }

@@ -1,9 +1,10 @@
 /**
  * Issue 26, X1 and X2 with real parts: a deny-read file's bytes reach neither the blob store nor
  * `ward changes --diff` nor an export (whose transcripts show the other files' diffs); a symlink to /etc/passwd is recorded as a link, never read;
- * a real `ward rewind` killed with SIGKILL mid-way is finished by the next `ward changes`; a real
- * `ward run` killed with SIGKILL mid-snapshot leaves nothing half-written that counts, and the next
- * run sweeps what it left and tracks its own changes.
+ * a real `ward rewind` killed with SIGKILL mid-way is finished by the next `ward changes`, or by
+ * any `ward` command that opens the namespace; a real `ward run` killed with SIGKILL mid-snapshot
+ * leaves nothing half-written that counts, the next `ward` sweeps what it left, and the next run
+ * tracks its own changes.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -95,42 +96,56 @@ describe('what the change tracker never keeps', () => {
 const FILES = 400;
 const name = (index: number) => `big/${String(index).padStart(3, '0')}.bin`;
 
+/** A real `ward rewind` of a turn that grew 400 files, SIGKILLed once the first file is back and before the last. */
+async function killedRewind(): Promise<{ harness: Harness; dir: string; conversationId: string; before: string }> {
+  const dir = workspace();
+  fs.mkdirSync(path.join(dir, 'big'));
+  for (let index = 0; index < FILES; index += 1) fs.writeFileSync(path.join(dir, name(index)), Buffer.alloc(256 * 1024, index % 251));
+  fs.writeFileSync(path.join(dir, 'grow.sh'), 'for f in big/*.bin; do echo more >> "$f"; done\n');
+  const harness = await startHarness([bash(`cd ${dir} && sh grow.sh`), DONE]);
+  const before = treeHash(dir);
+  const permissions = parsePermissionFlags([`--allow-write=${dir}`, '--allow-run=sh,cd'], dir);
+  const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'grow them', permissions, workspace: dir });
+  expect((await handle.done).state).toBe('succeeded');
+  expect(changesOf(harness, handle.conversationId)).toHaveLength(FILES);
+  const after = treeHash(dir);
+
+  const child = spawn(process.execPath, [WARD_BIN, 'rewind', handle.conversationId, '--to', handle.runId], { env: { PATH: process.env.PATH, HOME: harness.home, WARD_HOME: harness.home }, stdio: 'ignore' });
+  const restored = (index: number) => fs.statSync(path.join(dir, name(index))).size === 256 * 1024;
+  // Spins (no timers): the rewind takes a fraction of a second; it is killed once the first file is back and before the last.
+  const deadline = Date.now() + 30_000;
+  while (!restored(0) && Date.now() < deadline);
+  const midWay = !restored(FILES - 1);
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  expect(midWay).toBe(true);
+  expect(restored(FILES - 1)).toBe(false);
+  expect(treeHash(dir)).not.toBe(before);
+  expect(treeHash(dir)).not.toBe(after);
+  expect(payloads(harness.events(handle.conversationId), 'files_rewound')).toHaveLength(0);
+  return { harness, dir, conversationId: handle.conversationId, before };
+}
+
 describe('a rewind killed mid-way', () => {
   it('test_a_ward_rewind_killed_with_sigkill_mid_way_is_finished_by_the_next_ward_changes', async () => {
-    const dir = workspace();
-    fs.mkdirSync(path.join(dir, 'big'));
-    for (let index = 0; index < FILES; index += 1) fs.writeFileSync(path.join(dir, name(index)), Buffer.alloc(256 * 1024, index % 251));
-    fs.writeFileSync(path.join(dir, 'grow.sh'), 'for f in big/*.bin; do echo more >> "$f"; done\n');
-    const harness = await startHarness([bash(`cd ${dir} && sh grow.sh`), DONE]);
-    const before = treeHash(dir);
-    const permissions = parsePermissionFlags([`--allow-write=${dir}`, '--allow-run=sh,cd'], dir);
-    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'grow them', permissions, workspace: dir });
-    expect((await handle.done).state).toBe('succeeded');
-    expect(changesOf(harness, handle.conversationId)).toHaveLength(FILES);
-    const after = treeHash(dir);
-
-    const child = spawn(process.execPath, [WARD_BIN, 'rewind', handle.conversationId, '--to', handle.runId], { env: { PATH: process.env.PATH, HOME: harness.home, WARD_HOME: harness.home }, stdio: 'ignore' });
-    const restored = (index: number) => fs.statSync(path.join(dir, name(index))).size === 256 * 1024;
-    // Spins (no timers): the rewind takes a fraction of a second; it is killed once the first file is back and before the last.
-    const deadline = Date.now() + 30_000;
-    while (!restored(0) && Date.now() < deadline);
-    const midWay = !restored(FILES - 1);
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(midWay).toBe(true);
-    expect(restored(FILES - 1)).toBe(false);
-    expect(treeHash(dir)).not.toBe(before);
-    expect(treeHash(dir)).not.toBe(after);
-    expect(payloads(harness.events(handle.conversationId), 'files_rewound')).toHaveLength(0);
-
-    const next = await ward(['changes', handle.conversationId], { env: spawnEnv(harness) });
+    const { harness, dir, conversationId, before } = await killedRewind();
+    const next = await ward(['changes', conversationId], { env: spawnEnv(harness) });
     expect(next.stderr).toBe('');
     expect(treeHash(dir)).toBe(before);
-    const rewound = payloads<{ resumed: boolean; changes: FileChange[] }>(harness.events(handle.conversationId), 'files_rewound');
+    const rewound = payloads<{ resumed: boolean; changes: FileChange[] }>(harness.events(conversationId), 'files_rewound');
     expect(rewound).toHaveLength(1);
     expect(rewound[0]).toMatchObject({ resumed: true });
     expect(rewound[0]!.changes).toHaveLength(FILES);
     expect(next.stdout).toContain('finished after an interruption');
+  });
+
+  it('test_a_ward_rewind_killed_with_sigkill_mid_way_is_finished_when_an_unrelated_ward_command_opens_the_namespace', async () => {
+    const { harness, dir, conversationId, before } = await killedRewind();
+    const next = await ward(['conversations'], { env: spawnEnv(harness) });
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
+    expect(treeHash(dir)).toBe(before);
+    expect(payloads<{ resumed: boolean }>(harness.events(conversationId), 'files_rewound')).toMatchObject([{ resumed: true }]);
   });
 });
 
@@ -162,6 +177,10 @@ describe('a snapshot killed mid-way', () => {
       expect(killed.filter((name) => name.endsWith('.idx'))).toEqual([]);
       // The model is asked nothing before the snapshot is whole: no tool could have run.
       expect(provider.conversationRequests()).toHaveLength(0);
+      // The next process to open the namespace, whatever its command, sweeps the pack no index names.
+      const unrelated = await ward(['conversations'], { env });
+      expect(unrelated.code).toBe(0);
+      expect(listed()).not.toContain(killed[0]);
 
       const next = await ward(['run', '--json', ...args], { env, cwd: dir, timeoutMs: 120_000 });
       expect(next.code).toBe(0);

@@ -34,6 +34,7 @@ import { guardedFolders } from '../../sandbox/program-view.js';
 import type { Conversation } from '../../store/conversations.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
+import { pendingFork, type CliFork } from '../conversation-rewind.js';
 import type { RunLimits } from '../run-limits.js';
 import type { CliSession } from './cli-session.js';
 import type { ProviderAccess } from './provider-access.js';
@@ -47,6 +48,8 @@ export interface ConversationPlan {
   readonly spec: AgentSpec;
   readonly profile: ModelProfile;
   readonly resume: boolean;
+  /** A rewound conversation's first turn forks the session it was rewound in (./conversation-rewind.ts). */
+  readonly fork: CliFork | null;
   readonly workspace: string;
   readonly configDir: string;
   readonly routes: readonly PinnedToolRoute[];
@@ -87,8 +90,9 @@ export function conversationPlan(deps: TurnDeps, store: NamespaceStore, ns: Name
   // Resume once the CLI persisted the session; a confirmed session whose transcript is gone
   // still resumes, so the CLI's "No conversation found" fails the turn visibly (R4).
   const resume = conversation.sessionStarted || nativeTranscriptExists(configDir, conversation.cliSessionId);
+  const fork = resume ? null : pendingFork(store, conversation);
   const workspace = conversationWorkspace(deps.home, ns, conversation);
-  return { conversation, agentName: agentVersion.agentName, spec, profile, resume, workspace, configDir, routes: spec.tools.map(toolRoute) };
+  return { conversation, agentName: agentVersion.agentName, spec, profile, resume, fork, workspace, configDir, routes: spec.tools.map(toolRoute) };
 }
 
 /** The permissions a turn of the conversation runs with (P1–P4): its flags', the agent's, the chat's and the policy's say. */
@@ -121,10 +125,11 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
   // S4: no credential in the child: the gateway's URL and this run's capability in the variable of the credential's mode.
   const granted = await permissions.grantedEnv(deps.env);
   for (const [name, value] of Object.entries(granted)) if (looksLikeSecretName(name)) onSecretEnv(value);
-  const args = (paths: { mcpConfigPath: string; instructionsPath: string }) =>
+  const argsWith = (paths: { mcpConfigPath: string; instructionsPath: string }, fork: CliFork | null) =>
     buildCliArgs({
       sessionId: plan.conversation.cliSessionId,
       resume: plan.resume,
+      fork,
       ...paths,
       model: plan.profile.model,
       pinnedTools: plan.routes.map((route) => route.exposedName),
@@ -134,6 +139,7 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
       askTools: cliPermissions.askTools,
       streamInput: plan.warm,
     });
+  const args = (paths: { mcpConfigPath: string; instructionsPath: string }) => argsWith(paths, plan.fork);
   const env = (model: { baseUrl: string; capability: string }) =>
     buildChildEnv({ inherited: deps.env, model: { ...model, mode: plan.access.childMode }, configDir: plan.configDir, granted });
   const files = {
@@ -151,7 +157,8 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
         cli: [plan.pinned.path, plan.pinned.version],
         agent: [plan.conversation.agentId, plan.conversation.agentVersion, plan.spec.instructions],
         // The session flag differs between a first and a later turn; the warm process is past it.
-        args: args({ mcpConfigPath: '', instructionsPath: '' }).filter((arg) => arg !== '--resume' && arg !== '--session-id'),
+        // So is a rewound conversation's fork: the CLI that made it takes the next turn too.
+        args: argsWith({ mcpConfigPath: '', instructionsPath: '' }, null).filter((arg) => arg !== '--resume' && arg !== '--session-id'),
         env: env({ baseUrl: '', capability: '' }),
         provider: plan.profile.baseUrl,
         cwd: plan.workspace,

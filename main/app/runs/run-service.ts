@@ -23,7 +23,7 @@ import { checkReadiness, type CheckedReadiness } from './readiness.js';
 import { Turn } from './turn.js';
 import type { TurnDeps } from './turn-deps.js';
 import { prestartSession, type PrestartOutcome } from './prestart.js';
-import { WarmSessions } from './warm-sessions.js';
+import { warmKey, WarmSessions } from './warm-sessions.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
 import { ON_AGENTS } from '../../../common/desktop-errors.js';
@@ -234,6 +234,11 @@ export class RunService {
     const conversation = store.conversations.resolve(input.conversationId);
     if (this.warm === null) return Promise.resolve('not_ahead');
     return prestartSession(this.deps, this.warm, { namespace: input.namespace, store, conversationId: conversation.id });
+  }
+
+  /** Closes the CLI kept warm for the conversation, if any (a conversation rewind: its memory holds the messages rewound). */
+  async discardWarm(namespace: Namespace, conversationId: string): Promise<void> {
+    await this.warm?.discard(warmKey(namespace, conversationId));
   }
 
   /**

@@ -181,7 +181,7 @@ export class Turn {
       agent: base.agentName,
       agentVersion: base.conversation.agentVersion,
       model: base.profile.model,
-      session: base.resume ? 'resume' : 'new',
+      session: base.resume || base.fork !== null ? 'resume' : 'new',
       workspace: base.workspace,
       // The audit trail says whether the OS sandbox confined this turn (probed once per process).
       sandboxed: deps.sandboxStatus.confined,

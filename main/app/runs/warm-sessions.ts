@@ -109,6 +109,13 @@ export class WarmSessions {
     }
   }
 
+  /** Closes the conversation's kept session, if any; one still starting ahead is closed once started. */
+  async discard(key: string): Promise<void> {
+    await this.starting.get(key);
+    const kept = this.kept.get(key);
+    if (kept !== undefined) await this.drop(key, kept.session);
+  }
+
   /** Closes every kept session and keeps no more (Ward is exiting); a session still starting is closed once started. */
   async closeAll(): Promise<void> {
     this.closed = true;

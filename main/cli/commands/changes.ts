@@ -1,9 +1,10 @@
 import { escapeForDisplay, escapeOneLine } from '../../../common/display.js';
-import { changesSummary, rewindSummary } from '../../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
 import { EXIT, WardError } from '../../base/errors.js';
-import type { FileChange } from '../../app/changes.js';
+import type { FileChange, RewindReport } from '../../app/changes.js';
+import type { ConversationRewindReport } from '../../app/conversation-rewind.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
-import { writeJson, writeLine } from '../io.js';
+import { writeJson, writeLine, type CliIo } from '../io.js';
 
 const MARK: Record<FileChange['change'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' };
 
@@ -66,20 +67,41 @@ export const rewindCommand: Command = {
     const conversation = requirePositional(this, positionals, 0, 'a conversation id');
     if (values.to === undefined) throw new WardError('usage', `give --to: a run id or an event's sequence number\nusage: ${this.usage}`);
     if ([values.files, values.conversation, values.both].filter(Boolean).length > 1) throw new WardError('usage', `give one of --files, --conversation, --both\nusage: ${this.usage}`);
-    if (values.conversation || values.both) {
-      throw new WardError('usage', 'rewinding the conversation (forking the CLI session) is not yet available; --files rewinds the files');
-    }
     const ward = app();
-    const report = ward.changes.rewindFiles(ward.namespaces.fromFlag(values.namespace), conversation, values.to, { force: values.force, dryRun: values['dry-run'] });
-    if (values.json) {
-      writeJson(io.stdout, report);
+    const store = ward.namespaces.fromFlag(values.namespace);
+    const options = { force: values.force, dryRun: values['dry-run'] };
+    if (values.conversation) {
+      const report = await ward.conversationRewind.rewind(store, conversation, values.to, options);
+      if (values.json) writeJson(io.stdout, report);
+      else writeConversationReport(io, report);
       return EXIT.ok;
     }
-    const verb = report.dryRun ? 'would rewind' : `rewound (event #${report.seq}; undo with --to ${report.seq})`;
-    writeLine(io.stdout, `${verb}: ${changesSummary(report.changes)} to their state before event #${report.toSeq}`);
-    for (const change of report.changes) writeLine(io.stdout, changeLine(change));
-    for (const path of report.forced) writeLine(io.stdout, `  forced over a conflict: ${escapeOneLine(path, 1_000)}`);
-    for (const skip of report.skipped) writeLine(io.stdout, `  not restored: ${escapeOneLine(skip.path, 1_000)}: ${escapeOneLine(skip.reason, 200)}`);
+    if (values.both) {
+      const report = await ward.conversationRewind.rewindBoth(store, conversation, values.to, options);
+      if (values.json) writeJson(io.stdout, report);
+      else {
+        writeFilesReport(io, report.files);
+        writeConversationReport(io, report.conversation);
+      }
+      return EXIT.ok;
+    }
+    const report = ward.changes.rewindFiles(store, conversation, values.to, options);
+    if (values.json) writeJson(io.stdout, report);
+    else writeFilesReport(io, report);
     return EXIT.ok;
   },
 };
+
+function writeFilesReport(io: CliIo, report: RewindReport): void {
+  const verb = report.dryRun ? 'would rewind' : `rewound (event #${report.seq}; undo with --to ${report.seq})`;
+  writeLine(io.stdout, `${verb}: ${changesSummary(report.changes)} to their state before event #${report.toSeq}`);
+  for (const change of report.changes) writeLine(io.stdout, changeLine(change));
+  for (const path of report.forced) writeLine(io.stdout, `  forced over a conflict: ${escapeOneLine(path, 1_000)}`);
+  for (const skip of report.skipped) writeLine(io.stdout, `  not restored: ${escapeOneLine(skip.path, 1_000)}: ${escapeOneLine(skip.reason, 200)}`);
+}
+
+function writeConversationReport(io: CliIo, report: ConversationRewindReport): void {
+  const summary = conversationRewindSummary(report);
+  writeLine(io.stdout, report.dryRun ? `would be: ${summary}` : `${summary} (event #${report.seq}; undo with --to ${report.seq})`);
+  if (!report.dryRun) writeLine(io.stdout, "  the next turn's CLI session forks at that point; the session before is kept");
+}

@@ -22,16 +22,50 @@ export interface UndoRequest {
   readonly to: string;
   readonly title: string;
   readonly what: string;
+  /** What is rewound (default: the files). */
+  readonly scope?: RewindScope;
 }
+
+export type RewindScope = 'files' | 'conversation' | 'both';
 
 export function undoOfChanges(item: ChangesItem): UndoRequest {
   if (item.rewind) return { to: String(item.seq), title: 'Undo this rewind?', what: 'how they were before this rewind' };
   return { to: item.runId ?? String(item.seq), title: "Undo this turn's file changes?", what: 'how they were before this turn' };
 }
 
-export function undoOfPrompt(item: Extract<TimelineItem, { kind: 'user' }>): UndoRequest {
-  return { to: item.key.slice(1), title: 'Restore files to before this message?', what: 'how they were before this message' };
+const PROMPT_TITLES: Record<RewindScope, string> = {
+  files: 'Restore files to before this message?',
+  conversation: 'Restore the conversation to here?',
+  both: 'Restore files and conversation to before this message?',
+};
+
+export function undoOfPrompt(item: Extract<TimelineItem, { kind: 'user' }>, scope: RewindScope = 'files'): UndoRequest {
+  return { to: item.key.slice(1), title: PROMPT_TITLES[scope], what: 'how they were before this message', scope };
 }
+
+/** What the dialog says happens. */
+function rewindWords(request: UndoRequest): ReactNode {
+  const files = (
+    <p>
+      Ward restores the files it tracked to {request.what}; changes made after that are undone too. Ward never writes inside a .git/ folder.
+    </p>
+  );
+  const conversation = (
+    <p>
+      The agent forgets this message and everything after it: the next message continues from just before it. They stay in the journal, marked as rewound, and nothing is deleted.
+    </p>
+  );
+  const scope = request.scope ?? 'files';
+  return (
+    <>
+      {scope !== 'conversation' && files}
+      {scope !== 'files' && conversation}
+      <p>The rewind is recorded in the journal and can itself be undone.</p>
+    </>
+  );
+}
+
+const ACTION: Record<RewindScope, string> = { files: 'Restore files', conversation: 'Restore the conversation', both: 'Restore files and conversation' };
 
 /** The timeline row of a change set. */
 export function ChangesRow({ item, onOpen, onUndo }: { item: ChangesItem; onOpen: ((item: ChangesItem) => void) | undefined; onUndo: ((request: UndoRequest) => void) | undefined }) {
@@ -62,19 +96,12 @@ function RewindDialog({ api, namespace, conversationId, request, onClose }: { ap
   const rewind = (force: boolean) => {
     setBusy(true);
     setError(null);
-    unwrap(api.changes.rewind({ namespace, conversationId, to: request.to, force }))
+    unwrap(api.changes.rewind({ namespace, conversationId, to: request.to, force, scope: request.scope ?? 'files' }))
       .then((result) => (result.outcome === 'rewound' ? onClose() : setOutcome(result)), (failure: unknown) => setError(errorText(failure)))
       .finally(() => setBusy(false));
   };
   const conflicts = outcome?.outcome === 'conflicts' ? outcome.conflicts : null;
-  const description: ReactNode = (
-    <>
-      <p>
-        Ward restores the files it tracked to {request.what}; changes made after that are undone too. The rewind is recorded in the journal and can itself be undone.
-      </p>
-      <p>Ward never writes inside a .git/ folder.</p>
-    </>
-  );
+  const description = rewindWords(request);
   return (
     <Modal open title={request.title} description={description} role="alertdialog" onClose={onClose}>
       {conflicts !== null && (
@@ -100,7 +127,7 @@ function RewindDialog({ api, namespace, conversationId, request, onClose }: { ap
         </button>
         {conflicts === null ? (
           <button type="button" className="primary" disabled={busy} onClick={() => rewind(false)}>
-            Restore files
+            {ACTION[request.scope ?? 'files']}
           </button>
         ) : (
           <button type="button" className="danger solid" disabled={busy} onClick={() => rewind(true)}>

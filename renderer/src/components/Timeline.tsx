@@ -1,5 +1,5 @@
 /** One row per timeline entry: a message, a tool call card (or a group of them), or a notice. */
-import { Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, Info, LoaderCircle, RotateCcw, Square, Undo2, Wrench, X } from 'lucide-react';
+import { ArchiveRestore, Ban, Check, ChevronDown, ChevronRight, CircleAlert, CircleHelp, Clock, History, Info, LoaderCircle, RotateCcw, Square, Undo2, Wrench, X } from 'lucide-react';
 import { memo, useRef, useState, type ReactNode } from 'react';
 import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.js';
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
@@ -149,6 +149,25 @@ function isLongAnswer(text: string): boolean {
   return text.length > LONG_ANSWER_CHARS || text.split('\n', LONG_ANSWER_LINES + 1).length > LONG_ANSWER_LINES;
 }
 
+/** A prompt's rewinds: its files (when changes were tracked after it), the conversation, or both. */
+function RestoreButtons({ item, context }: { item: Extract<TimelineItem, { kind: 'user' }>; context: RowContext }) {
+  const { onUndo } = context;
+  if (onUndo === undefined || item.rewound === true) return null;
+  const files = context.restorable?.has(item.key) === true;
+  const button = (label: string, scope: 'files' | 'conversation' | 'both', icon: ReactNode) => (
+    <button type="button" className="icon-button" aria-label={label} title={label} onClick={() => onUndo(undoOfPrompt(item, scope))}>
+      {icon}
+    </button>
+  );
+  return (
+    <>
+      {files && button('Restore files to before this message', 'files', <Undo2 size={14} aria-hidden />)}
+      {item.runId !== null && button('Restore the conversation to here', 'conversation', <History size={14} aria-hidden />)}
+      {files && item.runId !== null && button('Restore files and conversation', 'both', <ArchiveRestore size={14} aria-hidden />)}
+    </>
+  );
+}
+
 function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user' | 'assistant' }>; context: RowContext }) {
   const mine = item.kind === 'user';
   const head = useRef<HTMLElement>(null);
@@ -157,19 +176,16 @@ function Message({ item, context }: { item: Extract<TimelineItem, { kind: 'user'
     head.current?.focus({ preventScroll: true });
   };
   return (
-    <article className={`message message-${item.kind}`} data-testid="message" aria-label={mine ? 'You' : `Agent ${context.agent}`}>
+    <article className={`message message-${item.kind}${item.rewound === true ? ' message-rewound' : ''}`} data-testid="message" aria-label={mine ? 'You' : `Agent ${context.agent}`}>
       <header className="message-head" ref={head} tabIndex={-1}>
         <span className="message-author">{mine ? 'You' : context.agent}</span>
         <time className="message-time" dateTime={item.at}>
           {formatTime(item.at)}
         </time>
+        {item.rewound === true && <span className="rewound-label">Rewound</span>}
         <span className="message-actions">
           <CopyButton text={item.text} label={mine ? 'Copy prompt' : 'Copy answer'} />
-          {item.kind === 'user' && context.onUndo !== undefined && context.restorable?.has(item.key) === true && (
-            <button type="button" className="icon-button" aria-label="Restore files to before this message" title="Restore files to before this message" onClick={() => context.onUndo?.(undoOfPrompt(item))}>
-              <Undo2 size={14} aria-hidden />
-            </button>
-          )}
+          {item.kind === 'user' && <RestoreButtons item={item} context={context} />}
           {context.retry?.key === item.key && (
             <button type="button" className="icon-button" aria-label="Retry" title="Send the last prompt again" onClick={context.retry.run}>
               <RotateCcw size={14} aria-hidden />

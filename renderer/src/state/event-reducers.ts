@@ -8,7 +8,7 @@
  */
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
-import { changesSummary, rewindSummary } from '../../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
 import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
 
@@ -256,6 +256,12 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
   files_untracked: (fold, { payload }, place) => notice(fold, place, 'warning', `Changes not tracked for this run: ${escapeLineForWindow(payload.reason, 500)}`),
   files_rewound: (fold, { payload }, place) =>
     void fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: true, text: rewindSummary(payload) }),
+  conversation_rewound: (fold, { payload }, place) => {
+    // Ranges are cumulative: an undo brings items back, so every item is marked afresh.
+    const rewound = (key: string) => payload.rewound.some((range) => Number(key.slice(1)) >= range.from && Number(key.slice(1)) <= range.to);
+    fold.items.forEach((item, index) => (fold.items[index] = { ...item, rewound: rewound(item.key) }));
+    notice(fold, place, 'info', conversationRewindSummary(payload));
+  },
   usage: nothing,
   tool_refused: nothing,
   tool_drained: nothing,

@@ -16,7 +16,10 @@ export interface PermissionNote {
   readonly byPerson?: boolean;
 }
 
-export type TimelineItem =
+/** `rewound`: the conversation was rewound to before this item (it stays in the journal, shown dimmed). */
+export type TimelineItem = TimelineItemBody & { readonly rewound?: boolean };
+
+type TimelineItemBody =
   | { readonly kind: 'user'; readonly key: string; readonly runId: string | null; readonly at: string; readonly text: string; readonly prompt: string }
   | {
       readonly kind: 'assistant';
