@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import { AuditDelivery, syslogTarget, type AuditSource, type DeliveryOptions, type SyslogSink } from '../audit/delivery.js';
-import type { AuditContent } from '../audit/syslog-record.js';
+import { frame, testRecord, type AuditContent, type RecordContext } from '../audit/syslog-record.js';
 import { sendBatch } from '../audit/syslog-sender.js';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
@@ -39,8 +39,12 @@ export function auditDelivery(policy: AdminPolicy | null, folder: DataFolder, ex
     ...tuning,
     ...configured,
     sources: () => auditSources(folder, exports),
-    context: { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() },
+    context: recordContext(),
   });
+}
+
+function recordContext(): Omit<RecordContext, 'namespace'> {
+  return { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() };
 }
 
 /** What waits in every namespace (read-only: doctor changes nothing); a store not yet migrated counts as unknown. */
@@ -61,7 +65,7 @@ function backlogs(folder: DataFolder): { count: number; oldest: string | null; u
 /** The doctor's bounds: a sink that accepts and never answers costs at most 15 s. */
 const DOCTOR_LIMITS = { connectMs: 5_000, writeMs: 5_000, closeMs: 5_000 };
 
-/** `ward doctor`: the sink answers (connect, TLS verified, clean close of an empty stream), and the backlog's size and age. */
+/** `ward doctor`: the sink takes a test record (connect, TLS verified, the record, a clean close), and the backlog's size and age. */
 export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFolder): DoctorProbe {
   return async (): Promise<DoctorCheck> => {
     const configured = auditSink(policy());
@@ -72,8 +76,9 @@ export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFol
     const data = { host, port, tls, content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
     const where = `syslog ${host}:${port} ${tls ? 'over TLS (verified)' : 'in plain TCP (loopback)'}`;
     try {
-      await sendBatch(syslogTarget(configured.sink), Buffer.alloc(0), DOCTOR_LIMITS);
-      return { check: 'audit sink', status: 'ok', detail: `sending to ${where}: ${backlog}`, data };
+      const record = testRecord(recordContext(), new Date());
+      await sendBatch(syslogTarget(configured.sink), frame(record), DOCTOR_LIMITS);
+      return { check: 'audit sink', status: 'ok', detail: `sending to ${where}, a test record taken: ${backlog}`, data };
     } catch (error) {
       return { check: 'audit sink', status: 'error', detail: `${where} unreachable: ${describeError(error)}; ${backlog}, kept until it answers`, data };
     }

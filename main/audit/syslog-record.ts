@@ -102,6 +102,12 @@ export function formatRecord(event: AuditEvent, context: RecordContext, content:
   return content === 'full' ? `${head} ${data} \uFEFF${fullText(payload, secrets)}` : `${head} ${data}`;
 }
 
+/** `ward doctor`'s test record (MSGID `doctor_test`, no event id): the receiver shows the sink works end to end. */
+export function testRecord(context: Omit<RecordContext, 'namespace'>, at: Date): string {
+  const data = `[${SD_ID} test="true" user="${escapeParamValue(context.user)}" wardVersion="${escapeParamValue(context.wardVersion)}"]`;
+  return `${PRI}1 ${at.toISOString()} ${header(context.hostname, 255)} ward ${header(context.procId, 128)} doctor_test ${data}`;
+}
+
 /** RFC 5425 §4.3: octet counting, the message's length in bytes, a space, the message. */
 export function frame(message: string): Buffer {
   const body = Buffer.from(message, 'utf8');

@@ -187,7 +187,7 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     expect(text).not.toContain(CONNECTION_SECRET);
   });
 
-  it('test_doctor_shows_the_sink_and_its_backlog_and_says_when_the_certificate_does_not_verify', async () => {
+  it('test_doctor_sends_a_test_record_rsyslog_receives_shows_the_backlog_and_says_when_the_certificate_does_not_verify', async () => {
     const { app, core, rsyslog, ca, journal } = await setup();
     journal(7);
     const probe = probeAuditSink(() => app.policy, core);
@@ -198,7 +198,9 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     await rsyslog.stop();
     await rsyslog.start();
     const ok = (await probe(core)) as { status: string; detail: string };
-    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\): 7 event\(s\) waiting, the oldest from 20/) });
-    expect(rsyslog.lines()).toEqual([]);
+    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\), a test record taken: 7 event\(s\) waiting, the oldest from 20/) });
+    // rsyslog got the test record, and no event: doctor moves no cursor.
+    expect(rsyslog.lines()).toEqual([expect.stringMatching(/^<110>1 20\S+ \S+ ward \d+ doctor_test \[ward@32473 test="true" user="[^"]+" wardVersion="[^"]+"\]$/)]);
+    expect(rsyslog.ids()).toEqual([]);
   });
 });
