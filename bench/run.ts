@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
+import { benchAuditDrain } from './audit-drain.js';
 import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchChanges } from './changes.js';
 import { benchColdStart } from './cold-start.js';
@@ -14,6 +15,7 @@ import { benchStreamPipeline } from './stream-pipeline.js';
 import { benchTurn } from './turn.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
+  auditDrain: benchAuditDrain,
   brokerOverhead: benchBrokerOverhead,
   changes: benchChanges,
   connections: benchConnections,
