@@ -3,6 +3,7 @@
  * namespace's journal as the outbox, the namespace's secrets for 'full' mode's redaction.
  */
 import os from 'node:os';
+import { journalEvent } from '../../common/events.js';
 import { AuditDelivery, syslogTarget, type AuditSource, type DeliveryOptions, type SyslogSink } from '../audit/delivery.js';
 import { frame, testRecord, type AuditContent, type RecordContext } from '../audit/syslog-record.js';
 import { sendBatch } from '../audit/syslog-sender.js';
@@ -27,7 +28,12 @@ export function auditSink(policy: AdminPolicy | null): { readonly sink: SyslogSi
 export function auditSources(folder: DataFolder, exports: () => ExportService): AuditSource[] {
   return folder.listNamespaces().map(({ name }) => {
     const store = folder.store(parseNamespace(name));
-    return { namespace: name, outbox: store.audit, secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts };
+    return {
+      namespace: name,
+      outbox: store.audit,
+      secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts,
+      note: (conversationId, change) => void store.journal.append(conversationId, journalEvent('audit_sink', change)),
+    };
   });
 }
 
