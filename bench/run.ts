@@ -13,6 +13,7 @@ import { benchSandboxTurn } from './sandbox-turn.js';
 import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 import { benchTurn } from './turn.js';
+import { benchTurnAuditSink } from './turn-audit.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   auditDrain: benchAuditDrain,
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   search: benchSearch,
   streamPipeline: benchStreamPipeline,
   turn: benchTurn,
+  turnAuditSink: benchTurnAuditSink,
   wardColdStart: benchColdStart,
 };
 
