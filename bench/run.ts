@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark, each against its baseline measured in the same run; JSON on stdout.
+import { benchAuditDrain } from './audit-drain.js';
 import { benchBrokerOverhead } from './broker-overhead.js';
 import { benchChanges } from './changes.js';
 import { benchColdStart } from './cold-start.js';
@@ -12,8 +13,10 @@ import { benchSandboxTurn } from './sandbox-turn.js';
 import { benchSearch } from './search.js';
 import { benchStreamPipeline } from './stream-pipeline.js';
 import { benchTurn } from './turn.js';
+import { benchTurnAuditSink } from './turn-audit.js';
 
 const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
+  auditDrain: benchAuditDrain,
   brokerOverhead: benchBrokerOverhead,
   changes: benchChanges,
   connections: benchConnections,
@@ -26,6 +29,7 @@ const BENCHMARKS: Record<string, () => Promise<Record<string, unknown>>> = {
   search: benchSearch,
   streamPipeline: benchStreamPipeline,
   turn: benchTurn,
+  turnAuditSink: benchTurnAuditSink,
   wardColdStart: benchColdStart,
 };
 

@@ -60,7 +60,7 @@ const STEPS: readonly (readonly [string, string, string])[] = [
   ['close (broker, gateway, sandbox, stores)', 'anchored', 'app-closed'],
 ];
 
-function timed(binary: string, args: readonly string[], env: Record<string, string>, cwd: string, input: string, isToken: (chunk: string) => boolean): Promise<Omit<Sample, 'marks'>> {
+export function timed(binary: string, args: readonly string[], env: Record<string, string>, cwd: string, input: string, isToken: (chunk: string) => boolean): Promise<Omit<Sample, 'marks'>> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let first: bigint | undefined;

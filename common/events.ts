@@ -283,6 +283,14 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
       undid: count.nullable(),
     }),
   ),
+  /**
+   * The audit sink (issue 28) stopped taking events, or took them again: one event per change of
+   * state (not per retry), in the conversation whose events were waiting, and itself sent later.
+   */
+  event(
+    'audit_sink',
+    z.strictObject({ state: z.enum(['failing', 'delivering']), failingSince: z.string(), reason: z.string().max(500).nullable(), waiting: count }),
+  ),
   /** A person settled an uncertain run (R8). */
   event('run_reconciled', z.strictObject({ state: runState, note: z.string() })),
 ]);

@@ -82,3 +82,11 @@ export function elicitationParts(event: EventOf<'elicitation_requested' | 'elici
       return [words('Request for input from '), foreign(event.payload.server), words(' — not shown, Ward refused it: '), foreign(event.payload.reason)];
   }
 }
+
+/** The audit sink's change of state (issue 28), in the one wording the chat, `ward` and transcripts use. */
+export function auditSinkLine({ payload }: EventOf<'audit_sink'>): string {
+  const waiting = `${payload.waiting} event(s) waiting`;
+  return payload.state === 'failing'
+    ? `Audit sink failing since ${payload.failingSince}: ${payload.reason ?? 'no reason given'} (${waiting}, kept until it takes them)`
+    : `Audit sink delivering again (failing since ${payload.failingSince}; ${waiting})`;
+}

@@ -3,10 +3,11 @@
  * namespace's journal as the outbox, the namespace's secrets for 'full' mode's redaction.
  */
 import os from 'node:os';
+import { journalEvent } from '../../common/events.js';
 import { AuditDelivery, otlpTarget, syslogTarget, type AuditSink, type AuditSource, type DeliveryOptions } from '../audit/delivery.js';
 import { resourceAttributes } from '../audit/otlp-record.js';
 import { exportLogs } from '../audit/otlp-sender.js';
-import type { AuditContent } from '../audit/syslog-record.js';
+import { frame, testRecord, type AuditContent, type RecordContext } from '../audit/syslog-record.js';
 import { sendBatch } from '../audit/syslog-sender.js';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
@@ -29,7 +30,12 @@ export function auditSink(policy: AdminPolicy | null): { readonly sink: AuditSin
 export function auditSources(folder: DataFolder, exports: () => ExportService): AuditSource[] {
   return folder.listNamespaces().map(({ name }) => {
     const store = folder.store(parseNamespace(name));
-    return { namespace: name, outbox: store.audit, secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts };
+    return {
+      namespace: name,
+      outbox: store.audit,
+      secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts,
+      note: (conversationId, change) => void store.journal.append(conversationId, journalEvent('audit_sink', change)),
+    };
   });
 }
 
@@ -45,7 +51,7 @@ export function auditDelivery(policy: AdminPolicy | null, folder: DataFolder, ex
   });
 }
 
-function recordContext() {
+function recordContext(): Omit<RecordContext, 'namespace'> {
   return { hostname: os.hostname(), user: osUserName(), procId: String(process.pid), wardVersion: wardVersion() };
 }
 
@@ -73,7 +79,7 @@ export function describeSink(sink: AuditSink): string {
 /** The doctor's bounds: a sink that accepts and never answers costs at most 15 s. */
 const DOCTOR_LIMITS = { connectMs: 5_000, writeMs: 5_000, closeMs: 5_000 };
 
-/** `ward doctor`: the sink answers (connect, TLS verified, and a clean close of an empty stream or an empty export answered 2xx), and the backlog's size and age. */
+/** `ward doctor`: the sink takes a test record (syslog: connect, TLS verified, the record, a clean close; OTLP: an export of no records answered 2xx), and the backlog's size and age. */
 export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFolder): DoctorProbe {
   return async (): Promise<DoctorCheck> => {
     const configured = auditSink(policy());
@@ -84,10 +90,9 @@ export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFol
     const data = { ...('syslog' in sink ? { host: sink.syslog.host, port: sink.syslog.port, tls: sink.syslog.tls } : { endpoint: sink.otlp.endpoint }), content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
     const where = describeSink(sink);
     try {
-      // Syslog: an empty stream closed cleanly; OTLP: an export of no records answered 2xx.
-      if ('syslog' in sink) await sendBatch(syslogTarget(sink.syslog), Buffer.alloc(0), DOCTOR_LIMITS);
+      if ('syslog' in sink) await sendBatch(syslogTarget(sink.syslog), frame(testRecord(recordContext(), new Date())), DOCTOR_LIMITS);
       else await exportLogs(otlpTarget(sink.otlp, DOCTOR_LIMITS), resourceAttributes(recordContext()), []);
-      return { check: 'audit sink', status: 'ok', detail: `sending to ${where}: ${backlog}`, data };
+      return { check: 'audit sink', status: 'ok', detail: `sending to ${where}${'syslog' in sink ? ', a test record taken' : ''}: ${backlog}`, data };
     } catch (error) {
       return { check: 'audit sink', status: 'error', detail: `${where} unreachable: ${describeError(error)}; ${backlog}, kept until it answers`, data };
     }

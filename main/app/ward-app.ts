@@ -99,7 +99,7 @@ export interface WardAppOptions {
   readonly run?: RunOptions;
   /** Where connection secrets are kept (default: settings.json of the data folder, the keychain). */
   readonly connectionStore?: OpenStoreOptions;
-  /** The audit sink's delivery bounds (default: 10 s connect, 30 s write, 10 s close, 500 events a batch). */
+  /** The audit sink's delivery bounds (default: 10 s connect, 30 s write, 10 s close, 2,000 events a batch). */
   readonly audit?: AuditTuning;
 }
 

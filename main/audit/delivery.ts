@@ -21,10 +21,20 @@ export interface SyslogSink {
   readonly caFile?: string;
 }
 
+/** A change of the sink's state: journaled once per change, so a sink dead for a week is one event, not one per retry. */
+export interface SinkStateChange {
+  readonly state: 'failing' | 'delivering';
+  readonly failingSince: string;
+  readonly reason: string | null;
+  readonly waiting: number;
+}
+
 /** One namespace's outbox and what its records say about it. */
 export interface AuditSource {
   readonly namespace: string;
   readonly outbox: AuditOutbox;
+  /** Journals a change of the sink's state in this conversation (whose events were waiting). */
+  readonly note?: (conversationId: string, change: SinkStateChange) => void;
   /** Secrets to redact in 'full' mode (read when a batch is sent). */
   readonly secrets: () => Promise<readonly string[]>;
 }
@@ -35,12 +45,12 @@ export interface DeliveryOptions {
   readonly sources: () => readonly AuditSource[];
   readonly context: Omit<RecordContext, 'namespace'>;
   readonly limits?: SendLimits;
-  /** Most events per batch (default 500): the loop's memory bound. */
+  /** Most events per batch (default 2,000: one TLS connection a batch, so fewer, bigger batches drain faster): the loop's memory bound. */
   readonly batchSize?: number;
   /** Wait when nothing is pending (default 2 s). */
   readonly idleMs?: number;
   readonly backoffMs?: { readonly first: number; readonly max: number };
-  /** Told of each failure (the app journals nothing of it: the failure is the sink's, not a run's). */
+  /** Told of each failure (the journal gets only the changes of state: AuditSource.note). */
   readonly onProblem?: (problem: string) => void;
   readonly random?: () => number;
 }
@@ -97,6 +107,10 @@ export class AuditDelivery {
   private sent = 0;
   private failures = 0;
   private lastProblem: string | null = null;
+  /** The batch being sent: where a failure is journaled. */
+  private inFlight: { readonly source: AuditSource; readonly conversationId: string } | undefined;
+  /** Since when sending fails, and where that was journaled (the recovery goes to the same place). */
+  private failing: { readonly since: string; readonly source: AuditSource; readonly conversationId: string } | null = null;
 
   private readonly send: BatchSender;
 
@@ -150,6 +164,10 @@ export class AuditDelivery {
         this.failures++;
         this.lastProblem = describeError(error);
         this.options.onProblem?.(this.lastProblem);
+        if (this.failing === null && this.inFlight !== undefined) {
+          this.failing = { since: new Date().toISOString(), ...this.inFlight };
+          this.note('failing', this.lastProblem);
+        }
         // Full jitter over an exponential ceiling: a fleet that lost its SIEM does not return in step.
         const ceiling = Math.min(max, first * 2 ** Math.min(attempt++, 20));
         await this.pause(ceiling / 2 + (ceiling / 2) * (this.options.random ?? Math.random)());
@@ -158,15 +176,25 @@ export class AuditDelivery {
   }
 
   private async sendNext(source: AuditSource): Promise<number> {
-    const events = source.outbox.pending(this.options.batchSize ?? 500);
+    const events = source.outbox.pending(this.options.batchSize ?? 2_000);
     if (events.length === 0) return 0;
     const secrets = this.options.content === 'full' ? await source.secrets() : [];
+    this.inFlight = { source, conversationId: events[0]!.conversationId };
     const context = { ...this.options.context, namespace: source.namespace };
     await this.send(events, context, secrets, this.abort.signal);
     source.outbox.advance(events, new Date());
     this.sent += events.length;
     this.lastProblem = null;
+    if (this.failing !== null) {
+      this.note('delivering', null);
+      this.failing = null;
+    }
     return events.length;
+  }
+
+  private note(state: SinkStateChange['state'], reason: string | null): void {
+    const { since, source, conversationId } = this.failing!;
+    source.note?.(conversationId, { state, failingSince: since, reason: reason?.slice(0, 500) ?? null, waiting: source.outbox.backlog().count });
   }
 
 

@@ -6,7 +6,7 @@
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
 import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
-import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
+import { auditSinkLine, decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { toolErrorSentence } from '../../common/tool-error.js';
 import { addTurn, dollars, NO_USAGE, totalLine, UsageTally, type TurnUsage } from '../../common/usage.js';
 import type { JournalEvent } from '../app/conversations.js';
@@ -93,6 +93,8 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
     }
     case 'model_retry':
       return retryLine(event);
+    case 'audit_sink':
+      return oneLine(auditSinkLine(event), 700);
     case 'model_substituted':
       return `the CLI asked the provider for ${oneLine(event.payload.requested, 200)}, not the run's model ${oneLine(event.payload.runModel, 200)} (the pinned CLI replaces some model names with others)`;
     case 'provider_error':
@@ -219,6 +221,7 @@ export function formatLive(event: JournalEvent, streamed: StreamedText = newStre
       return open ? { stream: 'stdout', text: '\n' } : null;
     }
     case 'diagnostic':
+    case 'audit_sink':
     case 'run_stopping':
     case 'model_retry':
     case 'model_substituted':

@@ -6,7 +6,7 @@
  */
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { FileChange, JournalEventBody, UnreadableEvent } from '../../common/events.js';
-import { decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
+import { auditSinkLine, decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
 import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
@@ -65,6 +65,20 @@ function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'f
   return { kind: 'tool', at, tool: event.type === 'files_changed' ? 'Files changed' : 'Files rewound', detail: filesDetail(summary, event.payload.changes, seq, diffOf) };
 }
 
+/** The one-line notices that need nothing but their own event. */
+function noticeText(event: Extract<JournalEventBody, { type: 'run_reconciled' | 'diagnostic' | 'audit_sink' | 'model_substituted' }>): string {
+  switch (event.type) {
+    case 'run_reconciled':
+      return `Reconciled as ${event.payload.state}: ${event.payload.note}`;
+    case 'diagnostic':
+      return event.payload.detail;
+    case 'audit_sink':
+      return auditSinkLine(event);
+    case 'model_substituted':
+      return `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}`;
+  }
+}
+
 function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Generator<Entry> {
   const rewound = (seq: number) => (meta.rewound ?? []).some((range) => seq >= range.from && seq <= range.to);
   const usage = new UsageTally();
@@ -113,16 +127,13 @@ function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Gene
         if (event.payload.state !== 'succeeded') yield { kind: 'notice', at, text: `Run ${event.payload.state}${event.payload.reason === null ? '' : `: ${event.payload.reason}`}` };
         break;
       case 'run_reconciled':
-        yield { kind: 'notice', at, text: `Reconciled as ${event.payload.state}: ${event.payload.note}` };
+      case 'diagnostic':
+      case 'audit_sink':
+      case 'model_substituted':
+        yield { kind: 'notice', at, text: noticeText(event) };
         break;
       case 'model_call':
         if (event.payload.status >= 400 || event.payload.status === 0) yield { kind: 'notice', at, text: `The model provider ${event.payload.problem ?? `answered HTTP ${event.payload.status}`}` };
-        break;
-      case 'diagnostic':
-        yield { kind: 'notice', at, text: event.payload.detail };
-        break;
-      case 'model_substituted':
-        yield { kind: 'notice', at, text: `The CLI asked the provider for ${event.payload.requested}, not the run's model ${event.payload.runModel}` };
         break;
       case 'files_changed':
       case 'files_untracked':

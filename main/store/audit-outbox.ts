@@ -20,26 +20,33 @@ export interface Backlog {
   readonly oldest: string | null;
 }
 
-type Row = [string, number, string | null, string, string, string, string, string, number];
+/** conversation_id, seq, run_id, type, payload, created_at, hash */
+type Row = [string, number, string | null, string, string, string, string];
+/** A conversation the sink has not taken all of: id, cursor, agent_id, agent_version. */
+type Behind = [string, number, string, number];
 
 /**
  * Issue 28: the journal as the audit sink's outbox. The cursor moves only forward and only after
  * the sink took a batch, so what was not taken is sent again (at-least-once), after a restart too.
  */
 export class AuditOutbox {
-  private readonly selectPending: Statement<[number], Row>;
+  private readonly selectBehind: Statement<[], Behind>;
+  private readonly selectEvents: Statement<[string, number, number], Row>;
   private readonly upsert: Statement<[string, number, string]>;
   private readonly selectBacklog: Statement<[], { count: number | null }>;
   private readonly selectOldest: Statement<[], { oldest: string | null }>;
 
   constructor(private readonly db: Database) {
-    this.selectPending = db
-      .prepare<[number], Row>(
-        `SELECT e.conversation_id, e.seq, e.run_id, e.type, e.payload, e.created_at, e.hash, c.agent_id, c.agent_version
-         FROM conversations c LEFT JOIN audit_cursor a ON a.conversation_id = c.id
-         JOIN events e ON e.conversation_id = c.id AND e.seq > COALESCE(a.seq, 0)
-         WHERE c.last_seq > COALESCE(a.seq, 0) ORDER BY c.created_at, c.id, e.seq LIMIT ?`,
+    // Two steps, each on an index: one query over every event joined and sorted took ~0.4 s a
+    // batch with 100,000 events waiting (bench/audit-drain.ts).
+    this.selectBehind = db
+      .prepare<[], Behind>(
+        `SELECT c.id, COALESCE(a.seq, 0), c.agent_id, c.agent_version FROM conversations c LEFT JOIN audit_cursor a ON a.conversation_id = c.id
+         WHERE c.last_seq > COALESCE(a.seq, 0) ORDER BY c.created_at, c.id`,
       )
+      .raw(true);
+    this.selectEvents = db
+      .prepare<[string, number, number], Row>('SELECT conversation_id, seq, run_id, type, payload, created_at, hash FROM events WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .raw(true);
     this.upsert = db.prepare(
       'INSERT INTO audit_cursor (conversation_id, seq, sent_at) VALUES (?, ?, ?) ON CONFLICT (conversation_id) DO UPDATE SET seq = max(seq, excluded.seq), sent_at = excluded.sent_at',
@@ -53,9 +60,14 @@ export class AuditOutbox {
 
   /** The next events the sink has not taken, oldest conversation first, at most `limit`. */
   pending(limit: number): OutboxEvent[] {
-    return this.selectPending.all(limit).map(([conversationId, seq, runId, type, payload, createdAt, hash, agentId, agentVersion]) => ({
-      conversationId, seq, runId, type, payload, createdAt, hash, agentId, agentVersion,
-    }));
+    const events: OutboxEvent[] = [];
+    for (const [id, after, agentId, agentVersion] of this.selectBehind.all()) {
+      for (const [conversationId, seq, runId, type, payload, createdAt, hash] of this.selectEvents.all(id, after, limit - events.length)) {
+        events.push({ conversationId, seq, runId, type, payload, createdAt, hash, agentId, agentVersion });
+      }
+      if (events.length >= limit) break;
+    }
+    return events;
   }
 
   /** Records that the sink took these events (in one transaction; the cursor never moves back). */

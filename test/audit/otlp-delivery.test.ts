@@ -41,6 +41,10 @@ interface Setup {
   readonly endpoint: string;
   /** Appends `count` events (a prompt with the canary, a decision, a usage, in turn); returns every event hash journaled so far. */
   journal(count: number): string[];
+  /** Every event's hash in the journal, the audit sink's own events included. */
+  everyHash(): string[];
+  /** The audit sink's changes of state the journal holds. */
+  sinkEvents(): unknown[];
   backlog(): number;
 }
 
@@ -87,29 +91,32 @@ describe('audit sink: OTLP/HTTP protobuf through the OpenTelemetry SDK exporter'
   });
 
   it('test_a_collector_answering_503_at_first_gets_the_whole_backlog_once_it_answers_200', async () => {
-    const { app, receiver, journal, backlog } = await setup({ answer: (index) => (index < 4 ? 503 : 200), tuning: { batchSize: 20 } });
-    const journaled = journal(60);
+    const { app, receiver, journal, backlog, everyHash, sinkEvents } = await setup({ answer: (index) => (index < 4 ? 503 : 200), tuning: { batchSize: 20 } });
+    journal(60);
     const delivery = app.startAudit()!;
     await waitFor(() => backlog() === 0, 'the backlog to drain past the 503s');
     expect(receiver.requests.filter((request) => request.status === 503)).toHaveLength(4);
     // A batch answered 503 carried events; they were sent again, and every event was taken once.
     expect(receiver.requests[0]!.records.length).toBeGreaterThan(0);
-    expectExactlyOnceAfterDedupe(uids(receiver.accepted()), journaled);
-    expect(uids(receiver.accepted())).toHaveLength(journaled.length);
-    expect(delivery.status().sent).toBe(journaled.length);
+    // The outage is journaled once each way (failing, delivering), and those events are sent too.
+    expect(sinkEvents()).toMatchObject([{ state: 'failing' }, { state: 'delivering' }]);
+    expectExactlyOnceAfterDedupe(uids(receiver.accepted()), everyHash());
+    expect(uids(receiver.accepted())).toHaveLength(everyHash().length);
+    expect(delivery.status().sent).toBe(everyHash().length);
   });
 
   it('test_a_certificate_that_does_not_verify_is_refused_and_the_backlog_kept_until_a_good_one', async () => {
-    const { app, receiver, ca, journal, backlog } = await setup({ stranger: true });
-    const journaled = journal(30);
+    const { app, receiver, ca, journal, backlog, everyHash } = await setup({ stranger: true });
+    journal(30);
     const delivery = app.startAudit()!;
     await waitFor(() => delivery.status().failures >= 2, 'refused handshakes');
     expect(delivery.status().lastProblem).toMatch(/certificate/i);
     expect(receiver.requests).toEqual([]);
-    expect(backlog()).toBe(30);
+    // The 30 events and the one that says the sink is failing.
+    expect(backlog()).toBe(31);
     receiver.useCertificate(ca);
     await waitFor(() => backlog() === 0, 'the kept backlog to drain');
-    expectExactlyOnceAfterDedupe(uids(receiver.accepted()), journaled);
+    expectExactlyOnceAfterDedupe(uids(receiver.accepted()), everyHash());
   });
 
   it('test_a_collector_that_accepts_and_never_answers_costs_a_bounded_time_and_keeps_the_backlog', async () => {
@@ -127,7 +134,7 @@ describe('audit sink: OTLP/HTTP protobuf through the OpenTelemetry SDK exporter'
     const delivery = app.startAudit()!;
     await waitFor(() => delivery.status().failures >= 3, 'three bounded attempts');
     expect(delivery.status().lastProblem).toMatch(/^the audit sink https:\/\/localhost:\d+: .*time/i);
-    expect(backlog()).toBe(10);
+    expect(backlog()).toBe(11);
     await delivery.stop();
   });
 

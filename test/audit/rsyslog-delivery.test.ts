@@ -41,6 +41,10 @@ interface Setup {
   readonly ca: TestCa;
   /** Appends `count` events (mixed types, a canary prompt among them); returns every event hash journaled so far. */
   journal(count: number): string[];
+  /** Every event's hash in the journal, the audit sink's own events included. */
+  everyHash(): string[];
+  /** The audit sink's changes of state the journal holds. */
+  sinkEvents(): unknown[];
   backlog(): number;
 }
 
@@ -81,19 +85,20 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
   });
 
   it('test_a_receiver_down_at_first_gets_the_whole_backlog_once_it_is_up', async () => {
-    const { app, rsyslog, journal, backlog } = await setup();
+    const { app, rsyslog, journal, backlog, everyHash } = await setup();
     journal(50);
     const delivery = app.startAudit()!;
     await waitFor(() => delivery.status().failures >= 2, 'failed attempts while rsyslog is down');
-    expect(backlog()).toBe(50);
+    // The 50 events and the journaled failure.
+    expect(backlog()).toBe(51);
     await rsyslog.start();
-    const journaled = journal(50);
+    journal(50);
     await waitFor(() => backlog() === 0, 'the backlog to drain');
-    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), everyHash());
   });
 
   it('test_a_receiver_killed_mid_batch_gets_every_event_after_its_restart_ids_unique', async () => {
-    const { app, rsyslog, journal, backlog } = await setup({ tuning: { batchSize: 5_000 } });
+    const { app, rsyslog, journal, backlog, everyHash } = await setup({ tuning: { batchSize: 5_000 } });
     await rsyslog.start();
     const journaled = journal(20_000);
     app.startAudit();
@@ -104,22 +109,31 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     expect(backlog()).toBeGreaterThan(0);
     await rsyslog.start();
     await waitFor(() => backlog() === 0, 'the backlog to drain after the restart', 60_000);
-    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+    // The events, and the sink's failure and recovery journaled meanwhile.
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), everyHash());
+    expect(everyHash()).toHaveLength(journaled.length + 2);
   });
 
-  it('test_a_certificate_that_does_not_verify_is_refused_and_the_backlog_kept_until_a_good_one', async () => {
-    const { app, rsyslog, ca, journal, backlog } = await setup();
+  it('test_a_certificate_that_does_not_verify_is_refused_journaled_once_and_the_backlog_kept_until_a_good_one', async () => {
+    const { app, rsyslog, ca, journal, backlog, everyHash, sinkEvents } = await setup();
     await rsyslog.start({ certFile: ca.strangerCertFile, keyFile: ca.strangerKeyFile });
-    const journaled = journal(30);
+    journal(30);
     const delivery = app.startAudit()!;
-    await waitFor(() => delivery.status().failures >= 2, 'refused handshakes');
+    await waitFor(() => delivery.status().failures >= 4, 'refused handshakes');
     expect(delivery.status().lastProblem).toMatch(/certificate/i);
     expect(rsyslog.ids()).toEqual([]);
-    expect(backlog()).toBe(30);
+    // Four refusals, one event: the change of state, hash-chained like every event, waiting with the rest.
+    expect(sinkEvents()).toEqual([{ state: 'failing', failingSince: expect.stringMatching(/^20/), reason: expect.stringMatching(/certificate/i), waiting: 30 }]);
+    expect(backlog()).toBe(31);
+    expect(app.folder.store(parseNamespace('default')).journal.verify(app.folder.store(parseNamespace('default')).conversations.list()[0]!.id)).toMatchObject({ ok: true });
     await rsyslog.stop();
     await rsyslog.start();
-    await waitFor(() => backlog() === 0, 'the kept backlog to drain');
-    expectExactlyOnceAfterDedupe(rsyslog.ids(), journaled);
+    await waitFor(() => backlog() === 0 && sinkEvents().length === 2, 'the kept backlog and the recovery to be delivered');
+    const [failing] = sinkEvents() as Array<{ failingSince: string }>;
+    expect(sinkEvents()[1]).toEqual({ state: 'delivering', failingSince: failing!.failingSince, reason: null, waiting: expect.any(Number) });
+    // The sink's own events reached rsyslog too.
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), everyHash());
+    expect(rsyslog.lines().filter((line) => line.includes(' audit_sink ')).map((line) => /state="(\w+)"/.exec(line)?.[1])).toEqual(['failing', 'delivering']);
   });
 
   it('test_a_sink_that_accepts_and_never_answers_costs_a_bounded_time_and_keeps_the_backlog', async () => {
@@ -132,12 +146,13 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     });
-    const { app, journal, backlog } = await setup({ tuning: { limits: { connectMs: 200, writeMs: 200, closeMs: 200 } }, port });
+    const { app, journal, backlog, sinkEvents } = await setup({ tuning: { limits: { connectMs: 200, writeMs: 200, closeMs: 200 } }, port });
     journal(10);
     const delivery = app.startAudit()!;
     await waitFor(() => delivery.status().failures >= 3, 'three bounded attempts');
     expect(delivery.status().lastProblem).toContain('did not connect within 200 ms');
-    expect(backlog()).toBe(10);
+    expect(backlog()).toBe(11);
+    expect(sinkEvents()).toEqual([{ state: 'failing', failingSince: expect.any(String), reason: expect.stringContaining('did not connect within 200 ms'), waiting: 10 }]);
     await delivery.stop();
   });
 
@@ -158,7 +173,7 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     expect(text).not.toContain(CONNECTION_SECRET);
   });
 
-  it('test_doctor_shows_the_sink_and_its_backlog_and_says_when_the_certificate_does_not_verify', async () => {
+  it('test_doctor_sends_a_test_record_rsyslog_receives_shows_the_backlog_and_says_when_the_certificate_does_not_verify', async () => {
     const { app, core, rsyslog, ca, journal } = await setup();
     journal(7);
     const probe = probeAuditSink(() => app.policy, core);
@@ -169,7 +184,9 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     await rsyslog.stop();
     await rsyslog.start();
     const ok = (await probe(core)) as { status: string; detail: string };
-    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\): 7 event\(s\) waiting, the oldest from 20/) });
-    expect(rsyslog.lines()).toEqual([]);
+    expect(ok).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^sending to syslog localhost:\d+ over TLS \(verified\), a test record taken: 7 event\(s\) waiting, the oldest from 20/) });
+    // rsyslog got the test record, and no event: doctor moves no cursor.
+    expect(rsyslog.lines()).toEqual([expect.stringMatching(/^<110>1 20\S+ \S+ ward \d+ doctor_test \[ward@32473 test="true" user="[^"]+" wardVersion="[^"]+"\]$/)]);
+    expect(rsyslog.ids()).toEqual([]);
   });
 });

@@ -23,6 +23,10 @@ export interface AuditWard {
   readonly core: DataFolder;
   /** Appends `count` mixed events; returns every event hash journaled so far. */
   journal(count: number): string[];
+  /** Every event's hash in the journal, the audit sink's own events included. */
+  everyHash(): string[];
+  /** The audit sink's changes of state the journal holds. */
+  sinkEvents(): unknown[];
   backlog(): number;
   close(): Promise<void>;
 }
@@ -48,6 +52,8 @@ export function auditWard(home: string, { sink, content, tuning, modelKey, promp
       hashes.push(...store.journal.appendMany(conversation.id, mixedAuditEvents(count, promptCanary)).map((event) => event.hash));
       return [...hashes];
     },
+    everyHash: () => [...store.journal.read(conversation.id)].map((event) => event.hash),
+    sinkEvents: () => [...store.journal.read(conversation.id)].filter((event) => event.type === 'audit_sink').map((event) => event.payload),
     backlog: () => store.audit.backlog().count,
     async close() {
       await app.close();

@@ -9,6 +9,7 @@
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
 import { changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
+import { auditSinkLine } from '../../../common/journal-words.js';
 import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
 
@@ -239,6 +240,7 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
     setModelLine(fold, place, modelLine(fold, place.runId), 'info', escapeLineForWindow(`Retrying the model (${attempt} of ${maxRetries})${status === null ? '' : ` after HTTP ${status}`}`, 200), attempt),
   model_substituted: (fold, { payload }, place) =>
     notice(fold, place, 'warning', escapeLineForWindow(`The CLI asked the provider for ${payload.requested}, not this chat's model ${payload.runModel}.`, 500)),
+  audit_sink: (fold, event, place) => notice(fold, place, event.payload.state === 'failing' ? 'warning' : 'info', escapeLineForWindow(auditSinkLine(event), 600)),
   provider_error: (fold, { payload }, place) => notice(fold, place, 'warning', escapeLineForWindow(`The model call failed: ${payload.text}`, 500)),
   elicitation_answered: (fold, { payload: { server, action, by } }, place) =>
     notice(fold, place, 'info', escapeLineForWindow(`The server ${server} asked for input: ${ELICITATION_OUTCOME[action]}${ELICITATION_BY[by]}`, 300)),
