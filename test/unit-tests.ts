@@ -78,5 +78,6 @@ export const unitTestFiles: readonly string[] = [
   'test/store/tamper-every-event.test.ts',
   'test/upstreams/answer-framing.test.ts',
   'test/upstreams/elicitation.test.ts',
+  'test/upstreams/sign-in-again.test.ts',
   'test/upstreams/tool-headers.test.ts',
 ];

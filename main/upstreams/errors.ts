@@ -11,6 +11,9 @@ import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { WardError } from '../base/errors.js';
 import { UpstreamError } from './upstream-error.js';
 
+/** Where a person signs a connection in again, for the desktop and the terminal alike: the text reaches both (and the model). */
+const SIGN_IN_WHERE = `sign in on the desktop's Connections page, or with "ward connections login"`;
+
 export { failedOutcome, UpstreamError } from './upstream-error.js';
 
 export interface ClassifyContext {
@@ -88,11 +91,11 @@ export function classifyUpstreamError(error: unknown, context: ClassifyContext =
     if (item instanceof WardError && NOT_SIGNED_IN.has(item.code)) return new UpstreamError('not_signed_in', item.message, { cause: error });
   }
   const closed = (): UpstreamError => context.ended ?? new UpstreamError('closed', '', { cause: error });
-  if (error instanceof UnauthorizedError || error instanceof SignInUnauthorizedError) return new UpstreamError('not_signed_in', 'sign in again with "ward connections login"', { cause: error });
+  if (error instanceof UnauthorizedError || error instanceof SignInUnauthorizedError) return new UpstreamError('not_signed_in', SIGN_IN_WHERE, { cause: error });
   // The authorization server refused a refresh or the client (revoked grant, deleted registration): only a new sign-in helps.
   if (error instanceof OAuthError) {
     const oauthCode = /^[a-z_]{1,64}$/.test(error.errorCode) ? error.errorCode : 'oauth_error';
-    return new UpstreamError('not_signed_in', `the authorization server answered ${oauthCode}; sign in again with "ward connections login"`, { cause: error });
+    return new UpstreamError('not_signed_in', `the authorization server answered ${oauthCode}; ${SIGN_IN_WHERE}`, { cause: error });
   }
   // A failed probe carries why (a refused connection, say) as its cause.
   if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && error.cause !== undefined) return classifyUpstreamError(error.cause, context);

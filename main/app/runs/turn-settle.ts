@@ -44,7 +44,7 @@ export function decideOutcome(end: TurnEnd): Outcome {
     if (result.errors.some((error) => error.includes(NO_CONVERSATION))) {
       return {
         state: 'failed',
-        reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation with --new",
+        reason: "the CLI's native transcript for this conversation is missing (No conversation found); Ward never starts a new conversation silently: start a new conversation (New chat in the desktop, ward run --new in a terminal)",
       };
     }
     // The CLI's errors and text can quote the provider, which may echo the key.
