@@ -190,6 +190,19 @@ export interface PolicyView {
   readonly warnings: readonly string[];
   /** Any problem here and Ward refuses runs. */
   readonly errors: readonly string[];
+  /** Where the policy's audit sink sends every event, and what waits for it; null when it names none. */
+  readonly audit?: AuditSinkView | null;
+}
+
+/** The audit sink as the Policy page shows it: "Audit: sending to … — N waiting". */
+export interface AuditSinkView {
+  /** "syslog siem.corp:6514 over TLS (verified)", "OTLP https://otel.corp/v1/logs (TLS verified)". */
+  readonly where: string;
+  readonly waiting: number;
+  /** When the oldest waiting event was journaled. */
+  readonly oldest: string | null;
+  /** Why the last send failed, while it has not succeeded since; null when delivering (or not yet tried). */
+  readonly problem: string | null;
 }
 
 /** What "Test connection" found: the provider reached with the namespace's model and credential, or why not. */

@@ -14,6 +14,7 @@ import { describeError } from '../base/errors.js';
 import { SecretScanner } from '../export/secret-scan.js';
 import { parseNamespace } from '../namespaces/namespace.js';
 import { osUserName, policySetting, type AdminPolicy } from '../policy/policy.js';
+import type { AuditSinkView } from '../../common/views.js';
 import type { DataFolder } from '../store/data-folder.js';
 import type { ExportService } from './exports.js';
 import { wardVersion } from './version.js';
@@ -68,6 +69,15 @@ function backlogs(folder: DataFolder): { count: number; oldest: string | null; u
     }
   }
   return total;
+}
+
+/** The Policy page's line: where events go, what waits (read-only, as doctor reads it) and the loop's last problem. */
+export function auditSinkView(policy: AdminPolicy | null, folder: DataFolder, loop: AuditDelivery | null | undefined): AuditSinkView | null {
+  const configured = auditSink(policy);
+  if (configured === null) return null;
+  const waiting = backlogs(folder);
+  const status = loop?.status();
+  return { where: describeSink(configured.sink), waiting: waiting.count, oldest: waiting.oldest, problem: status === undefined || status.lastProblem === null ? null : status.lastProblem };
 }
 
 /** Where events go, as doctor says it: "syslog siem.corp:6514 over TLS (verified)", "OTLP https://otel.corp/v1/logs (TLS verified)". */

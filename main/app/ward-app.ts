@@ -24,7 +24,7 @@ import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
 import type { AuditDelivery } from '../audit/delivery.js';
-import { auditDelivery, type AuditTuning } from './audit.js';
+import { auditDelivery, auditSinkView, type AuditTuning } from './audit.js';
 import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
@@ -157,8 +157,8 @@ export class WardApp {
 
   /** The policy this app runs under, key by key; read once, so changes apply at the next start. */
   policyView(): PolicyView {
-    void this.policy;
-    return policyView(this.loadedPolicy!.reading);
+    const policy = this.policy;
+    return { ...policyView(this.loadedPolicy!.reading), audit: auditSinkView(policy, this.folder, this.auditLoop) };
   }
 
   private loadPolicy(): { value: AdminPolicy | null; reading: PolicyReading } {

@@ -32,10 +32,11 @@ import { useWindowKeys } from './state/use-window-keys.js';
 
 export function App({ api }: { api: WardApi }) {
   const router = usePushRouter(api);
-  const policy = usePolicy(api);
   const { error, fail, dismiss } = useWindowError();
   const namespaces = useNamespaces(api, fail);
   const [place, go] = usePlace(namespaces);
+  // Read again each time the Policy page opens: its audit line says what waits now.
+  const policy = usePolicy(api, place.page === 'policy');
   // Nothing is asked of a namespace before main has said it is one this Ward offers.
   const scope = { ready: namespaces.some((ns) => ns.name === place.namespace), namespace: place.namespace };
   const sessions = useSessionsPane(go);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/rsyslog.js';
 import { policyFile } from '../support/system-policy.js';
-import { useUiSuite } from './harness/harness.js';
+import { publishToolAgent, startChat, useUiSuite } from './harness/harness.js';
 import { auditScreen } from './harness/axe.js';
 
 const suite = useUiSuite();
@@ -54,5 +55,22 @@ describe('the desktop under an admin policy, in real Chromium', () => {
     // A managed connection in a file WARD_POLICY names adds, so it is ignored (the Policy page warned): none is listed.
     await expect(page.getByTestId('connection').count()).resolves.toBe(0);
     await auditScreen(page, 'connections-managed');
+  });
+
+  it('test_the_policy_page_says_where_the_audit_sink_sends_how_many_events_wait_and_why_they_are_not_delivered', async () => {
+    // A loopback port nothing listens on: the sink refuses every batch, and the events wait.
+    const port = await freePort();
+    const file = policyFile({ reason: 'Example Corp IT', auditSink: { syslog: { host: '127.0.0.1', port, tls: false } } });
+    const harness = await suite.start({ env: { WARD_POLICY: file, WARD_SANDBOX: 'off' }, script: [{ blocks: [{ type: 'text', text: 'Logged.' }] }] });
+    await publishToolAgent(harness);
+    const page = await harness.open();
+    await startChat(page, 'tooly', 'say something for the audit');
+    await page.getByText('Logged.').first().waitFor();
+
+    await page.getByRole('button', { name: 'Policy' }).click();
+    const line = page.getByTestId('audit-sink');
+    await line.waitFor();
+    await expect(line.textContent()).resolves.toMatch(new RegExp(`^Audit: sending to syslog 127\\.0\\.0\\.1:${port} in plain TCP \\(loopback\\) — [1-9]\\d* waiting, the oldest from .+ · not delivering: .*(refused|ECONNREFUSED)`));
+    await auditScreen(page, 'policy-audit-failing');
   });
 });

@@ -4,14 +4,14 @@ import type { WardApi } from '../../../preload/contract.js';
 import type { PolicySettingView, PolicyView } from '../../../common/views.js';
 import { unwrap } from '../api.js';
 
-/** The policy this Ward started with (main reads it once); null until it arrives. */
-export function usePolicy(api: WardApi): PolicyView | null {
+/** The policy this Ward started with (main reads it once), read again when `fresh` turns true; null until it arrives. */
+export function usePolicy(api: WardApi, fresh = false): PolicyView | null {
   const [policy, setPolicy] = useState<PolicyView | null>(null);
   useEffect(() => {
     unwrap(api.policy.get({}))
       .then(setPolicy)
       .catch(() => setPolicy(null));
-  }, [api]);
+  }, [api, fresh]);
   return policy;
 }
 

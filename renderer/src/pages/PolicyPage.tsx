@@ -1,5 +1,5 @@
 /** Every admin policy key with its value, level and source, like chrome://policy. */
-import type { PolicyView } from '../../../common/views.js';
+import type { AuditSinkView, PolicyView } from '../../../common/views.js';
 import { LockIcon } from '../components/ManagedLock.js';
 
 export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
@@ -9,6 +9,7 @@ export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
       <h1>Policy</h1>
       <p>{policy.sources.length === 0 ? 'No policy: nothing on this computer is managed by an organization.' : `Managed by your organization, from ${policy.sources.join(', ')}.`}</p>
       <p className="muted">Changes to the policy take effect when Ward next starts.</p>
+      {policy.audit != null && <AuditLine audit={policy.audit} />}
       {policy.errors.map((error) => (
         <div key={error} className="banner banner-error" role="alert">
           {error}
@@ -51,5 +52,16 @@ export function PolicyPage({ policy }: { readonly policy: PolicyView | null }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** "Audit: sending to siem.corp — 0 waiting": where the organization's copy of every event goes, and whether it keeps up. */
+function AuditLine({ audit }: { readonly audit: AuditSinkView }) {
+  const waiting = `${audit.waiting} waiting${audit.oldest === null ? '' : `, the oldest from ${new Date(audit.oldest).toLocaleString()}`}`;
+  return (
+    <p data-testid="audit-sink" role="status" className={audit.problem === null ? undefined : 'banner banner-error'}>
+      Audit: sending to {audit.where} — {waiting}
+      {audit.problem !== null && <> · not delivering: {audit.problem}</>}
+    </p>
   );
 }
