@@ -36,6 +36,15 @@ export const PATCHES = [
       ['export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false) {\n    const cwd = process.cwd();\n', 'export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false, cwd = process.cwd()) { // Ward: the folder as an argument (scripts/patch-dependencies.mjs)\n'],
       ["async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal) {\n    const cwd = process.cwd();\n", "export async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal, cwd = process.cwd()) { // Ward: exported, the folder as an argument\n"],
       ['    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig);\n', '    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig, cwd); // Ward: the scanned folder\n'],
+      // A read grant bound back over a read-denied region after the write paths inside it (a workspace
+      // under a folder granted for reading) made those write paths read-only: the run could not
+      // write its own workspace, and bubblewrap could not make the mount points of the built-in
+      // denies there ("Can't create file … Read-only file system"). Write paths a read path covers
+      // are bound again, on top.
+      [
+        '        logForDebugging(`[Sandbox Linux] Re-allowed read access within denied region: ${allowPath}`);\n    }\n    return { restoredWrites, restoredReads };\n',
+        '        logForDebugging(`[Sandbox Linux] Re-allowed read access within denied region: ${allowPath}`);\n    }\n    for (const w of restoredWrites) if (restoredReads.some(r => r.dest !== w.dest && isAtOrUnder(w.dest, r.dest))) args.push(\'--bind\', w.source, w.dest); // Ward: write paths a read path covers stay writable (scripts/patch-dependencies.mjs)\n    return { restoredWrites, restoredReads };\n',
+      ],
     ],
   },
 ];
