@@ -55,8 +55,9 @@ export interface HttpConnectionSpec {
 
 export type ConnectionSpec = StdioConnectionSpec | HttpConnectionSpec;
 
-function invalid(field: string, message: string): WardError {
-  return new WardError('invalid_config', `connection ${field}: ${message}`);
+/** `desktop`: the same refusal without the terminal's commands and flags, where the message names one. */
+function invalid(field: string, message: string, desktop?: string): WardError {
+  return new WardError('invalid_config', `connection ${field}: ${message}`, desktop === undefined ? undefined : { desktop: `connection ${field}: ${desktop}` });
 }
 
 function shown(value: unknown): string {
@@ -80,16 +81,19 @@ function hasControl(value: string): boolean {
   return /[\u0000-\u001f\u007f]/.test(value);
 }
 
-function serverUrlProblem(refusal: UrlRefusal, raw: string): string {
+function serverUrlProblem(refusal: UrlRefusal, raw: string): { readonly message: string; readonly desktop?: string } {
   switch (refusal.reason) {
     case 'not_a_url':
-      return `${shown(raw)} is not a URL`;
+      return { message: `${shown(raw)} is not a URL` };
     case 'scheme':
-      return `${shown(raw)} must use https`;
+      return { message: `${shown(raw)} must use https` };
     case 'credentials':
-      return 'the URL must not carry a user name or password (sign in with "ward connections login")';
+      return { message: 'the URL must not carry a user name or password (sign in with "ward connections login")', desktop: 'the URL must not carry a user name or password (add the connection, then sign in to it)' };
     case 'insecure_http':
-      return `${shown(raw)} uses plain http to a non-loopback host; use https, or pass --allow-insecure-http if you accept that anyone on the network can read and change the traffic`;
+      return {
+        message: `${shown(raw)} uses plain http to a non-loopback host; use https, or pass --allow-insecure-http if you accept that anyone on the network can read and change the traffic`,
+        desktop: `${shown(raw)} uses plain http to a non-loopback host, where anyone on the network can read and change the traffic; use https`,
+      };
   }
 }
 
@@ -101,7 +105,10 @@ export function parseServerUrl(raw: unknown, allowInsecureHttp: boolean, field =
   if (typeof raw !== 'string' || raw.length === 0) throw invalid(field, 'a URL is required');
   if (raw.length > MAX_URL_LENGTH) throw invalid(field, `the URL is longer than ${MAX_URL_LENGTH} characters`);
   if (hasControl(raw)) throw invalid(field, 'the URL contains control characters');
-  const url = requireServerUrl(raw, allowInsecureHttp, (refusal) => invalid(field, serverUrlProblem(refusal, raw)));
+  const url = requireServerUrl(raw, allowInsecureHttp, (refusal) => {
+    const { message, desktop } = serverUrlProblem(refusal, raw);
+    return invalid(field, message, desktop);
+  });
   if (url.hash !== '') throw invalid(field, 'the URL must not have a fragment');
   return url;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exposedToolName, parseConnectionSpec, unusableToolName } from '../../main/connections/config.js';
+import { exposedToolName, parseConnectionSpec, parseServerUrl, unusableToolName } from '../../main/connections/config.js';
 
 const fails = (input: unknown): string => {
   try {
@@ -65,3 +65,24 @@ describe('connection configuration', () => {
     expect(unusableToolName('files', 'read')).toBeUndefined();
   });
 });
+
+describe('a refused server URL in the desktop (issue 31)', () => {
+  it('test_plain_http_and_a_url_with_a_password_are_refused_without_a_terminal_flag_or_command_in_the_desktops_words', () => {
+    for (const [raw, cli] of [
+      ['http://mcp.example.com/mcp', /--allow-insecure-http/],
+      ['https://user:pw@mcp.example.com/mcp', /ward connections login/],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        parseServerUrl(raw, false);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ code: 'invalid_config', message: expect.stringMatching(cli) });
+      const desktop = (thrown as { desktop?: string }).desktop;
+      expect(desktop).toMatch(/^connection url: /);
+      expect(desktop).not.toMatch(/--|\bward /);
+    }
+  });
+});
+
