@@ -7,13 +7,11 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WardApp } from '../../main/app/ward-app.js';
 import { probeAuditSink, type AuditTuning } from '../../main/app/audit.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import type { DataFolder } from '../../main/store/data-folder.js';
 import { OtlpReceiver, type DecodedRecord } from '../support/otlp-receiver.js';
 import { makeTestCa, type TestCa } from '../support/rsyslog.js';
-import { auditWard, expectExactlyOnceAfterDedupe } from '../support/audit-events.js';
+import { auditWard, expectExactlyOnceAfterDedupe, type AuditWard } from '../support/audit-events.js';
 import { tempDir } from '../support/temp.js';
 import { until } from '../support/wait.js';
 
@@ -33,19 +31,10 @@ afterEach(async () => {
 /** Generous under load (two cores shared by many): each wait ends as soon as its condition holds. */
 const waitFor = (check: () => boolean, what: string, timeoutMs = 60_000) => until(check, what, timeoutMs);
 
-interface Setup {
-  readonly app: WardApp;
-  readonly core: DataFolder;
+interface Setup extends Omit<AuditWard, 'close'> {
   readonly receiver: OtlpReceiver;
   readonly ca: TestCa;
   readonly endpoint: string;
-  /** Appends `count` events (a prompt with the canary, a decision, a usage, in turn); returns every event hash journaled so far. */
-  journal(count: number): string[];
-  /** Every event's hash in the journal, the audit sink's own events included. */
-  everyHash(): string[];
-  /** The audit sink's changes of state the journal holds. */
-  sinkEvents(): unknown[];
-  backlog(): number;
 }
 
 async function setup(options: { answer?: (index: number) => number; stranger?: boolean; content?: 'metadata' | 'full'; tuning?: AuditTuning; port?: number } = {}): Promise<Setup> {

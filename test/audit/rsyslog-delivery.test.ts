@@ -6,12 +6,10 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WardApp } from '../../main/app/ward-app.js';
 import { probeAuditSink } from '../../main/app/audit.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
-import type { DataFolder } from '../../main/store/data-folder.js';
 import type { AuditTuning } from '../../main/app/audit.js';
-import { auditWard, expectExactlyOnceAfterDedupe } from '../support/audit-events.js';
+import { auditWard, expectExactlyOnceAfterDedupe, type AuditWard } from '../support/audit-events.js';
 import { tempDir } from '../support/temp.js';
 import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
 
@@ -34,18 +32,9 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 30_000): 
   }
 }
 
-interface Setup {
-  readonly app: WardApp;
-  readonly core: DataFolder;
+interface Setup extends Omit<AuditWard, 'close'> {
   readonly rsyslog: Rsyslog;
   readonly ca: TestCa;
-  /** Appends `count` events (mixed types, a canary prompt among them); returns every event hash journaled so far. */
-  journal(count: number): string[];
-  /** Every event's hash in the journal, the audit sink's own events included. */
-  everyHash(): string[];
-  /** The audit sink's changes of state the journal holds. */
-  sinkEvents(): unknown[];
-  backlog(): number;
 }
 
 interface SetupOptions {
