@@ -261,7 +261,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     // The grace period is a minute, so the CLI ended on the SIGINT itself: it printed its result (usage).
     expect(payloads(harness.events(handle.conversationId), 'usage')).toHaveLength(1);
     // The group kill ends the wrapper; bubblewrap's namespaces take the rest within moments.
-    await until(() => processes.every((pid) => !alive(pid)), "the sandbox's processes to be gone", 5_000);
+    await until(() => processes.every((pid) => !alive(pid)), "the sandbox's processes to be gone", 15_000);
     expect(fs.readdirSync(harness.tmpRoot)).toEqual([]);
   });
 
