@@ -37,12 +37,13 @@ export class AuditOutbox {
   private readonly selectOldest: Statement<[], { oldest: string | null }>;
 
   constructor(private readonly db: Database) {
-    // Two steps, each on an index: one query over every event joined and sorted took ~0.4 s a
+    // Conversations in the order they were made (rowid breaks a tie within a millisecond). Two
+    // steps, each on an index: one query over every event joined and sorted took ~0.4 s a
     // batch with 100,000 events waiting (bench/audit-drain.ts).
     this.selectBehind = db
       .prepare<[], Behind>(
         `SELECT c.id, COALESCE(a.seq, 0), c.agent_id, c.agent_version FROM conversations c LEFT JOIN audit_cursor a ON a.conversation_id = c.id
-         WHERE c.last_seq > COALESCE(a.seq, 0) ORDER BY c.created_at, c.id`,
+         WHERE c.last_seq > COALESCE(a.seq, 0) ORDER BY c.created_at, c.rowid`,
       )
       .raw(true);
     this.selectEvents = db
