@@ -280,7 +280,16 @@ export interface FileDiffView {
   readonly header: string;
   /** The unified diff's hunks (`@@` lines and `+`/`-`/` ` lines), without the `---`/`+++` lines; null when not shown. */
   readonly lines: readonly string[] | null;
+  /** How many lines the whole diff has: more than `lines` holds when they are its first screen only (the rest: `changes.diff`). */
+  readonly totalLines: number;
   readonly notShown: string | null;
+}
+
+/** What opening a change set shows at once: its files, and the first file's diff up to its first screen. */
+export interface ChangeSetView {
+  readonly files: readonly ChangedFileView[];
+  /** Null for a set without files. */
+  readonly first: FileDiffView | null;
 }
 
 /** What a rewind asked for by a window did, or the files that stopped it (nothing was changed then). */

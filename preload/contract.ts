@@ -13,7 +13,7 @@ import {
   ELICITATION_ACTIONS,
   FOLDER_ACCESS,
   type AgentView,
-  type ChangedFileView,
+  type ChangeSetView,
   type FileDiffView,
   type RewindOutcomeView,
   type ConnectionView,
@@ -108,9 +108,12 @@ export const CONTRACT = {
     z.strictObject({ ...inNamespace, runId: uuid, outcome: z.enum(RECONCILE_OUTCOMES), note: z.string().min(1).max(500) }),
   ),
 
-  /** The files of a change set (its first event's `seq`: a run's changes or a rewind) with their line counts. */
-  'changes.files': channel<ChangedFileView[]>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq })),
-  /** One file's diff, fetched when it is opened; a file whose bytes Ward did not keep says why, with no content. */
+  /**
+   * Opening a change set (its first event's `seq`: a run's changes or a rewind) in one request: its
+   * files with their line counts and the first file's diff up to its first screen.
+   */
+  'changes.open': channel<ChangeSetView>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq })),
+  /** One file's whole diff, fetched when it is opened; a file whose bytes Ward did not keep says why, with no content. */
   'changes.diff': channel<FileDiffView>()(z.strictObject({ ...inNamespace, conversationId: uuid, seq, index: z.number().int().min(0).max(1_000_000) })),
   /** Restores the files, the conversation (its CLI session forks) or both to before `to` (a run's id or an event's number); file conflicts change nothing unless `force`. */
   'changes.rewind': channel<RewindOutcomeView>()(

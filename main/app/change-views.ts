@@ -4,7 +4,7 @@
  * counts, one file's diff on demand, and rewinds that report conflicts as a list. Only what
  * `change-diff.ts` shows leaves here: a deny-read file's bytes never do (X1).
  */
-import type { ChangedFileView, FileDiffView, RewindOutcomeView } from '../../common/views.js';
+import type { ChangedFileView, ChangeSetView, FileDiffView, RewindOutcomeView } from '../../common/views.js';
 import { conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
 import { WardError } from '../base/errors.js';
 import type { NamespaceStore } from '../store/namespace-store.js';
@@ -41,6 +41,12 @@ function hunkLines(patch: string): string[] {
 
 /** Diffs computed for a file list, kept for the diff fetched right after (the viewer opens the first file). */
 const KEPT_DIFFS = 64;
+
+/**
+ * The lines of the first file's diff that come with the file list: more than the tallest viewer
+ * shows at once (900 px of 20 px rows), so the viewer paints them while the rest is fetched.
+ */
+export const FIRST_SCREEN_LINES = 150;
 
 /**
  * An added or deleted text file is all `+` or all `-` lines: its hunk is written directly, not
@@ -88,8 +94,8 @@ export class ChangeViews {
     return diff;
   }
 
-  files(store: NamespaceStore, conversationId: string, seq: number): ChangedFileView[] {
-    return this.set(store, conversationId, seq).map((change, index) => {
+  private files(store: NamespaceStore, conversationId: string, seq: number, changes: readonly FileChange[]): ChangedFileView[] {
+    return changes.map((change, index) => {
       const diff = index < MAX_COUNTED_FILES ? this.diffOf(store, conversationId, seq, index, change) : null;
       return {
         index,
@@ -102,11 +108,24 @@ export class ChangeViews {
     });
   }
 
+  /** The set's files and its first file's diff up to `FIRST_SCREEN_LINES`: what the viewer shows first, in one request. */
+  open(store: NamespaceStore, conversationId: string, seq: number): ChangeSetView {
+    const changes = this.set(store, conversationId, seq);
+    const files = this.files(store, conversationId, seq, changes);
+    if (changes.length === 0) return { files, first: null };
+    const first = this.view(changes[0]!, this.diffOf(store, conversationId, seq, 0, changes[0]!));
+    return { files, first: first.lines === null ? first : { ...first, lines: first.lines.slice(0, FIRST_SCREEN_LINES) } };
+  }
+
   diff(store: NamespaceStore, conversationId: string, seq: number, index: number): FileDiffView {
     const change = this.set(store, conversationId, seq)[index];
     if (change === undefined) throw new WardError('not_found', `the change set at event #${seq} has no file number ${index}`);
-    const diff = this.diffOf(store, conversationId, seq, index, change);
-    return { path: change.path, header: diff.header, lines: diff.patch === null ? null : hunkLines(diff.patch), notShown: diff.notShown };
+    return this.view(change, this.diffOf(store, conversationId, seq, index, change));
+  }
+
+  private view(change: FileChange, diff: ChangeDiff): FileDiffView {
+    const lines = diff.patch === null ? null : hunkLines(diff.patch);
+    return { path: change.path, header: diff.header, lines, totalLines: lines?.length ?? 0, notShown: diff.notShown };
   }
 
   /**

@@ -124,7 +124,7 @@ export class DesktopIpc {
       return toRunView(store.runs.get(runId));
     },
     'runs.reconcile': ({ namespace, runId, outcome, note }) => toRunView(this.app.conversations.reconcile(this.store(namespace), runId, outcome, note)),
-    'changes.files': ({ namespace, conversationId, seq }) => this.app.changeViews.files(this.store(namespace), conversationId, seq),
+    'changes.open': ({ namespace, conversationId, seq }) => this.app.changeViews.open(this.store(namespace), conversationId, seq),
     'changes.diff': ({ namespace, conversationId, seq, index }) => this.app.changeViews.diff(this.store(namespace), conversationId, seq, index),
     'changes.rewind': ({ namespace, conversationId, to, force, scope }) => this.app.changeViews.rewind(this.store(namespace), conversationId, to, force, scope),
     'approvals.list': ({ namespace }) => this.ports.approvals?.pending(this.store(namespace).namespace) ?? [],

@@ -204,4 +204,36 @@ describe('file changes in real Chromium', () => {
     await timelineOf(page).getByRole('button', { name: /1 file changed/ }).click();
     await expect.poll(() => viewer.getByTestId('diff-lines').locator('.diff-split').count()).toBe(11);
   });
+  it('test_a_5000_line_diff_opens_from_one_request_with_its_first_screen_the_rest_arrives_after_and_the_page_holds_only_the_rows_in_view', async () => {
+    harness = await suite.start();
+    const dir = suite.tempDir('ward-e2e-big-diff-');
+    const lines = Array.from({ length: 5_000 }, (_, index) => `export const v${index + 1} = ${index + 1};`);
+    await seedChangedRun(harness, 'Big change', dir, () => fs.writeFileSync(path.join(dir, 'big.ts'), `${lines.join('\n')}\n`));
+    const page = await harness.open();
+    await page.getByRole('button', { name: /Big change/ }).click();
+    const before = harness.results.length;
+    await timelineOf(page).getByRole('button', { name: /1 file changed/ }).click();
+    const viewer = page.getByRole('dialog', { name: /1 file changed/ });
+    const diff = viewer.getByTestId('diff-lines');
+    await expect.poll(() => diff.locator('.diff-add').first().textContent()).toBe('1+export const v1 = 1;');
+
+    // One request opened it: the file list and the first screen of the diff, not its 5,000 lines.
+    const diffResults = harness.results.slice(before).filter((json) => json.includes('export const v1 ='));
+    const [opened] = diffResults.map((json) => JSON.parse(json) as { value?: { files?: unknown[]; first?: { lines: string[]; totalLines: number } } });
+    expect(opened?.value?.files).toHaveLength(1);
+    expect(opened!.value!.first!.totalLines).toBe(5_001);
+    expect(opened!.value!.first!.lines.length).toBeLessThanOrEqual(150);
+    await expect(diff.getAttribute('aria-label')).resolves.toBe('Diff, 5,001 lines');
+
+    // The rest arrives on its own; the end of the diff scrolls into view with its own numbers,
+    // and the page never holds more than the rows around what is shown.
+    const rowsInPage = () => diff.locator('.diff-line').count();
+    await expect(rowsInPage()).resolves.toBeLessThanOrEqual(200);
+    await diff.evaluate((pane) => (pane.scrollTop = pane.scrollHeight));
+    await expect.poll(() => diff.locator('.diff-add').last().textContent()).toBe('5000+export const v5000 = 5000;');
+    await expect(rowsInPage()).resolves.toBeLessThanOrEqual(200);
+    await expect(diff.locator('.diff-add').last().locator('.hl-keyword').first().textContent()).resolves.toBe('export');
+    await diff.evaluate((pane) => (pane.scrollTop = 2_500 * 20));
+    await expect.poll(() => diff.locator('.diff-add').allTextContents()).toContain('2500+export const v2500 = 2500;');
+  });
 });

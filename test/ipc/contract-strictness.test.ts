@@ -21,7 +21,7 @@ const EXAMPLES: { readonly [C in ChannelName]: Payload<C> } = {
   'runs.prepare': { ...NS, conversationId: ID },
   'runs.stop': { ...NS, runId: ID },
   'runs.reconcile': { ...NS, runId: ID, outcome: 'failed', note: 'checked' },
-  'changes.files': { ...NS, conversationId: ID, seq: 3 },
+  'changes.open': { ...NS, conversationId: ID, seq: 3 },
   'changes.diff': { ...NS, conversationId: ID, seq: 3, index: 0 },
   'changes.rewind': { ...NS, conversationId: ID, to: '3', force: false },
   'approvals.list': { ...NS },

@@ -1,11 +1,14 @@
 /**
  * A diff's lines, unified or side by side, syntax highlighted with the file's language and
- * virtualized: only the rows in view (and a margin) are in the page, highlighted a chunk at a
- * time, so a 5,000-line change opens as fast as a short one. Rows have one fixed height (no
- * wrapping; the pane scrolls sideways). A chunk starts its highlighting fresh: a comment opened
- * in an earlier chunk may show plain, never wrong text.
+ * virtualized in blocks of rows: only the blocks in view (and one screen's margin) are in the
+ * page, each highlighted, rendered and laid out once when it comes into view, so a 5,000-line
+ * change opens as fast as a short one and a scroll frame renders nothing until a new block comes
+ * into view. Rows have one fixed height (no wrapping; the pane scrolls sideways). A block starts
+ * its highlighting fresh: a comment opened in an earlier block may show plain, never wrong text.
+ * The lines may be the diff's first screen only (`total` says how many there are): rows not
+ * there yet are empty until they arrive.
  */
-import { memo, useMemo, useState, type ReactNode, type UIEvent } from 'react';
+import { memo, startTransition, useMemo, useState, type ReactNode, type UIEvent } from 'react';
 import { escapeForWindow } from '../../../common/display.js';
 import { highlightLines, type Line } from '../code/highlight.js';
 import { diffRows, splitRows, type DiffRow, type SplitRow } from '../code/diff-rows.js';
@@ -13,26 +16,31 @@ import { LineText } from './CodeLines.js';
 
 /** Kept in step with `.diff-line` in code.css. */
 export const DIFF_ROW_PX = 20;
-const OVERSCAN = 30;
-const CHUNK = 100;
+/** Rows a block holds: rendered, highlighted and laid out together. */
+const BLOCK = 40;
+const BLOCK_PX = BLOCK * DIFF_ROW_PX;
+/** Shown beyond the pane's edges, so a block is in the page before it scrolls into view. */
+const MARGIN_PX = 600;
+/** The pane's height until it is measured (the viewer's tallest). */
+const FIRST_HEIGHT_PX = 900;
 
 const SIGNS: Readonly<Record<DiffRow['kind'], string>> = { add: '+', del: '−', same: ' ', hunk: '', meta: '' };
 const LABELS: Readonly<Record<DiffRow['kind'], string | undefined>> = { add: 'added', del: 'removed', same: undefined, hunk: undefined, meta: undefined };
 
-/** Highlighted lines of the unified rows, a chunk at a time, as they are first shown. */
+/** Highlighted lines of the unified rows, a block at a time, as they are first shown. */
 function useHighlighted(rows: readonly DiffRow[], language: string | null): (index: number) => Line {
   // Stable per diff, so rows already on screen are not rendered again as the pane scrolls.
   return useMemo(() => {
     const chunks = new Map<number, Line[]>();
     return (index: number) => {
-      const chunk = Math.floor(index / CHUNK);
+      const chunk = Math.floor(index / BLOCK);
       let highlighted = chunks.get(chunk);
       if (highlighted === undefined) {
-        const code = rows.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((row) => (row.kind === 'hunk' || row.kind === 'meta' ? '' : escapeForWindow(row.text)));
+        const code = rows.slice(chunk * BLOCK, (chunk + 1) * BLOCK).map((row) => (row.kind === 'hunk' || row.kind === 'meta' ? '' : escapeForWindow(row.text)));
         highlighted = highlightLines(code.join('\n'), language);
         chunks.set(chunk, highlighted);
       }
-      return highlighted[index % CHUNK] ?? [];
+      return highlighted[index % BLOCK] ?? [];
     };
   }, [rows, language]);
 }
@@ -70,18 +78,17 @@ function Side({ row, line, numbers }: { row: DiffRow | null; line: Line; numbers
   );
 }
 
-interface RowProps {
-  readonly index: number;
+interface RowsProps {
   readonly rows: readonly DiffRow[];
   readonly pairs: readonly SplitRow[] | null;
   readonly lineAt: (index: number) => Line;
 }
 
-/** Row `index` of the layout; memoized, so scrolling renders only the rows that come into view. */
-const Row = memo(function Row({ index, rows, pairs, lineAt }: RowProps) {
-  const pair = pairs?.[index];
-  if (pair === undefined) {
-    const row = rows[index]!;
+/** Row `index` of the layout; an empty row for one not arrived yet. */
+function Row({ index, rows, pairs, lineAt }: RowsProps & { readonly index: number }) {
+  if (pairs === null) {
+    const row = rows[index];
+    if (row === undefined) return <div className="diff-line" />;
     if (row.kind === 'hunk' || row.kind === 'meta') return <FullRow row={row} />;
     return (
       <div className="diff-line">
@@ -89,6 +96,8 @@ const Row = memo(function Row({ index, rows, pairs, lineAt }: RowProps) {
       </div>
     );
   }
+  const pair = pairs[index];
+  if (pair === undefined) return <div className="diff-line" />;
   if (pair.kind !== 'pair') return <FullRow row={rows[pair.row]!} />;
   return (
     <div className="diff-line diff-split">
@@ -96,26 +105,51 @@ const Row = memo(function Row({ index, rows, pairs, lineAt }: RowProps) {
       <Side row={pair.new === null ? null : rows[pair.new]!} line={pair.new === null ? [] : lineAt(pair.new)} numbers="new" />
     </div>
   );
+}
+
+/** Rows `block * BLOCK` on, placed where they belong in the pane; memoized, so it renders once while in view. */
+const Block = memo(function Block({ block, count, ...rows }: RowsProps & { readonly block: number; readonly count: number }) {
+  const shown: ReactNode[] = [];
+  for (let index = block * BLOCK; index < Math.min(count, (block + 1) * BLOCK); index++) shown.push(<Row key={index} index={index} {...rows} />);
+  return (
+    <div className="diff-block" style={{ top: `${block * BLOCK_PX}px` }}>
+      {shown}
+    </div>
+  );
 });
 
-function DiffLinesView({ lines, language, split }: { lines: readonly string[]; language: string | null; split: boolean }) {
+/** The blocks in view and in the margin around it, as `first:last`: a string, so a scroll that shows no new block changes no state. */
+function blocksAround(top: number, height: number, count: number): string {
+  const last = Math.max(0, Math.ceil(count / BLOCK) - 1);
+  return `${Math.max(0, Math.floor((top - MARGIN_PX) / BLOCK_PX))}:${Math.min(last, Math.floor((top + height + MARGIN_PX) / BLOCK_PX))}`;
+}
+
+function DiffLinesView({ lines, total, language, split }: { lines: readonly string[]; total?: number; language: string | null; split: boolean }) {
   const rows = useMemo(() => diffRows(lines), [lines]);
   const pairs = useMemo(() => (split ? splitRows(rows) : null), [rows, split]);
   const lineAt = useHighlighted(rows, language);
-  const [view, setView] = useState({ top: 0, height: 600 });
-  const onScroll = (event: UIEvent<HTMLDivElement>) => setView({ top: event.currentTarget.scrollTop, height: event.currentTarget.clientHeight });
-
-  const count = pairs?.length ?? rows.length;
-  const first = Math.max(0, Math.floor(view.top / DIFF_ROW_PX) - OVERSCAN);
-  const last = Math.min(count, Math.ceil((view.top + view.height) / DIFF_ROW_PX) + OVERSCAN);
-  const shown: ReactNode[] = [];
-  for (let index = first; index < last; index++) shown.push(<Row key={index} index={index} rows={rows} pairs={pairs} lineAt={lineAt} />);
+  // Until the rest arrives, side by side has at most as many rows as the whole diff.
+  const lineCount = Math.max(total ?? 0, lines.length);
+  const count = lines.length < lineCount ? Math.max(pairs?.length ?? 0, lineCount) : (pairs?.length ?? rows.length);
+  const [view, setView] = useState({ top: 0, height: FIRST_HEIGHT_PX });
+  const onScroll = (event: UIEvent<HTMLDivElement>) => {
+    const next = { top: event.currentTarget.scrollTop, height: event.currentTarget.clientHeight };
+    // A scroll that brings no new block into view keeps the state, so nothing renders; a new
+    // block renders between frames (a transition React interrupts for the next scroll), the margin
+    // showing until it is there.
+    startTransition(() => setView((current) => (blocksAround(current.top, current.height, count) === blocksAround(next.top, next.height, count) ? current : next)));
+  };
+  const range = blocksAround(view.top, view.height, count);
+  const shown = useMemo(() => {
+    const [first, last] = range.split(':').map(Number) as [number, number];
+    const blocks: ReactNode[] = [];
+    for (let block = first; block <= last; block++) blocks.push(<Block key={block} block={block} count={count} rows={rows} pairs={pairs} lineAt={lineAt} />);
+    return blocks;
+  }, [range, count, rows, pairs, lineAt]);
   return (
-    <div className={`diff-lines${split ? ' diff-lines-split' : ''}`} tabIndex={0} role="region" aria-label={`Diff, ${rows.length.toLocaleString()} lines${split ? ', side by side' : ''}`} onScroll={onScroll} data-testid="diff-lines">
+    <div className={`diff-lines${split ? ' diff-lines-split' : ''}`} tabIndex={0} role="region" aria-label={`Diff, ${lineCount.toLocaleString()} lines${split ? ', side by side' : ''}`} onScroll={onScroll} data-testid="diff-lines">
       <div className="diff-space" style={{ height: `${count * DIFF_ROW_PX}px` }}>
-        <div className="diff-window" style={{ transform: `translateY(${first * DIFF_ROW_PX}px)` }}>
-          {shown}
-        </div>
+        {shown}
       </div>
     </div>
   );

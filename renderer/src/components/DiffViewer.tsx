@@ -1,15 +1,17 @@
 /**
  * The diff viewer of one change set (issue 26): its files with what happened to each and their
  * line counts, and the open file's unified diff, highlighted with the same highlighter as code
- * blocks. Each diff is fetched when its file is opened (`changes.diff`); a file whose bytes Ward
- * did not keep (deny-read, over the size cap, binary) says so and has no content to fetch.
+ * blocks. One request opens it (`changes.open`: the files and the first file's first screen of
+ * lines); the rest of that diff is fetched once those are painted, and each other file's diff when
+ * it is opened (`changes.diff`). A file whose bytes Ward did not keep (deny-read, over the size
+ * cap, binary) says so and has no content to fetch.
  * Unified or side by side (a toggle, remembered); either way the diff shows only the changed lines
  * and three around them, each hunk saying how many unchanged lines it leaves out.
  * Keyboard: it opens with focus on the file list, ↑/↓ move between files, Escape closes.
  */
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { WardApi } from '../../../preload/contract.js';
-import type { ChangedFileView, FileDiffView } from '../../../common/views.js';
+import type { ChangedFileView, ChangeSetView, FileDiffView } from '../../../common/views.js';
 import { escapeLineForWindow } from '../../../common/display.js';
 import { errorText, unwrap } from '../api.js';
 import { languageOfPath } from '../code/highlight.js';
@@ -80,7 +82,7 @@ function FileDiff({ diff, path }: { diff: FileDiffView | null; path: string }) {
       ) : diff.lines.length === 0 ? (
         <div className="diff-empty">No change to the content (only its mode or time).</div>
       ) : (
-        <DiffLines lines={diff.lines} language={languageOfPath(path)} split={split} />
+        <DiffLines lines={diff.lines} total={diff.totalLines} language={languageOfPath(path)} split={split} />
       )}
     </>
   );
@@ -96,23 +98,31 @@ export function DiffViewer({ api, namespace, conversationId, seq, title, onClose
   const fetchDiff = useCallback(
     (index: number) =>
       unwrap(api.changes.diff({ namespace, conversationId, seq, index })).then(
-        (diff) => {
-          // For bench/diff-viewer.ts: the renderer's share of opening a diff starts here.
-          performance.mark('ward:diff-received');
-          setDiffs((current) => new Map(current).set(index, diff));
-        },
+        (diff) => setDiffs((current) => new Map(current).set(index, diff)),
         (failure: unknown) => setError(errorText(failure)),
       ),
     [api, namespace, conversationId, seq],
   );
   useEffect(() => {
-    unwrap(api.changes.files({ namespace, conversationId, seq })).then(setFiles, (failure: unknown) => setError(errorText(failure)));
-    // The first file opens first: its diff is asked for with the list, not after it.
-    void fetchDiff(0);
+    let mounted = true;
+    const opened = (set: ChangeSetView) => {
+      // For bench/diff-viewer.ts: the renderer's share of opening a diff starts here.
+      performance.mark('ward:diff-received');
+      setFiles(set.files);
+      const first = set.first;
+      if (first === null) return;
+      setDiffs((current) => new Map(current).set(0, first));
+      // The rest of the first diff once its first screen is painted (a frame, then a task).
+      if (first.lines !== null && first.lines.length < first.totalLines) requestAnimationFrame(() => setTimeout(() => mounted && void fetchDiff(0)));
+    };
+    unwrap(api.changes.open({ namespace, conversationId, seq })).then(opened, (failure: unknown) => setError(errorText(failure)));
+    return () => {
+      mounted = false;
+    };
   }, [api, namespace, conversationId, seq, fetchDiff]);
   const file = files?.[selected];
   useEffect(() => {
-    if (file !== undefined && file.index !== 0 && !diffs.has(file.index)) void fetchDiff(file.index);
+    if (file !== undefined && !diffs.has(file.index)) void fetchDiff(file.index);
   }, [file, diffs, fetchDiff]);
   useEffect(() => {
     if (files !== null) list.current?.querySelector<HTMLElement>('[aria-current="true"]')?.focus();
