@@ -5,7 +5,7 @@ import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { CopyButton } from './CopyButton.js';
-import { ChangesRow, undoOfPrompt, type ChangesItem, type UndoRequest } from './FileChanges.js';
+import { ChangesRow, undoOfConversationRewind, undoOfPrompt, type ChangesItem, type UndoRequest } from './FileChanges.js';
 import { Markdown, type OpenLink } from './Markdown.js';
 
 export function formatDuration(ms: number | null): string {
@@ -218,6 +218,11 @@ function RowView({ row, context }: { row: TimelineRowModel; context: RowContext 
         <div className={`notice notice-${item.tone}`}>
           <Icon size={14} aria-hidden />
           <span>{item.text}</span>
+          {item.rewindSeq !== undefined && item.rewound !== true && context.onUndo !== undefined && (
+            <button type="button" className="link-button" onClick={() => context.onUndo?.(undoOfConversationRewind(item.rewindSeq!))}>
+              <Undo2 size={14} aria-hidden /> Undo this rewind
+            </button>
+          )}
         </div>
       );
     }

@@ -262,7 +262,7 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
     // Ranges are cumulative: an undo brings items back, so every item is marked afresh.
     const rewound = (key: string) => payload.rewound.some((range) => Number(key.slice(1)) >= range.from && Number(key.slice(1)) <= range.to);
     fold.items.forEach((item, index) => (fold.items[index] = { ...item, rewound: rewound(item.key) }));
-    notice(fold, place, 'info', conversationRewindSummary(payload));
+    fold.items.push({ kind: 'notice', key: place.key, runId: place.runId, tone: 'info', text: conversationRewindSummary(payload), rewindSeq: Number(place.key.slice(1)) });
   },
   usage: nothing,
   tool_refused: nothing,
