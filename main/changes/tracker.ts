@@ -176,12 +176,13 @@ export async function snapshotBefore(store: ChangeStore, conversationId: string,
 }
 
 /**
- * What changed since `before`, every changed root's new index kept for the next turn; throws
+ * What changed since `before`, every changed root's new index kept for the next turn (and the
+ * state now, for a scan after the next tool call of the same turn); throws
  * `Untracked` past a limit. `standIns`: paths the sandbox denied the run while they were missing,
  * by an empty file of its own there while the sandbox ran (the agent could not write them); an
  * empty file at one of them, there before or after, is no change of the agent's.
  */
-export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = []): Promise<{ changes: FileChange[]; files: number }> {
+export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = []): Promise<{ changes: FileChange[]; files: number; snapshot: Snapshot }> {
   const after = await scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
   const changes: FileChange[] = [];
   let files = 0;
@@ -194,5 +195,6 @@ export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits
     files += Object.keys(index).length;
     if (changed) store.writeIndex(before.conversationId, root, index);
   }
-  return { changes, files };
+  // The state now, for a later scan in the same turn (per-call capture) to diff against.
+  return { changes, files, snapshot: { ...before, roots: new Map([...after].map(([root, { index }]) => [root, index])) } };
 }

@@ -82,6 +82,12 @@ export function ToolCallEntry({ item, phase = item.status, approval, onAnswer }:
           {shown.icon}
           <span className="tool-status">{phase === 'denied' && item.permissions.some((note) => note.byPerson === true && note.decision === 'deny') ? 'Denied by you' : shown.text}</span>
         </span>
+        {item.changedFiles !== undefined && (
+          <span className="tool-changed" data-testid="tool-changed" title={item.changedFiles.shared ? 'Changed by the calls the model made together in one message' : 'Changed by this call'}>
+            changed {item.changedFiles.count} {item.changedFiles.count === 1 ? 'file' : 'files'}
+            {item.changedFiles.shared ? ' (with the calls beside it)' : ''}
+          </span>
+        )}
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
         {denied && phase !== 'denied' && <Ban size={14} aria-label="a permission was denied" className="tool-denied-mark" />}
       </button>

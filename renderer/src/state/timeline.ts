@@ -45,6 +45,8 @@ type TimelineItemBody =
       readonly output: string | null;
       readonly durationMs: number | null;
       readonly permissions: readonly PermissionNote[];
+      /** The files this call changed (per-call capture); `shared`: parallel calls of one message changed them together. */
+      readonly changedFiles?: { readonly count: number; readonly shared: boolean };
     }
   | {
       readonly kind: 'notice';
