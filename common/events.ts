@@ -254,7 +254,7 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   event('files_changed', z.strictObject({ changes: z.array(fileChange), files: count, scanMs: milliseconds, toolUseIds: z.array(z.string()).optional() })),
   /** The run's changes were not tracked (too many files, over the time budget, a failure): the run went on. */
   event('files_untracked', z.strictObject({ reason: z.string() })),
-  /** The run's changes are tracked for the turn, not tied to each tool call, and why (a scan too slow, or the setting): once per run. */
+  /** The run's changes that follow are tracked for the turn, not tied to each tool call, and why (a scan too slow, the setting, a failed scan): once per run, only when it changed files. */
   event('files_per_call_off', z.strictObject({ reason: z.string() })),
   /**
    * A rewind of the files to the state before event `toSeq` (X2): the changes it made, the

@@ -13,7 +13,7 @@
  * journaled as a `files_changed` tied to those `toolUseIds`; the end scan journals the rest. Each
  * such scan holds a model request, so it is on only while the last scan of the roots took at most
  * `perCallScanMs` (a stat walk of a small tree): past that, or at 0, the turn's changes are
- * journaled for the turn only, with `files_per_call_off` saying why, once.
+ * journaled for the turn only, preceded by `files_per_call_off` saying why (only when it has changes).
  */
 import type { FileChange } from '../../../common/events.js';
 import { describeError } from '../../base/errors.js';
@@ -49,7 +49,8 @@ export class TurnChanges {
   private lastScanMs = 0;
   /** Why per-call capture is off for the rest of the turn (a scan failed), or null. */
   private perCallFailed: string | null = null;
-  private perCallOffJournaled = false;
+  /** Why a finished call's changes were not captured on their own (journaled with the turn's changes, if any), or null. */
+  private perCallOffReason: string | null = null;
   /** The tool calls already captured (a retried request carries the same results). */
   private readonly captured = new Set<string>();
   /** Per-call scans run one at a time, and the end scan after them. */
@@ -102,7 +103,10 @@ export class TurnChanges {
     const snapshot = await this.snapshot;
     if (snapshot === null || this.ended) return;
     const off = this.perCallOff();
-    if (off !== null) return this.journalPerCallOff(off);
+    if (off !== null) {
+      this.perCallOffReason ??= off;
+      return;
+    }
     const started = performance.now();
     try {
       const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
@@ -112,6 +116,7 @@ export class TurnChanges {
     } catch (error) {
       // The last state recorded stays: the end scan diffs against it.
       this.perCallFailed = `a scan after a tool call failed: ${error instanceof Untracked ? error.message : describeError(error)}`;
+      this.perCallOffReason ??= this.perCallFailed;
     }
   }
 
@@ -124,15 +129,7 @@ export class TurnChanges {
     return null;
   }
 
-  private journalPerCallOff(reason: string): void {
-    if (this.perCallOffJournaled) return;
-    this.perCallOffJournaled = true;
-    try {
-      this.journal.emit('files_per_call_off', { reason });
-    } catch {
-      // the journal is failing; the turn's settle records that
-    }
-  }
+
 
   /** Resolves once the snapshot before the turn is taken or given up (bounded by the scan's budget). */
   async ready(): Promise<void> {
@@ -149,6 +146,8 @@ export class TurnChanges {
     const started = performance.now();
     try {
       const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
+      // Said only where it matters: changes that calls made and that are not tied to them.
+      if (changes.length > 0 && this.perCallOffReason !== null) this.journal.emit('files_per_call_off', { reason: this.perCallOffReason });
       this.emit(changes, files, Math.round(performance.now() - started));
     } catch (error) {
       this.untracked(error);
