@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileChange } from '../../common/events.js';
+import { ChangeStore } from '../../main/changes/tracker.js';
+import { namespaceDir } from '../../main/namespaces/namespace.js';
 import { parsePermissionFlags } from '../../main/permissions/grants.js';
 import { closeHarnessesAfterEach, payloads, startHarness, type Harness } from '../app/runs/harness.js';
 import { bash, DONE } from '../sandbox/steps.js';
@@ -73,6 +75,11 @@ describe('changes tied to the tool call that made them', () => {
     const markdown = path.join(tempDir('ward-per-call-md-'), 'chat.md');
     expect((await wardInProcess(['export', conversationId, '--format', 'markdown', '--out', markdown], wardEnv(harness))).code).toBe(0);
     expect(fs.readFileSync(markdown, 'utf8')).toContain(`1 file changed (1 modified) by tool call Bash (${calls[1]!.toolUseId})`);
+
+    // The index kept for the next turn is the tree after the last call (the per-call scans leave keeping it to the end scan).
+    const kept = new ChangeStore(path.join(namespaceDir(harness.home, harness.ns), 'changes')).readIndex(conversationId, dir);
+    expect(Object.keys(kept).sort()).toEqual(['b.txt', 'new.txt']);
+    expect(kept['b.txt']!.size).toBe('y marks the spot\n'.length);
 
     // The turn's per-call events together are its change: a rewind of the run restores the tree.
     const shown = await wardInProcess(['changes', conversationId, '--run', runId], wardEnv(harness));

@@ -109,7 +109,8 @@ export class TurnChanges {
     }
     const started = performance.now();
     try {
-      const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
+      // The indexes are kept once, by the end scan: a model request waits for this one.
+      const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns, false);
       this.snapshot = Promise.resolve(now);
       this.lastScanMs = Math.round(performance.now() - started);
       this.emit(changes, files, this.lastScanMs, toolUseIds);
