@@ -1,8 +1,8 @@
 /**
  * Issue 26, per-call capture, with the real pinned CLI and the scripted provider: a turn's changes
  * are tied to the tool call that made them (Write, then Bash's `sed -i`, then Bash's `rm`: three
- * files_changed events, each naming its own tool_use id), `ward replay` and the Markdown export
- * say which call changed what, and a rewind of the turn still restores the tree byte for byte.
+ * files_changed events, each naming its own tool_use id), `ward replay`, the Markdown and the HTML
+ * exports say which call changed what, and a rewind of the turn still restores the tree byte for byte.
  * With per-call capture off (settings.json), the turn's changes are one event and the journal says why.
  */
 import fs from 'node:fs';
@@ -75,6 +75,9 @@ describe('changes tied to the tool call that made them', () => {
     const markdown = path.join(tempDir('ward-per-call-md-'), 'chat.md');
     expect((await wardInProcess(['export', conversationId, '--format', 'markdown', '--out', markdown], wardEnv(harness))).code).toBe(0);
     expect(fs.readFileSync(markdown, 'utf8')).toContain(`1 file changed (1 modified) by tool call Bash (${calls[1]!.toolUseId})`);
+    const html = path.join(tempDir('ward-per-call-html-'), 'chat.html');
+    expect((await wardInProcess(['export', conversationId, '--format', 'html', '--out', html], wardEnv(harness))).code).toBe(0);
+    expect(fs.readFileSync(html, 'utf8')).toContain(`1 file changed (1 added) by tool call Write (${calls[0]!.toolUseId})`);
 
     // The index kept for the next turn is the tree after the last call (the per-call scans leave keeping it to the end scan).
     const kept = new ChangeStore(path.join(namespaceDir(harness.home, harness.ns), 'changes')).readIndex(conversationId, dir);
