@@ -245,10 +245,17 @@ export const JOURNAL_EVENT = z.discriminatedUnion('type', [
   event('run_stopping', z.strictObject({ reason: z.string() })),
   /** `anchored`: the anchor key was at hand, so the run's end is anchored right after (absent in older journals). */
   event('run_finished', z.strictObject({ state: runState, reason: z.string().nullable(), anchored: z.boolean().optional() })),
-  /** What the run did to the files it could write (X1): every root snapshotted before the turn, diffed after it. */
-  event('files_changed', z.strictObject({ changes: z.array(fileChange), files: count, scanMs: milliseconds })),
+  /**
+   * What the run did to the files it could write (X1): every root snapshotted before the turn,
+   * diffed after it. Where per-call capture is on, the changes since the last scan are journaled
+   * at each model request that hands the model tool results, tied to those calls (`toolUseIds`;
+   * parallel calls share one event); the turn's last event (no `toolUseIds`) holds the rest.
+   */
+  event('files_changed', z.strictObject({ changes: z.array(fileChange), files: count, scanMs: milliseconds, toolUseIds: z.array(z.string()).optional() })),
   /** The run's changes were not tracked (too many files, over the time budget, a failure): the run went on. */
   event('files_untracked', z.strictObject({ reason: z.string() })),
+  /** The run's changes that follow are tracked for the turn, not tied to each tool call, and why (a scan too slow, the setting, a failed scan): once per run, only when it changed files. */
+  event('files_per_call_off', z.strictObject({ reason: z.string() })),
   /**
    * A rewind of the files to the state before event `toSeq` (X2): the changes it made, the
    * conflicting paths `--force` overwrote, the paths it could not restore and why, and whether

@@ -14,6 +14,21 @@ export function changesSummary(changes: readonly FileChange[]): string {
   return `${changes.length} file${changes.length === 1 ? '' : 's'} changed (${parts.join(', ')})`;
 }
 
+/** Which tool calls a `files_changed` event is tied to (per-call capture), as words to follow its summary; '' for a turn's rest. */
+export function byToolCalls(toolUseIds: readonly string[] | undefined, toolOf: (toolUseId: string) => string | undefined = () => undefined): string {
+  if (toolUseIds === undefined || toolUseIds.length === 0) return '';
+  const calls = toolUseIds.map((id) => {
+    const tool = toolOf(id);
+    return tool === undefined ? id : `${tool} (${id})`;
+  });
+  return ` by tool call${toolUseIds.length === 1 ? '' : 's'} ${calls.join(', ')}`;
+}
+
+/** Why a run's changes are not tied to each tool call. */
+export function perCallOffLine(reason: string): string {
+  return `changes in this run are not tied to each tool call: ${reason}`;
+}
+
 /** What a rewind did, in one line. */
 export function rewindSummary(payload: { readonly toSeq: number; readonly changes: readonly FileChange[]; readonly forced: readonly string[]; readonly skipped: readonly unknown[]; readonly resumed: boolean }): string {
   const extra = [

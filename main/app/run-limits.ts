@@ -4,7 +4,9 @@
  * said nothing for that long while no tool was running (a provider that hangs);
  * `warmSessionMinutes` is how long the desktop keeps a conversation's CLI running after a turn
  * (issue 19; 0 turns warm sessions off); `changeStoreMaxMegabytes` caps each namespace's
- * file-change store (issue 26, default 2 GB). A malformed or
+ * file-change store (issue 26, default 2 GB); `perCallScanMilliseconds` is the most a scan of a
+ * run's writable roots may take for its changes to be captured after each tool call (default 50;
+ * 0 turns per-call capture off). A malformed or
  * out-of-range value fails closed (L1): the run is refused, naming the file and the key.
  */
 import path from 'node:path';
@@ -18,6 +20,8 @@ export interface RunLimits {
   readonly warmSessionMs: number;
   /** Past this, a namespace's file-change store drops the oldest bytes no journal names (issue 26). */
   readonly changeStoreMaxBytes: number;
+  /** Per-tool-call change capture is on while a scan of the roots takes at most this (0: off; issue 26). */
+  readonly perCallScanMs: number;
 }
 
 const LIMITS = {
@@ -25,6 +29,7 @@ const LIMITS = {
   idleTimeoutMinutes: { min: 1, max: 4 * 60, fallback: 10 },
   warmSessionMinutes: { min: 0, max: 60, fallback: 10 },
   changeStoreMaxMegabytes: { min: 1, max: 1024 * 1024, fallback: 2048 },
+  perCallScanMilliseconds: { min: 0, max: 5_000, fallback: 50 },
 } as const;
 
 export function runLimits(home: string): RunLimits {
@@ -34,7 +39,7 @@ export function runLimits(home: string): RunLimits {
     const value = settings[key];
     if (value === undefined) return fallback;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      const unit = key === 'changeStoreMaxMegabytes' ? 'megabytes' : 'minutes';
+      const unit = key === 'changeStoreMaxMegabytes' ? 'megabytes' : key === 'perCallScanMilliseconds' ? 'milliseconds' : 'minutes';
       throw new WardError('invalid_config', `${path.join(home, SETTINGS_FILE)}: "${key}" must be a whole number of ${unit} from ${min} to ${max}`);
     }
     return value;
@@ -44,5 +49,6 @@ export function runLimits(home: string): RunLimits {
     idleTimeoutMs: whole('idleTimeoutMinutes') * 60_000,
     warmSessionMs: whole('warmSessionMinutes') * 60_000,
     changeStoreMaxBytes: whole('changeStoreMaxMegabytes') * 1024 * 1024,
+    perCallScanMs: whole('perCallScanMilliseconds'),
   };
 }

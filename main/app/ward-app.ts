@@ -338,6 +338,7 @@ export class WardApp {
           idleTimeoutMs: run.idleTimeoutMs ?? limits.idleTimeoutMs,
           warmSessionMs: run.warmSessions === true ? (run.warmSessionMs ?? limits.warmSessionMs) : 0,
           changeStoreMaxBytes: limits.changeStoreMaxBytes,
+          perCallScanMs: limits.perCallScanMs,
         };
       },
       changes: this.changes,

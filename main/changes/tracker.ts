@@ -135,6 +135,8 @@ export interface Snapshot {
   readonly conversationId: string;
   readonly roots: ReadonlyMap<string, TreeIndex>;
   readonly denyRead: readonly string[];
+  /** Roots whose index here is newer than the one kept (a scan in the turn that did not keep it). */
+  readonly unsaved?: ReadonlySet<string>;
 }
 
 interface Scanned {
@@ -176,12 +178,14 @@ export async function snapshotBefore(store: ChangeStore, conversationId: string,
 }
 
 /**
- * What changed since `before`, every changed root's new index kept for the next turn; throws
+ * What changed since `before`, every changed root's new index kept for the next turn unless
+ * `keep` is false (a scan after a tool call: the turn's end scan keeps them, one write per root),
+ * and the state now, for a later scan of the same turn to diff against; throws
  * `Untracked` past a limit. `standIns`: paths the sandbox denied the run while they were missing,
  * by an empty file of its own there while the sandbox ran (the agent could not write them); an
  * empty file at one of them, there before or after, is no change of the agent's.
  */
-export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = []): Promise<{ changes: FileChange[]; files: number }> {
+export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = [], keep = true): Promise<{ changes: FileChange[]; files: number; snapshot: Snapshot }> {
   const after = await scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
   const changes: FileChange[] = [];
   let files = 0;
@@ -189,10 +193,16 @@ export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits
   // The kept index stays what is on disk: only the diff leaves the stand-ins out.
   const withoutStandIns = (root: string, index: TreeIndex): TreeIndex =>
     sandboxOwn.size === 0 ? index : Object.fromEntries(Object.entries(index).filter(([file, entry]) => !(entry.kind === 'file' && entry.size === 0 && sandboxOwn.has(path.join(root, file)))));
+  const unsaved = new Set(before.unsaved);
   for (const [root, { index, changed }] of after) {
     if (changed) changes.push(...diffIndexes(root, withoutStandIns(root, before.roots.get(root)!), withoutStandIns(root, index)));
     files += Object.keys(index).length;
-    if (changed) store.writeIndex(before.conversationId, root, index);
+    if (changed) unsaved.add(root);
   }
-  return { changes, files };
+  if (keep) {
+    for (const root of unsaved) store.writeIndex(before.conversationId, root, after.get(root)!.index);
+    unsaved.clear();
+  }
+  // The state now, for a later scan in the same turn (per-call capture) to diff against.
+  return { changes, files, snapshot: { ...before, roots: new Map([...after].map(([root, { index }]) => [root, index])), unsaved } };
 }

@@ -5,7 +5,7 @@
  */
 import { escapeForDisplay, escapeOneLine } from '../../common/display.js';
 import { readJournalEvent, type EventOf, type JournalEventBody, type UnreadableEvent } from '../../common/events.js';
-import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
+import { byToolCalls, changesSummary, conversationRewindSummary, perCallOffLine, rewindSummary } from '../../common/file-changes.js';
 import { auditSinkLine, decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
 import { toolErrorSentence } from '../../common/tool-error.js';
 import { addTurn, dollars, NO_USAGE, totalLine, UsageTally, type TurnUsage } from '../../common/usage.js';
@@ -106,9 +106,11 @@ function summarize(event: Readable, turn: TurnUsage | null = null): string {
     case 'elicitation_refused':
       return wordsLine(elicitationParts(event));
     case 'files_changed':
-      return changesSummary(event.payload.changes);
+      return changesSummary(event.payload.changes) + oneLine(byToolCalls(event.payload.toolUseIds), 2_000);
     case 'files_untracked':
       return `changes not tracked for this run: ${oneLine(event.payload.reason)}`;
+    case 'files_per_call_off':
+      return oneLine(perCallOffLine(event.payload.reason));
     case 'files_rewound':
       return rewindSummary(event.payload);
     case 'conversation_rewound':

@@ -7,7 +7,7 @@
 import { escapeInvisible, escapeOneLine } from '../../common/display.js';
 import type { FileChange, JournalEventBody, UnreadableEvent } from '../../common/events.js';
 import { auditSinkLine, decisionParts, elicitationParts, type WordPart } from '../../common/journal-words.js';
-import { changesSummary, conversationRewindSummary, rewindSummary } from '../../common/file-changes.js';
+import { byToolCalls, changesSummary, conversationRewindSummary, perCallOffLine, rewindSummary } from '../../common/file-changes.js';
 import { addTurn, describeUsage, NO_USAGE, totalLine, UsageTally, type TurnUsage, type UsageTotal } from '../../common/usage.js';
 
 export interface TranscriptMeta {
@@ -58,10 +58,17 @@ function filesDetail(summary: string, changes: readonly FileChange[], seq: numbe
 }
 
 /** What a file or rewind event shows: its changes with their diffs, why the run was not tracked, what a conversation rewind did. */
-function fileEntry(event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_rewound' | 'conversation_rewound' }>, at: string, seq: number, diffOf: TranscriptMeta['diffOf']): Entry {
+function fileEntry(
+  event: Extract<JournalEventBody, { type: 'files_changed' | 'files_untracked' | 'files_per_call_off' | 'files_rewound' | 'conversation_rewound' }>,
+  at: string,
+  seq: number,
+  diffOf: TranscriptMeta['diffOf'],
+  toolOf: (toolUseId: string) => string | undefined,
+): Entry {
   if (event.type === 'conversation_rewound') return { kind: 'notice', at, text: conversationRewindSummary(event.payload) };
   if (event.type === 'files_untracked') return { kind: 'notice', at, text: `Changes not tracked for this run: ${event.payload.reason}` };
-  const summary = event.type === 'files_changed' ? changesSummary(event.payload.changes) : rewindSummary(event.payload);
+  if (event.type === 'files_per_call_off') return { kind: 'notice', at, text: perCallOffLine(event.payload.reason) };
+  const summary = event.type === 'files_changed' ? changesSummary(event.payload.changes) + byToolCalls(event.payload.toolUseIds, toolOf) : rewindSummary(event.payload);
   return { kind: 'tool', at, tool: event.type === 'files_changed' ? 'Files changed' : 'Files rewound', detail: filesDetail(summary, event.payload.changes, seq, diffOf) };
 }
 
@@ -84,6 +91,7 @@ function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Gene
   const usage = new UsageTally();
   let total = NO_USAGE;
   let partial: { runId: string | null; messageIndex: number; at: string; text: string } | null = null;
+  const tools = new Map<string, string>(); // which tool each call was, for the changes tied to it
   for (const { seq, runId, createdAt: at, event } of events) {
     const turn = usage.add(runId, at, event);
     if (event.type === 'assistant_delta') {
@@ -103,6 +111,7 @@ function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Gene
         yield { kind: event.type === 'user_prompt' ? 'user' : 'assistant', at, text: event.payload.text, rewound: rewound(seq) };
         break;
       case 'tool_call':
+        tools.set(event.payload.toolUseId, event.payload.tool);
         yield { kind: 'tool', at, tool: event.payload.tool, detail: argumentsText(event.payload.arguments) };
         break;
       case 'tool_result': {
@@ -137,9 +146,10 @@ function* entries(events: Iterable<TranscriptEvent>, meta: TranscriptMeta): Gene
         break;
       case 'files_changed':
       case 'files_untracked':
+      case 'files_per_call_off':
       case 'files_rewound':
       case 'conversation_rewound':
-        yield fileEntry(event, at, seq, meta.diffOf);
+        yield fileEntry(event, at, seq, meta.diffOf, (id) => tools.get(id));
         break;
       case 'unreadable':
         yield { kind: 'notice', at, text: `Unreadable event (${event.payload.storedType}): ${event.payload.problem}` };

@@ -41,6 +41,12 @@ export interface ProviderRoute {
   readonly onExchange: (exchange: GatewayExchange) => void;
   /** Why the admin policy refuses a model the child asks for, or null (G3: the child is not trusted to keep to its model). */
   readonly modelRefusal?: (model: string) => string | null;
+  /**
+   * A Messages request hands the model the results of these tool calls (its last message's
+   * `tool_result` blocks): they have finished, and no other starts before the model answers.
+   * Awaited before the request is forwarded; it must settle in bounded time, and a failure does not stop the call.
+   */
+  readonly toolCallsFinished?: (toolUseIds: readonly string[]) => Promise<void>;
 }
 
 export interface GatewayRegistration {
@@ -55,14 +61,31 @@ export interface GatewayRegistration {
 const NOT_JSON = Symbol('not JSON');
 type RequestModel = string | null | typeof NOT_JSON;
 
-/** The `model` a Messages-API request body names: a string, null when it names none, or NOT_JSON. */
-function requestModel(body: Buffer): RequestModel {
+/** What Ward reads of a Messages-API request body: the `model` it names and the tool calls whose results its last message carries. */
+interface RequestFacts {
+  /** A string, null when it names none, or NOT_JSON. */
+  readonly model: RequestModel;
+  readonly toolResults: readonly string[];
+}
+
+function requestFacts(body: Buffer): RequestFacts {
+  let parsed: { model?: unknown; messages?: unknown };
   try {
-    const model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
-    return typeof model === 'string' ? model : null;
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
   } catch {
-    return NOT_JSON;
+    return { model: NOT_JSON, toolResults: [] };
   }
+  const model = typeof parsed?.model === 'string' ? parsed.model : null;
+  const last: unknown = Array.isArray(parsed?.messages) ? parsed.messages.at(-1) : undefined;
+  if (typeof last !== 'object' || last === null || (last as { role?: unknown }).role !== 'user') return { model, toolResults: [] };
+  const content = (last as { content?: unknown }).content;
+  const toolResults = Array.isArray(content)
+    ? content.flatMap((block: unknown) => {
+        const { type, tool_use_id: id } = (block ?? {}) as { type?: unknown; tool_use_id?: unknown };
+        return type === 'tool_result' && typeof id === 'string' ? [id] : [];
+      })
+    : [];
+  return { model, toolResults };
 }
 
 export interface GatewayOptions {
@@ -158,9 +181,10 @@ export class ModelGateway {
     const body = await readBoundedBody(req, this.maxRequestBytes);
     if (body === null) return apiError(res, 413, 'request_too_large', `the request exceeds ${this.maxRequestBytes} bytes`);
     const path = match[2]!;
-    const model = requestModel(body);
+    const { model, toolResults } = requestFacts(body);
     const refusedModel = this.modelRefusal(route, model);
     if (refusedModel !== null) return apiError(res, 403, 'permission_error', `Ward: ${refusedModel}`);
+    if (path === '/v1/messages' && toolResults.length > 0) await route.toolCallsFinished?.(toolResults).catch(() => undefined);
     const target = new URL(route.baseUrl.replace(/\/$/, '') + path + url.search);
     const report = (status: number, problem: string | null, usage: TokenUsage | null) =>
       route.onExchange({ path, model: typeof model === 'string' ? model : null, status, durationMs: Math.round(performance.now() - started), problem, usage });

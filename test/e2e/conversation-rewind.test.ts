@@ -2,7 +2,8 @@
  * Rewinding the conversation from the desktop (issue 26) in real Chromium: a prompt offers
  * "Restore the conversation to here", the confirmation says what happens, the rewind goes through
  * the real ConversationRewind (journaled), and the messages rewound stay, marked "Rewound". The
- * screen passes the axe gate.
+ * rewind's marker offers "Undo this rewind" (from the keyboard too), which brings them back. The
+ * screens pass the axe gate.
  */
 import { describe, expect, it } from 'vitest';
 import { journalEvent } from '../../common/events.js';
@@ -43,5 +44,29 @@ describe('rewinding the conversation in real Chromium', () => {
     expect(events.at(-1)!.type).toBe('conversation_rewound');
     expect(events.at(-1)!.payload).toMatchObject({ toSeq: 2, rewound: [{ from: 1, to: 4 }], undid: null, after: { started: false, fork: null } });
     await auditScreen(page, 'chat-conversation-rewound');
+
+    // Undo from the keyboard: the marker's button is reached by Tab, the confirmation says what happens.
+    const undo = timelineOf(page).getByRole('button', { name: 'Undo this rewind' });
+    await undo.focus();
+    await expect(undo.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('alertdialog', { name: 'Undo this rewind?' });
+    await expect(confirm.textContent()).resolves.toContain('The agent remembers the messages this rewind took back again');
+    await auditScreen(page, 'chat-undo-conversation-rewind');
+    const confirmButton = confirm.getByRole('button', { name: 'Undo the rewind' });
+    await confirmButton.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'hidden' });
+
+    await expect.poll(() => timelineOf(page).locator('.message-rewound').count()).toBe(0);
+    await timelineOf(page).getByText(/conversation rewind #5 undone/).waitFor();
+    const undone = [...harness.core.store(harness.ns).journal.read(conversation.id, 0)].at(-1)!;
+    expect(undone.type).toBe('conversation_rewound');
+    // The same as `ward rewind C --to 5 --conversation`: the session before the rewind comes back.
+    expect(undone.payload).toMatchObject({ toSeq: 5, undid: 5, rewound: [{ from: 5, to: 5 }] });
+    expect((undone.payload as { after: unknown }).after).toEqual((events.at(-1)!.payload as { before: unknown }).before);
+    // The first marker is rewound now; the undo's own marker can be undone in turn.
+    await expect(timelineOf(page).getByRole('button', { name: 'Undo this rewind' }).count()).resolves.toBe(1);
+    await expect(timelineOf(page).getByRole('button', { name: 'Restore the conversation to here' }).count()).resolves.toBe(1);
   });
 });

@@ -100,6 +100,54 @@ describe('model gateway (G1, G2)', () => {
     expect((await post(`${route.url}/v1/messages`, auth, '', 'GET')).status).toBe(405);
   });
 
+  it('test_a_request_carrying_tool_results_waits_for_toolcallsfinished_with_their_ids_and_a_failing_one_does_not_stop_it', async () => {
+    const upstream = await startModelProvider();
+    cleanups.push(() => upstream.close());
+    const gateway = await ModelGateway.start();
+    cleanups.push(() => gateway.close());
+    const finished: string[][] = [];
+    let release = () => {};
+    const route = gateway.register({
+      runId: 'run-t',
+      baseUrl: upstream.url,
+      credential: async () => ({ kind: 'api-key', value: REAL_KEY }),
+      onExchange: () => undefined,
+      toolCallsFinished: (ids) => {
+        finished.push([...ids]);
+        // The second call's capture fails: the request goes on all the same.
+        return finished.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.reject(new Error('scan failed'));
+      },
+    });
+    const auth = { 'x-api-key': route.capability };
+    const results = (ids: string[], role = 'user') => ({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'go' },
+        { role, content: [...ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' })), { type: 'text', text: 'a note' }] },
+      ],
+    });
+    // No tool results in the last message, an assistant's last message, count_tokens: not a finished call.
+    await post(`${route.url}/v1/messages`, auth, MESSAGE);
+    await post(`${route.url}/v1/messages`, auth, JSON.stringify(results(['x'], 'assistant')));
+    await post(`${route.url}/v1/messages/count_tokens`, auth, JSON.stringify(results(['y'])));
+    expect(upstream.requests).toHaveLength(3);
+    expect(finished).toEqual([]);
+
+    const seen = upstream.requests.length;
+    const held = post(`${route.url}/v1/messages`, auth, JSON.stringify(results(['toolu_a', 'toolu_b'])));
+    await until(() => finished.length === 1, 'the capture of the finished calls');
+    // Held until the capture is done: the provider has not seen the request yet.
+    expect(upstream.requests).toHaveLength(seen);
+    release();
+    await held;
+    expect(upstream.requests).toHaveLength(seen + 1);
+    expect(finished).toEqual([['toolu_a', 'toolu_b']]);
+    await post(`${route.url}/v1/messages`, auth, JSON.stringify(results(['toolu_c'])));
+    expect(upstream.requests).toHaveLength(seen + 2);
+    expect(finished).toEqual([['toolu_a', 'toolu_b'], ['toolu_c']]);
+  });
+
   it('test_a_model_the_admin_policy_does_not_allow_is_refused_before_the_provider_sees_it', async () => {
     const upstream = await startModelProvider([{ blocks: [{ type: 'text', text: 'ok' }] }]);
     cleanups.push(() => upstream.close());

@@ -196,6 +196,35 @@ describe('a tool call entry', () => {
     await view.unmount();
   });
 
+  it('test_a_calls_card_says_how_many_files_it_changed_and_parallel_calls_say_they_share_theirs', async () => {
+    const event = viewFeed();
+    const file = { kind: 'file', size: 1, mode: 0o100644, hash: 'a'.repeat(64), stored: true } as const;
+    const change = (name: string) => ({ root: '/w', path: name, change: 'added', before: null, after: file }) as const;
+    const state = applyEvents(EMPTY_CONVERSATION, [
+      event('run_started', RUN_STARTED),
+      event('tool_call', { toolUseId: 't1', tool: 'Write', arguments: {} }),
+      event('files_changed', { changes: [change('a'), change('b')], files: 2, scanMs: 1, toolUseIds: ['t1'] }),
+      event('tool_call', { toolUseId: 't2', tool: 'Bash', arguments: {} }),
+      event('tool_call', { toolUseId: 't3', tool: 'Bash', arguments: {} }),
+      event('files_changed', { changes: [change('c')], files: 3, scanMs: 1, toolUseIds: ['t2', 't3'] }),
+      event('files_changed', { changes: [change('d')], files: 4, scanMs: 1 }),
+    ]);
+    const tools = state.items.filter((item): item is Extract<TimelineItem, { kind: 'tool' }> => item.kind === 'tool');
+    const shown: (string | undefined)[] = [];
+    for (const tool of tools) {
+      const view = await render(<ToolCallEntry item={tool} />);
+      shown.push(view.container.querySelector('[data-testid="tool-changed"]')?.textContent);
+      await view.unmount();
+    }
+    expect(shown).toEqual([
+      'changed 2 files',
+      'changed 1 file (with the calls beside it)',
+      'changed 1 file (with the calls beside it)',
+    ]);
+    // The run's change set is still one row: the per-call parts and the rest of the turn.
+    expect(state.items.filter((item) => item.kind === 'changes').map((item) => item.kind === 'changes' && item.text)).toEqual(['4 files changed (4 added)']);
+  });
+
   it('test_shows_a_running_call_without_a_duration_and_an_error_open_with_its_message', async () => {
     const running = await render(<ToolCallEntry item={{ ...base, status: 'running', output: null, durationMs: null }} />);
     expect(running.container.querySelector('.tool-summary')!.textContent).toBe('lookupq: wardrunning…');

@@ -29,6 +29,8 @@ export interface TurnHooks {
   onBrokerEvent(event: BrokerEvent): void;
   onModelCall(exchange: GatewayExchange): void;
   credential(): Promise<ProviderCredential>;
+  /** X1: these tool calls have finished (a model request carries their results); their changes are captured before it goes on. */
+  toolCallsFinished(toolUseIds: readonly string[]): Promise<void>;
   refreshCredential: (() => Promise<ProviderCredential>) | undefined;
   modelRefusal(model: string): string | null;
   decideHost(question: HostQuestion): Promise<HostAnswer>;
@@ -109,6 +111,7 @@ export class CliSession {
       ...(refreshable ? { refreshCredential: () => this.hooks?.refreshCredential?.() ?? Promise.reject(new Error(NO_TURN)) } : {}),
       onExchange: (exchange) => this.hooks?.onModelCall(exchange),
       modelRefusal: (model) => (this.hooks === null ? NO_TURN : this.hooks.modelRefusal(model)),
+      toolCallsFinished: (toolUseIds) => this.hooks?.toolCallsFinished(toolUseIds) ?? Promise.resolve(),
     };
   }
 

@@ -5,7 +5,17 @@
  * `files_changed` (in parts, so no event outgrows the journal's payload bound). Past a limit, or
  * on any failure, the turn journals `files_untracked` with the reason and goes on: tracking never
  * fails a turn.
+ *
+ * Per-call capture: a model request that hands the model tool results means those calls have
+ * finished and none starts before the model answers (the gateway holds the request meanwhile),
+ * so the changes since the last scan are the calls' own (parallel calls of one message share
+ * them; a process they left running in the background may add to the next call's). They are
+ * journaled as a `files_changed` tied to those `toolUseIds`; the end scan journals the rest. Each
+ * such scan holds a model request, so it is on only while the last scan of the roots took at most
+ * `perCallScanMs` (a stat walk of a small tree): past that, or at 0, the turn's changes are
+ * journaled for the turn only, preceded by `files_per_call_off` saying why (only when it has changes).
  */
+import type { FileChange } from '../../../common/events.js';
 import { describeError } from '../../base/errors.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import { snapshotAfter, snapshotBefore, Untracked, type Snapshot } from '../../changes/tracker.js';
@@ -16,6 +26,9 @@ import type { TurnJournal } from './turn-journal.js';
 
 /** Changes per `files_changed` event: a few hundred bytes each keeps an event well under 1 MiB. */
 const CHANGES_PER_EVENT = 1_000;
+/** Tool calls one per-call event is tied to, and the length of an id (the provider's are about 30 characters). */
+const MAX_IDS_PER_EVENT = 256;
+const MAX_ID_CHARS = 256;
 
 export interface TrackedRun {
   readonly namespace: Namespace;
@@ -25,11 +38,24 @@ export interface TrackedRun {
   readonly denyRead: readonly string[];
   /** The namespace's file-change store cap (settings.json `changeStoreMaxMegabytes`). */
   readonly maxStoreBytes: number;
+  /** Per-call capture is on while a scan of the roots takes at most this (settings.json `perCallScanMilliseconds`; 0: off). */
+  readonly perCallScanMs: number;
 }
 
 export class TurnChanges {
-  /** The snapshot before the turn, once taken; null when the run is untracked. */
+  /** The state of the roots at the last scan (before the turn, or after a tool call), once taken; null when the run is untracked. */
   private snapshot: Promise<Snapshot | null> = Promise.resolve(null);
+  /** How long the last scan took; per-call capture is on while it is within `perCallScanMs`. */
+  private lastScanMs = 0;
+  /** Why per-call capture is off for the rest of the turn (a scan failed), or null. */
+  private perCallFailed: string | null = null;
+  /** Why a finished call's changes were not captured on their own (journaled with the turn's changes, if any), or null. */
+  private perCallOffReason: string | null = null;
+  /** The tool calls already captured (a retried request carries the same results). */
+  private readonly captured = new Set<string>();
+  /** Per-call scans run one at a time, and the end scan after them. */
+  private queue: Promise<void> = Promise.resolve();
+  private ended = false;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -50,11 +76,61 @@ export class TurnChanges {
       this.untracked(error);
       return;
     }
-    this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits).catch((error: unknown) => {
-      this.untracked(error);
-      return null;
-    });
+    const started = performance.now();
+    this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits).then(
+      (snapshot) => {
+        this.lastScanMs = Math.round(performance.now() - started);
+        return snapshot;
+      },
+      (error: unknown) => {
+        this.untracked(error);
+        return null;
+      },
+    );
   }
+
+  /** X1: the tool calls `toolUseIds` have finished (a model request carries their results): their changes, journaled as theirs. Never throws. */
+  afterCalls(toolUseIds: readonly string[], standIns: readonly string[]): Promise<void> {
+    // Ids come from the child: bounded in number and length, so one event stays small.
+    const fresh = toolUseIds.slice(0, MAX_IDS_PER_EVENT).filter((id) => id.length <= MAX_ID_CHARS && !this.captured.has(id));
+    if (fresh.length === 0 || this.ended) return Promise.resolve();
+    fresh.forEach((id) => this.captured.add(id));
+    this.queue = this.queue.then(() => this.capture(fresh, standIns));
+    return this.queue;
+  }
+
+  private async capture(toolUseIds: readonly string[], standIns: readonly string[]): Promise<void> {
+    const snapshot = await this.snapshot;
+    if (snapshot === null || this.ended) return;
+    const off = this.perCallOff();
+    if (off !== null) {
+      this.perCallOffReason ??= off;
+      return;
+    }
+    const started = performance.now();
+    try {
+      // The indexes are kept once, by the end scan: a model request waits for this one.
+      const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns, false);
+      this.snapshot = Promise.resolve(now);
+      this.lastScanMs = Math.round(performance.now() - started);
+      this.emit(changes, files, this.lastScanMs, toolUseIds);
+    } catch (error) {
+      // The last state recorded stays: the end scan diffs against it.
+      this.perCallFailed = `a scan after a tool call failed: ${error instanceof Untracked ? error.message : describeError(error)}`;
+      this.perCallOffReason ??= this.perCallFailed;
+    }
+  }
+
+  /** Why the calls' changes are not captured one by one, or null when they are. */
+  private perCallOff(): string | null {
+    const bound = this.run.perCallScanMs;
+    if (bound === 0) return 'turned off (perCallScanMilliseconds is 0 in settings.json)';
+    if (this.perCallFailed !== null) return this.perCallFailed;
+    if (this.lastScanMs > bound) return `the last scan of the run's files took ${this.lastScanMs} ms, over the ${bound} ms a model request may wait for it (perCallScanMilliseconds in settings.json)`;
+    return null;
+  }
+
+
 
   /** Resolves once the snapshot before the turn is taken or given up (bounded by the scan's budget). */
   async ready(): Promise<void> {
@@ -63,20 +139,27 @@ export class TurnChanges {
 
   /** After the turn (nothing of the agent's runs any more): what changed, journaled, the sandbox's stand-ins left out (../../sandbox/built-in-denies.ts). */
   async after(standIns: readonly string[]): Promise<void> {
+    this.ended = true;
+    await this.queue;
     const snapshot = await this.snapshot;
     this.snapshot = Promise.resolve(null);
     if (snapshot === null) return;
     const started = performance.now();
     try {
       const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
-      const scanMs = Math.round(performance.now() - started);
-      for (let index = 0; index < changes.length; index += CHANGES_PER_EVENT) {
-        this.journal.emit('files_changed', { changes: changes.slice(index, index + CHANGES_PER_EVENT), files, scanMs });
-      }
+      // Said only where it matters: changes that calls made and that are not tied to them.
+      if (changes.length > 0 && this.perCallOffReason !== null) this.journal.emit('files_per_call_off', { reason: this.perCallOffReason });
+      this.emit(changes, files, Math.round(performance.now() - started));
     } catch (error) {
       this.untracked(error);
     }
     this.retain();
+  }
+
+  private emit(changes: readonly FileChange[], files: number, scanMs: number, toolUseIds?: readonly string[]): void {
+    for (let index = 0; index < changes.length; index += CHANGES_PER_EVENT) {
+      this.journal.emit('files_changed', { changes: changes.slice(index, index + CHANGES_PER_EVENT), files, scanMs, ...(toolUseIds === undefined ? {} : { toolUseIds: [...toolUseIds] }) });
+    }
   }
 
   /** Over its cap (a stat per pack to know), the store drops what it may (ChangeService.collect). */

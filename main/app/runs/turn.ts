@@ -214,7 +214,8 @@ export class Turn {
   private trackChanges(plan: Plan, launch: LaunchSpec): void {
     const { namespace, store, conversationId } = this.input;
     const { write, denyRead } = launch.files.grants;
-    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead, maxStoreBytes: plan.limits.changeStoreMaxBytes });
+    const { changeStoreMaxBytes: maxStoreBytes, perCallScanMs } = plan.limits;
+    this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead, maxStoreBytes, perCallScanMs });
     this.changes.start();
   }
 
@@ -266,6 +267,7 @@ export class Turn {
         await this.changes?.ready();
         return plan.access.credential();
       },
+      toolCallsFinished: (toolUseIds) => this.changes?.afterCalls(toolUseIds, this.session?.sandboxed?.standIns ?? []) ?? Promise.resolve(),
       refreshCredential: refresh === undefined ? undefined : () => refresh.call(plan.access),
       modelRefusal: (model) => (modelAllowed(this.deps.policy, model) ? null : `model ${model} is not allowed by ${this.deps.policy!.reason}`),
       decideHost: async ({ host, port }) => {

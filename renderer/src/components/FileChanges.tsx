@@ -24,6 +24,8 @@ export interface UndoRequest {
   readonly what: string;
   /** What is rewound (default: the files). */
   readonly scope?: RewindScope;
+  /** The request undoes the conversation rewind journaled as event `to`. */
+  readonly undoesRewind?: boolean;
 }
 
 export type RewindScope = 'files' | 'conversation' | 'both';
@@ -43,8 +45,21 @@ export function undoOfPrompt(item: Extract<TimelineItem, { kind: 'user' }>, scop
   return { to: item.key.slice(1), title: PROMPT_TITLES[scope], what: 'how they were before this message', scope };
 }
 
+/** Undo of a conversation rewind: a rewind of the conversation to that rewind's event (as `ward rewind C --to SEQ --conversation`). */
+export function undoOfConversationRewind(seq: number): UndoRequest {
+  return { to: String(seq), title: 'Undo this rewind?', what: 'how it was before this rewind', scope: 'conversation', undoesRewind: true };
+}
+
 /** What the dialog says happens. */
 function rewindWords(request: UndoRequest): ReactNode {
+  if (request.undoesRewind === true)
+    return (
+      <>
+        <p>The agent remembers the messages this rewind took back again: the next message continues from where the conversation was before the rewind.</p>
+        <p>Messages sent since the rewind are rewound in turn. They stay in the journal, marked as rewound, and nothing is deleted. Files are not changed.</p>
+        <p>The undo is recorded in the journal and can itself be undone.</p>
+      </>
+    );
   const files = (
     <p>
       Ward restores the files it tracked to {request.what}; changes made after that are undone too. Ward never writes inside a .git/ folder.
@@ -127,7 +142,7 @@ function RewindDialog({ api, namespace, conversationId, request, onClose }: { ap
         </button>
         {conflicts === null ? (
           <button type="button" className="primary" disabled={busy} onClick={() => rewind(false)}>
-            {ACTION[request.scope ?? 'files']}
+            {request.undoesRewind === true ? 'Undo the rewind' : ACTION[request.scope ?? 'files']}
           </button>
         ) : (
           <button type="button" className="danger solid" disabled={busy} onClick={() => rewind(true)}>

@@ -5,7 +5,7 @@ import type { ApprovalAnswer, PendingApprovalView } from '../../../common/views.
 import type { TimelineItem, TimelineRowModel, ToolItem } from '../state/timeline.js';
 import { ApprovalPrompt } from './ApprovalPrompt.js';
 import { CopyButton } from './CopyButton.js';
-import { ChangesRow, undoOfPrompt, type ChangesItem, type UndoRequest } from './FileChanges.js';
+import { ChangesRow, undoOfConversationRewind, undoOfPrompt, type ChangesItem, type UndoRequest } from './FileChanges.js';
 import { Markdown, type OpenLink } from './Markdown.js';
 
 export function formatDuration(ms: number | null): string {
@@ -82,6 +82,12 @@ export function ToolCallEntry({ item, phase = item.status, approval, onAnswer }:
           {shown.icon}
           <span className="tool-status">{phase === 'denied' && item.permissions.some((note) => note.byPerson === true && note.decision === 'deny') ? 'Denied by you' : shown.text}</span>
         </span>
+        {item.changedFiles !== undefined && (
+          <span className="tool-changed" data-testid="tool-changed" title={item.changedFiles.shared ? 'Changed by the calls the model made together in one message' : 'Changed by this call'}>
+            changed {item.changedFiles.count} {item.changedFiles.count === 1 ? 'file' : 'files'}
+            {item.changedFiles.shared ? ' (with the calls beside it)' : ''}
+          </span>
+        )}
         {item.durationMs !== null && <span className="tool-duration">{formatDuration(item.durationMs)}</span>}
         {denied && phase !== 'denied' && <Ban size={14} aria-label="a permission was denied" className="tool-denied-mark" />}
       </button>
@@ -218,6 +224,11 @@ function RowView({ row, context }: { row: TimelineRowModel; context: RowContext 
         <div className={`notice notice-${item.tone}`}>
           <Icon size={14} aria-hidden />
           <span>{item.text}</span>
+          {item.rewindSeq !== undefined && item.rewound !== true && context.onUndo !== undefined && (
+            <button type="button" className="link-button" onClick={() => context.onUndo?.(undoOfConversationRewind(item.rewindSeq!))}>
+              <Undo2 size={14} aria-hidden /> Undo this rewind
+            </button>
+          )}
         </div>
       );
     }

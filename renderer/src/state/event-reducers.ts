@@ -8,7 +8,7 @@
  */
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
-import { changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, perCallOffLine, rewindSummary } from '../../../common/file-changes.js';
 import { auditSinkLine } from '../../../common/journal-words.js';
 import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
@@ -82,6 +82,18 @@ function findTool(items: readonly TimelineItem[], callId: string): number {
   }
   return -1;
 }
+
+/** The cards of the calls a per-call `files_changed` is tied to say how many files they changed. */
+function markChangingCalls({ items }: Fold, toolUseIds: readonly string[], count: number): void {
+  for (const id of toolUseIds) {
+    const index = findTool(items, id);
+    const item = items[index];
+    if (item?.kind !== 'tool') continue;
+    items[index] = { ...item, changedFiles: { count: (item.changedFiles?.count ?? 0) + count, shared: item.changedFiles?.shared === true || toolUseIds.length > 1 } };
+  }
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 type Tone = Extract<TimelineItem, { kind: 'notice' }>['tone'];
 const notice = (fold: Fold, { key, runId }: EventPlace, tone: Tone, text: string) => void fold.items.push({ kind: 'notice', key, runId, tone, text });
@@ -254,7 +266,9 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
       const changes = [...last.changes, ...payload.changes];
       fold.items[at] = { ...last, changes, text: changesSummary(changes) };
     } else fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: false, text: changesSummary(payload.changes) });
+    markChangingCalls(fold, payload.toolUseIds ?? [], payload.changes.length);
   },
+  files_per_call_off: (fold, { payload }, place) => notice(fold, place, 'info', `${capitalized(perCallOffLine(escapeLineForWindow(payload.reason, 500)))}`),
   files_untracked: (fold, { payload }, place) => notice(fold, place, 'warning', `Changes not tracked for this run: ${escapeLineForWindow(payload.reason, 500)}`),
   files_rewound: (fold, { payload }, place) =>
     void fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: true, text: rewindSummary(payload) }),
@@ -262,7 +276,7 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
     // Ranges are cumulative: an undo brings items back, so every item is marked afresh.
     const rewound = (key: string) => payload.rewound.some((range) => Number(key.slice(1)) >= range.from && Number(key.slice(1)) <= range.to);
     fold.items.forEach((item, index) => (fold.items[index] = { ...item, rewound: rewound(item.key) }));
-    notice(fold, place, 'info', conversationRewindSummary(payload));
+    fold.items.push({ kind: 'notice', key: place.key, runId: place.runId, tone: 'info', text: conversationRewindSummary(payload), rewindSeq: Number(place.key.slice(1)) });
   },
   usage: nothing,
   tool_refused: nothing,

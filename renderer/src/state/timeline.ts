@@ -45,6 +45,8 @@ type TimelineItemBody =
       readonly output: string | null;
       readonly durationMs: number | null;
       readonly permissions: readonly PermissionNote[];
+      /** The files this call changed (per-call capture); `shared`: parallel calls of one message changed them together. */
+      readonly changedFiles?: { readonly count: number; readonly shared: boolean };
     }
   | {
       readonly kind: 'notice';
@@ -55,6 +57,8 @@ type TimelineItemBody =
       readonly permission?: { readonly tool: string };
       /** Set on the run's one line about failed model calls: how many retries it has counted. */
       readonly modelRetries?: number;
+      /** Set on a conversation rewind's marker: its event, which a rewind to undoes it. */
+      readonly rewindSeq?: number;
     }
   /**
    * What a run did to the files (its parts merged), or a rewind: a summary that opens the diff
