@@ -36,6 +36,11 @@ export const PATCHES = [
       ['export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false) {\n    const cwd = process.cwd();\n', 'export function linuxGetCwdMandatoryDenyPaths(allowGitConfig = false, cwd = process.cwd()) { // Ward: the folder as an argument (scripts/patch-dependencies.mjs)\n'],
       ["async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal) {\n    const cwd = process.cwd();\n", "export async function linuxGetMandatoryDenyPaths(ripgrepConfig = { command: 'rg' }, maxDepth = DEFAULT_MANDATORY_DENY_SEARCH_DEPTH, allowGitConfig = false, abortSignal, cwd = process.cwd()) { // Ward: exported, the folder as an argument\n"],
       ['    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig);\n', '    const denyPaths = linuxGetCwdMandatoryDenyPaths(allowGitConfig, cwd); // Ward: the scanned folder\n'],
+      // Speed (issue 29): the scan of the runtime's own working directory ran ripgrep on every
+      // launch. A caller may now hand in the scan to use instead (Ward's, cached per folder until
+      // the folder's tree changes: main/sandbox/deny-scan-cache.ts); without one, nothing changes.
+      ['const DEFAULT_MANDATORY_DENY_SEARCH_DEPTH = 3;\n', 'const DEFAULT_MANDATORY_DENY_SEARCH_DEPTH = 3; // Ward: a scan handed in by the caller (scripts/patch-dependencies.mjs)\nlet mandatoryDenyScan;\nexport function setMandatoryDenyScan(scan) { mandatoryDenyScan = scan; }\n'],
+      ['            ...(await linuxGetMandatoryDenyPaths(ripgrepConfig, mandatoryDenySearchDepth, allowGitConfig, abortSignal)),\n', '            ...(await (mandatoryDenyScan ?? linuxGetMandatoryDenyPaths)(ripgrepConfig, mandatoryDenySearchDepth, allowGitConfig, abortSignal)), // Ward: the scan handed in, if any\n'],
       // A read grant bound back over a read-denied region after the write paths inside it (a workspace
       // under a folder granted for reading) made those write paths read-only: the run could not
       // write its own workspace, and bubblewrap could not make the mount points of the built-in

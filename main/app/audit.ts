@@ -4,9 +4,7 @@
  */
 import os from 'node:os';
 import { journalEvent } from '../../common/events.js';
-import { AuditDelivery, otlpTarget, syslogTarget, type AuditSink, type AuditSource, type DeliveryOptions } from '../audit/delivery.js';
-import { resourceAttributes } from '../audit/otlp-record.js';
-import { exportLogs } from '../audit/otlp-sender.js';
+import { AuditDelivery, otlpModules, otlpTarget, syslogTarget, type AuditSink, type AuditSource, type DeliveryOptions } from '../audit/delivery.js';
 import { frame, testRecord, type AuditContent, type RecordContext } from '../audit/syslog-record.js';
 import { sendBatch } from '../audit/syslog-sender.js';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
@@ -101,7 +99,10 @@ export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFol
     const where = describeSink(sink);
     try {
       if ('syslog' in sink) await sendBatch(syslogTarget(sink.syslog), frame(testRecord(recordContext(), new Date())), DOCTOR_LIMITS);
-      else await exportLogs(otlpTarget(sink.otlp, DOCTOR_LIMITS), resourceAttributes(recordContext()), []);
+      else {
+        const [{ exportLogs }, { resourceAttributes }] = await otlpModules();
+        await exportLogs(otlpTarget(sink.otlp, DOCTOR_LIMITS), resourceAttributes(recordContext()), []);
+      }
       return { check: 'audit sink', status: 'ok', detail: `sending to ${where}${'syslog' in sink ? ', a test record taken' : ''}: ${backlog}`, data };
     } catch (error) {
       return { check: 'audit sink', status: 'error', detail: `${where} unreachable: ${describeError(error)}; ${backlog}, kept until it answers`, data };

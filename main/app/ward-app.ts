@@ -18,6 +18,7 @@ import { policyView } from './policy-view.js';
 import type { ModelCredential } from '../credentials/model-credential.js';
 import { SandboxEngine } from '../sandbox/engine.js';
 import { StandInNotes } from '../sandbox/stand-ins.js';
+import { DenyScanCache } from '../sandbox/deny-scan-cache.js';
 import type { ProviderRoute, GatewayRegistration } from '../gateway/gateway.js';
 import type { PinLocation } from '../runner/pin.js';
 import { DataFolder } from '../store/data-folder.js';
@@ -225,7 +226,7 @@ export class WardApp {
 
   /** The OS sandbox of this process, for runs and sandboxed connection servers alike (S1, S5). */
   get sandbox(): SandboxEngine {
-    this.sandboxEngine ??= this.options.run?.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env), undefined, new StandInNotes(path.join(this.home, 'sandbox-stand-ins')));
+    this.sandboxEngine ??= this.options.run?.sandbox ?? new SandboxEngine(sandboxModeFor(this.policy, this.env), undefined, new StandInNotes(path.join(this.home, 'sandbox-stand-ins')), new DenyScanCache(path.join(this.home, 'sandbox-deny-scans.json')));
     return this.sandboxEngine;
   }
 

@@ -8,8 +8,7 @@
 import fs from 'node:fs';
 import { describeError } from '../base/errors.js';
 import type { AuditOutbox } from '../store/audit-outbox.js';
-import { otlpRecord, resourceAttributes } from './otlp-record.js';
-import { exportLogs, type OtlpSink, type OtlpTarget } from './otlp-sender.js';
+import type { OtlpSink, OtlpTarget } from './otlp-sender.js';
 import { formatRecord, frame, type AuditContent, type AuditEvent, type RecordContext } from './syslog-record.js';
 import { DEFAULT_SEND_LIMITS, sendBatch, type SendLimits, type SyslogTarget } from './syslog-sender.js';
 
@@ -86,6 +85,14 @@ export function otlpTarget(sink: OtlpSink, limits: SendLimits): OtlpTarget {
 /** The policy's auditSink (validated by main/policy): exactly one of the two. */
 export type AuditSink = { readonly syslog: SyslogSink } | { readonly otlp: OtlpSink };
 
+/**
+ * The OpenTelemetry exporter is some 250 CommonJS modules (seconds of a `ward run` under load,
+ * issue 29): loaded where an OTLP sink is configured, when its first batch is sent.
+ */
+export function otlpModules() {
+  return Promise.all([import('./otlp-sender.js'), import('./otlp-record.js')]);
+}
+
 /** Sends one batch; resolves only once the receiver took all of it (only then does the cursor move). */
 export type BatchSender = (events: readonly AuditEvent[], context: RecordContext, secrets: readonly string[], signal: AbortSignal) => Promise<void>;
 
@@ -94,8 +101,10 @@ export function batchSender(sink: AuditSink, content: AuditContent, limits: Send
     return (events, context, secrets, signal) =>
       sendBatch(syslogTarget(sink.syslog), Buffer.concat(events.map((event) => frame(formatRecord(event, context, content, secrets)))), limits, signal);
   }
-  return (events, context, secrets, signal) =>
-    exportLogs(otlpTarget(sink.otlp, limits), resourceAttributes(context), events.map((event) => otlpRecord(event, context, content, secrets)), signal);
+  return async (events, context, secrets, signal) => {
+    const [{ exportLogs }, { otlpRecord, resourceAttributes }] = await otlpModules();
+    return exportLogs(otlpTarget(sink.otlp, limits), resourceAttributes(context), events.map((event) => otlpRecord(event, context, content, secrets)), signal);
+  };
 }
 
 export class AuditDelivery {

@@ -15,10 +15,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { WardError } from '../base/errors.js';
+import type { DenyScanCache } from './deny-scan-cache.js';
 
-interface MandatoryDenies {
+/** The scan's depth: the runtime's default, which its scan of its own working directory uses too. */
+const SCAN_DEPTH = 3;
+
+type Scan = (ripgrep: unknown, depth: number | undefined, allowGitConfig: boolean | undefined, signal: AbortSignal | undefined, folder?: string) => Promise<string[]>;
+
+export interface MandatoryDenies {
   /** Undefined in a runtime without Ward's edit. */
-  linuxGetMandatoryDenyPaths?(ripgrep: undefined, depth: undefined, allowGitConfig: boolean, signal: undefined, folder: string): Promise<string[]>;
+  linuxGetMandatoryDenyPaths?: Scan;
+  /** Undefined in a runtime without Ward's edit: the scan the runtime uses for its own working directory. */
+  setMandatoryDenyScan?(scan: Scan | undefined): void;
 }
 
 export interface BuiltInDenies {
@@ -28,16 +36,39 @@ export interface BuiltInDenies {
   readonly standIns: readonly string[];
 }
 
-/** The built-in denies of each folder in `roots` (what is not a folder has none: a grant may name one file). */
-export async function builtInDenies(roots: readonly string[]): Promise<BuiltInDenies> {
-  // The module the runtime's manager loads anyway; the scan is exported by Ward's edit.
-  const runtime = (await import('@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js')) as unknown as MandatoryDenies;
+/** The module the runtime's manager loads anyway; the scan is exported by Ward's edit. */
+export async function linuxUtilities(): Promise<MandatoryDenies> {
+  return (await import('@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js')) as unknown as MandatoryDenies;
+}
+
+/**
+ * Linux: the runtime's scan of its own working directory goes through `cache` too (with the
+ * runtime's own depth, ripgrep and git setting); null puts back the runtime's scan.
+ */
+export async function cacheRuntimeScans(cache: DenyScanCache | null): Promise<void> {
+  const runtime = await linuxUtilities();
   const scan = runtime.linuxGetMandatoryDenyPaths;
+  if (scan === undefined || runtime.setMandatoryDenyScan === undefined) return;
+  runtime.setMandatoryDenyScan(
+    cache === null
+      ? undefined
+      : (ripgrep, depth = SCAN_DEPTH, allowGitConfig = false, signal, folder = process.cwd()) =>
+          cache.scan(folder, { depth, allowGitConfig, ripgrep }, (scanned) => scan(ripgrep, depth, allowGitConfig, signal, scanned)),
+  );
+}
+
+/**
+ * The built-in denies of each folder in `roots` (what is not a folder has none: a grant may name
+ * one file); each folder's scan from `cache` while its tree is unchanged.
+ */
+export async function builtInDenies(roots: readonly string[], cache: DenyScanCache | null = null): Promise<BuiltInDenies> {
+  const scan = (await linuxUtilities()).linuxGetMandatoryDenyPaths;
   if (scan === undefined) {
     throw new WardError('sandbox_unavailable', "the sandbox runtime lacks Ward's install-time edit (scripts/patch-dependencies.mjs, which npm install runs); reinstall Ward's dependencies");
   }
+  const scanned = (folder: string) => scan(undefined, SCAN_DEPTH, false, undefined, folder);
   const folders = [...new Set(roots)].filter((root) => fs.statSync(root, { throwIfNoEntry: false })?.isDirectory() === true);
-  const found = await Promise.all(folders.map((folder) => scan(undefined, undefined, false, undefined, folder)));
+  const found = await Promise.all(folders.map((folder) => (cache === null ? scanned(folder) : cache.scan(folder, { depth: SCAN_DEPTH, allowGitConfig: false, ripgrep: undefined }, scanned))));
   const paths = [...new Set(found.flat())];
   return { paths, standIns: [...new Set(paths.map(firstMissing).filter((missing) => missing !== null))] };
 }

@@ -16,12 +16,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { WardError, describeError } from '../base/errors.js';
 import { traceMark } from '../base/trace.js';
-import { builtInDenies } from './built-in-denies.js';
+import { builtInDenies, cacheRuntimeScans } from './built-in-denies.js';
+import type { DenyScanCache } from './deny-scan-cache.js';
 import { filesystemView, reachability, type FilesystemView, type Reachability, type RunFiles, type SandboxPlatform } from './files.js';
-import { fileOrItsFolder, type GuardedFolders } from './program-view.js';
+import { fileOrItsFolder, socatThatDiesWithWard, type GuardedFolders } from './program-view.js';
 import type { StandInNotes } from './stand-ins.js';
 
 export type SandboxMode = 'off' | 'require' | 'auto';
@@ -80,6 +80,8 @@ export interface SandboxedLaunch {
   readonly reachable: Reachability;
   /** Paths the runtime may stand an empty file or folder in for while the sandbox runs (./built-in-denies.ts). */
   readonly standIns: readonly string[];
+  /** S6: the built-in denies it was set up with, and the folders they are of. */
+  readonly builtIn: { readonly roots: readonly string[]; readonly paths: readonly string[] };
   /** Once the child has exited: its host list goes, and the runtime releases its mounts. */
   release(): void;
 }
@@ -129,26 +131,6 @@ export function programFolders(binary: string, guarded: GuardedFolders): string[
   return [...new Set([fileOrItsFolder(path.resolve(binary), guarded), fileOrItsFolder(fs.realpathSync(binary), guarded), runtimeHelpersFolder()])];
 }
 
-const SOCAT_SHIM = path.join('native-helpers', 'linux', 'socat-dies-with-parent');
-
-/**
- * Linux: the runtime's network bridge started through a wrapper that sets the parent-death
- * signal, so a SIGKILLed Ward leaves no bridge behind; null where that cannot be done here.
- */
-export function socatThatDiesWithWard(): string | null {
-  if (process.platform !== 'linux' || !onPath('setpriv')) return null;
-  // Ward's own files sit a few folders above this module, in the source tree and in dist/ alike.
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)), up = 0; up < 6; dir = path.dirname(dir), up++) {
-    const candidate = path.join(dir, SOCAT_SHIM);
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return null;
-}
-
-function onPath(name: string): boolean {
-  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => path.isAbsolute(dir) && fs.existsSync(path.join(dir, name)));
-}
-
 interface LiveRun {
   readonly commandId: string;
   readonly allowed: Set<string>;
@@ -171,6 +153,8 @@ export class SandboxEngine {
     private readonly mode: SandboxMode,
     private readonly platform: SandboxPlatform | null = sandboxPlatform(),
     private readonly notes: StandInNotes | null = null,
+    /** Deny scans kept per folder tree (issue 29); null: every launch scans. */
+    private readonly denyScans: DenyScanCache | null = null,
   ) {}
 
   /** Whether runs are confined here: WARD_SANDBOX, then whether the sandbox works on this machine. */
@@ -243,6 +227,13 @@ export class SandboxEngine {
     return this.wrap({ command: server.command, files: server.files, allowedHosts: server.allowedHosts, decideHost: refuse }, false);
   }
 
+  /** S6: whether a launch now would get the built-in denies `launched` has (a warm CLI's whose would differ is not reused). */
+  async sameBuiltInDenies(launched: SandboxedLaunch): Promise<boolean> {
+    if (this.platform === 'win32') return true;
+    const now = new Set((await builtInDenies(launched.builtIn.roots, this.denyScans)).paths);
+    return now.size === new Set(launched.builtIn.paths).size && launched.builtIn.paths.every((denied) => now.has(denied));
+  }
+
   private async wrap(run: RunSandbox, asks: boolean): Promise<SandboxedLaunch> {
     const runtime = await this.ready();
     traceMark('sandbox-runtime-ready');
@@ -252,7 +243,8 @@ export class SandboxEngine {
     const sockets = [runtime.getLinuxHttpSocketPath(), runtime.getLinuxSocksSocketPath()].filter((socket): socket is string => typeof socket === 'string');
     const shim = socatThatDiesWithWard();
     // S6: the runtime's own denies for every folder the run may write, not only for Ward's working directory.
-    const builtIn = this.platform === 'win32' ? { paths: [], standIns: [] } : await builtInDenies([...run.files.writable, ...run.files.grants.write]);
+    const roots = [...run.files.writable, ...run.files.grants.write];
+    const builtIn = this.platform === 'win32' ? { paths: [], standIns: [] } : await builtInDenies(roots, this.denyScans);
     this.notes?.launching(commandId, builtIn.standIns);
     const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets, ...(shim === null ? [] : [path.dirname(shim)])] }, this.platform!, builtIn.paths);
     const { command } = run;
@@ -277,6 +269,7 @@ export class SandboxEngine {
       inner: command.binary,
       reachable: reachability(view, this.platform!),
       standIns: builtIn.standIns,
+      builtIn: { roots, paths: builtIn.paths },
       release: () => {
         if (released) return;
         released = true;
@@ -309,6 +302,7 @@ export class SandboxEngine {
     // A prewarm still starting the proxies finishes first: a reset in the middle of it can leave a proxy up.
     await this.initialized?.catch(() => undefined);
     this.live.clear();
+    if (this.platform === 'linux' && this.denyScans !== null) await cacheRuntimeScans(null);
     await runtime?.reset();
     this.notes?.allReleased();
   }
@@ -336,6 +330,7 @@ export class SandboxEngine {
         ...(socatPath === null ? {} : { socatPath }),
       };
       await runtime.initialize(base, (question) => this.onAsk(runtime, question));
+      if (this.platform === 'linux' && this.denyScans !== null) await cacheRuntimeScans(this.denyScans);
       runtime.getSandboxViolationStore().subscribe((violations) => this.onViolations(runtime, violations));
       return runtime;
     });

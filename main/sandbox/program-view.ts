@@ -2,10 +2,12 @@
  * S2, S5: how a sandbox shows the files a program needs to start (its binary, the script an
  * interpreter runs). Their folder is shown when it is narrow enough; a folder that is or holds the
  * home folder or Ward's data folder never is (a script in the home folder would bring the SSH keys
- * with it): then the file alone is shown.
+ * with it): then the file alone is shown. And the runtime's network bridge, started through a
+ * wrapper that dies with Ward.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { WardError } from '../base/errors.js';
 import { within } from './files.js';
 
@@ -32,4 +34,24 @@ export function fileOrItsFolder(file: string, guarded: GuardedFolders): string {
   }
   const folder = path.dirname(file);
   return [guarded.wardHome, ...guarded.homes].some((kept) => within(kept, folder)) ? file : folder;
+}
+
+const SOCAT_SHIM = path.join('native-helpers', 'linux', 'socat-dies-with-parent');
+
+/**
+ * Linux: the runtime's network bridge started through a wrapper that sets the parent-death
+ * signal, so a SIGKILLed Ward leaves no bridge behind; null where that cannot be done here.
+ */
+export function socatThatDiesWithWard(): string | null {
+  if (process.platform !== 'linux' || !onPath('setpriv')) return null;
+  // Ward's own files sit a few folders above this module, in the source tree and in dist/ alike.
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)), up = 0; up < 6; dir = path.dirname(dir), up++) {
+    const candidate = path.join(dir, SOCAT_SHIM);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => path.isAbsolute(dir) && fs.existsSync(path.join(dir, name)));
 }

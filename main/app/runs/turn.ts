@@ -226,7 +226,9 @@ export class Turn {
   private async acquire(plan: Plan, spec: LaunchSpec): Promise<CliProcess> {
     const { store, conversationId, runId } = this.input;
     // A turn of this conversation run elsewhere since (`ward run`, another Ward) is not in the kept CLI's memory.
-    const kept = plan.warm ? await this.warm!.take(warmKey(this.input.namespace, conversationId), spec.fingerprint, store.runs.latestId(conversationId, runId)) : undefined;
+    // S6: a nested repository or start-up file made since the kept CLI's sandbox was set up needs a new one.
+    const current = (session: CliSession) => (session.sandboxed === null ? Promise.resolve(true) : this.deps.sandbox.sameBuiltInDenies(session.sandboxed));
+    const kept = plan.warm ? await this.warm!.take(warmKey(this.input.namespace, conversationId), spec.fingerprint, store.runs.latestId(conversationId, runId), current) : undefined;
     if (kept !== undefined) {
       this.session = kept;
       for (const secret of kept.secrets) this.journal.addSecret(secret);

@@ -44,16 +44,17 @@ export class WarmSessions {
   /**
    * The conversation's kept session when it can take a turn launched as `fingerprint` whose
    * conversation's previous run was `previousRunId`; a session that cannot (changed launch, dead
-   * CLI, a turn it did not see) is closed first, so the next CLI resumes a complete transcript.
+   * CLI, a turn it did not see, or `current` says its set-up is out of date) is closed first, so
+   * the next CLI resumes a complete transcript.
    */
-  async take(key: string, fingerprint: string, previousRunId: string | null): Promise<CliSession | undefined> {
+  async take(key: string, fingerprint: string, previousRunId: string | null, current: (session: CliSession) => Promise<boolean> = async () => true): Promise<CliSession | undefined> {
     await this.starting.get(key);
     const kept = this.kept.get(key);
     if (kept === undefined) return undefined;
     this.kept.delete(key);
     clearTimeout(kept.timer);
     const { session } = kept;
-    if (fits(session, fingerprint, previousRunId)) return session;
+    if (fits(session, fingerprint, previousRunId) && (await current(session))) return session;
     await session.close(this.graceMs);
     return undefined;
   }

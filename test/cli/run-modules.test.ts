@@ -1,0 +1,49 @@
+/**
+ * Issue 29: what a `ward run` loads before its turn. The OpenTelemetry exporter (some 250
+ * CommonJS modules, seconds under load) is loaded only where the admin policy names an OTLP
+ * audit sink (test/audit/otlp-real-run.test.ts sends through it).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
+import { CANARY_KEY } from '../app/runs/harness.js';
+import { REPO_ROOT, ward } from '../support/ward-cli.js';
+
+let provider: ModelProvider | undefined;
+const scratch: string[] = [];
+
+afterEach(async () => {
+  for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  await provider?.close();
+  provider = undefined;
+});
+
+describe('what ward run loads', () => {
+  it('test_a_ward_run_without_an_otlp_audit_sink_loads_no_opentelemetry_module', async () => {
+    provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello.' }] }]);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-modules-home-'));
+    scratch.push(home);
+    fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ credentialStore: 'file' }));
+    const loaded = path.join(home, 'loaded-modules');
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      TMPDIR: home,
+      WARD_HOME: home,
+      WARD_SANDBOX: 'off',
+      ANTHROPIC_API_KEY: CANARY_KEY,
+      WARD_MODEL_BASE_URL: provider.url,
+      NODE_OPTIONS: `--import ${pathToFileURL(path.join(REPO_ROOT, 'test', 'fixtures', 'loaded-modules', 'record.mjs')).href}`,
+      WARD_TEST_LOADED_MODULES: loaded,
+    };
+    const run = await ward(['run', '--new', '--', 'hi'], { env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const modules = fs.readFileSync(loaded, 'utf8').split('\n');
+    // The record works: the journal's SQLite binding is there.
+    expect(modules.some((file) => file.includes(`${path.sep}better-sqlite3${path.sep}`))).toBe(true);
+    expect(modules.filter((file) => file.includes(`${path.sep}@opentelemetry${path.sep}`))).toEqual([]);
+  });
+});
