@@ -33,17 +33,28 @@ export interface RawLine {
  */
 export async function* lineBatches(handle: FileHandle, entry: TarEntry, read: LineReading): AsyncGenerator<RawLine[]> {
   const { onBytes, withBytes, invalid } = read;
-  const chunk = Buffer.alloc(WRITE_CHUNK);
   const tooLong = () => invalid(`a line of ${JOURNAL_FILE} is longer than ${MAX_LINE_BYTES} bytes`);
   let carry: Buffer[] = [];
   let carryBytes = 0;
   let lineStart = entry.offset;
   let position = entry.offset;
   const end = entry.offset + entry.size;
-  while (position < end) {
-    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - position), position);
+  // Two buffers: the next chunk is read while this one's lines are checked, so the loop never
+  // waits for the disk, nor, on a busy machine, to be woken when a read is done.
+  const buffers = [Buffer.alloc(WRITE_CHUNK), Buffer.alloc(WRITE_CHUNK)];
+  let turn = 0;
+  const readAt = (at: number) => {
+    const reading = handle.read(buffers[turn]!, 0, Math.min(WRITE_CHUNK, end - at), at);
+    reading.catch(() => undefined); // awaited below; not unhandled if this generator stops first
+    return reading;
+  };
+  let next = position < end ? readAt(position) : null;
+  while (next !== null) {
+    const { bytesRead, buffer } = await next;
     if (bytesRead === 0) throw invalid(`${JOURNAL_FILE} ended early (the file changed while it was read)`);
-    const data = chunk.subarray(0, bytesRead);
+    turn ^= 1;
+    next = position + bytesRead < end ? readAt(position + bytesRead) : null;
+    const data = buffer.subarray(0, bytesRead);
     onBytes(data);
     const batch: RawLine[] = [];
     const push = (bytes: Buffer) => batch.push({ text: bytes.toString('utf8', 0, bytes.length - 1), offset: lineStart, bytes: withBytes ? bytes : null });
