@@ -37,8 +37,16 @@ export function markInvisible(text: string): string {
   return text.replace(INVISIBLE, (ch: string, emojiSelector: string | undefined) => emojiSelector ?? escapeChar(ch));
 }
 
+/**
+ * Printable ASCII, tabs and line breaks: text neither pattern above can match (both need a control
+ * or a non-ASCII character). Most text is so, and one test of it is far cheaper than the two
+ * Unicode-property scans (a 100,000-event transcript's escaping, issue 27).
+ */
+const PLAIN = /^[\t\n\x20-\x7e]*$/;
+
 /** Escapes invisible characters and counts runs of blanks; keeps line breaks and tabs. Unbounded. */
 export function escapeInvisible(text: string): string {
+  if (PLAIN.test(text)) return text;
   return markInvisible(text.replace(BLANK_RUN, (run) => ` ⟨${[...run].length} blanks⟩ `));
 }
 

@@ -15,7 +15,7 @@
  * by name. Parsing strips nothing silently: a field no schema names makes the event unreadable.
  * Shared by main and the renderer: imports zod only.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RUN_STATES = ['admitted', 'running', 'stopping', 'stopped', 'succeeded', 'failed', 'uncertain'] as const;
 export type RunState = (typeof RUN_STATES)[number];

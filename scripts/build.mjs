@@ -53,7 +53,20 @@ const nodeBuild = {
   chunkNames: 'chunks/[name]-[hash]',
 };
 
-await build({ ...nodeBuild, entryPoints: ['main/cli/entry.ts'], outdir: 'dist/cli' });
+/**
+ * `ward review` and `ward verify-bundle` (main/cli/bundle-main.ts) are one file of their own: esbuild
+ * shares code between a build's chunks file by file, so in the CLI's chunks they loaded all of zod
+ * and the app's shared modules; built alone, only the zod its event and statement schemas use
+ * (issue 27: a reviewer's first screen within a second). The CLI's entry imports that file as it is.
+ */
+const bundleCommandsApart = {
+  name: 'bundle-commands-apart',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^\.\/bundle-main\.js$/ }, (args) => (/[\\/]main[\\/]cli[\\/]entry\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined));
+  },
+};
+await build({ ...nodeBuild, plugins: [...nodeBuild.plugins, bundleCommandsApart], entryPoints: ['main/cli/entry.ts'], outdir: 'dist/cli' });
+await build({ ...nodeBuild, splitting: false, entryPoints: ['main/cli/bundle-main.ts'], outfile: 'dist/cli/bundle-main.js' });
 
 // The Electron main is built on its own (no chunks shared with the CLI), so every package it
 // imports resolves from dist/electron/ first: scripts/start-desktop.mjs puts the Electron-ABI

@@ -1,7 +1,7 @@
 import { escapeInvisible } from '../../common/display.js';
 import { traceMark } from '../base/trace.js';
 import { ignoreClosedReader } from './io.js';
-import { main } from './main.js';
+import { asksForHelp, main, splitCommandLine } from './main.js';
 
 traceMark('modules-loaded');
 
@@ -11,8 +11,19 @@ process.umask(0o077);
 // The guard in front of stdout sees the same error; the process stream must not throw it either.
 process.stdout.on('error', ignoreClosedReader);
 
+/** Commands that read only a bundle file: run from their own lean build (bundle-main.ts), their `--help` from main's. */
+const BUNDLE_COMMANDS = new Set(['review', 'verify-bundle']);
+
+async function run(argv: readonly string[]): Promise<number> {
+  const { name, args } = splitCommandLine(argv);
+  if (name === undefined || !BUNDLE_COMMANDS.has(name) || asksForHelp(args)) return main(argv);
+  const { runBundleCommand } = await import('./bundle-main.js');
+  traceMark('command-loaded');
+  return runBundleCommand(name, args);
+}
+
 // Let stdout drain before exiting, so piped output is never cut short.
-main(process.argv.slice(2)).then(
+run(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

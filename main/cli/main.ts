@@ -1,10 +1,10 @@
 import type { WardApp } from '../app/ward-app.js';
 import { PINNED_CLI_VERSION, wardVersion } from '../app/version.js';
 import { traceMark } from '../base/trace.js';
-import { damagedDatabaseError, describeError, EXIT, exitCodeFor, isWardError } from '../base/errors.js';
-import type { CommandContext } from './command.js';
+import { EXIT } from '../base/errors.js';
 import { COMMANDS } from './commands/index.js';
 import { processIo, writeLine, type CliIo } from './io.js';
+import { runCommand } from './run-command.js';
 
 function help(io: CliIo): void {
   writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
@@ -34,7 +34,7 @@ export function splitCommandLine(argv: readonly string[]): { name: string | unde
 }
 
 /** `--help` counts only among the options: after `--` it is part of the prompt. */
-function asksForHelp(args: readonly string[]): boolean {
+export function asksForHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
   return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
@@ -70,27 +70,5 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}${command.details === undefined ? '' : `\n\n${command.details}`}`);
     return EXIT.ok;
   }
-  const makeApp = command.appless === true ? null : await appFactory(io);
-  let app: WardApp | undefined;
-  const context: CommandContext = {
-    io,
-    app: () => {
-      if (makeApp === null) throw new Error(`ward ${command.name} runs without an app`);
-      return (app ??= makeApp());
-    },
-  };
-  try {
-    return await command.run(args, context);
-  } catch (thrown) {
-    const error = damagedDatabaseError(thrown) ?? thrown;
-    if (isWardError(error)) {
-      writeLine(io.stderr, `ward ${command.name}: ${error.message}`);
-      return exitCodeFor(error.code);
-    }
-    writeLine(io.stderr, `ward ${command.name}: unexpected error: ${describeError(error)}`);
-    return EXIT.failed;
-  } finally {
-    await app?.close();
-    traceMark('app-closed');
-  }
+  return runCommand(command, args, io, command.appless === true ? null : await appFactory(io));
 }

@@ -10,15 +10,14 @@ import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { WardError, describeError } from '../base/errors.js';
 import { ChainChecker, type JournalLine } from './journal-lines.js';
-import { isMissing, KEY_FILE, LAYOUT, MAX_BUNDLE_BYTES, MAX_BUNDLE_EVENTS, MAX_KEY_BYTES, STATEMENT_FILE, WRITE_CHUNK } from './layout.js';
+import { lineBatches } from './line-batches.js';
+import { isMissing, KEY_FILE, LAYOUT, MAX_BUNDLE_BYTES, MAX_BUNDLE_EVENTS, MAX_KEY_BYTES, STATEMENT_FILE } from './layout.js';
 import { EventMatcher, SignedEvents } from './signed-events.js';
 import { FINGERPRINT_PATTERN, IN_TOTO_PAYLOAD_TYPE, isFingerprintOf, parsePublicKey, verifySignature } from './signing.js';
 import { EVENT_HASHES_FILE, JOURNAL_FILE, statementSchema, type Predicate } from './statement.js';
 import { readEntry, readTarIndex, type TarEntry } from './tar.js';
 
 export { BUNDLE_EXTENSION, MAX_BUNDLE_BYTES, MAX_BUNDLE_EVENTS } from './layout.js';
-/** A stored payload is at most 1 MiB; escaped inside a line it can about double. */
-const MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** Events per page when a bundle is read back for review. */
 export const BUNDLE_PAGE_EVENTS = 1_000;
 
@@ -103,44 +102,6 @@ export function parseSigner(value: string): { fingerprint: string } {
   }
   if (!stat.isFile() || stat.size > MAX_KEY_BYTES) throw new WardError('usage', `--signer ${value} is not a public key file (a regular file under ${MAX_KEY_BYTES} bytes)`);
   return { fingerprint: parsePublicKey(fs.readFileSync(value, 'utf8'), `--signer ${value}`).fingerprint };
-}
-
-/** Lines of a tar entry, read in chunks; each with where it starts in the archive and its bytes, newline included (valid until the next line). */
-async function* linesOf(handle: FileHandle, entry: TarEntry, onBytes: (chunk: Buffer) => void, file: string): AsyncGenerator<{ text: string; offset: number; bytes: Buffer }> {
-  const chunk = Buffer.alloc(WRITE_CHUNK);
-  let carry: Buffer[] = [];
-  let carryBytes = 0;
-  let lineStart = entry.offset;
-  let position = entry.offset;
-  const end = entry.offset + entry.size;
-  while (position < end) {
-    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - position), position);
-    if (bytesRead === 0) throw invalid(file, `${JOURNAL_FILE} ended early (the file changed while it was read)`);
-    const data = chunk.subarray(0, bytesRead);
-    onBytes(data);
-    let from = 0;
-    for (let newline = data.indexOf(10, from); newline !== -1; newline = data.indexOf(10, from)) {
-      const piece = data.subarray(from, newline + 1);
-      if (carryBytes + piece.length > MAX_LINE_BYTES) throw invalid(file, `a line of ${JOURNAL_FILE} is longer than ${MAX_LINE_BYTES} bytes`);
-      const bytes = carryBytes === 0 ? piece : Buffer.concat([...carry, piece]);
-      yield { text: bytes.toString('utf8', 0, bytes.length - 1), offset: lineStart, bytes };
-      carry = [];
-      carryBytes = 0;
-      from = newline + 1;
-      lineStart = position + from;
-    }
-    if (from < data.length) {
-      carryBytes += data.length - from;
-      if (carryBytes > MAX_LINE_BYTES) throw invalid(file, `a line of ${JOURNAL_FILE} is longer than ${MAX_LINE_BYTES} bytes`);
-      carry.push(Buffer.from(data.subarray(from)));
-    }
-    position += bytesRead;
-  }
-  // A last line without its newline (a cut file) is still a line: it will not verify.
-  if (carryBytes > 0) {
-    const bytes = Buffer.concat(carry);
-    yield { text: bytes.toString('utf8'), offset: lineStart, bytes };
-  }
 }
 
 function parseEnvelope(raw: Buffer, file: string): { body: Buffer; payloadType: string; signatures: Array<{ keyid: string; sig: string }> } {
@@ -299,28 +260,30 @@ async function scanJournal(handle: FileHandle, journal: TarEntry, file: string, 
     page = null;
   };
   let events = 0;
-  for await (const { text, offset, bytes } of linesOf(handle, journal, (chunk) => digest.update(chunk), file)) {
-    if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
-    // Pages are marked (and hashed) only for a bundle that will be read back.
-    if (read.pages && events % BUNDLE_PAGE_EVENTS === 0) {
-      closePage(offset);
-      page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
-    }
-    page?.hash.update(bytes);
-    events += 1;
-    let isSigned = false;
-    let parsed: JournalLine | null | undefined;
-    if (matcher === null) chain.push(text);
-    else {
-      const match = matcher.push(text);
-      parsed = match.line;
-      if (match.signedSeq !== null) {
-        if (events > signed!.length) signed = grown(signed!);
-        signed![events - 1] = 1;
-        isSigned = true;
+  for await (const batch of lineBatches(handle, journal, { onBytes: (chunk) => digest.update(chunk), withBytes: read.pages, invalid: (why) => invalid(file, why) })) {
+    for (const { text, offset, bytes } of batch) {
+      if (events >= MAX_BUNDLE_EVENTS) throw invalid(file, `${JOURNAL_FILE} holds more than ${MAX_BUNDLE_EVENTS.toLocaleString('en-US')} events`);
+      // Pages are marked (and hashed) only for a bundle that will be read back.
+      if (read.pages && events % BUNDLE_PAGE_EVENTS === 0) {
+        closePage(offset);
+        page = { offset, firstSeq: events + 1, hash: createHash('sha256') };
       }
+      if (bytes !== null) page?.hash.update(bytes);
+      events += 1;
+      let isSigned = false;
+      let parsed: JournalLine | null | undefined;
+      if (matcher === null) chain.push(text);
+      else {
+        const match = matcher.push(text);
+        parsed = match.line;
+        if (match.signedSeq !== null) {
+          if (events > signed!.length) signed = grown(signed!);
+          signed![events - 1] = 1;
+          isSigned = true;
+        }
+      }
+      if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned, parsed));
     }
-    if (onLine !== undefined) await onLine(bundleLine(events, text, isSigned, parsed));
   }
   closePage(journal.offset + journal.size);
   const journalSha256 = digest.digest('hex');

@@ -71,6 +71,8 @@ export class EventMatcher {
   private readonly problems: Problem[] = [];
   private reordered = false;
   private rechained = false;
+  private lastSeqRead = -1;
+  private lastHashRead = '';
 
   constructor(
     private readonly list: SignedEvents,
@@ -87,7 +89,11 @@ export class EventMatcher {
     const claimed = event === null || !Number.isSafeInteger(event.seq) || event.seq < 1 ? line : event.seq;
     if (claimed > this.list.count) return this.unmatched(event, claimed, `event ${claimed} is not covered by the statement, which commits to ${this.list.count} events (events were appended)`);
     if (event === null) return this.unmatched(null, claimed, `event ${claimed} is not what was signed: ${parsed as string}`);
-    const [before, after] = [this.list.hash(claimed - 1), this.list.hash(claimed)];
+    // In order, an event's signed predecessor is the hash just read for the line before.
+    const before = claimed - 1 === this.lastSeqRead ? this.lastHashRead : this.list.hash(claimed - 1);
+    const after = this.list.hash(claimed);
+    this.lastSeqRead = claimed;
+    this.lastHashRead = after;
     if (event.conversationId !== this.conversationId || contentHash(before, event) !== after) {
       const notHex = [claimed - 1, claimed].find((seq) => !this.list.isHex(seq));
       if (notHex !== undefined) return this.unmatched(event, claimed, `event ${claimed} cannot be matched: line ${notHex} of ${EVENT_HASHES_FILE} is not a SHA-256 in hex`);

@@ -4,7 +4,7 @@
  * it is and where its chain ends. Bundles Ward made before the list (predicate v1) have the
  * journal as their one subject; they still verify, as a whole.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const PREDICATE_TYPE = 'urn:ward:journal-export:v2';

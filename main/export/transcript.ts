@@ -182,8 +182,6 @@ function time(at: string): string {
 // are code spans and everything else is a fenced block, so no viewer makes an image, a link, an
 // autolink, HTML, a heading or a table of it. Only Ward's own words are Markdown.
 
-const inertMarkup = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /** A run of backticks longer than any in `text` (at least `min`): a code delimiter it cannot close. */
 function backticksBeyond(text: string, min: number): string {
   // Most text holds no backtick: no regex scan for it.
@@ -239,8 +237,14 @@ export function* renderMarkdown(meta: TranscriptMeta, events: Iterable<Transcrip
 
 // ---- HTML ----
 
+const MARKUP = /[&<>"']/g;
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text as HTML text or attribute value: one pass for the five characters markup gives meaning to. */
 function html(text: string): string {
-  return inertMarkup(escapeInvisible(text)).replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const shown = escapeInvisible(text);
+  MARKUP.lastIndex = 0;
+  return MARKUP.test(shown) ? shown.replace(MARKUP, (ch) => ENTITIES[ch]!) : shown;
 }
 
 /** Nothing may run, load or be submitted: the page's own policy says so, whatever opens it. */

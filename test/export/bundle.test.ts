@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { journalEvent } from '../../common/events.js';
 import { envelope, generateSigningKey, loadSigningKey } from '../../main/export/signing.js';
 import { openBundle, verifyBundle } from '../../main/export/bundle.js';
 import { tempDir } from '../support/temp.js';
@@ -116,6 +117,30 @@ describe('a bundle round trip', () => {
       bytes.write('It is rainy', at);
       fs.writeFileSync(bundle.file, bytes);
       await expect(opened.readPage(0)).rejects.toThrow(/changed after it was opened/);
+    } finally {
+      await opened.close();
+    }
+  });
+  it('test_a_journal_over_several_read_chunks_reads_the_same_lines_by_pages_streamed_and_for_the_verdict', async () => {
+    // Payloads of uneven length, so lines end at every offset and many straddle a 1 MiB read (issue 27's batched reader).
+    const bundle = makeBundle(1, {
+      after: (store, conversationId) =>
+        store.journal.appendMany(conversationId, Array.from({ length: 3_000 }, (_, k) => journalEvent('assistant_text', { text: `${'é€😀x'.repeat(k % 97)} line ${k}` }))),
+    });
+    expect(fs.statSync(bundle.file).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(await verifyBundle(bundle.file)).toMatchObject({ ok: true, events: 3_008, signedEvents: 3_008 });
+    const streamed: string[] = [];
+    const stream = { onChecked: () => true, onLine: ({ seq, text, signed }: { seq: number; text: string; signed: boolean }) => void streamed.push(`${seq} ${signed} ${text}`) };
+    const viaStream = await openBundle(bundle.file, { stream });
+    await viaStream.close();
+    expect(viaStream.verdict.ok).toBe(true);
+    const opened = await openBundle(bundle.file);
+    try {
+      const paged: string[] = [];
+      for (let page = 0; page < opened.pageCount; page++) for (const { seq, text, signed } of await opened.readPage(page)) paged.push(`${seq} ${signed} ${text}`);
+      const lines = tarEntries(bundle.file).find(([name]) => name === 'journal.jsonl')![1].toString('utf8').slice(0, -1).split('\n');
+      expect(paged).toEqual(lines.map((line, index) => `${index + 1} true ${line}`));
+      expect(streamed).toEqual(paged);
     } finally {
       await opened.close();
     }

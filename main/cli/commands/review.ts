@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
-import { bundleEvent, bundlePage, openBundle, type BundleEvent, type BundleLine, type BundleVerdict, type EarlyVerdict } from '../../app/review.js';
+import { bundleEvent, bundlePage, openBundle, type BundleEvent, type BundleLine, type BundleVerdict, type EarlyVerdict } from '../../app/bundle-review.js';
 import type { Command } from '../command.js';
 import { EventPrinter } from '../format-event.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';

@@ -1,6 +1,6 @@
 import { escapeOneLine } from '../../../common/display.js';
 import { EXIT } from '../../base/errors.js';
-import { parseSigner, verifyBundle, type BundleVerdict } from '../../app/review.js';
+import { parseSigner, verifyBundle, type BundleVerdict } from '../../app/bundle-review.js';
 import { COMMON_OPTIONS, parseCommandArgs, requirePositional, type Command } from '../command.js';
 import { writeJson, writeLine, type CliIo } from '../io.js';
 
