@@ -1,16 +1,16 @@
 /**
  * An OTLP/HTTP log receiver for the audit sink's tests: node:https on a loopback port with a
- * certificate from the test CA, decoding each ExportLogsServiceRequest with the field numbers of
- * the OpenTelemetry proto definitions (opentelemetry/proto/collector/logs/v1/logs_service.proto,
- * logs/v1/logs.proto, common/v1/common.proto, resource/v1/resource.proto). No package here ships
- * those .proto files or a request decoder; the wire reading is the OpenTelemetry JS SDK's own
- * ProtobufReader (otlp-transformer, which the exporter uses to read responses).
+ * certificate from the test CA, decoding each ExportLogsServiceRequest with protobufjs from the
+ * official OpenTelemetry .proto files, vendored in test/fixtures/opentelemetry-proto (see its
+ * README). A field the exporter wrote under another number than the definitions say is not read
+ * into the record, so the tests' expectations fail. No OpenTelemetry Collector runs here.
  */
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ProtobufReader } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/protobuf-reader.js';
+import path from 'node:path';
+import protobuf from 'protobufjs';
 
 export type AnyValue = string | number | boolean | AnyValue[] | { [key: string]: AnyValue } | Uint8Array | null;
 
@@ -33,99 +33,85 @@ export interface ReceivedRequest {
   readonly records: readonly DecodedRecord[];
 }
 
-/** Calls `visit` for each field of one message; `reader` is positioned at the field's value. */
-function fields(buf: Uint8Array, visit: (field: number, wire: number, reader: ProtobufReader) => boolean | void): void {
-  const reader = new ProtobufReader(buf);
-  while (!reader.isAtEnd()) {
-    const { fieldNumber, wireType } = reader.readTag();
-    if (visit(fieldNumber, wireType, reader) !== true) reader.skip(wireType);
+const PROTO_ROOT = path.resolve(import.meta.dirname, '..', 'fixtures', 'opentelemetry-proto');
+
+/** The .proto files import each other by paths from the repository's root: resolved in the vendored copy. */
+function loadRequestType(): protobuf.Type {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => path.join(PROTO_ROOT, target);
+  root.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto');
+  return root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+}
+
+const REQUEST = loadRequestType();
+
+/** common.proto's messages as protobufjs's toObject gives them (64-bit integers as decimal strings). */
+interface PbAnyValue {
+  readonly value?: 'stringValue' | 'boolValue' | 'intValue' | 'doubleValue' | 'arrayValue' | 'kvlistValue' | 'bytesValue';
+  readonly stringValue?: string;
+  readonly boolValue?: boolean;
+  readonly intValue?: string;
+  readonly doubleValue?: number;
+  readonly arrayValue?: { readonly values?: readonly PbAnyValue[] };
+  readonly kvlistValue?: { readonly values?: readonly PbKeyValue[] };
+  readonly bytesValue?: Uint8Array;
+}
+interface PbKeyValue {
+  readonly key: string;
+  readonly value?: PbAnyValue;
+}
+interface PbLogRecord {
+  readonly timeUnixNano: string;
+  readonly severityNumber: number;
+  readonly severityText: string;
+  readonly eventName: string;
+  readonly body?: PbAnyValue;
+  readonly attributes?: readonly PbKeyValue[];
+}
+interface PbRequest {
+  readonly resourceLogs?: ReadonlyArray<{
+    readonly resource?: { readonly attributes?: readonly PbKeyValue[] };
+    readonly scopeLogs?: ReadonlyArray<{ readonly scope?: { readonly name: string; readonly version: string }; readonly logRecords?: readonly PbLogRecord[] }>;
+  }>;
+}
+
+function anyValue(value: PbAnyValue | undefined): AnyValue {
+  if (value?.value === undefined) return null;
+  switch (value.value) {
+    case 'intValue':
+      return Number(value.intValue);
+    case 'arrayValue':
+      return (value.arrayValue?.values ?? []).map(anyValue);
+    case 'kvlistValue':
+      return keyValues(value.kvlistValue?.values);
+    default:
+      return value[value.value] ?? null;
   }
 }
 
-/** A fixed64 at the reader's position (the reader has no fixed64 method: the SDK never reads one). */
-function fixed64(buf: Uint8Array, reader: ProtobufReader): Buffer {
-  const bytes = Buffer.from(buf.buffer, buf.byteOffset + reader.pos, 8);
-  reader.pos += 8;
-  return bytes;
+function keyValues(list: readonly PbKeyValue[] | undefined): Record<string, AnyValue> {
+  return Object.fromEntries((list ?? []).map((pair) => [pair.key, anyValue(pair.value)]));
 }
 
-/** common.proto AnyValue: 1 string, 2 bool, 3 int64, 4 double, 5 ArrayValue, 6 KeyValueList, 7 bytes. */
-function anyValue(buf: Uint8Array): AnyValue {
-  let value: AnyValue = null;
-  fields(buf, (field, _wire, reader) => {
-    if (field === 1) value = reader.readString();
-    else if (field === 2) value = reader.readVarint() !== 0;
-    else if (field === 3) value = reader.readVarint();
-    else if (field === 4) value = fixed64(buf, reader).readDoubleLE();
-    else if (field === 5) {
-      const items: AnyValue[] = [];
-      fields(reader.readBytes(), (inner, _w, r) => (inner === 1 ? (items.push(anyValue(r.readBytes())), true) : false));
-      value = items;
-    } else if (field === 6) value = keyValues(reader.readBytes(), 1);
-    else if (field === 7) value = reader.readBytes();
-    else return false;
-    return true;
-  });
-  return value;
-}
-
-/** The repeated KeyValue (1 key, 2 value) at `field` of a message. */
-function keyValues(buf: Uint8Array, field: number): Record<string, AnyValue> {
-  const map: Record<string, AnyValue> = {};
-  fields(buf, (at, _wire, reader) => {
-    if (at !== field) return false;
-    let key = '';
-    let value: AnyValue = null;
-    fields(reader.readBytes(), (inner, _w, r) => {
-      if (inner === 1) key = r.readString();
-      else if (inner === 2) value = anyValue(r.readBytes());
-      else return false;
-      return true;
-    });
-    map[key] = value;
-    return true;
-  });
-  return map;
-}
-
-/** logs.proto LogRecord: 1 time_unix_nano, 2 severity_number, 3 severity_text, 5 body, 6 attributes, 12 event_name. */
-function logRecord(buf: Uint8Array, resource: Record<string, AnyValue>, scope: DecodedRecord['scope']): DecodedRecord {
-  const record = { timeUnixNano: 0n, severityNumber: 0, severityText: '', eventName: '', body: null as AnyValue, attributes: keyValues(buf, 6), resource, scope };
-  fields(buf, (field, _wire, reader) => {
-    if (field === 1) record.timeUnixNano = fixed64(buf, reader).readBigUInt64LE();
-    else if (field === 2) record.severityNumber = reader.readVarint();
-    else if (field === 3) record.severityText = reader.readString();
-    else if (field === 5) record.body = anyValue(reader.readBytes());
-    else if (field === 12) record.eventName = reader.readString();
-    else return false;
-    return true;
-  });
-  return record;
-}
-
-/** ExportLogsServiceRequest 1 → ResourceLogs (1 Resource{1 attributes}, 2 ScopeLogs{1 scope{1 name, 2 version}, 2 log_records}). */
+/** The log records of one request body, each with its resource's and scope's attributes. */
 export function decodeExportLogsRequest(buf: Uint8Array): DecodedRecord[] {
-  const records: DecodedRecord[] = [];
-  fields(buf, (field, _wire, reader) => {
-    if (field !== 1) return false;
-    const resourceLogs = reader.readBytes();
-    let resource: Record<string, AnyValue> = {};
-    fields(resourceLogs, (inner, _w, r) => (inner === 1 ? ((resource = keyValues(r.readBytes(), 1)), true) : false));
-    fields(resourceLogs, (inner, _w, r) => {
-      if (inner !== 2) return false;
-      const scopeLogs = r.readBytes();
-      const scope = { name: '', version: '' };
-      fields(scopeLogs, (at, _x, s) => {
-        if (at === 1) fields(s.readBytes(), (f, _y, t) => (f === 1 ? ((scope.name = t.readString()), true) : f === 2 ? ((scope.version = t.readString()), true) : false));
-        else if (at === 2) records.push(logRecord(s.readBytes(), resource, scope));
-        else return false;
-        return true;
-      });
-      return true;
+  const request = REQUEST.toObject(REQUEST.decode(buf), { longs: String, enums: Number, defaults: true, oneofs: true }) as PbRequest;
+  return (request.resourceLogs ?? []).flatMap((resourceLogs) => {
+    const resource = keyValues(resourceLogs.resource?.attributes);
+    return (resourceLogs.scopeLogs ?? []).flatMap((scopeLogs) => {
+      const scope = { name: scopeLogs.scope?.name ?? '', version: scopeLogs.scope?.version ?? '' };
+      return (scopeLogs.logRecords ?? []).map((record) => ({
+        timeUnixNano: BigInt(record.timeUnixNano),
+        severityNumber: record.severityNumber,
+        severityText: record.severityText,
+        eventName: record.eventName,
+        body: anyValue(record.body),
+        attributes: keyValues(record.attributes),
+        resource,
+        scope,
+      }));
     });
-    return true;
   });
-  return records;
 }
 
 export class OtlpReceiver {
