@@ -57,6 +57,11 @@ export class Rsyslog {
     this.output = path.join(dir, 'received.log');
   }
 
+  /** The running rsyslogd's process id. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Starts rsyslogd with a certificate (default: the one issued by the test CA) and waits until it listens. */
   async start(cert: { certFile: string; keyFile: string } = this.ca): Promise<void> {
     const work = fs.mkdtempSync(path.join(this.dir, 'work-'));
