@@ -130,8 +130,6 @@ export class TurnChanges {
     return null;
   }
 
-
-
   /** Resolves once the snapshot before the turn is taken or given up (bounded by the scan's budget). */
   async ready(): Promise<void> {
     await this.snapshot;
