@@ -17,7 +17,7 @@ import type { DataFolder } from '../store/data-folder.js';
 import type { ExportService } from './exports.js';
 import { wardVersion } from './version.js';
 
-export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem'>;
+export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem' | 'turning' | 'turnPace'>;
 
 /** The sink the policy names, if any. */
 export function auditSink(policy: AdminPolicy | null): { readonly sink: AuditSink; readonly content: AuditContent } | null {
@@ -26,16 +26,33 @@ export function auditSink(policy: AdminPolicy | null): { readonly sink: AuditSin
   return { sink: sink.value, content: policySetting<AuditContent>(policy, 'auditContent')?.value ?? 'metadata' };
 }
 
-export function auditSources(folder: DataFolder, exports: () => ExportService): AuditSource[] {
-  return folder.listNamespaces().map(({ name }) => {
-    const store = folder.store(parseNamespace(name));
-    return {
-      namespace: name,
-      outbox: store.audit,
-      secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts,
-      note: (conversationId, change) => void store.journal.append(conversationId, journalEvent('audit_sink', change)),
-    };
-  });
+/**
+ * Every namespace's outbox, found again only when the data folder's list of databases changes:
+ * finding them opens each database for writing (migrations, an integrity check when due), which a
+ * delivery cycle must not do while a turn writes its journal.
+ */
+export function auditSources(folder: DataFolder, exports: () => ExportService): () => readonly AuditSource[] {
+  let listing: string | undefined;
+  let sources: AuditSource[] = [];
+  return () => {
+    const files = folder.namespaceFiles();
+    if (files.join('\n') === listing) return sources;
+    const found = folder.listNamespaces();
+    sources = found.map(({ name }) => auditSource(folder, name, exports));
+    // A database whose name is not recorded yet (being made) is looked at again next cycle.
+    listing = found.length === files.length ? files.join('\n') : undefined;
+    return sources;
+  };
+}
+
+function auditSource(folder: DataFolder, name: string, exports: () => ExportService): AuditSource {
+  const store = folder.store(parseNamespace(name));
+  return {
+    namespace: name,
+    outbox: store.audit,
+    secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts,
+    note: (conversationId, change) => void store.journal.append(conversationId, journalEvent('audit_sink', change)),
+  };
 }
 
 /** The delivery loop for the policy's sink, or null when the policy names none. */
@@ -45,7 +62,7 @@ export function auditDelivery(policy: AdminPolicy | null, folder: DataFolder, ex
   return new AuditDelivery({
     ...tuning,
     ...configured,
-    sources: () => auditSources(folder, exports),
+    sources: auditSources(folder, exports),
     context: recordContext(),
   });
 }

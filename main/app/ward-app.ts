@@ -140,6 +140,8 @@ export class WardApp {
   private sandboxEngine: SandboxEngine | undefined;
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
   private auditLoop: AuditDelivery | null | undefined;
+  /** The run loop once started (the audit sink trickles while it has a turn). */
+  private startedRuns: RunService | undefined;
   /** Whether this app opened the data folder (and so closes it). */
   private readonly ownsFolder: boolean;
 
@@ -258,7 +260,9 @@ export class WardApp {
    */
   startAudit(): AuditDelivery | null {
     if (this.auditLoop === undefined) {
-      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, this.options.audit);
+      // A turn runs from the run loop's start (a `ward run`) until no turn is active.
+      const turning = () => this.runService !== undefined && (this.startedRuns?.turning ?? true);
+      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, ...this.options.audit });
       this.auditLoop?.start();
     }
     return this.auditLoop;
@@ -266,7 +270,11 @@ export class WardApp {
 
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
-    this.runService ??= this.startRuns();
+    if (this.runService === undefined) {
+      this.runService = this.startRuns();
+      // After the line above: the sink's loop sees a turn starting and keeps off its path.
+      this.startAudit();
+    }
     return this.runService;
   }
 
@@ -312,7 +320,6 @@ export class WardApp {
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
     const sandbox = this.sandbox;
-    this.startAudit();
     // A turn needs the broker and the gateway only once its pin check and keychain read are
     // done: they start meanwhile, and a failure to start fails the turn that waits for them.
     const broker = run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker);
@@ -356,6 +363,7 @@ export class WardApp {
       openConnections: async (ns, onSecret, elicit) => (await this.connections()).open(ns, onSecret, elicit),
     };
     // J3: each run's end is anchored once the run has settled.
-    return new RunService(this.folder, deps, this.integrity, run.warmSessions === true);
+    this.startedRuns = new RunService(this.folder, deps, this.integrity, run.warmSessions === true);
+    return this.startedRuns;
   }
 }

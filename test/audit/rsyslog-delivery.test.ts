@@ -5,11 +5,12 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { probeAuditSink } from '../../main/app/audit.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import type { AuditTuning } from '../../main/app/audit.js';
 import { auditWard, expectExactlyOnceAfterDedupe, type AuditWard } from '../support/audit-events.js';
+import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
 
@@ -71,6 +72,39 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     expect(decision).toMatch(/^<110>1 \S+ \S+ ward \d+ permission_decision \[ward@32473 id="[0-9a-f]{64}" namespace="default" /);
     expect(decision).toContain('kind="net" grant="example.com" tool="Bash" decision="allow" by="person" answer="once" via="approval"');
     expect(decision).not.toContain('argumentsSummary');
+  });
+
+  it('test_delivery_cycles_do_not_open_the_databases_again_and_a_namespace_made_meanwhile_is_sent', async () => {
+    const { app, core, rsyslog, journal, backlog } = await setup();
+    await rsyslog.start();
+    // Finding the namespaces opens every database for writing (migrations, integrity check): a turn's journal waits for that.
+    const opens = vi.spyOn(core, 'listNamespaces');
+    app.startAudit();
+    for (let cycle = 0; cycle < 5; cycle++) {
+      const journaled = journal(10);
+      await waitFor(() => backlog() === 0 && new Set(rsyslog.ids()).size === journaled.length, `cycle ${cycle}'s events at rsyslog`);
+    }
+    expect(opens).toHaveBeenCalledTimes(1);
+    const team = seedConversation(app.folder.home, 'team');
+    cleanups.push(async () => team.core.close());
+    const teamHashes = team.store.journal.appendMany(team.conversation.id, [{ type: 'user_prompt', payload: { text: 'hi' } }]).map((event) => event.hash);
+    await waitFor(() => rsyslog.lines().some((line) => line.includes(`id="${teamHashes[0]}" namespace="team"`)), "the new namespace's event at rsyslog");
+    expect(opens).toHaveBeenCalledTimes(2);
+  });
+
+  it('test_while_a_turn_runs_the_sink_only_trickles_one_small_batch_per_pause', async () => {
+    // The turn starts after the loop's first look (else the first batch would wait the pause too);
+    // the pause is long so the checks below cannot race the next batch; stop() cuts it short.
+    let looks = 0;
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { turning: () => looks++ > 0, turnPace: { batchSize: 10, pauseMs: 60_000 } } });
+    await rsyslog.start();
+    journal(100);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().sent > 0, 'the first batch');
+    expect(delivery.status().sent).toBe(10);
+    expect(backlog()).toBe(90);
+    expect(new Set(rsyslog.ids()).size).toBe(10);
+    await delivery.stop();
   });
 
   it('test_a_receiver_down_at_first_gets_the_whole_backlog_once_it_is_up', async () => {

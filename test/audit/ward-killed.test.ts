@@ -2,6 +2,8 @@
  * Issue 28: the process that sends the journal to the audit sink is `kill -9`'d in the middle of
  * a batch and started again: every event reaches a real rsyslog, the ids unique after dedupe,
  * nothing missing (the cursor moved only for batches rsyslog took, so the one cut short is resent).
+ * "Mid-batch" is made exact, whatever the sender's speed: a relay holds the third connection's
+ * ending, so rsyslog has read that batch in full while the sender still waits to count it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
 import { freePort, makeTestCa, Rsyslog } from '../support/rsyslog.js';
 import { REPO_ROOT } from '../support/ward-cli.js';
+import { CloseHoldingRelay } from '../support/close-holding-relay.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -23,8 +26,8 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-function startSender(home: string, rsyslog: Rsyslog, caFile: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'audit', 'delivery-child.ts'), home, String(rsyslog.port), caFile, '5000'], {
+function startSender(home: string, port: number, caFile: string): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'audit', 'delivery-child.ts'), home, String(port), caFile, '5000'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -47,31 +50,21 @@ describe('audit sink: the sending process killed mid-batch', () => {
     const taken = () => journaled.length - store.audit.backlog().count;
     await rsyslog.start();
 
-    const first = startSender(home, rsyslog, ca.caFile);
+    const relay = new CloseHoldingRelay(rsyslog.port, 3);
+    cleanups.push(() => relay.stop());
+    const first = startSender(home, await relay.start(), ca.caFile);
     const exited = new Promise((resolve) => first.once('exit', resolve));
-    // Mid-batch: rsyslog has events of a batch the cursor does not count yet. The sender is frozen
-    // (SIGSTOP) at some moment while it sends, so its cursor cannot move; rsyslog is given a moment to
-    // write what it read. If that moment fell between two batches, the sender runs on a little and
-    // is frozen again (a bounded number of tries).
-    await waitFor(() => rsyslog.ids().length > 0, 'the first events at rsyslog');
-    let frozenMidBatch = false;
-    for (let attempt = 0; attempt < 40 && !frozenMidBatch && taken() < journaled.length - 5_000; attempt++) {
-      first.kill('SIGSTOP');
-      const deadline = Date.now() + 1_500;
-      while (!(frozenMidBatch = new Set(rsyslog.ids()).size > taken()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      if (!frozenMidBatch) {
-        first.kill('SIGCONT');
-        await new Promise((resolve) => setTimeout(resolve, 20 + attempt * 10));
-      }
-    }
-    expect(frozenMidBatch).toBe(true);
+    // The third batch: its sender has ended the stream, rsyslog writes it out, its close is held.
+    await relay.senderEndedHeldConnection;
+    await waitFor(() => new Set(rsyslog.ids()).size > taken(), 'rsyslog to write the held batch out');
+    expect(taken()).toBe(10_000);
     first.kill('SIGKILL');
     await exited;
     const atKill = { received: new Set(rsyslog.ids()).size, taken: taken() };
     expect(atKill.received).toBeGreaterThan(atKill.taken);
     expect(atKill.taken).toBeLessThan(journaled.length);
 
-    startSender(home, rsyslog, ca.caFile);
+    startSender(home, rsyslog.port, ca.caFile);
     await waitFor(() => store.audit.backlog().count === 0, 'the backlog to drain after the restart');
     const received = rsyslog.ids();
     expect(new Set(received).size).toBe(journaled.length);
