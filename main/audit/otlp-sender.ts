@@ -5,7 +5,7 @@
  * success (a 2xx answer). The exporter retries 429/502/503/504 and refused connections itself,
  * within the one time bound given here; anything else fails the batch and it is sent again later.
  */
-import tls from 'node:tls';
+import { trustedContext } from './trust.js';
 import type { Attributes } from '@opentelemetry/api';
 import type { LogRecord } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
@@ -75,7 +75,7 @@ export function exportLogs(target: OtlpTarget, resource: Attributes, records: re
           keepAlive: false,
           rejectUnauthorized: true,
           minVersion: 'TLSv1.2',
-          ...(target.extraCa === undefined ? {} : { ca: [...tls.rootCertificates, target.extraCa] }),
+          ...(target.extraCa === undefined ? {} : { secureContext: trustedContext(target.extraCa) }),
         },
       }),
   );

@@ -9,6 +9,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { trustedContext } from './trust.js';
 
 export interface SyslogTarget {
   readonly host: string;
@@ -27,17 +28,6 @@ export interface SendLimits {
 
 export const DEFAULT_SEND_LIMITS: SendLimits = { connectMs: 10_000, writeMs: 30_000, closeMs: 10_000 };
 
-/**
- * The TLS context for roots plus the caFile, built once per caFile text: parsing Node's ~140
- * roots took ~0.17 s a connection, more than sending a batch (bench/audit-drain.ts).
- */
-let trusted: { readonly extraCa: string; readonly context: tls.SecureContext } | undefined;
-function secureContext(extraCa: string | undefined): tls.SecureContext | undefined {
-  if (extraCa === undefined) return undefined;
-  if (trusted?.extraCa !== extraCa) trusted = { extraCa, context: tls.createSecureContext({ ca: [...tls.rootCertificates, extraCa], minVersion: 'TLSv1.2' }) };
-  return trusted.context;
-}
-
 function connect(target: SyslogTarget, onReady: () => void): net.Socket {
   if (!target.tls) return net.connect({ host: target.host, port: target.port }, onReady);
   const host = target.host.replace(/^\[(.*)\]$/, '$1');
@@ -47,7 +37,7 @@ function connect(target: SyslogTarget, onReady: () => void): net.Socket {
       port: target.port,
       // SNI takes names only; an address is verified against the certificate's IP entries.
       ...(net.isIP(host) === 0 ? { servername: host } : {}),
-      secureContext: secureContext(target.extraCa),
+      secureContext: trustedContext(target.extraCa),
       // Verification is Node's default and never turned off here.
       rejectUnauthorized: true,
       minVersion: 'TLSv1.2',
