@@ -150,15 +150,15 @@ export class RunService {
     return checked;
   }
 
-  /**
-   * Admits and starts a turn. Returns once the run is admitted (or attached); the turn proceeds
-   * in the background and `done` settles with its outcome. `checked`: the preflight just made.
-   */
   /** Whether a turn is running (the audit sink then only trickles). */
   get turning(): boolean {
     return this.active.size > 0;
   }
 
+  /**
+   * Admits and starts a turn. Returns once the run is admitted (or attached); the turn proceeds
+   * in the background and `done` settles with its outcome. `checked`: the preflight just made.
+   */
   startTurn(input: StartTurnInput, checked?: CheckedReadiness): RunHandle {
     const { store, requestId, workspace, rules } = this.checkInput(input);
     const conversation = this.conversationFor(store, input, requestId, workspace);
