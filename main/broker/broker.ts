@@ -128,7 +128,11 @@ export class Broker {
    * instead of before the spawn (issue 19). A session that opens first loads it itself.
    */
   prepareSessions(): Promise<typeof import('./mcp-session.js')> {
-    this.mcp ??= import('./mcp-session.js');
+    if (this.mcp === undefined) {
+      this.mcp = import('./mcp-session.js');
+      // The SDK's first answer costs most of its time: spent now too, not in the CLI's first request.
+      void this.mcp.then((mcp) => mcp.warmUp()).catch(() => undefined);
+    }
     return this.mcp;
   }
 
