@@ -14,6 +14,7 @@ export const unitTestFiles: readonly string[] = [
   'test/changes/scan.test.ts',
   'test/cli/format-live.test.ts',
   'test/cli/terminal-guard.test.ts',
+  'test/cli/zod-jitless.test.ts',
   'test/common/display.test.ts',
   'test/common/usage.test.ts',
   'test/conformance/verdict.test.ts',
