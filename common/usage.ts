@@ -165,7 +165,14 @@ export function addTurn(total: UsageTotal, turn: Pick<TurnUsage, 'tokens' | 'cos
   };
 }
 
-const grouped = new Intl.NumberFormat('en-US');
+/**
+ * A token count with thousands commas, as Intl's en-US format writes it: by hand, because an
+ * Intl.NumberFormat costs 20-40 ms to create (ICU's locale data), before every `ward run`'s spawn
+ * when it was made as this module loaded (issue 29). Token counts are whole numbers.
+ */
+export function groupThousands(count: number): string {
+  return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
 
 export function dollars(usd: number): string {
   return `$${usd.toFixed(4)}`;
@@ -174,8 +181,8 @@ export function dollars(usd: number): string {
 /** "1,234 in · 56 out · 7,890 cache tokens". */
 export function describeTokens(tokens: Tokens): string {
   const cache = tokens.cacheRead + tokens.cacheCreation;
-  const parts = [`${grouped.format(tokens.input)} in`, `${grouped.format(tokens.output)} out`];
-  if (cache > 0) parts.push(`${grouped.format(cache)} cache`);
+  const parts = [`${groupThousands(tokens.input)} in`, `${groupThousands(tokens.output)} out`];
+  if (cache > 0) parts.push(`${groupThousands(cache)} cache`);
   return `${parts.join(' · ')} tokens`;
 }
 

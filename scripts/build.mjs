@@ -13,11 +13,12 @@ if (!['main', 'all'].includes(target)) {
 /**
  * Pure-JS packages made of many small ES modules are bundled into Ward's chunks: Node 20 loads
  * each module file on its own, and zod (with zod-to-json-schema) and the MCP SDK were 180 of the
- * 310 modules a `ward run` loaded, most of its module-load time (issue 19). Every other package
+ * 310 modules a `ward run` loaded, most of its module-load time (issue 19); jsdiff's 17 files were
+ * loaded by every app that starts (issue 29: ~35 ms of a `ward run` under load). Every other package
  * stays external: native modules, packages that find files next to their own code (the sandbox
  * runtime's helpers, the pinned CLI), and CommonJS packages, which Node loads quickly.
  */
-const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', '@modelcontextprotocol/client']);
+const BUNDLED_PACKAGES = new Set(['zod', 'zod-to-json-schema', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/core', '@modelcontextprotocol/client', 'diff']);
 const externalUnlessBundled = {
   name: 'external-unless-bundled',
   setup(esbuild) {

@@ -124,10 +124,19 @@ export class Broker {
   }
 
   /**
-   * Loads the MCP server code now. Call it once a child is spawned: it loads while the CLI starts,
-   * instead of before the spawn (issue 19). A session that opens first loads it itself.
+   * Loads the MCP server code now and answers one request with it on a throwaway endpoint (the
+   * SDK's first answer costs most of its time: issue 29). Call it once a child is spawned: both
+   * happen while the CLI starts, instead of before the spawn or in the CLI's first request. A
+   * request that comes first loads the code itself, without the warm-up beside it.
    */
-  prepareSessions(): Promise<typeof import('./mcp-session.js')> {
+  prepareSessions(): void {
+    if (this.mcp !== undefined) return;
+    void this.sessionCode()
+      .then((mcp) => mcp.warmUp())
+      .catch(() => undefined);
+  }
+
+  private sessionCode(): Promise<typeof import('./mcp-session.js')> {
     this.mcp ??= import('./mcp-session.js');
     return this.mcp;
   }
@@ -191,7 +200,7 @@ export class Broker {
         return reply(res, 400, 'request body is not JSON');
       }
       const sessionId = req.headers['mcp-session-id'];
-      const mcp = sessionId === undefined ? await this.prepareSessions() : undefined;
+      const mcp = sessionId === undefined ? await this.sessionCode() : undefined;
       if (mcp !== undefined && !mcp.isLegacyPost(req, parsed)) {
         if (entry.state.isClosed) return reply(res, 404, 'no such run');
         entry.modern ??= mcp.createModernEndpoint(entry.state, this.streaming, this.maxBodyBytes);
@@ -228,7 +237,7 @@ export class Broker {
   }
 
   private async openSession(entry: RunEntry): Promise<McpSession | null> {
-    const { createMcpSession } = await this.prepareSessions();
+    const { createMcpSession } = await this.sessionCode();
     // After the (first-time) load: the run may have closed, or another initialize opened a session, meanwhile.
     if (entry.state.isClosed || entry.sessions.size >= this.maxSessionsPerRun) return null;
     const sessionId = randomUUID();

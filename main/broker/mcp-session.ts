@@ -33,8 +33,12 @@ export interface ModernEndpoint {
  */
 const TOOLS_CACHE: CacheHint = { ttlMs: 60 * 60_000, cacheScope: 'private' };
 
+function newServer(): Server {
+  return new Server({ name: 'ward', version: '1' }, { capabilities: { tools: {} }, cacheHints: { 'tools/list': TOOLS_CACHE, 'server/discover': TOOLS_CACHE } });
+}
+
 function serverFor(state: RunState): Server {
-  const server = new Server({ name: 'ward', version: '1' }, { capabilities: { tools: {} }, cacheHints: { 'tools/list': TOOLS_CACHE, 'server/discover': TOOLS_CACHE } });
+  const server = newServer();
   server.setRequestHandler('tools/list', () => ({ tools: state.listTools() }));
   server.setRequestHandler('tools/call', (request, ctx) =>
     state.callTool(request.params.name, request.params.arguments, ctx.mcpReq.signal, toolUseIdOf(request.params._meta)),
@@ -116,4 +120,34 @@ export function createModernEndpoint(state: RunState, streaming: SessionTranspor
       await Promise.all([calls.close(), others.close()]);
     },
   };
+}
+
+/** What a 2026-07-28 client sends first: the CLI opens its MCP connection with this. */
+const DISCOVER = {
+  body: {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'server/discover',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'ward-warm-up', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  },
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+} as const;
+
+/**
+ * Answers one server/discover on a throwaway endpoint with no run behind it. The SDK compiles its
+ * schemas and Node loads its fetch classes at their first use (~150 ms on a loaded machine): the
+ * broker calls this once the child is spawned, so that happens while the CLI starts, not while the
+ * CLI waits for the broker's first answer (issue 29). Nothing of it is reachable from outside.
+ * Returns what it got, so a test can tell that it took the path a real discover takes.
+ */
+export async function warmUp(): Promise<{ readonly classified: string; readonly status: number; readonly answer: string }> {
+  const { body, headers } = DISCOVER;
+  const classified = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: headers['mcp-protocol-version'], mcpMethodHeader: headers['mcp-method'], body }).kind;
+  const handler = createMcpHandler(newServer, { legacy: 'reject', responseMode: 'auto' });
+  try {
+    const response = await handler.fetch(new Request('http://127.0.0.1/warm-up', { method: 'POST', headers }), { parsedBody: body });
+    return { classified, status: response.status, answer: await response.text() };
+  } finally {
+    await handler.close();
+  }
 }

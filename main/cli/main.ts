@@ -64,6 +64,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stderr, `ward: unknown command ${JSON.stringify(name)}; run "ward help"`);
     return EXIT.usage;
   }
+  // Before the command's code makes its schemas; `ward --version` and help load no zod at all.
+  await import('./zod-jitless.js');
   const command = await entry.load();
   traceMark('command-loaded');
   if (asksForHelp(args)) {

@@ -56,9 +56,25 @@ let glibc: boolean | undefined;
 export function platformKey(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
   const base = `${platform}-${arch}`;
   if (platform !== 'linux') return base;
-  // A full diagnostic report takes tens of milliseconds; the C library does not change while Ward runs.
-  glibc ??= (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
+  // The C library does not change while Ward runs.
+  glibc ??= runsOnGlibc();
   return glibc ? base : `${base}-musl`;
+}
+
+/**
+ * Whether this (Linux) process runs on glibc: by the C library it has mapped (/proc/self/maps,
+ * under a millisecond), else by the diagnostic report's header, which takes 6–20 ms before every
+ * `ward run`'s spawn (issue 29).
+ */
+export function runsOnGlibc(maps: () => string = () => fs.readFileSync('/proc/self/maps', 'utf8')): boolean {
+  try {
+    const mapped = maps();
+    if (/\/(ld-musl-|libc\.musl-)/.test(mapped)) return false;
+    if (/\/libc(\.so\.6|-2\.\d+\.so)\s/.test(mapped)) return true;
+  } catch {
+    // no /proc here: the report says
+  }
+  return (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime !== undefined;
 }
 
 type WardPackage = { path: string; json: { name?: string; version?: string; dependencies?: Record<string, string> } };

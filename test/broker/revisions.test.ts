@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker } from '../../main/broker/broker.js';
+import { warmUp } from '../../main/broker/mcp-session.js';
 import { openUpstreams, type Upstreams } from '../../main/upstreams/upstreams.js';
 import { until } from '../support/wait.js';
 import { connectClient, pin, registerRun, STDIO_FIXTURE, textOf, type TestRun } from './helpers.js';
@@ -74,6 +75,15 @@ describe('broker protocol revisions', () => {
     const reply = await post(run.registration.url, 'server/discover', {}, { authorization: bearer });
     expect(reply.status).toBe(200);
     expect(reply.message?.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, cacheScope: 'private' });
+  });
+
+  it('test_the_warm_up_after_the_spawn_takes_the_path_of_the_clis_first_request_a_2026_server_discover', async () => {
+    // Issue 29: the SDK's first-use cost is spent while the CLI starts only if the warm-up goes
+    // where the CLI's server/discover goes (classified modern, answered 200), not an error path.
+    const warmed = await warmUp();
+    expect(warmed.classified).not.toBe('legacy');
+    expect(warmed.status).toBe(200);
+    expect(messageOf(warmed.answer)?.result).toMatchObject({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
   });
 
   it('test_serves_a_stateless_tools_list_with_cache_hints_and_a_tools_call_without_any_session', async () => {

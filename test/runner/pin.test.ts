@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isWardError } from '../../main/base/errors.js';
-import { COMMITTED_PIN, expectedCliVersion, locatePlatformBinary, platformKey, verifyPinnedCli } from '../../main/runner/pin.js';
+import { COMMITTED_PIN, expectedCliVersion, locatePlatformBinary, platformKey, runsOnGlibc, verifyPinnedCli } from '../../main/runner/pin.js';
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -80,5 +80,23 @@ describe('pinned CLI verification (R1)', () => {
     fs.writeFileSync(binary, 'Pinned bytes');
     expect(verify()).toBe('cli_pin_mismatch');
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('test_tells_glibc_from_musl_by_the_mapped_c_library_as_the_process_report_does', () => {
+    // Issue 29: the platform package is found without a diagnostic report (6-20 ms before each spawn).
+    const report = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime !== undefined;
+    expect(runsOnGlibc()).toBe(report);
+    const line = (library: string) => `7f0000000000-7f0000001000 r-xp 00000000 08:01 1234 ${library}\n`;
+    expect(runsOnGlibc(() => line('/usr/lib/x86_64-linux-gnu/libc.so.6'))).toBe(true);
+    expect(runsOnGlibc(() => line('/lib/libc-2.31.so'))).toBe(true);
+    expect(runsOnGlibc(() => line('/lib/ld-musl-x86_64.so.1'))).toBe(false);
+    expect(runsOnGlibc(() => line('/usr/lib/libc.musl-aarch64.so.1'))).toBe(false);
+    // Neither library mapped (a static build) or no /proc: the report decides.
+    expect(runsOnGlibc(() => line('/usr/bin/node'))).toBe(report);
+    expect(
+      runsOnGlibc(() => {
+        throw new Error('ENOENT: /proc');
+      }),
+    ).toBe(report);
   });
 });

@@ -102,13 +102,15 @@ export const runCommand: Command = {
       // `echo "…" | ward run` ends the prompt with a newline the person did not mean as part of it.
       prompt = (await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS })).replace(/\s+$/, '');
     }
-    // The policy and the namespace are checked before anything is started: nothing left to clean up.
+    // Run code, broker and gateway start while the store opens (issue 29); a failure closes them with the app.
     const ward = app();
+    const starting = ward.runs();
+    starting.catch(() => undefined);
     const store = ward.namespaces.fromFlag(values.namespace);
     traceMark('store-open');
     const ns = store.namespace;
     ward.prepareRun(ns);
-    const service = await ward.runs();
+    const service = await starting;
     traceMark('runs-ready');
     let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
