@@ -15,6 +15,7 @@ export const unitTestFiles: readonly string[] = [
   'test/cli/format-live.test.ts',
   'test/cli/terminal-guard.test.ts',
   'test/common/display.test.ts',
+  'test/common/net-changes.test.ts',
   'test/conformance/verdict.test.ts',
   'test/connections/config.test.ts',
   'test/connections/metadata-issuer.test.ts',
