@@ -3,9 +3,11 @@
  * the click on "1 file changed" to its first diff lines on screen, against the same viewer
  * opening a 1-line file, in one run (target: ≤200 ms), each page brought to the front first. The page is the built renderer bridged to
  * the real core (the e2e harness); the change is recorded by the real change tracker and its diff
- * fetched over the contract, as in the app. Then the same diff scrolled end to end, a step a frame,
- * unified and side by side: frame times and frames over 25 ms ("scrolls without dropped frames"),
- * against the same page's frames with nothing scrolling (idleFrames: the machine's pace under its load).
+ * fetched over the contract, as in the app. Then the same diff scrolled end to end, unified and
+ * side by side: at a steady 400 px a frame, and in jumps (a screen a frame like PageDown, then
+ * End/Home/End). "Dropped" is measured against the same page's frames with nothing scrolling
+ * (idleFrames, the machine's pace under its load): a frame interval over 1.5 idle intervals is a
+ * slow frame, and it dropped round(interval / idle interval) - 1 frames.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,26 +57,50 @@ async function openViewer(page: Page): Promise<{ total: number; render: number }
   return ms;
 }
 
+interface Frames {
+  readonly frames: number;
+  readonly medianFrameMs: number;
+  readonly worstFrameMs: number;
+  /** Frame intervals over 1.5 idle intervals. */
+  readonly slowFrames: number;
+  /** Frames that were not drawn: round(interval / idle interval) - 1, summed. */
+  readonly dropped: number;
+}
+
 /**
- * Scrolls the open viewer's 5,000 lines top to bottom, 400 px a frame, and times each frame:
- * the median and worst frame, and how many took over 1.5 frames at 60 Hz (dropped).
+ * Scrolls the open viewer's 5,000 lines top to bottom and times each frame: `step` px a frame
+ * (0: nothing scrolls, the baseline), or 'jumps': a screen a frame to the end, then End, Home, End.
  */
-async function scrollFrames(page: Page, step: number): Promise<{ frames: number; medianFrameMs: number; worstFrameMs: number; dropped: number }> {
+async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number): Promise<Frames> {
   // No named function inside: tsx would wrap it in a helper the page does not have.
-  return page.evaluate(async (step) => {
+  const gaps = await page.evaluate(async (step) => {
     const pane = document.querySelector<HTMLElement>('.diff-viewer .diff-lines')!;
-    const gaps: number[] = [];
+    const out: number[] = [];
+    // From the top (the frames settled); a jump run ends with Home, then End.
+    const ends = [0, pane.scrollHeight];
+    pane.scrollTop = 0;
+    for (let settle = 0; settle < 10; settle++) await new Promise((resolve) => requestAnimationFrame(resolve));
     let last = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
-    // A step of 0 is the baseline: the same frames with nothing to do (the machine's frame pace under its load).
-    while ((step === 0 || pane.scrollTop + pane.clientHeight < pane.scrollHeight) && gaps.length < (step === 0 ? 120 : 600)) {
-      pane.scrollTop += step;
+    for (;;) {
+      const atEnd = pane.scrollTop + pane.clientHeight >= pane.scrollHeight;
+      if (step === 0 ? out.length >= 120 : step === 'jumps' ? atEnd && ends.length === 0 : atEnd || out.length >= 600) break;
+      if (step === 'jumps') pane.scrollTop = atEnd || (pane.scrollTop === 0 && out.length > 0) ? ends.shift()! : pane.scrollTop + pane.clientHeight;
+      else pane.scrollTop += step;
       const now = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
-      gaps.push(now - last);
+      out.push(now - last);
       last = now;
     }
-    const sorted = [...gaps].sort((x, y) => x - y);
-    return { frames: sorted.length, medianFrameMs: sorted[Math.floor(sorted.length / 2)]!, worstFrameMs: sorted.at(-1)!, dropped: sorted.filter((gap) => gap > 25).length };
+    return out;
   }, step);
+  const sorted = [...gaps].sort((x, y) => x - y);
+  const slow = gaps.filter((gap) => gap > 1.5 * idleMs);
+  return {
+    frames: gaps.length,
+    medianFrameMs: round(median(gaps)),
+    worstFrameMs: round(sorted.at(-1)!),
+    slowFrames: slow.length,
+    dropped: slow.reduce((sum, gap) => sum + Math.max(1, Math.round(gap / idleMs) - 1), 0),
+  };
 }
 
 async function pageOn(harness: UiHarness, title: string): Promise<Page> {
@@ -114,14 +140,22 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
     }
     // Scrolling, in each layout.
     const scrolled: Record<string, unknown> = {};
+    let idleMs = 0;
     // A tab in the background gets no animation frames.
     await bigPage.bringToFront();
     for (const layout of ['Unified', 'Side by side']) {
       await bigPage.locator('.turn-changes button', { hasText: /file.* changed/ }).click({ timeout: 60_000 });
       await bigPage.getByRole('button', { name: layout, exact: true }).click({ timeout: 60_000 });
       await bigPage.locator('.diff-viewer .diff-add').first().waitFor();
-      if (layout === 'Unified') scrolled.idleFrames = await scrollFrames(bigPage, 0);
-      scrolled[layout === 'Unified' ? 'scrollUnified' : 'scrollSideBySide'] = await scrollFrames(bigPage, 400);
+      // The baseline: the same page's frames with nothing to do, at the machine's pace under its load.
+      if (idleMs === 0) {
+        const idle = await scrollFrames(bigPage, 0, 1000 / 60);
+        idleMs = idle.medianFrameMs;
+        scrolled.idleFrames = idle;
+      }
+      const name = layout === 'Unified' ? 'Unified' : 'SideBySide';
+      scrolled[`scroll${name}`] = await scrollFrames(bigPage, 400, idleMs);
+      scrolled[`jumps${name}`] = await scrollFrames(bigPage, 'jumps', idleMs);
       await bigPage.keyboard.press('Escape');
       await bigPage.locator('.diff-viewer').waitFor({ state: 'hidden' });
     }

@@ -14,6 +14,49 @@ export function changesSummary(changes: readonly FileChange[]): string {
   return `${changes.length} file${changes.length === 1 ? '' : 's'} changed (${parts.join(', ')})`;
 }
 
+/** One file's net change over a run's parts, with the tool calls whose parts touched it. */
+export interface NetChange {
+  readonly change: FileChange;
+  readonly toolUseIds: readonly string[];
+}
+
+function sameState(before: FileChange['before'], after: FileChange['after']): boolean {
+  return before !== null && after !== null && before.kind === after.kind && before.hash === after.hash && before.size === after.size && before.mode === after.mode && before.target === after.target;
+}
+
+/**
+ * A run's changes journaled in parts (one per tool call where per-call capture is on, then the
+ * turn's rest) as one change per file: its state before the first part that touched it against its
+ * state after the last, following renames; a file that ended as it began (added then deleted, or
+ * changed back by a later part) is no change. In the order files were first touched.
+ */
+export function netChanges(parts: readonly { readonly changes: readonly FileChange[]; readonly toolUseIds?: readonly string[] }[]): NetChange[] {
+  let touched = 0;
+  const files = new Map<string, { order: number; touches: number; root: string; origin: string; before: FileChange['before']; after: FileChange['after']; calls: Set<string> }>();
+  for (const part of parts) {
+    for (const change of part.changes) {
+      const key = (name: string) => `${change.root}\u0000${name}`;
+      const was = change.change === 'renamed' ? (change.from ?? change.path) : change.path;
+      const earlier = files.get(key(was));
+      files.delete(key(was));
+      const file = earlier ?? { order: touched++, touches: 0, root: change.root, origin: was, before: change.before, after: change.after, calls: new Set<string>() };
+      file.after = change.after;
+      file.touches++;
+      for (const id of part.toolUseIds ?? []) file.calls.add(id);
+      files.set(key(change.path), file);
+    }
+  }
+  const net: NetChange[] = [];
+  for (const [key, file] of [...files].sort(([, a], [, b]) => a.order - b.order)) {
+    const path = key.slice(file.root.length + 1);
+    if ((file.before === null && file.after === null) || (file.touches > 1 && file.origin === path && sameState(file.before, file.after))) continue;
+    const kind = file.before === null ? 'added' : file.after === null ? 'deleted' : file.origin !== path ? 'renamed' : 'modified';
+    const change: FileChange = { root: file.root, path: kind === 'deleted' ? file.origin : path, change: kind, ...(kind === 'renamed' ? { from: file.origin } : {}), before: file.before, after: file.after };
+    net.push({ change, toolUseIds: [...file.calls] });
+  }
+  return net;
+}
+
 /** Which tool calls a `files_changed` event is tied to (per-call capture), as words to follow its summary; '' for a turn's rest. */
 export function byToolCalls(toolUseIds: readonly string[] | undefined, toolOf: (toolUseId: string) => string | undefined = () => undefined): string {
   if (toolUseIds === undefined || toolUseIds.length === 0) return '';

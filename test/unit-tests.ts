@@ -16,6 +16,7 @@ export const unitTestFiles: readonly string[] = [
   'test/cli/terminal-guard.test.ts',
   'test/cli/zod-jitless.test.ts',
   'test/common/display.test.ts',
+  'test/common/net-changes.test.ts',
   'test/common/usage.test.ts',
   'test/conformance/verdict.test.ts',
   'test/connections/config.test.ts',

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { readJournalEvent, type FileChange, type FileState } from '../../common/events.js';
 import { journalEvent } from '../../common/events.js';
+import { netChanges } from '../../common/file-changes.js';
 import { WardError } from '../base/errors.js';
 import { isProcessAlive } from '../base/process.js';
 import { ChangeStore } from '../changes/tracker.js';
@@ -18,9 +19,24 @@ import { unifiedDiff } from './change-diff.js';
 
 export type { FileChange, FileState };
 
+/** One `files_changed` event of a run. */
+export interface ChangePart {
+  readonly seq: number;
+  readonly toolUseIds: readonly string[] | null;
+  readonly changes: FileChange[];
+}
+
 /** One change event of a conversation, as `ward changes` lists it. */
 export type ChangeEntry =
-  | { readonly seq: number; readonly runId: string | null; readonly kind: 'changed'; readonly changes: FileChange[] }
+  | {
+      readonly seq: number;
+      readonly runId: string | null;
+      readonly kind: 'changed';
+      /** One per file: the run's net change to it and the tool calls that touched it (none when per-call capture was off). */
+      readonly changes: (FileChange & { readonly toolUseIds: readonly string[] })[];
+      /** The run's events as journaled: each part's changes and the tool calls it is tied to (null: the turn's rest). */
+      readonly parts: ChangePart[];
+    }
   | { readonly seq: number; readonly runId: string | null; readonly kind: 'untracked'; readonly reason: string }
   | { readonly seq: number; readonly runId: string | null; readonly kind: 'rewound'; readonly toSeq: number; readonly changes: FileChange[]; readonly forced: string[]; readonly skipped: { path: string; reason: string }[]; readonly resumed: boolean };
 
@@ -65,23 +81,34 @@ export class ChangeService {
   constructor(private readonly home: () => string) {}
 
   /** The conversation's file events (of one run, with `runId`); finishes an interrupted rewind first. */
-  list(store: NamespaceStore, conversationRef: string, runRef?: string): { conversationId: string; entries: ChangeEntry[] } {
+  list(store: NamespaceStore, conversationRef: string, runRef?: string): { conversationId: string; entries: ChangeEntry[]; toolOf: (toolUseId: string) => string | undefined } {
     const { id } = store.conversations.resolve(conversationRef);
     this.recover(store, id);
     const runId = runRef === undefined ? undefined : store.runs.resolve(runRef).id;
     const entries: ChangeEntry[] = [];
+    const tools = new Map<string, string>();
     for (const event of store.journal.read(id, 0)) {
+      if (event.type === 'tool_call') {
+        const call = readJournalEvent(event.type, event.payload);
+        if (call.type === 'tool_call') tools.set(call.payload.toolUseId, call.payload.tool);
+      }
       if (!FILE_EVENTS.includes(event.type) || (runId !== undefined && event.runId !== runId)) continue;
       const parsed = readJournalEvent(event.type, event.payload);
       const place = { seq: event.seq, runId: event.runId };
       const last = entries.at(-1);
-      // A run's changes are journaled in parts: they are listed as one.
-      if (parsed.type === 'files_changed' && last?.kind === 'changed' && last.runId === event.runId) last.changes.push(...parsed.payload.changes);
-      else if (parsed.type === 'files_changed') entries.push({ ...place, kind: 'changed', changes: parsed.payload.changes });
+      // A run's changes are journaled in parts: they are listed as one, each file once.
+      if (parsed.type === 'files_changed') {
+        const part = { seq: event.seq, toolUseIds: parsed.payload.toolUseIds ?? null, changes: parsed.payload.changes };
+        if (last?.kind === 'changed' && last.runId === event.runId) last.parts.push(part);
+        else entries.push({ ...place, kind: 'changed', changes: [], parts: [part] });
+      }
       else if (parsed.type === 'files_untracked') entries.push({ ...place, kind: 'untracked', reason: parsed.payload.reason });
       else if (parsed.type === 'files_rewound') entries.push({ ...place, kind: 'rewound', ...parsed.payload });
     }
-    return { conversationId: id, entries };
+    const netted = entries.map((entry) =>
+      entry.kind === 'changed' ? { ...entry, changes: netChanges(entry.parts.map((part) => ({ changes: part.changes, toolUseIds: part.toolUseIds ?? [] }))).map(({ change, toolUseIds }) => ({ ...change, toolUseIds })) } : entry,
+    );
+    return { conversationId: id, entries: netted, toolOf: (toolUseId) => tools.get(toolUseId) };
   }
 
   /** A change's unified diff (text files whose bytes Ward kept; others are named with sizes and hashes). */

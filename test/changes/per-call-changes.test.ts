@@ -92,6 +92,41 @@ describe('changes tied to the tool call that made them', () => {
     expect(treeHash(dir)).toBe(before);
   });
 
+  it('test_ward_changes_lists_a_file_two_calls_changed_once_with_its_net_change_and_both_calls_json_keeps_each_event', async () => {
+    const dir = workspace();
+    const notes = path.join(dir, 'notes.txt');
+    const harness = await startHarness([
+      { blocks: [{ type: 'tool_use', name: 'Write', input: { file_path: notes, content: 'one\n' } }] },
+      bash(`sed -i s/one/two/ ${notes}`),
+      bash(`sed -i s/x/y/ ${path.join(dir, 'b.txt')}`),
+      bash(`sed -i s/y/z/ ${path.join(dir, 'b.txt')}`),
+      DONE,
+    ]);
+    fs.writeFileSync(path.join(harness.home, 'settings.json'), JSON.stringify({ perCallScanMilliseconds: 5_000 }));
+    const permissions = parsePermissionFlags([`--allow-read=${dir}`, `--allow-write=${dir}`, '--allow-run=sed'], dir);
+    const handle = harness.service.startTurn({ namespace: harness.ns, prompt: 'write notes, then fix them', permissions, workspace: dir });
+    expect((await handle.done).state).toBe('succeeded');
+    const calls = payloads<{ toolUseId: string; tool: string }>(harness.events(handle.conversationId), 'tool_call');
+    expect(calls.map((call) => call.tool)).toEqual(['Write', 'Bash', 'Bash', 'Bash']);
+    const [write, fix, first, second] = calls.map((call) => call.toolUseId);
+
+    // One line per file: notes.txt was added (its net change), by the two calls that touched it.
+    const shown = await wardInProcess(['changes', handle.conversationId], wardEnv(harness));
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trimEnd().split('\n');
+    expect(lines.slice(1)).toEqual([`  A ${notes} by tool calls Write (${write}), Bash (${fix})`, `  M ${path.join(dir, 'b.txt')} by tool calls Bash (${first}), Bash (${second})`]);
+    expect(lines[0]).toMatch(/^#\d+ run \S+: 2 files changed \(1 added, 1 modified\)$/);
+
+    // --json: the same net changes, and each event as journaled.
+    const json = await wardInProcess(['changes', handle.conversationId, '--json'], wardEnv(harness));
+    const [entry] = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { changes: { path: string; change: string; toolUseIds: string[] }[]; parts: { toolUseIds: string[] | null; changes: unknown[] }[] });
+    expect(entry!.changes.map((change) => [change.path, change.change, change.toolUseIds])).toEqual([
+      ['notes.txt', 'added', [write, fix]],
+      ['b.txt', 'modified', [first, second]],
+    ]);
+    expect(entry!.parts.map((part) => part.toolUseIds)).toEqual([[write], [fix], [first], [second]]);
+  });
+
   it('test_with_per_call_capture_off_the_turn_has_one_event_and_the_journal_says_why', async () => {
     const { harness, conversationId } = await threeCalls(0);
     const events = harness.events(conversationId);

@@ -235,5 +235,17 @@ describe('file changes in real Chromium', () => {
     await expect(diff.locator('.diff-add').last().locator('.hl-keyword').first().textContent()).resolves.toBe('export');
     await diff.evaluate((pane) => (pane.scrollTop = 2_500 * 20));
     await expect.poll(() => diff.locator('.diff-add').allTextContents()).toContain('2500+export const v2500 = 2500;');
+
+    // By keyboard: Home, then End, lands on the right rows; rows come in plain and are highlighted
+    // in idle time (off the scroll's path), so the colours arrive after the jump, on every row shown.
+    await diff.focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop)).toBe(0);
+    await expect.poll(() => diff.locator('.diff-add').first().textContent()).toBe('1+export const v1 = 1;');
+    await page.keyboard.press('End');
+    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 1)).toBe(true);
+    const row4990 = diff.locator('.diff-add', { hasText: '4990+export const v4990 = 4990;' });
+    await expect.poll(() => row4990.locator('.hl-keyword').allTextContents()).toEqual(['export', 'const']);
+    await expect.poll(() => diff.locator('.diff-block:not([data-highlighted="true"])').count()).toBe(0);
   });
 });

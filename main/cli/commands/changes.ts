@@ -1,5 +1,5 @@
 import { escapeForDisplay, escapeOneLine } from '../../../common/display.js';
-import { changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
+import { byToolCalls, changesSummary, conversationRewindSummary, rewindSummary } from '../../../common/file-changes.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import type { FileChange, RewindReport } from '../../app/changes.js';
 import type { ConversationRewindReport } from '../../app/conversation-rewind.js';
@@ -26,7 +26,7 @@ export const changesCommand: Command = {
     const ward = app();
     // Writable: an interrupted rewind is finished (and journaled) first.
     const store = ward.namespaces.fromFlag(values.namespace);
-    const { entries } = ward.changes.list(store, requirePositional(this, positionals, 0, 'a conversation id'), values.run);
+    const { entries, toolOf } = ward.changes.list(store, requirePositional(this, positionals, 0, 'a conversation id'), values.run);
     const diffOf = (change: FileChange) => ward.changes.diff(store, change);
     if (values.json) {
       for (const entry of entries) {
@@ -43,7 +43,9 @@ export const changesCommand: Command = {
       }
       writeLine(io.stdout, `#${entry.seq}${run}: ${entry.kind === 'rewound' ? rewindSummary(entry) : changesSummary(entry.changes)}`);
       for (const change of entry.changes) {
-        writeLine(io.stdout, changeLine(change));
+        // One line per file: the run's net change to it, and the tool calls that touched it.
+        const calls = 'toolUseIds' in change ? escapeOneLine(byToolCalls(change.toolUseIds, toolOf), 2_000) : '';
+        writeLine(io.stdout, `${changeLine(change)}${calls}`);
         if (values.diff) io.stdout.write(escapeForDisplay(diffOf(change)));
       }
     }

@@ -1,23 +1,23 @@
 /**
- * A diff's lines, unified or side by side, syntax highlighted with the file's language and
- * virtualized in blocks of rows: only the blocks in view (and one screen's margin) are in the
- * page, each highlighted, rendered and laid out once when it comes into view, so a 5,000-line
- * change opens as fast as a short one and a scroll frame renders nothing until a new block comes
- * into view. Rows have one fixed height (no wrapping; the pane scrolls sideways). A block starts
- * its highlighting fresh: a comment opened in an earlier block may show plain, never wrong text.
+ * A diff's lines, unified or side by side, virtualized in blocks of rows: only the blocks in view
+ * (and one screen's margin) are in the page, each rendered and laid out once when it comes into
+ * view, so a 5,000-line change opens as fast as a short one and a scroll frame renders at most a
+ * block. A block comes in as plain escaped text and gets its syntax highlighting in idle time
+ * (`use-idle-highlight.ts`), so a scroll frame never waits for the highlighter. Rows have one fixed
+ * height (no wrapping; the pane scrolls sideways), so nothing is measured while scrolling.
  * The lines may be the diff's first screen only (`total` says how many there are): rows not
  * there yet are empty until they arrive.
  */
-import { memo, startTransition, useMemo, useState, type ReactNode, type UIEvent } from 'react';
-import { escapeForWindow } from '../../../common/display.js';
-import { highlightLines, type Line } from '../code/highlight.js';
+import { memo, startTransition, useMemo, useRef, useState, type ReactNode, type UIEvent } from 'react';
+import type { Line } from '../code/highlight.js';
 import { diffRows, splitRows, type DiffRow, type SplitRow } from '../code/diff-rows.js';
 import { LineText } from './CodeLines.js';
+import { CHUNK, useIdleHighlight } from './use-idle-highlight.js';
 
 /** Kept in step with `.diff-line` in code.css. */
 export const DIFF_ROW_PX = 20;
-/** Rows a block holds: rendered, highlighted and laid out together. */
-const BLOCK = 40;
+/** Rows a block holds: rendered and laid out together (a highlighter chunk, so a unified block waits for one). */
+const BLOCK = CHUNK;
 const BLOCK_PX = BLOCK * DIFF_ROW_PX;
 /** Shown beyond the pane's edges, so a block is in the page before it scrolls into view. */
 const MARGIN_PX = 600;
@@ -26,24 +26,6 @@ const FIRST_HEIGHT_PX = 900;
 
 const SIGNS: Readonly<Record<DiffRow['kind'], string>> = { add: '+', del: '−', same: ' ', hunk: '', meta: '' };
 const LABELS: Readonly<Record<DiffRow['kind'], string | undefined>> = { add: 'added', del: 'removed', same: undefined, hunk: undefined, meta: undefined };
-
-/** Highlighted lines of the unified rows, a block at a time, as they are first shown. */
-function useHighlighted(rows: readonly DiffRow[], language: string | null): (index: number) => Line {
-  // Stable per diff, so rows already on screen are not rendered again as the pane scrolls.
-  return useMemo(() => {
-    const chunks = new Map<number, Line[]>();
-    return (index: number) => {
-      const chunk = Math.floor(index / BLOCK);
-      let highlighted = chunks.get(chunk);
-      if (highlighted === undefined) {
-        const code = rows.slice(chunk * BLOCK, (chunk + 1) * BLOCK).map((row) => (row.kind === 'hunk' || row.kind === 'meta' ? '' : escapeForWindow(row.text)));
-        highlighted = highlightLines(code.join('\n'), language);
-        chunks.set(chunk, highlighted);
-      }
-      return highlighted[index % BLOCK] ?? [];
-    };
-  }, [rows, language]);
-}
 
 function FullRow({ row }: { row: DiffRow }) {
   return (
@@ -107,12 +89,15 @@ function Row({ index, rows, pairs, lineAt }: RowsProps & { readonly index: numbe
   );
 }
 
-/** Rows `block * BLOCK` on, placed where they belong in the pane; memoized, so it renders once while in view. */
-const Block = memo(function Block({ block, count, ...rows }: RowsProps & { readonly block: number; readonly count: number }) {
+/**
+ * Rows `block * BLOCK` on, placed where they belong in the pane; memoized, so it renders once while
+ * in view, and once more when its highlighting is done.
+ */
+const Block = memo(function Block({ block, count, highlighted, ...rows }: RowsProps & { readonly block: number; readonly count: number; readonly highlighted: boolean }) {
   const shown: ReactNode[] = [];
   for (let index = block * BLOCK; index < Math.min(count, (block + 1) * BLOCK); index++) shown.push(<Row key={index} index={index} {...rows} />);
   return (
-    <div className="diff-block" style={{ top: `${block * BLOCK_PX}px` }}>
+    <div className="diff-block" style={{ top: `${block * BLOCK_PX}px` }} data-highlighted={highlighted}>
       {shown}
     </div>
   );
@@ -124,28 +109,45 @@ function blocksAround(top: number, height: number, count: number): string {
   return `${Math.max(0, Math.floor((top - MARGIN_PX) / BLOCK_PX))}:${Math.min(last, Math.floor((top + height + MARGIN_PX) / BLOCK_PX))}`;
 }
 
+/** The unified rows block `block` shows (first:last), or '' when it shows none yet. */
+function spanOf(block: number, rows: readonly DiffRow[], pairs: readonly SplitRow[] | null): string {
+  if (pairs === null) return block * BLOCK < rows.length ? `${block * BLOCK}:${Math.min(rows.length, (block + 1) * BLOCK) - 1}` : '';
+  const shown = pairs.slice(block * BLOCK, (block + 1) * BLOCK).flatMap((pair) => (pair.kind === 'pair' ? [pair.old, pair.new].filter((index) => index !== null) : [pair.row]));
+  return shown.length === 0 ? '' : `${Math.min(...shown)}:${Math.max(...shown)}`;
+}
+
+/** The blocks of `first:last`, those in view (from `top`, `height`) first. */
+function nearestFirst(range: string, top: number, height: number): number[] {
+  const [first, last] = range.split(':').map(Number) as [number, number];
+  const inView = (block: number) => (block + 1) * BLOCK_PX > top && block * BLOCK_PX < top + height;
+  const blocks = Array.from({ length: last - first + 1 }, (_, offset) => first + offset);
+  return [...blocks.filter(inView), ...blocks.filter((block) => !inView(block))];
+}
+
 function DiffLinesView({ lines, total, language, split }: { lines: readonly string[]; total?: number; language: string | null; split: boolean }) {
   const rows = useMemo(() => diffRows(lines), [lines]);
   const pairs = useMemo(() => (split ? splitRows(rows) : null), [rows, split]);
-  const lineAt = useHighlighted(rows, language);
   // Until the rest arrives, side by side has at most as many rows as the whole diff.
   const lineCount = Math.max(total ?? 0, lines.length);
   const count = lines.length < lineCount ? Math.max(pairs?.length ?? 0, lineCount) : (pairs?.length ?? rows.length);
   const [view, setView] = useState({ top: 0, height: FIRST_HEIGHT_PX });
+  const range = blocksAround(view.top, view.height, count);
+  const shownRange = useRef(range);
+  shownRange.current = range;
   const onScroll = (event: UIEvent<HTMLDivElement>) => {
     const next = { top: event.currentTarget.scrollTop, height: event.currentTarget.clientHeight };
-    // A scroll that brings no new block into view keeps the state, so nothing renders; a new
+    // A scroll that brings no new block into view changes nothing, so nothing renders; a new
     // block renders between frames (a transition React interrupts for the next scroll), the margin
     // showing until it is there.
-    startTransition(() => setView((current) => (blocksAround(current.top, current.height, count) === blocksAround(next.top, next.height, count) ? current : next)));
+    if (blocksAround(next.top, next.height, count) !== shownRange.current) startTransition(() => setView(next));
   };
-  const range = blocksAround(view.top, view.height, count);
-  const shown = useMemo(() => {
-    const [first, last] = range.split(':').map(Number) as [number, number];
-    const blocks: ReactNode[] = [];
-    for (let block = first; block <= last; block++) blocks.push(<Block key={block} block={block} count={count} rows={rows} pairs={pairs} lineAt={lineAt} />);
-    return blocks;
-  }, [range, count, rows, pairs, lineAt]);
+  const spans = useMemo(() => nearestFirst(range, view.top, view.height).map((block) => [block, spanOf(block, rows, pairs)] as const), [range, view, rows, pairs]);
+  const { lineAt, done } = useIdleHighlight(rows, language, spans.map(([, span]) => span).join(','));
+  const shown: ReactNode[] = [];
+  for (const [block, span] of [...spans].sort(([a], [b]) => a - b)) {
+    const [first, last] = span === '' ? [0, -1] : span.split(':').map(Number);
+    shown.push(<Block key={block} block={block} count={count} rows={rows} pairs={pairs} lineAt={lineAt} highlighted={done(first!, last!)} />);
+  }
   return (
     <div className={`diff-lines${split ? ' diff-lines-split' : ''}`} tabIndex={0} role="region" aria-label={`Diff, ${lineCount.toLocaleString()} lines${split ? ', side by side' : ''}`} onScroll={onScroll} data-testid="diff-lines">
       <div className="diff-space" style={{ height: `${count * DIFF_ROW_PX}px` }}>

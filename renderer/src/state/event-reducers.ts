@@ -8,7 +8,7 @@
  */
 import { escapeForWindow, escapeLineForWindow } from '../../../common/display.js';
 import type { EventOf, JournalEventBody, UnreadableEvent } from '../../../common/events.js';
-import { changesSummary, conversationRewindSummary, perCallOffLine, rewindSummary } from '../../../common/file-changes.js';
+import { changesSummary, conversationRewindSummary, netChanges, perCallOffLine, rewindSummary } from '../../../common/file-changes.js';
 import { auditSinkLine } from '../../../common/journal-words.js';
 import { toolErrorSentence } from '../../../common/tool-error.js';
 import { shownToolName, type PermissionNote, type RunStatus, type TimelineItem, type ToolItem } from './timeline.js';
@@ -264,7 +264,8 @@ export const REDUCERS: { readonly [T in ShownType]: Reducer<T> } = {
     const last = fold.items[at];
     if (last?.kind === 'changes' && !last.rewind && last.runId === place.runId) {
       const changes = [...last.changes, ...payload.changes];
-      fold.items[at] = { ...last, changes, text: changesSummary(changes) };
+      // Each file counted once, as main's change list shows it.
+      fold.items[at] = { ...last, changes, text: changesSummary(netChanges([{ changes }]).map((net) => net.change)) };
     } else fold.items.push({ kind: 'changes', key: place.key, runId: place.runId, seq: Number(place.key.slice(1)), changes: payload.changes, rewind: false, text: changesSummary(payload.changes) });
     markChangingCalls(fold, payload.toolUseIds ?? [], payload.changes.length);
   },
