@@ -71,7 +71,7 @@ export class TurnChanges {
   private recovered = false;
   /** The sandbox's stand-ins while the run lasts (../../sandbox/built-in-denies.ts): not the agent's, never indexed. */
   private standIns: ReadonlySet<string> = new Set();
-  /** The end scan begun at the CLI's result (`settling`), and the watch that says whether it still holds. */
+  /** The end scan begun before the turn's end (`settling`), and the watch that says whether it still holds. */
   private early: { readonly watch: TreeWatch; readonly scan: Promise<EarlyScan | null> } | null = null;
 
   constructor(
@@ -186,9 +186,9 @@ export class TurnChanges {
   }
 
   /**
-   * After the turn (the agent's processes are killed, or a kept CLI idles): what changed,
-   * journaled. `released`: resolves once the CLI and its group are gone, and the sandbox with its
-   * stand-ins; a scan begun earlier is judged only then.
+   * After the turn (the CLI's group is being killed, or a kept CLI idles): what changed,
+   * journaled. `released`: resolves once the turn let its CLI go (group killed, sandbox and its
+   * stand-ins released, calls drained); a scan begun earlier is judged only then.
    */
   async after(released: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.ended = true;
@@ -211,7 +211,7 @@ export class TurnChanges {
     this.retain();
   }
 
-  /** The scan begun at the result, when it was of `snapshot` and nothing changed since it read each folder; else null. */
+  /** The scan begun early, when it was of `snapshot` and nothing changed since it read each folder; else null. */
   private async earlyScan(snapshot: Snapshot | null, released: Promise<unknown>): Promise<EarlyScan | null> {
     const early = this.early;
     if (early === null) return null;
