@@ -12,6 +12,7 @@ export const unitTestFiles: readonly string[] = [
   'test/base/jcs.test.ts',
   'test/base/url-policy.test.ts',
   'test/changes/scan.test.ts',
+  'test/changes/watch.test.ts',
   'test/cli/format-live.test.ts',
   'test/cli/terminal-guard.test.ts',
   'test/cli/zod-jitless.test.ts',

@@ -9,19 +9,25 @@ function same(a: FileState, b: FileState): boolean {
   return a.kind === b.kind && a.hash === b.hash && a.size === b.size && a.mode === b.mode && a.target === b.target && a.reason === b.reason;
 }
 
-/** The changes from `before` to `after`, by path; `root` is recorded with each. */
+/**
+ * The changes from `before` to `after`, by path; `root` is recorded with each. An entry a scan
+ * kept from the index it scanned against is the same object: unchanged without a look.
+ */
 export function diffIndexes(root: string, before: TreeIndex, after: TreeIndex): FileChange[] {
   const changes: FileChange[] = [];
   const deleted = new Map<string, string[]>();
-  for (const [file, entry] of Object.entries(before)) {
+  for (const file in before) {
+    const entry = before[file]!;
     const now = after[file];
+    if (now === entry) continue;
     if (now === undefined) {
       changes.push({ root, path: file, change: 'deleted', before: stateOf(entry), after: null });
       if (entry.kind === 'file' && entry.hash !== null) deleted.set(entry.hash, [...(deleted.get(entry.hash) ?? []), file]);
     } else if (!same(stateOf(entry), stateOf(now))) changes.push({ root, path: file, change: 'modified', before: stateOf(entry), after: stateOf(now) });
   }
   const renamedFrom = new Set<string>();
-  for (const [file, entry] of Object.entries(after)) {
+  for (const file in after) {
+    const entry = after[file]!;
     if (before[file] !== undefined) continue;
     const from = entry.kind === 'file' && entry.hash !== null ? deleted.get(entry.hash)?.shift() : undefined;
     if (from === undefined) changes.push({ root, path: file, change: 'added', before: null, after: stateOf(entry) });

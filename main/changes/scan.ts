@@ -46,6 +46,10 @@ export interface ScanOptions {
   readonly limits: ScanLimits;
   /** Whether the agent may not read this absolute path: its bytes are never stored. */
   readonly denyRead: (absolute: string) => boolean;
+  /** The sandbox's stand-ins (../sandbox/built-in-denies.ts): an empty file at one is its own, never the agent's, and not indexed. */
+  readonly standIns?: ReadonlySet<string>;
+  /** Called before each folder (or a root that is one file) is read: the end scan's watch (./watch.ts). */
+  readonly watch?: (absolute: string) => void;
 }
 
 /** A folder's files (not sub-folders) in the order it listed them, and their index keys. */
@@ -82,6 +86,7 @@ class Walk {
   }
 
   begin(): void {
+    this.options.watch?.(this.root);
     let stat: fs.Stats | undefined;
     try {
       stat = fs.statSync(this.root);
@@ -118,6 +123,7 @@ class Walk {
   private directory(relative: string, inGit: boolean): void {
     const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
     let names: string[];
+    this.options.watch?.(absolute);
     try {
       // Names only: each is lstat'ed anyway, and that says which is a folder (measured cheaper than typed entries).
       names = fs.readdirSync(absolute);
@@ -131,7 +137,7 @@ class Walk {
     for (const name of names) {
       // Gone between the folder's read and now (the agent deleted it): not there.
       const stat = fs.lstatSync(`${absolute}/${name}`, { throwIfNoEntry: false });
-      if (stat === undefined) continue;
+      if (stat === undefined || (stat.size === 0 && stat.isFile() && this.options.standIns?.has(`${absolute}/${name}`) === true)) continue;
       if (stat.isDirectory()) {
         const child = relative === '' ? name : `${relative}/${name}`;
         if (!inGit && name === '.git') this.git(child);
@@ -159,6 +165,7 @@ class Walk {
   /** A repository's HEAD and refs: what it points at, not its objects. */
   private git(relative: string): void {
     const head = `${relative}/HEAD`;
+    this.options.watch?.(`${this.root}/${relative}`);
     const stat = fs.lstatSync(`${this.root}/${head}`, { throwIfNoEntry: false });
     if (stat !== undefined && !stat.isDirectory()) this.file(head, stat);
     if (fs.existsSync(path.join(this.root, relative, 'refs'))) this.folders.push([`${relative}/refs`, true]);

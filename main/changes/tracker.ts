@@ -11,6 +11,7 @@ import { isProcessAlive } from '../base/process.js';
 import { BlobStore, sha256 } from './blobs.js';
 import { diffIndexes } from './diff.js';
 import { DEFAULT_SCAN_LIMITS, scanRootSliced, Untracked, type TreeIndex } from './scan.js';
+import { sweepBarriers, type TreeWatch } from './watch.js';
 
 export interface TrackingLimits {
   readonly maxFiles: number;
@@ -49,9 +50,15 @@ export class ChangeStore {
     }
   }
 
-  /** What a process killed mid-scan left: packs without an index, and index files never renamed into place. */
+  /** Where an end scan's watch writes the file that closes it (./watch.ts). */
+  get barrierDir(): string {
+    return path.join(this.dir, 'barriers');
+  }
+
+  /** What a process killed mid-scan left: packs without an index, index files never renamed into place, a watch's closing file. */
   sweep(): void {
     this.blobs.sweep();
+    sweepBarriers(this.barrierDir);
     const indexes = path.join(this.dir, 'index');
     for (const conversation of readdirOrNone(indexes)) {
       for (const name of readdirOrNone(path.join(indexes, conversation))) {
@@ -135,21 +142,24 @@ export interface Snapshot {
   readonly conversationId: string;
   readonly roots: ReadonlyMap<string, TreeIndex>;
   readonly denyRead: readonly string[];
+  /** The sandbox's stand-ins while the run lasts, never indexed (./scan.ts). */
+  readonly standIns: ReadonlySet<string>;
   /** Roots whose index here is newer than the one kept (a scan in the turn that did not keep it). */
   readonly unsaved?: ReadonlySet<string>;
 }
 
-interface Scanned {
+export interface Scanned {
   readonly index: TreeIndex;
   readonly changed: boolean;
 }
 
-async function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], limits: TrackingLimits): Promise<Map<string, Scanned>> {
+async function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], standIns: ReadonlySet<string>, limits: TrackingLimits, watch?: TreeWatch): Promise<Map<string, Scanned>> {
   const deadline = Date.now() + limits.budgetMs;
   const scanned = new Map<string, Scanned>();
   try {
     for (const root of roots) {
-      scanned.set(root, await scanRootSliced(root, previous(root), { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file) => under(denyRead, file) }));
+      const options = { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file: string) => under(denyRead, file), standIns, ...(watch === undefined ? {} : { watch: (folder: string) => watch.watch(folder) }) };
+      scanned.set(root, await scanRootSliced(root, previous(root), options));
     }
   } catch (error) {
     if (error instanceof Untracked) throw error;
@@ -165,37 +175,45 @@ export { Untracked };
 
 export const DEFAULT_TRACKING_LIMITS: TrackingLimits = DEFAULT_SCAN_LIMITS;
 
-/** The state of every root before a turn; throws `Untracked` past a limit. */
-export async function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits): Promise<Snapshot> {
-  const scanned = await scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, limits);
+/**
+ * The state of every root before a turn; throws `Untracked` past a limit. `standIns`: paths the
+ * sandbox denied the run while they were missing, by an empty file of its own there while the
+ * sandbox runs (the agent cannot write them): an empty file at one of them is not indexed.
+ */
+export async function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits, standIns: readonly string[] = []): Promise<Snapshot> {
+  const sandboxOwn = new Set(standIns);
+  const scanned = await scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, sandboxOwn, limits);
   const indexes = new Map<string, TreeIndex>();
   for (const [root, { index, changed }] of scanned) {
     indexes.set(root, index);
     // Changed between turns (by the person): kept now, so the next scan is a stat walk again even if this turn fails.
     if (changed) store.writeIndex(conversationId, root, index);
   }
-  return { conversationId, roots: indexes, denyRead };
+  return { conversationId, roots: indexes, denyRead, standIns: sandboxOwn };
 }
 
 /**
  * What changed since `before`, every changed root's new index kept for the next turn unless
  * `keep` is false (a scan after a tool call: the turn's end scan keeps them, one write per root),
  * and the state now, for a later scan of the same turn to diff against; throws
- * `Untracked` past a limit. `standIns`: paths the sandbox denied the run while they were missing,
- * by an empty file of its own there while the sandbox ran (the agent could not write them); an
- * empty file at one of them, there before or after, is no change of the agent's.
+ * `Untracked` past a limit.
  */
-export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, standIns: readonly string[] = [], keep = true): Promise<{ changes: FileChange[]; files: number; snapshot: Snapshot }> {
-  const after = await scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, limits);
+export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, keep = true): Promise<{ changes: FileChange[]; files: number; snapshot: Snapshot }> {
+  return diffAfter(store, before, await scanAfter(store, before, limits), keep);
+}
+
+/** Every root of `before` scanned again against it; `watch` hears of any change after each folder's read (./watch.ts). Throws `Untracked` past a limit. */
+export function scanAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, watch?: TreeWatch): Promise<Map<string, Scanned>> {
+  return scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, before.standIns, limits, watch);
+}
+
+/** `snapshotAfter` from a scan already made (`scanAfter`). */
+export function diffAfter(store: ChangeStore, before: Snapshot, after: ReadonlyMap<string, Scanned>, keep = true): { changes: FileChange[]; files: number; snapshot: Snapshot } {
   const changes: FileChange[] = [];
   let files = 0;
-  const sandboxOwn = new Set(standIns);
-  // The kept index stays what is on disk: only the diff leaves the stand-ins out.
-  const withoutStandIns = (root: string, index: TreeIndex): TreeIndex =>
-    sandboxOwn.size === 0 ? index : Object.fromEntries(Object.entries(index).filter(([file, entry]) => !(entry.kind === 'file' && entry.size === 0 && sandboxOwn.has(path.join(root, file)))));
   const unsaved = new Set(before.unsaved);
   for (const [root, { index, changed }] of after) {
-    if (changed) changes.push(...diffIndexes(root, withoutStandIns(root, before.roots.get(root)!), withoutStandIns(root, index)));
+    if (changed) changes.push(...diffIndexes(root, before.roots.get(root)!, index));
     files += Object.keys(index).length;
     if (changed) unsaved.add(root);
   }

@@ -1,7 +1,10 @@
 /**
  * A turn's file changes (X1): every writable root of the run (its workspace and write grants) is
- * indexed while the CLI starts (its first model call waits for the index) and diffed once the
- * CLI and everything in its process group is gone, while the turn's own shutdown drains; the diff is journaled as
+ * indexed once the CLI is spawned, while it starts (its first model call waits for the index),
+ * and scanned again at the end. That end scan begins before the end, off the turn's path: when
+ * finished calls wait for the model's answer (per-call capture off) and again at the CLI's result
+ * if something changed since; it is kept once the CLI and everything in its process group is gone
+ * only if its watch heard of no change, else the turn scans again then. The diff is journaled as
  * `files_changed` (in parts, so no event outgrows the journal's payload bound). Past a limit, or
  * on any failure, the turn journals `files_untracked` with the reason and goes on: tracking never
  * fails a turn.
@@ -17,8 +20,10 @@
  */
 import type { FileChange } from '../../../common/events.js';
 import { describeError } from '../../base/errors.js';
+import { traceMark } from '../../base/trace.js';
 import type { Namespace } from '../../namespaces/namespace.js';
-import { snapshotAfter, snapshotBefore, Untracked, type Snapshot } from '../../changes/tracker.js';
+import { diffAfter, scanAfter, snapshotAfter, snapshotBefore, Untracked, type Scanned, type Snapshot } from '../../changes/tracker.js';
+import { TreeWatch } from '../../changes/watch.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { changeStoreFor } from '../changes.js';
 import type { TurnDeps } from './turn-deps.js';
@@ -42,6 +47,13 @@ export interface TrackedRun {
   readonly perCallScanMs: number;
 }
 
+/** An end scan made while the CLI exited. */
+interface EarlyScan {
+  readonly from: Snapshot;
+  readonly scanned: ReadonlyMap<string, Scanned>;
+  readonly scanMs: number;
+}
+
 export class TurnChanges {
   /** The state of the roots at the last scan (before the turn, or after a tool call), once taken; null when the run is untracked. */
   private snapshot: Promise<Snapshot | null> = Promise.resolve(null);
@@ -56,6 +68,11 @@ export class TurnChanges {
   /** Per-call scans run one at a time, and the end scan after them. */
   private queue: Promise<void> = Promise.resolve();
   private ended = false;
+  private recovered = false;
+  /** The sandbox's stand-ins while the run lasts (../../sandbox/built-in-denies.ts): not the agent's, never indexed. */
+  private standIns: ReadonlySet<string> = new Set();
+  /** The end scan begun before the turn's end (`settling`), and the watch that says whether it still holds. */
+  private early: { readonly watch: TreeWatch; readonly scan: Promise<EarlyScan | null> } | null = null;
 
   constructor(
     private readonly deps: TurnDeps,
@@ -63,23 +80,30 @@ export class TurnChanges {
     private readonly run: TrackedRun,
   ) {}
 
-  /**
-   * Before the CLI starts: finishes an interrupted rewind, then starts indexing every root beside
-   * the CLI's start. Nothing the agent does can come before the index: the turn's model calls
-   * wait for `ready` (a tool runs only when the model asks for it).
-   */
-  start(): void {
-    const { store, conversationId, roots, denyRead, namespace } = this.run;
+  /** Before the CLI starts: finishes an interrupted rewind (a CLI never sees half a tree); on a failure the run is untracked. */
+  recover(): void {
     try {
-      this.deps.changes.recover(store, conversationId);
+      this.deps.changes.recover(this.run.store, this.run.conversationId);
+      this.recovered = true;
     } catch (error) {
       this.untracked(error);
-      return;
     }
+  }
+
+  /**
+   * Once the CLI is spawned: indexes every root while the CLI starts (not while Ward launches it).
+   * Nothing the agent does can come before the index: the turn's model calls wait for `ready` (a
+   * tool runs only when the model asks for it).
+   */
+  start(standIns: readonly string[]): void {
+    if (!this.recovered) return;
+    const { conversationId, roots, denyRead, namespace } = this.run;
+    this.standIns = new Set(standIns);
     const started = performance.now();
-    this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits).then(
+    this.snapshot = snapshotBefore(changeStoreFor(this.deps.home, namespace), conversationId, roots, denyRead, this.deps.changeLimits, standIns).then(
       (snapshot) => {
         this.lastScanMs = Math.round(performance.now() - started);
+        traceMark('changes-indexed');
         return snapshot;
       },
       (error: unknown) => {
@@ -90,27 +114,29 @@ export class TurnChanges {
   }
 
   /** X1: the tool calls `toolUseIds` have finished (a model request carries their results): their changes, journaled as theirs. Never throws. */
-  afterCalls(toolUseIds: readonly string[], standIns: readonly string[]): Promise<void> {
+  afterCalls(toolUseIds: readonly string[]): Promise<void> {
     // Ids come from the child: bounded in number and length, so one event stays small.
     const fresh = toolUseIds.slice(0, MAX_IDS_PER_EVENT).filter((id) => id.length <= MAX_ID_CHARS && !this.captured.has(id));
     if (fresh.length === 0 || this.ended) return Promise.resolve();
     fresh.forEach((id) => this.captured.add(id));
-    this.queue = this.queue.then(() => this.capture(fresh, standIns));
+    this.queue = this.queue.then(() => this.capture(fresh));
     return this.queue;
   }
 
-  private async capture(toolUseIds: readonly string[], standIns: readonly string[]): Promise<void> {
+  private async capture(toolUseIds: readonly string[]): Promise<void> {
     const snapshot = await this.snapshot;
     if (snapshot === null || this.ended) return;
     const off = this.perCallOff();
     if (off !== null) {
       this.perCallOffReason ??= off;
+      // No call runs until the model answers, and this answer may be the last: the end scan begins.
+      this.settling();
       return;
     }
     const started = performance.now();
     try {
       // The indexes are kept once, by the end scan: a model request waits for this one.
-      const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns, false);
+      const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, false);
       this.snapshot = Promise.resolve(now);
       this.lastScanMs = Math.round(performance.now() - started);
       this.emit(changes, files, this.lastScanMs, toolUseIds);
@@ -135,23 +161,69 @@ export class TurnChanges {
     await this.snapshot;
   }
 
-  /** After the turn (nothing of the agent's runs any more): what changed, journaled, the sandbox's stand-ins left out (../../sandbox/built-in-denies.ts). */
-  async after(standIns: readonly string[]): Promise<void> {
+  /**
+   * The end scan starts now (the CLI printed its result, or finished calls wait for the model's
+   * answer), beside the CLI's exit, every folder watched from before its read
+   * (../../changes/watch.ts). One begun earlier stays while its watch heard nothing. `after` keeps
+   * it only if nothing changed until the agent's last process was gone; else it scans again.
+   */
+  settling(): void {
+    if (this.ended) return;
+    if (this.early?.watch.quiet === true) return;
+    this.early?.watch.close();
+    const store = changeStoreFor(this.deps.home, this.run.namespace);
+    const watch = new TreeWatch(store.barrierDir, this.standIns);
+    const scan = this.queue.then(async (): Promise<EarlyScan | null> => {
+      const from = await this.snapshot;
+      if (from === null || this.ended) return null;
+      const started = performance.now();
+      const scanned = await scanAfter(store, from, this.deps.changeLimits, watch);
+      traceMark('changes-early-scanned');
+      return { from, scanned, scanMs: Math.round(performance.now() - started) };
+    });
+    // A failure here is met again, and journaled, by the scan after the exit.
+    this.early = { watch, scan: scan.catch(() => null) };
+  }
+
+  /**
+   * After the turn (the CLI's group is being killed, or a kept CLI idles): what changed,
+   * journaled. `released`: resolves once the turn let its CLI go (group killed, sandbox and its
+   * stand-ins released, calls drained); a scan begun earlier is judged only then.
+   */
+  async after(released: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.ended = true;
     await this.queue;
     const snapshot = await this.snapshot;
     this.snapshot = Promise.resolve(null);
+    const early = await this.earlyScan(snapshot, released);
     if (snapshot === null) return;
     const started = performance.now();
     try {
-      const { changes, files } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, standIns);
+      const store = changeStoreFor(this.deps.home, this.run.namespace);
+      const scanned = early?.scanned ?? (await scanAfter(store, snapshot, this.deps.changeLimits));
+      const { changes, files } = diffAfter(store, snapshot, scanned);
       // Said only where it matters: changes that calls made and that are not tied to them.
       if (changes.length > 0 && this.perCallOffReason !== null) this.journal.emit('files_per_call_off', { reason: this.perCallOffReason });
-      this.emit(changes, files, Math.round(performance.now() - started));
+      this.emit(changes, files, early?.scanMs ?? Math.round(performance.now() - started));
     } catch (error) {
       this.untracked(error);
     }
     this.retain();
+  }
+
+  /** The scan begun early, when it was of `snapshot` and nothing changed since it read each folder; else null. */
+  private async earlyScan(snapshot: Snapshot | null, released: Promise<unknown>): Promise<EarlyScan | null> {
+    const early = this.early;
+    if (early === null) return null;
+    const made = await early.scan;
+    if (made === null || made.from !== snapshot) {
+      early.watch.close();
+      return null;
+    }
+    await released.catch(() => undefined);
+    const quiet = await early.watch.settled();
+    traceMark(quiet ? 'changes-early-kept' : 'changes-early-dropped');
+    return quiet ? made : null;
   }
 
   private emit(changes: readonly FileChange[], files: number, scanMs: number, toolUseIds?: readonly string[]): void {

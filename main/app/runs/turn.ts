@@ -92,7 +92,10 @@ export class Turn {
       traceMark('launch-planned');
       this.trackChanges(plan, launch);
       traceMark('changes-before');
-      const exit = await this.follow(await this.acquire(plan, launch));
+      const child = await this.acquire(plan, launch);
+      // X1: indexed while the CLI starts; its first model call waits for the index (hooks' credential).
+      this.changes!.start(this.session?.sandboxed?.standIns ?? []);
+      const exit = await this.follow(child);
       traceMark('cli-exited');
       outcome = decideOutcome({
         exit,
@@ -108,9 +111,9 @@ export class Turn {
       else outcome = { state: 'failed', reason: this.journal.redact(describeError(error)).slice(0, 1000) };
     } finally {
       // release() kills the CLI's process group before its first await: the scan after the turn starts
-      // once nothing of the agent's runs, and overlaps the drain.
+      // once nothing of the agent's runs, and overlaps the drain; one begun earlier is judged once it is all gone.
       const released = this.release();
-      const tracked = this.changes?.after(this.session?.sandboxed?.standIns ?? []);
+      const tracked = this.changes?.after(released);
       await released;
       traceMark('released');
       await tracked;
@@ -210,13 +213,13 @@ export class Turn {
     return launchSpec(deps, plan, this.permissions, (value) => this.journal.addSecret(value));
   }
 
-  /** X1: every root the run may write (workspace, write grants) indexed while the CLI starts. */
+  /** X1: every root the run may write (workspace, write grants), an interrupted rewind of theirs finished before the CLI starts. */
   private trackChanges(plan: Plan, launch: LaunchSpec): void {
     const { namespace, store, conversationId } = this.input;
     const { write, denyRead } = launch.files.grants;
     const { changeStoreMaxBytes: maxStoreBytes, perCallScanMs } = plan.limits;
     this.changes = new TurnChanges(this.deps, this.journal, { namespace, store, conversationId, roots: [plan.workspace, ...write], denyRead, maxStoreBytes, perCallScanMs });
-    this.changes.start();
+    this.changes.recover();
   }
 
   /**
@@ -269,7 +272,7 @@ export class Turn {
         await this.changes?.ready();
         return plan.access.credential();
       },
-      toolCallsFinished: (toolUseIds) => this.changes?.afterCalls(toolUseIds, this.session?.sandboxed?.standIns ?? []) ?? Promise.resolve(),
+      toolCallsFinished: (toolUseIds) => this.changes?.afterCalls(toolUseIds) ?? Promise.resolve(),
       refreshCredential: refresh === undefined ? undefined : () => refresh.call(plan.access),
       modelRefusal: (model) => (modelAllowed(this.deps.policy, model) ? null : `model ${model} is not allowed by ${this.deps.policy!.reason}`),
       decideHost: async ({ host, port }) => {
@@ -310,6 +313,8 @@ export class Turn {
     this.idleWatch.touch();
     // A stop that raced the spawn.
     if (this.stopRequested) child.interrupt();
+    // X1: a one-turn CLI takes a while to exit after its result; the end scan starts meanwhile.
+    if (!warm) void this.stream.resultSeen.then(() => this.changes?.settling());
     return warm ? Promise.race([this.stream.resultSeen, child.exited]) : child.exited;
   }
 
