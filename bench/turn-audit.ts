@@ -1,15 +1,16 @@
 /**
  * Issue 28: a turn with the audit sink on costs the turn nothing (goal: ratio <= 1.02). A whole
  * `ward run --new -- hi` text turn (WARD_SANDBOX=off, the scripted provider) with an admin policy
- * naming a real rsyslog over TLS and a backlog of 100,000 events waiting, so the delivery loop
- * sends while the turn runs; against the same turn with no sink, alternating in one run. The
- * backlog is queued again before every "on" turn (its cursor removed), so each one runs during a
- * drain, not after it. rsyslog, on this machine in place of a remote SIEM, runs at the lowest
- * priority.
+ * naming a real rsyslog over TLS and a backlog of 100,000 events waiting, so the background sender
+ * (`ward audit send --background`, started by the first turn) sends while the turn runs; against
+ * the same turn with no sink, alternating in one run. The backlog is queued again before every
+ * "on" turn (its cursor removed), so each one runs during a drain, not after it. rsyslog, on this
+ * machine in place of a remote SIEM, runs at the lowest priority.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { runningSender } from '../main/audit/sender-lock.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
 import { DataFolder } from '../main/store/data-folder.js';
@@ -29,6 +30,12 @@ const BACKLOG = 100_000;
  */
 function lowerEveryThread(pid: number): void {
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), os.constants.priority.PRIORITY_LOW);
+}
+
+/** Ends the background sender the "on" turns started (it would send from a folder about to be removed). */
+function stopSender(home: string): void {
+  const sender = runningSender(home);
+  if (sender !== null && sender.pid > 0) process.kill(sender.pid, 'SIGKILL');
 }
 
 /** A conversation of BACKLOG events; returns its id. */
@@ -118,7 +125,7 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
       sinkOffMedianMs: median(samples.off),
       ratioMedian: round(ratioMedian, 3),
       ratioOfMedians: round(ratioOfMedians, 3),
-      // The sink did work during every "on" turn and was still draining when it ended.
+      // The sender did work during every "on" turn and was still draining when it ended.
       takenDuringTurnMin: Math.min(...drained),
       takenDuringTurnMedian: median(drained),
       receivedAtRsyslog: rsyslog.ids().length,
@@ -127,6 +134,7 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
       pass: ratioMedian <= 1.02 && ratioOfMedians <= 1.02 && Math.min(...drained) > 0 && stillWaiting > 0,
     };
   } finally {
+    stopSender(path.join(scratch, 'ward-on'));
     await rsyslog.stop();
     await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -26,6 +26,7 @@ import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
 import type { AuditDelivery } from '../audit/delivery.js';
 import { auditDelivery, auditSinkView, type AuditTuning } from './audit.js';
+import { AuditHandOff, type StartSender } from './audit-sender.js';
 import type { AgentService } from './agents.js';
 import type { ConnectionService } from './connections.js';
 import { ConversationService } from './conversations.js';
@@ -102,6 +103,8 @@ export interface WardAppOptions {
   readonly connectionStore?: OpenStoreOptions;
   /** The audit sink's delivery bounds (default: 10 s connect, 30 s write, 10 s close, 2,000 events a batch). */
   readonly audit?: AuditTuning;
+  /** How to start the background audit sender (the `ward` command's way): given, runs hand the journal to it instead of sending from this process. */
+  readonly auditSender?: StartSender;
 }
 
 export class WardApp {
@@ -140,6 +143,7 @@ export class WardApp {
   private sandboxEngine: SandboxEngine | undefined;
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
   private auditLoop: AuditDelivery | null | undefined;
+  private auditHandOff: AuditHandOff | undefined;
   /** The run loop once started (the audit sink trickles while it has a turn). */
   private startedRuns: RunService | undefined;
   /** Whether this app opened the data folder (and so closes it). */
@@ -273,7 +277,8 @@ export class WardApp {
     if (this.runService === undefined) {
       this.runService = this.startRuns();
       // After the line above: the sink's loop sees a turn starting and keeps off its path.
-      this.startAudit();
+      if (this.options.auditSender === undefined) this.startAudit();
+      else this.auditHandOff = new AuditHandOff(this.home, () => this.policy, this.options.auditSender);
     }
     return this.runService;
   }
@@ -301,6 +306,8 @@ export class WardApp {
     await this.sandboxEngine?.close();
     await this.reviews.closeAll();
     if (this.ownsFolder) this.folder.close();
+    // Last: the sender starts after this process's work is done, not beside it.
+    this.auditHandOff?.close();
   }
 
   private async startBroker(): Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions(): unknown }> {

@@ -63,6 +63,10 @@ export interface DeliveryStatus {
   readonly sent: number;
   readonly failures: number;
   readonly lastProblem: string | null;
+  /** Since when (ms since the epoch) every namespace's outbox was found empty; null while sending or failing. */
+  readonly idleSince: number | null;
+  /** Since when sending fails; null while it does not. */
+  readonly failingSince: string | null;
 }
 
 /** A caFile bigger than this is not a CA bundle. */
@@ -135,6 +139,7 @@ export class AuditDelivery {
   private sent = 0;
   private failures = 0;
   private lastProblem: string | null = null;
+  private idleSince: number | null = null;
   /** The batch being sent: where a failure is journaled. */
   private inFlight: { readonly source: AuditSource; readonly conversationId: string } | undefined;
   /** Since when sending fails, and where that was journaled (the recovery goes to the same place). */
@@ -161,7 +166,7 @@ export class AuditDelivery {
   }
 
   status(): DeliveryStatus {
-    return { sent: this.sent, failures: this.failures, lastProblem: this.lastProblem };
+    return { sent: this.sent, failures: this.failures, lastProblem: this.lastProblem, idleSince: this.idleSince, failingSince: this.failing?.since ?? null };
   }
 
   /** Sends what every namespace has waiting, batch by batch; throws on the first failure. */
@@ -190,12 +195,14 @@ export class AuditDelivery {
     const { first, max } = this.options.backoffMs ?? { first: 1_000, max: 5 * 60_000 };
     while (this.running) {
       try {
-        await this.drain();
+        if ((await this.drain()) > 0) this.idleSince = null;
+        else this.idleSince ??= Date.now();
         attempt = 0;
         if (!this.running) break;
         await this.pause(this.options.idleMs ?? 2_000);
       } catch (error) {
         if (!this.running) break;
+        this.idleSince = null;
         this.failures++;
         this.lastProblem = describeError(error);
         this.options.onProblem?.(this.lastProblem);

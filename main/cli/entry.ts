@@ -1,5 +1,6 @@
 import { escapeInvisible } from '../../common/display.js';
 import { traceMark } from '../base/trace.js';
+import { startBackgroundSender } from './background-sender.js';
 import { ignoreClosedReader } from './io.js';
 import { asksForHelp, main, splitCommandLine } from './main.js';
 
@@ -16,7 +17,7 @@ const BUNDLE_COMMANDS = new Set(['review', 'verify-bundle']);
 
 async function run(argv: readonly string[]): Promise<number> {
   const { name, args } = splitCommandLine(argv);
-  if (name === undefined || !BUNDLE_COMMANDS.has(name) || asksForHelp(args)) return main(argv);
+  if (name === undefined || !BUNDLE_COMMANDS.has(name) || asksForHelp(args)) return main(argv, undefined, () => startBackgroundSender(process.env));
   const { runBundleCommand } = await import('./bundle-main.js');
   traceMark('command-loaded');
   return runBundleCommand(name, args);

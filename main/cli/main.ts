@@ -1,3 +1,4 @@
+import type { StartSender } from '../app/audit-sender.js';
 import type { WardApp } from '../app/ward-app.js';
 import { PINNED_CLI_VERSION, wardVersion } from '../app/version.js';
 import { traceMark } from '../base/trace.js';
@@ -43,13 +44,16 @@ export function asksForHelp(args: readonly string[]): boolean {
  * How a command makes its app, loaded only for a command that runs: `ward --version`, help and
  * usage never load the stores, the native modules or the policy readers (issue 19).
  */
-async function appFactory(io: CliIo): Promise<() => WardApp> {
+async function appFactory(io: CliIo, auditSender: StartSender | undefined): Promise<() => WardApp> {
   const { terminalApp } = await import('../app/terminal-app.js');
-  return () => terminalApp(io.env, io.stdin, io.stderr);
+  return () => terminalApp(io.env, io.stdin, io.stderr, auditSender);
 }
 
-/** Runs one `ward` invocation and returns its exit code; errors become one line on stderr. */
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+/**
+ * Runs one `ward` invocation and returns its exit code; errors become one line on stderr.
+ * `auditSender`: how to start the background audit sender (the `ward` program, not a test calling this in-process).
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo(), auditSender?: StartSender): Promise<number> {
   const { name, args } = splitCommandLine(argv);
   if (name === '--version' || name === '-V' || name === 'version') {
     writeLine(io.stdout, `ward ${wardVersion()} (pinned Claude CLI ${PINNED_CLI_VERSION})`);
@@ -72,5 +76,5 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     writeLine(io.stdout, `usage: ${command.usage}\n\n${entry.summary}${command.details === undefined ? '' : `\n\n${command.details}`}`);
     return EXIT.ok;
   }
-  return runCommand(command, args, io, command.appless === true ? null : await appFactory(io));
+  return runCommand(command, args, io, command.appless === true ? null : await appFactory(io, auditSender));
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WardError } from '../base/errors.js';
+import { isProcessAlive } from '../base/process.js';
 import { shortHash } from './secret-store.js';
 
 export interface LockOptions {
@@ -58,15 +59,6 @@ function readRecord(file: string): Found | undefined {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * A lock file left by a process that no longer runs on this machine, or older than any hold
  * can last. A record we cannot parse
@@ -81,7 +73,7 @@ function isStale(file: string, found: Found): boolean {
     }
   }
   if (Date.now() - Date.parse(found.record.since) > MAX_HOLD_MS) return true;
-  return found.record.host === os.hostname() && typeof found.record.pid === 'number' && !alive(found.record.pid);
+  return found.record.host === os.hostname() && typeof found.record.pid === 'number' && !isProcessAlive(found.record.pid);
 }
 
 /**

@@ -34,5 +34,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'whoami', summary: "show a namespace's sign-ins (issuer, subject, expiry; never a token)", load: async () => (await import('./whoami.js')).whoamiCommand },
   { name: 'logout', summary: 'revoke sign-ins at the provider, then forget them (--local: forget without revoking)', load: async () => (await import('./logout.js')).logoutCommand },
   { name: 'provider', summary: 'store the model credential (API key or Claude subscription token) from stdin, show whether one is set, or delete it', load: async () => (await import('./provider.js')).providerCommand },
+  { name: 'audit', summary: "send the journal's waiting events to the admin policy's audit sink (each `ward run` starts this in the background)", load: async () => (await import('./audit.js')).auditCommand },
   { name: 'policy', summary: 'show the admin policy: every key with its value, level and source', load: async () => (await import('./policy.js')).policyCommand },
 ];

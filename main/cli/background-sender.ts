@@ -1,0 +1,21 @@
+/**
+ * How a `ward` process starts the background audit sender (main/app/audit-sender.ts): this same
+ * program, `ward audit send --background`, detached (it outlives the turn that started it), with
+ * no terminal, at the lowest CPU priority so the next turn keeps the cores.
+ */
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+
+export function startBackgroundSender(env: NodeJS.ProcessEnv): void {
+  // This process's own program: bin/ward.js (with the Node flags it was started with).
+  const entry = process.argv[1];
+  if (entry === undefined) return;
+  try {
+    const child = spawn(process.execPath, [...process.execArgv, entry, 'audit', 'send', '--background'], { env, detached: true, stdio: 'ignore', windowsHide: true });
+    child.on('error', () => undefined);
+    if (child.pid !== undefined) os.setPriority(child.pid, os.constants.priority.PRIORITY_LOW);
+    child.unref();
+  } catch {
+    // Not started (no process slots, a priority the OS refuses): the backlog stays in the journal for the next turn's sender.
+  }
+}

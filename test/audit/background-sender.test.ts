@@ -1,0 +1,168 @@
+/**
+ * Issue 28: a `ward run` sends nothing to the audit sink from its own process (that would be the
+ * turn's time); when it ends it starts one background sender per data folder, at the lowest CPU
+ * priority, which delivers every event to a real rsyslog and exits once idle. `ward audit send`
+ * flushes by hand, says which sender already runs, takes over a dead sender's lock, and fails
+ * with the backlog kept when the sink is down.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBackgroundSender } from '../../main/app/audit-sender.js';
+import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { DataFolder } from '../../main/store/data-folder.js';
+import { startModelProvider } from '../fixtures/model-provider/provider.js';
+import { auditWard, expectExactlyOnceAfterDedupe, mixedAuditEvents } from '../support/audit-events.js';
+import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
+import { seedConversation } from '../support/seed.js';
+import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function waitFor<T>(check: () => T | null | false, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function lockPid(home: string): number | null {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(home, 'audit-sender.lock'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A data folder with an audit sink policy pointing at a (not yet started) rsyslog over TLS. */
+async function sinkSetup(): Promise<{ dir: string; home: string; ca: TestCa; rsyslog: Rsyslog; env: NodeJS.ProcessEnv }> {
+  const dir = tempDir('ward-audit-sender-');
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(home, { mode: 0o700 });
+  const ca = makeTestCa(dir);
+  const rsyslog = new Rsyslog(dir, await freePort(), ca);
+  cleanups.push(() => rsyslog.stop('SIGKILL'));
+  const policy = path.join(dir, 'policy.json');
+  fs.writeFileSync(policy, JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } } }), { mode: 0o644 });
+  // A sender this test started is stopped with it, whatever the test's outcome.
+  cleanups.push(async () => {
+    const pid = lockPid(home);
+    if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  return { dir, home, ca, rsyslog, env: { WARD_HOME: home, WARD_POLICY: policy, WARD_SANDBOX: 'off', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS } };
+}
+
+/** Every event hash in the data folder's default namespace, and what still waits for the sink. */
+function journal(home: string): { hashes: string[]; waiting: number } {
+  const folder = new DataFolder(home);
+  try {
+    const store = folder.readOnlyStore(parseNamespace('default'));
+    const hashes = store.conversations.list().flatMap((conversation) => [...store.journal.read(conversation.id)].map((event) => event.hash));
+    return { hashes, waiting: store.audit.backlog().count };
+  } finally {
+    folder.close();
+  }
+}
+
+/** The PROCID of each line rsyslog received (RFC 5424: the field after APP-NAME `ward`). */
+function procIds(rsyslog: Rsyslog): Set<string> {
+  return new Set(rsyslog.lines().flatMap((line) => / ward (\S+) /.exec(line)?.[1] ?? []));
+}
+
+describe('audit sink: the background sender', () => {
+  it('test_ward_run_hands_its_events_to_one_low_priority_background_sender_that_delivers_them_all', async () => {
+    const { home, rsyslog, env } = await sinkSetup();
+    await rsyslog.start();
+    const provider = await startModelProvider([{ blocks: [{ type: 'text', text: 'Hello.' }] }]);
+    cleanups.push(() => provider.close());
+
+    const run = await ward(['run', '--new', '--', 'hi'], { env: { ...env, WARD_MODEL_BASE_URL: provider.url, ANTHROPIC_API_KEY: 'sk-ant-api03-unused' }, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const sender = await waitFor(() => lockPid(home), 'the background sender to take its lock');
+    expect(isAlive(sender)).toBe(true);
+    expect(os.getPriority(sender)).toBe(os.constants.priority.PRIORITY_LOW);
+
+    await waitFor(() => journal(home).waiting === 0, 'the sender to deliver the run');
+    const { hashes } = journal(home);
+    expect(hashes.length).toBeGreaterThan(3);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), hashes);
+    // Every record came from the sender: the run's own process sent none.
+    expect(procIds(rsyslog)).toEqual(new Set([String(sender)]));
+
+    const second = await ward(['audit', 'send'], { env });
+    expect(second).toMatchObject({ code: 0, stderr: '' });
+    expect(second.stdout).toMatch(new RegExp(`^a background sender \\(pid ${sender}, since \\S+\\) is already sending; 0 event\\(s\\) waiting\\n$`));
+
+    // Stopped, it gives its lock up.
+    process.kill(sender, 'SIGTERM');
+    await waitFor(() => !isAlive(sender) && lockPid(home) === null, 'the sender to exit and release its lock', 30_000);
+  });
+
+  it('test_ward_audit_send_takes_over_a_dead_senders_lock_fails_with_the_backlog_kept_while_the_sink_is_down_then_sends_it', async () => {
+    const { home, rsyslog, env } = await sinkSetup();
+    const { core, store, conversation } = seedConversation(home);
+    store.journal.appendMany(conversation.id, mixedAuditEvents(50, 'prompt'));
+    core.close();
+    // A sender killed with kill -9 left its lock behind.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    fs.writeFileSync(path.join(home, 'audit-sender.lock'), JSON.stringify({ pid: Number(dead.stdout), since: new Date().toISOString() }));
+
+    const down = await ward(['audit', 'send'], { env });
+    expect(down.code, down.stderr).toBe(7);
+    expect(down.stdout).toMatch(new RegExp(`^sent 0 event\\(s\\) to syslog localhost:${rsyslog.port} over TLS \\(verified\\) \\(stopped: .*ECONNREFUSED.*\\); 51 event\\(s\\) waiting, the oldest from \\S+\\n$`));
+    expect(lockPid(home)).toBeNull();
+    expect(journal(home).waiting).toBe(51);
+
+    await rsyslog.start();
+    const up = await ward(['audit', 'send'], { env });
+    expect(up).toMatchObject({ code: 0, stderr: '' });
+    expect(up.stdout).toMatch(/^sent 51 event\(s\) to syslog localhost:\d+ over TLS \(verified\); 0 event\(s\) waiting\n$/);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), journal(home).hashes);
+  });
+
+  it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
+    const dir = tempDir('ward-audit-sender-');
+    const ca = makeTestCa(dir);
+    const rsyslog = new Rsyslog(dir, await freePort(), ca);
+    cleanups.push(() => rsyslog.stop('SIGKILL'));
+    await rsyslog.start();
+    const home = path.join(dir, 'home');
+    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50 }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
+    cleanups.push(() => audit.close());
+    audit.journal(100);
+    const sending = runBackgroundSender(home, () => audit.app.startAudit(), { idleExitMs: 1_000, checkMs: 50 });
+    await waitFor(() => audit.backlog() === 0, 'the first events to go');
+    audit.journal(100);
+    const outcome = await sending;
+    expect(outcome).toEqual({ kind: 'done', sent: 200, lastProblem: null });
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), audit.everyHash());
+    expect(lockPid(home)).toBeNull();
+
+    // A sink that is down: it retries with backoff, then gives up and keeps the backlog.
+    const deadHome = path.join(dir, 'dead-home');
+    const dead = auditWard(deadHome, { sink: { syslog: { host: 'localhost', port: await freePort(), caFile: ca.caFile } }, tuning: { backoffMs: { first: 50, max: 100 } }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
+    cleanups.push(() => dead.close());
+    dead.journal(10);
+    const gaveUp = await runBackgroundSender(deadHome, () => dead.app.startAudit(), { stalledExitMs: 1_000, checkMs: 50 });
+    expect(gaveUp).toMatchObject({ kind: 'done', sent: 0, lastProblem: expect.stringContaining('ECONNREFUSED') });
+    expect(dead.backlog()).toBe(11);
+  });
+});
