@@ -6,6 +6,7 @@ import os from 'node:os';
 import { journalEvent } from '../../common/events.js';
 import { AuditDelivery, otlpModules, otlpTarget, syslogTarget, type AuditSink, type AuditSource, type DeliveryOptions } from '../audit/delivery.js';
 import { frame, testRecord, type AuditContent, type RecordContext } from '../audit/syslog-record.js';
+import { runningSender } from '../audit/sender-lock.js';
 import { sendBatch } from '../audit/syslog-sender.js';
 import type { DoctorCheck, DoctorProbe } from '../base/doctor-check.js';
 import { describeError } from '../base/errors.js';
@@ -110,9 +111,10 @@ export function probeAuditSink(policy: () => AdminPolicy | null, folder: DataFol
     const configured = auditSink(policy());
     if (configured === null) return { check: 'audit sink', status: 'not_configured', detail: 'the admin policy names no auditSink: events stay in the journal' };
     const waiting = backlogs(folder);
-    const backlog = `${waiting.count} event(s) waiting${waiting.oldest === null ? '' : `, the oldest from ${waiting.oldest}`}${waiting.unknown.length > 0 ? ` (not yet known for ${waiting.unknown.join(', ')})` : ''}`;
+    const sender = runningSender(folder.home);
+    const backlog = `${waiting.count} event(s) waiting${waiting.oldest === null ? '' : `, the oldest from ${waiting.oldest}`}${waiting.unknown.length > 0 ? ` (not yet known for ${waiting.unknown.join(', ')})` : ''}${sender === null ? '' : `; the background sender (pid ${sender.pid}) is sending`}`;
     const { sink } = configured;
-    const data = { ...('syslog' in sink ? { host: sink.syslog.host, port: sink.syslog.port, tls: sink.syslog.tls } : { endpoint: sink.otlp.endpoint }), content: configured.content, waiting: waiting.count, oldest: waiting.oldest };
+    const data = { ...('syslog' in sink ? { host: sink.syslog.host, port: sink.syslog.port, tls: sink.syslog.tls } : { endpoint: sink.otlp.endpoint }), content: configured.content, waiting: waiting.count, oldest: waiting.oldest, senderPid: sender?.pid ?? null };
     const where = describeSink(sink);
     try {
       if ('syslog' in sink) await sendBatch(syslogTarget(sink.syslog), frame(testRecord(recordContext(), new Date())), DOCTOR_LIMITS);

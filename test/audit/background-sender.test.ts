@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeAuditSink } from '../../main/app/audit.js';
 import { runBackgroundSender } from '../../main/app/audit-sender.js';
+import { parsePolicy } from '../../main/policy/policy.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { startModelProvider } from '../fixtures/model-provider/provider.js';
@@ -110,6 +112,15 @@ describe('audit sink: the background sender', () => {
     const second = await ward(['audit', 'send'], { env });
     expect(second).toMatchObject({ code: 0, stderr: '' });
     expect(second.stdout).toMatch(new RegExp(`^a background sender \\(pid ${sender}, since \\S+\\) is already sending; 0 event\\(s\\) waiting\\n$`));
+
+    // `ward doctor` says it runs.
+    const folder = new DataFolder(home);
+    try {
+      const check = await probeAuditSink(() => parsePolicy(fs.readFileSync(env.WARD_POLICY!, 'utf8'), 'test policy'), folder)();
+      expect(check).toMatchObject({ status: 'ok', detail: expect.stringMatching(new RegExp(`: 0 event\\(s\\) waiting; the background sender \\(pid ${sender}\\) is sending$`)) });
+    } finally {
+      folder.close();
+    }
 
     // Stopped, it gives its lock up.
     process.kill(sender, 'SIGTERM');
