@@ -101,6 +101,8 @@ describe('audit sink: the background sender', () => {
     const sender = await waitFor(() => lockPid(home), 'the background sender to take its lock');
     expect(isAlive(sender)).toBe(true);
     expect(os.getPriority(sender)).toBe(os.constants.priority.PRIORITY_LOW);
+    // A session of its own is a scheduling group of its own (autogroup): that group is lowered too.
+    if (fs.existsSync('/proc/self/autogroup')) expect(fs.readFileSync(`/proc/${sender}/autogroup`, 'utf8')).toMatch(/ nice 19\n$/);
 
     await waitFor(() => journal(home).waiting === 0, 'the sender to deliver the run');
     const { hashes } = journal(home);
@@ -116,7 +118,7 @@ describe('audit sink: the background sender', () => {
     // `ward doctor` says it runs.
     const folder = new DataFolder(home);
     try {
-      const check = await probeAuditSink(() => parsePolicy(fs.readFileSync(env.WARD_POLICY!, 'utf8'), 'test policy'), folder)();
+      const check = await probeAuditSink(() => parsePolicy(fs.readFileSync(env.WARD_POLICY!, 'utf8'), 'test policy'), folder)(folder);
       expect(check).toMatchObject({ status: 'ok', detail: expect.stringMatching(new RegExp(`: 0 event\\(s\\) waiting; the background sender \\(pid ${sender}\\) is sending$`)) });
     } finally {
       folder.close();
