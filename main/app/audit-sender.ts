@@ -38,7 +38,14 @@ export class AuditHandOff {
   }
 
   private handOff(): void {
-    if (auditSink(this.policy()) === null || runningSender(this.home) !== null) return;
+    let policy: AdminPolicy | null;
+    try {
+      policy = this.policy();
+    } catch {
+      // A policy that does not parse refused the run already, with its error: nothing to send to.
+      return;
+    }
+    if (auditSink(policy) === null || runningSender(this.home) !== null) return;
     this.startSender();
   }
 }

@@ -151,6 +151,15 @@ describe('audit sink: the background sender', () => {
     expectExactlyOnceAfterDedupe(rsyslog.ids(), journal(home).hashes);
   });
 
+  it('test_a_run_under_a_policy_that_does_not_parse_is_refused_in_one_line_and_starts_no_sender', async () => {
+    const { home, env } = await sinkSetup();
+    fs.writeFileSync(env.WARD_POLICY!, '{"auditSink": 5');
+    const refused = await ward(['run', '--new', '--', 'hi'], { env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-api03-unused' } });
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toMatch(/^ward run: the admin policy is not valid: .*is not valid JSON.*\n$/);
+    expect(lockPid(home)).toBeNull();
+  });
+
   it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
     const dir = tempDir('ward-audit-sender-');
     const ca = makeTestCa(dir);
