@@ -1,16 +1,21 @@
 /**
  * Issue 28: a turn with the audit sink on costs the turn nothing (goal: ratio <= 1.02). A whole
  * `ward run --new -- hi` text turn (WARD_SANDBOX=off, the scripted provider) with an admin policy
- * naming a real rsyslog over TLS and a backlog of 100,000 events waiting, so the background sender
- * (`ward audit send --background`, started by the first turn) sends while the turn runs; against
- * the same turn with no sink, alternating in one run. The backlog is queued again before every
- * "on" turn (its cursor removed), so each one runs during a drain, not after it. rsyslog, on this
- * machine in place of a remote SIEM, runs at the lowest priority.
+ * naming a real rsyslog over TLS and a backlog of 100,000 events waiting; against the same turn
+ * with no sink, alternating in one run. Before every "on" turn the backlog is queued again (its
+ * cursor removed) and the background sender started as a turn's end starts it (`ward audit send
+ * --background`, lowest priority), and the turn begins once it is draining: each "on" turn runs
+ * during a drain. The sender is killed after the turn, so no "off" turn runs beside it. rsyslog,
+ * on this machine in place of a remote SIEM, runs at the lowest priority.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runningSender } from '../main/audit/sender-lock.js';
+import { isProcessAlive } from '../main/base/process.js';
+import { lowestPriority } from '../main/cli/background-sender.js';
 import { parseNamespace } from '../main/namespaces/namespace.js';
 import { DEFAULT_MODEL } from '../main/providers/model-profile.js';
 import { DataFolder } from '../main/store/data-folder.js';
@@ -32,10 +37,29 @@ function lowerEveryThread(pid: number): void {
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), os.constants.priority.PRIORITY_LOW);
 }
 
-/** Ends the background sender the "on" turns started (it would send from a folder about to be removed). */
-function stopSender(home: string): void {
+/**
+ * Starts the background sender as a turn's end does (`ward audit send --background`, lowest
+ * priority) and waits until it is draining, so the next turn runs during a drain.
+ */
+async function startDraining(env: NodeJS.ProcessEnv, home: string, before: number): Promise<void> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'audit', 'send', '--background'], { env, detached: true, stdio: 'ignore' });
+  lowestPriority(child.pid!);
+  child.unref();
+  const deadline = Date.now() + 60_000;
+  while (waiting(home) >= before) {
+    if (Date.now() > deadline) throw new Error('the background sender did not start draining within 60 s');
+    await sleep(20);
+  }
+}
+
+/** Ends the background sender, and waits until it is gone: no "off" turn runs beside it. */
+async function stopSender(home: string): Promise<void> {
   const sender = runningSender(home);
-  if (sender !== null && sender.pid > 0) process.kill(sender.pid, 'SIGKILL');
+  if (sender === null || sender.pid <= 0) return;
+  process.kill(sender.pid, 'SIGKILL');
+  const deadline = Date.now() + 10_000;
+  while (isProcessAlive(sender.pid) && Date.now() < deadline) await sleep(10);
+  fs.rmSync(path.join(home, 'audit-sender.lock'), { force: true });
 }
 
 /** A conversation of BACKLOG events; returns its id. */
@@ -90,17 +114,19 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
     const policy = path.join(scratch, 'policy.json');
     fs.writeFileSync(policy, JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } } }), { mode: 0o644 });
     const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, WARD_SANDBOX: 'off', WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
+    const onEnv = { ...base, WARD_HOME: on, WARD_POLICY: policy };
     const turn = async (sink: boolean) => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
-      const env = sink ? { ...base, WARD_HOME: on, WARD_POLICY: policy } : { ...base, WARD_HOME: off };
+      const env = sink ? onEnv : { ...base, WARD_HOME: off };
       return (await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], env, scratch, '', (text) => text.length > 0)).totalMs;
     };
     const loadAtStart = os.loadavg()[0]!;
     await turn(true);
+    await stopSender(on);
     await turn(false);
     const rounds = Math.max(ROUNDS, 9);
     const samples = { on: [] as number[], off: [] as number[] };
-    // Per "on" turn: events waiting when it started and what the sink took while it ran.
+    // Per "on" turn: what the sender took while it ran.
     const drained: number[] = [];
     let stillWaiting = 0;
     for (let round = 0; round < rounds; round++) {
@@ -110,10 +136,12 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
           samples.off.push(await turn(false));
           continue;
         }
-        const before = requeue(on, backlogId);
+        await startDraining(onEnv, on, requeue(on, backlogId));
+        const atStart = waiting(on);
         samples.on.push(await turn(true));
         stillWaiting = waiting(on);
-        drained.push(before - stillWaiting);
+        await stopSender(on);
+        drained.push(atStart - stillWaiting);
       }
     }
     const ratioMedian = percentile(samples.on.map((ms, i) => ms / samples.off[i]!), 50);
@@ -134,7 +162,7 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
       pass: ratioMedian <= 1.02 && ratioOfMedians <= 1.02 && Math.min(...drained) > 0 && stillWaiting > 0,
     };
   } finally {
-    stopSender(path.join(scratch, 'ward-on'));
+    await stopSender(path.join(scratch, 'ward-on'));
     await rsyslog.stop();
     await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });

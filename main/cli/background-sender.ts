@@ -12,7 +12,7 @@ import os from 'node:os';
  * a session of its own, and with autogroup scheduling (the default on desktop kernels) a session's
  * group competes with the turn's as an equal whatever the process's nice value.
  */
-function lowestPriority(pid: number): void {
+export function lowestPriority(pid: number): void {
   os.setPriority(pid, os.constants.priority.PRIORITY_LOW);
   if (process.platform !== 'linux') return;
   try {
