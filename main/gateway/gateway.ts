@@ -11,6 +11,7 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WardError, describeError } from '../base/errors.js';
 import { readBoundedBody } from '../base/http-body.js';
+import { traceMark } from '../base/trace.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { redactSecrets } from '../base/secret-redaction.js';
 import { providerHeaders, type ProviderCredential } from '../providers/provider-headers.js';
@@ -178,6 +179,7 @@ export class ModelGateway {
     if (req.method !== 'POST') return apiError(res, 405, 'invalid_request_error', 'only POST is forwarded');
 
     const started = performance.now();
+    traceMark('gateway-request');
     const body = await readBoundedBody(req, this.maxRequestBytes);
     if (body === null) return apiError(res, 413, 'request_too_large', `the request exceeds ${this.maxRequestBytes} bytes`);
     const path = match[2]!;
@@ -195,6 +197,7 @@ export class ModelGateway {
       return value;
     };
     let credential = await read(route.credential());
+    traceMark('gateway-forward');
     let upstream = await this.forward(req, target, body, credential);
     if (upstream.response?.statusCode === 401 && credential.kind === 'bearer' && route.refreshCredential !== undefined) {
       // C5: a sign-in token is refreshed and the call tried once more; nothing else is retried here.
@@ -203,6 +206,7 @@ export class ModelGateway {
       upstream = await this.forward(req, target, body, credential);
     }
     const response = upstream.response;
+    traceMark('gateway-answer-head');
     if (response === undefined) {
       const problem = redactSecrets(upstream.problem ?? 'failed', sent);
       report(0, problem, null);

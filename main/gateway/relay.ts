@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { describeError } from '../base/errors.js';
+import { traceMark } from '../base/trace.js';
 import { StreamRedactor, redactSecrets } from '../base/secret-redaction.js';
 import { UsageReader, type TokenUsage } from './usage.js';
 
@@ -51,6 +52,7 @@ export function relayRedacted(upstream: IncomingMessage, body: Readable, res: Se
   const redactor = new StreamRedactor(secrets);
   return new Promise((resolve) => {
     let finished = false;
+    let traced = false;
     const finish = (problem: string | null) => {
       if (finished) return;
       finished = true;
@@ -58,6 +60,8 @@ export function relayRedacted(upstream: IncomingMessage, body: Readable, res: Se
       resolve();
     };
     body.on('data', (chunk: Buffer) => {
+      if (!traced) traceMark('gateway-first-chunk');
+      traced = true;
       usage.push(chunk);
       if (!res.write(redactor.push(chunk))) {
         body.pause();
