@@ -53,6 +53,7 @@ function auditSource(folder: DataFolder, name: string, exports: () => ExportServ
     outbox: store.audit,
     secrets: async () => new SecretScanner(await exports().namespaceSecrets(store)).texts,
     note: (conversationId, change) => void store.journal.append(conversationId, journalEvent('audit_sink', change)),
+    turning: () => store.runs.hasLiveRun(),
   };
 }
 

@@ -37,6 +37,8 @@ export interface AuditSource {
   readonly note?: (conversationId: string, change: SinkStateChange) => void;
   /** Secrets to redact in 'full' mode (read when a batch is sent). */
   readonly secrets: () => Promise<readonly string[]>;
+  /** Whether a turn of this namespace runs now, in any process (a `ward run` beside the background sender): then the loop only trickles. */
+  readonly turning?: () => boolean;
 }
 
 export interface DeliveryOptions {
@@ -176,7 +178,7 @@ export class AuditDelivery {
       for (;;) {
         // Between batches the event loop runs what waits (a turn's stream) before the next read.
         await nextTurn();
-        const turning = this.options.turning?.() ?? false;
+        const turning = (this.options.turning?.() ?? false) || (source.turning?.() ?? false);
         const sent = await this.sendNext(source, turning ? this.turnPace.batchSize : (this.options.batchSize ?? 2_000));
         total += sent;
         if (sent === 0 || this.abort.signal.aborted) break;

@@ -208,6 +208,14 @@ export class RunRepository {
     return this.get(settle.immediate());
   }
 
+  /** Whether a turn runs in this namespace now, in any process (a run left behind by a process that is gone does not count). */
+  hasLiveRun(alive: ProcessAlive = isProcessAlive): boolean {
+    return this.db
+      .prepare<[], Pick<RunRow, 'owner_pid' | 'owner_identity'>>("SELECT owner_pid, owner_identity FROM runs WHERE state IN ('admitted','running','stopping')")
+      .all()
+      .some((row) => alive(row.owner_pid, row.owner_identity));
+  }
+
   /**
    * R8 at start-up: runs left active by a process that is gone become `uncertain` and keep their
    * reservation. Returns the runs that were marked.

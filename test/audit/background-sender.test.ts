@@ -5,7 +5,7 @@
  * flushes by hand, says which sender already runs, takes over a dead sender's lock, and fails
  * with the backlog kept when the sink is down.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -158,6 +158,36 @@ describe('audit sink: the background sender', () => {
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/^ward run: the admin policy is not valid: .*is not valid JSON.*\n$/);
     expect(lockPid(home)).toBeNull();
+  });
+
+  it('test_while_a_turn_runs_in_the_namespace_in_another_process_the_sender_only_trickles_then_drains_once_it_ends', async () => {
+    const dir = tempDir('ward-audit-sender-');
+    const ca = makeTestCa(dir);
+    const rsyslog = new Rsyslog(dir, await freePort(), ca);
+    cleanups.push(() => rsyslog.stop('SIGKILL'));
+    await rsyslog.start();
+    const home = path.join(dir, 'home');
+    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
+    cleanups.push(() => audit.close());
+    audit.journal(100);
+    // A turn of a `ward run` (another, live process) in the same namespace.
+    const store = audit.core.store(parseNamespace('default'));
+    const agent = store.agents.find('helper')!;
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: 'a turn' });
+    const turnOwner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    cleanups.push(() => void turnOwner.kill('SIGKILL'));
+    const { run } = store.runs.admit(conversation.id, 'request-1', 'fingerprint');
+    store.db.prepare('UPDATE runs SET owner_pid = ?, owner_identity = NULL WHERE id = ?').run(turnOwner.pid!, run.id);
+
+    const sending = runBackgroundSender(home, () => audit.app.startAudit(), { idleExitMs: 500, checkMs: 50 });
+    await waitFor(() => audit.backlog() < 100, 'the first small batch');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // At most one batch of 10 per 300 ms pause: however loaded the machine, no more.
+    expect(audit.backlog()).toBeGreaterThanOrEqual(100 - 10 * (1 + Math.ceil(1_000 / 300) + 1));
+    store.runs.transition(run.id, 'failed', 'ended for the test');
+    expect((await sending).kind).toBe('done');
+    expect(audit.backlog()).toBe(0);
+    expectExactlyOnceAfterDedupe(rsyslog.ids(), audit.everyHash());
   });
 
   it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
