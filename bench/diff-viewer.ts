@@ -60,6 +60,7 @@ async function openViewer(page: Page): Promise<{ total: number; render: number }
 interface Frames {
   readonly frames: number;
   readonly medianFrameMs: number;
+  readonly p95FrameMs: number;
   readonly worstFrameMs: number;
   /** Frame intervals over 1.5 idle intervals. */
   readonly slowFrames: number;
@@ -97,6 +98,7 @@ async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number):
   return {
     frames: gaps.length,
     medianFrameMs: round(median(gaps)),
+    p95FrameMs: round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!),
     worstFrameMs: round(sorted.at(-1)!),
     slowFrames: slow.length,
     dropped: slow.reduce((sum, gap) => sum + Math.max(1, Math.round(gap / idleMs) - 1), 0),
