@@ -10,7 +10,7 @@
  */
 import type { Line } from '../code/highlight.js';
 import type { DiffRow, SplitRow } from '../code/diff-rows.js';
-import { CHUNK, IdleHighlighter } from './idle-highlight.js';
+import { CHUNK, chunksOf, IdleHighlighter } from './idle-highlight.js';
 
 /** Kept in step with `.diff-line` in code.css. */
 export const DIFF_ROW_PX = 20;
@@ -108,7 +108,7 @@ function spanOf(block: number, { rows, pairs }: DiffData): readonly [number, num
 interface Block {
   readonly element: HTMLElement;
   readonly span: readonly [number, number] | null;
-  highlighted: boolean;
+  readonly highlighted: boolean;
 }
 
 /** The blocks of one pane: `show` a diff, then it follows the pane's scroll and size until `close`. */
@@ -191,13 +191,7 @@ export class DiffBlocks {
   private readonly highlighted = (chunks: ReadonlySet<number>): void => {
     if (this.data === null) return;
     for (const [index, block] of this.blocks) {
-      if (block.highlighted || block.span === null) continue;
-      const [first, last] = block.span;
-      for (let chunk = Math.floor(first / CHUNK); chunk <= Math.floor(last / CHUNK); chunk++) {
-        if (!chunks.has(chunk)) continue;
-        this.build(index, this.data);
-        break;
-      }
+      if (!block.highlighted && block.span !== null && chunksOf(...block.span).some((chunk) => chunks.has(chunk))) this.build(index, this.data);
     }
   };
 }
