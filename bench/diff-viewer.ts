@@ -7,12 +7,14 @@
  * side by side: at a steady 400 px a frame, and in jumps (a screen a frame like PageDown, then
  * End/Home/End). "Dropped" is measured against the same page's frames with nothing scrolling
  * (idleFrames, the machine's pace under its load): a frame interval over 1.5 idle intervals is a
- * slow frame, and it dropped round(interval / idle interval) - 1 frames.
+ * slow frame, and it dropped round(interval / idle interval) - 1 frames. Frame intervals are wall
+ * time: on a machine whose load exceeds its cores they count the frames other processes took too,
+ * so each run is also traced once for the main thread's own CPU time per frame (cpuPerFrame).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedChangedRun } from '../test/e2e/harness/changes.js';
 import { launchChromium, startUiHarness, type UiHarness } from '../test/e2e/harness/harness.js';
 import { round } from './stats.js';
@@ -60,6 +62,7 @@ async function openViewer(page: Page): Promise<{ total: number; render: number }
 interface Frames {
   readonly frames: number;
   readonly medianFrameMs: number;
+  readonly p95FrameMs: number;
   readonly worstFrameMs: number;
   /** Frame intervals over 1.5 idle intervals. */
   readonly slowFrames: number;
@@ -97,9 +100,50 @@ async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number):
   return {
     frames: gaps.length,
     medianFrameMs: round(median(gaps)),
+    p95FrameMs: round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!),
     worstFrameMs: round(sorted.at(-1)!),
     slowFrames: slow.length,
     dropped: slow.reduce((sum, gap) => sum + Math.max(1, Math.round(gap / idleMs) - 1), 0),
+  };
+}
+
+/** The trace events read: complete events with their thread's CPU time (tdur, µs). */
+interface TraceEvent {
+  readonly name: string;
+  readonly ph: string;
+  readonly pid: number;
+  readonly tid: number;
+  readonly tdur?: number;
+  readonly args?: { readonly name?: string };
+}
+
+/** Main-thread CPU per frame: in total, in script, and in Blink's style, layout, paint and layerizing. */
+interface CpuPerFrame {
+  readonly cpuMsPerFrame: number;
+  readonly scriptMsPerFrame: number;
+  readonly renderingMsPerFrame: number;
+}
+
+const RENDERING = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize']);
+
+/**
+ * The same scroll run again under a Chromium trace, for the renderer main thread's CPU time per
+ * frame (thread time, so what other processes take from the machine is not counted, unlike the
+ * frame intervals above). Tracing adds its own cost: compare these between builds, not with 16.7 ms.
+ */
+async function cpuPerFrame(browser: Browser, page: Page, step: number | 'jumps'): Promise<CpuPerFrame> {
+  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  const { frames } = await scrollFrames(page, step, 1000 / 60);
+  const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents;
+  // The page's main thread: the renderer main thread that ran script.
+  const mains = events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain');
+  const main = mains.find((thread) => events.some((event) => event.pid === thread.pid && event.tid === thread.tid && event.name === 'FunctionCall'))!;
+  const sum = (names: (name: string) => boolean) =>
+    events.filter((event) => event.pid === main.pid && event.tid === main.tid && event.ph === 'X' && names(event.name)).reduce((total, event) => total + (event.tdur ?? 0) / 1000, 0);
+  return {
+    cpuMsPerFrame: round(sum((name) => name === 'RunTask') / frames),
+    scriptMsPerFrame: round(sum((name) => name === 'FunctionCall') / frames),
+    renderingMsPerFrame: round(sum((name) => RENDERING.has(name)) / frames),
   };
 }
 
@@ -154,8 +198,8 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
         scrolled.idleFrames = idle;
       }
       const name = layout === 'Unified' ? 'Unified' : 'SideBySide';
-      scrolled[`scroll${name}`] = await scrollFrames(bigPage, 400, idleMs);
-      scrolled[`jumps${name}`] = await scrollFrames(bigPage, 'jumps', idleMs);
+      scrolled[`scroll${name}`] = { ...(await scrollFrames(bigPage, 400, idleMs)), ...(await cpuPerFrame(browser, bigPage, 400)) };
+      scrolled[`jumps${name}`] = { ...(await scrollFrames(bigPage, 'jumps', idleMs)), ...(await cpuPerFrame(browser, bigPage, 'jumps')) };
       await bigPage.keyboard.press('Escape');
       await bigPage.locator('.diff-viewer').waitFor({ state: 'hidden' });
     }

@@ -235,6 +235,18 @@ describe('file changes in real Chromium', () => {
     await expect(diff.locator('.diff-add').last().locator('.hl-keyword').first().textContent()).resolves.toBe('export');
     await diff.evaluate((pane) => (pane.scrollTop = 2_500 * 20));
     await expect.poll(() => diff.locator('.diff-add').allTextContents()).toContain('2500+export const v2500 = 2500;');
+    // A jump is drawn with its rows: they are in the page by the first frame after the scroll,
+    // never a blank pane for a frame while they render.
+    const drawnAtOnce = await diff.evaluate(async (pane) => {
+      const drawn: boolean[] = [];
+      for (const line of [4_000, 1_000, 3_000]) {
+        pane.scrollTop = line * 20;
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        drawn.push([...pane.querySelectorAll('.diff-add')].some((row) => row.textContent === `${line}+export const v${line} = ${line};`));
+      }
+      return drawn;
+    });
+    expect(drawnAtOnce).toEqual([true, true, true]);
 
     // By keyboard: Home, then End, lands on the right rows; rows come in plain and are highlighted
     // in idle time (off the scroll's path), so the colours arrive after the jump, on every row shown.
