@@ -2,14 +2,17 @@
  * Issue 28: a turn with the audit sink on costs the turn nothing (goal: ratio <= 1.02). A whole
  * `ward run --new -- hi` text turn (WARD_SANDBOX=off, the scripted provider) with an admin policy
  * naming a real rsyslog over TLS and a backlog of 100,000 events waiting; against the same turn
- * with no sink, alternating in one run. Before every "on" turn the backlog is queued again (its
- * cursor removed) and the background sender started as a turn's end starts it (`ward audit send
- * --background`, lowest priority), and the turn begins once it is draining: each "on" turn runs
- * during a drain. The sender is killed after the turn, so no "off" turn runs beside it. rsyslog,
- * on this machine in place of a remote SIEM, runs at the lowest priority.
+ * with no sink, and the same turn with a sink that accepts and never answers, rotating in one run.
+ * Before every "on" turn the backlog is queued again (its cursor removed) and the background
+ * sender started as a turn's end starts it (`ward audit send --background`, lowest priority), and
+ * the turn begins once it is draining: each "on" turn runs during a drain. Before every
+ * "hanging" turn the sender is started against the silent sink and the turn begins once it
+ * connected. The sender is killed after each turn, so no "off" turn runs beside it. rsyslog, on
+ * this machine in place of a remote SIEM, runs at the lowest priority.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,16 +42,29 @@ function lowerEveryThread(pid: number): void {
 
 /**
  * Starts the background sender as a turn's end does (`ward audit send --background`, lowest
- * priority) and waits until it is draining, so the next turn runs during a drain.
+ * priority) and waits until `busy` says it is at work, so the next turn runs beside that work.
  */
-async function startDraining(env: NodeJS.ProcessEnv, home: string, before: number): Promise<void> {
+async function startSender(env: NodeJS.ProcessEnv, busy: () => boolean): Promise<void> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'audit', 'send', '--background'], { env, detached: true, stdio: 'ignore' });
   lowestPriority(child.pid!);
   child.unref();
   const deadline = Date.now() + 60_000;
-  while (waiting(home) >= before) {
-    if (Date.now() > deadline) throw new Error('the background sender did not start draining within 60 s');
+  while (!busy()) {
+    if (Date.now() > deadline) throw new Error('the background sender did not start within 60 s');
     await sleep(20);
+  }
+}
+
+/** CPU time (user + system, ms) the data folder's background sender has used so far; 0 when none runs. */
+function senderCpuMs(home: string): number {
+  const sender = runningSender(home);
+  if (sender === null || sender.pid <= 0) return 0;
+  try {
+    const stat = fs.readFileSync(`/proc/${sender.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
   }
 }
 
@@ -99,70 +115,122 @@ function waiting(home: string): number {
   }
 }
 
+/** A sink that accepts connections and never answers (not even the TLS handshake): it counts them. */
+async function startHangingSink(): Promise<{ port: number; connections: () => number; close: () => void }> {
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((socket) => void sockets.push(socket.on('error', () => undefined)));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => sockets.length,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+type Arm = 'on' | 'off' | 'hang';
+/** The order of the three arms rotates each round, so none always runs right after another. */
+const ORDERS: readonly (readonly Arm[])[] = [
+  ['on', 'off', 'hang'],
+  ['off', 'hang', 'on'],
+  ['hang', 'on', 'off'],
+];
+
 export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
   const provider = await startModelProvider();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-turn-audit-'));
   const ca = makeTestCa(scratch);
   const rsyslog = new Rsyslog(scratch, await freePort(), ca);
+  const hanging = await startHangingSink();
+  const [home, tmp, on, off, hang] = ['home', 'tmp', 'ward-on', 'ward-off', 'ward-hang'].map((name) => path.join(scratch, name)) as [string, string, string, string, string];
   try {
     await rsyslog.start();
     lowerEveryThread(rsyslog.pid!);
-    const [home, tmp, on, off] = ['home', 'tmp', 'ward-on', 'ward-off'].map((name) => path.join(scratch, name)) as [string, string, string, string];
-    for (const dir of [home, tmp, on, off]) fs.mkdirSync(dir, { mode: 0o700 });
+    for (const dir of [home, tmp, on, off, hang]) fs.mkdirSync(dir, { mode: 0o700 });
     const backlogId = seedBacklog(on);
     seedBacklog(off);
-    const policy = path.join(scratch, 'policy.json');
-    fs.writeFileSync(policy, JSON.stringify({ auditSink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } } }), { mode: 0o644 });
+    seedBacklog(hang);
+    const policy = (name: string, port: number) => {
+      const file = path.join(scratch, name);
+      fs.writeFileSync(file, JSON.stringify({ auditSink: { syslog: { host: 'localhost', port, caFile: ca.caFile } } }), { mode: 0o644 });
+      return file;
+    };
     const base = { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: tmp, WARD_SANDBOX: 'off', WARD_MODEL_BASE_URL: provider.url, WARD_MODEL: DEFAULT_MODEL, ANTHROPIC_API_KEY: KEY, ...(process.env.DBUS_SESSION_BUS_ADDRESS === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS }) };
-    const onEnv = { ...base, WARD_HOME: on, WARD_POLICY: policy };
-    const turn = async (sink: boolean) => {
+    const envs: Record<Arm, Record<string, string>> = {
+      on: { ...base, WARD_HOME: on, WARD_POLICY: policy('policy.json', rsyslog.port) },
+      off: { ...base, WARD_HOME: off },
+      hang: { ...base, WARD_HOME: hang, WARD_POLICY: policy('hanging-policy.json', hanging.port) },
+    };
+    let turns = 0;
+    const turn = async (arm: Arm) => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
-      const env = sink ? onEnv : { ...base, WARD_HOME: off };
-      return (await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], env, scratch, '', (text) => text.length > 0)).totalMs;
+      const trace: Record<string, string> = process.env.WARD_BENCH_TRACE_DIR === undefined ? {} : { WARD_TRACE_FILE: path.join(process.env.WARD_BENCH_TRACE_DIR, `${arm}-${turns++}.trace`) };
+      return (await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], { ...envs[arm], ...trace }, scratch, '', (text) => text.length > 0)).totalMs;
     };
     const loadAtStart = os.loadavg()[0]!;
-    await turn(true);
-    await stopSender(on);
-    await turn(false);
+    for (const arm of ['on', 'off', 'hang'] as const) {
+      await turn(arm);
+      await stopSender(envs[arm].WARD_HOME!);
+    }
     const rounds = Math.max(ROUNDS, 9);
-    const samples = { on: [] as number[], off: [] as number[] };
+    const samples: Record<Arm, number[]> = { on: [], off: [], hang: [] };
     // Per "on" turn: what the sender took while it ran.
     const drained: number[] = [];
+    // Per "on" and "hanging" turn: the CPU time the sender used while it ran (Linux /proc, 10 ms ticks).
+    const senderCpu = { on: [] as number[], hang: [] as number[] };
     let stillWaiting = 0;
     for (let round = 0; round < rounds; round++) {
-      // The order alternates, so neither always runs right after the other.
-      for (const sink of round % 2 === 0 ? [true, false] : [false, true]) {
-        if (!sink) {
-          samples.off.push(await turn(false));
-          continue;
+      for (const arm of ORDERS[round % ORDERS.length]!) {
+        if (arm === 'off') {
+          samples.off.push(await turn('off'));
+        } else if (arm === 'hang') {
+          // The turn runs while the sender waits on a sink that took its connection and never answers.
+          const connected = hanging.connections();
+          await startSender(envs.hang, () => hanging.connections() > connected);
+          const cpuBefore = senderCpuMs(hang);
+          samples.hang.push(await turn('hang'));
+          senderCpu.hang.push(senderCpuMs(hang) - cpuBefore);
+          await stopSender(hang);
+        } else {
+          const before = requeue(on, backlogId);
+          await startSender(envs.on, () => waiting(on) < before);
+          const atStart = waiting(on);
+          const cpuBefore = senderCpuMs(on);
+          samples.on.push(await turn('on'));
+          senderCpu.on.push(senderCpuMs(on) - cpuBefore);
+          stillWaiting = waiting(on);
+          await stopSender(on);
+          drained.push(atStart - stillWaiting);
         }
-        await startDraining(onEnv, on, requeue(on, backlogId));
-        const atStart = waiting(on);
-        samples.on.push(await turn(true));
-        stillWaiting = waiting(on);
-        await stopSender(on);
-        drained.push(atStart - stillWaiting);
       }
     }
-    const ratioMedian = percentile(samples.on.map((ms, i) => ms / samples.off[i]!), 50);
-    const ratioOfMedians = median(samples.on) / median(samples.off);
+    const ratios = (arm: 'on' | 'hang') => ({ median: percentile(samples[arm].map((ms, i) => ms / samples.off[i]!), 50), ofMedians: median(samples[arm]) / median(samples.off) });
+    const draining = ratios('on');
+    const stuck = ratios('hang');
     return {
       rounds,
       loadAtStartAndEnd: [round(loadAtStart, 1), round(os.loadavg()[0]!, 1)],
       sinkOnMedianMs: median(samples.on),
       sinkOffMedianMs: median(samples.off),
-      ratioMedian: round(ratioMedian, 3),
-      ratioOfMedians: round(ratioOfMedians, 3),
+      ratioMedian: round(draining.median, 3),
+      ratioOfMedians: round(draining.ofMedians, 3),
       // The sender did work during every "on" turn and was still draining when it ended.
       takenDuringTurnMin: Math.min(...drained),
       takenDuringTurnMedian: median(drained),
       receivedAtRsyslog: rsyslog.ids().length,
       stillWaitingAfterLastTurn: stillWaiting,
-      target: 'sink on / sink off <= 1.02 (median of pair ratios and ratio of medians)',
-      pass: ratioMedian <= 1.02 && ratioOfMedians <= 1.02 && Math.min(...drained) > 0 && stillWaiting > 0,
+      senderCpuMsDuringTurnMedian: { on: median(senderCpu.on), hanging: median(senderCpu.hang) },
+      hangingSinkMedianMs: median(samples.hang),
+      hangingSinkRatioMedian: round(stuck.median, 3),
+      hangingSinkRatioOfMedians: round(stuck.ofMedians, 3),
+      target: 'sink on (draining) / sink off <= 1.02 and hanging sink / sink off <= 1.02 (median of pair ratios and ratio of medians)',
+      pass: Math.max(draining.median, draining.ofMedians, stuck.median, stuck.ofMedians) <= 1.02 && Math.min(...drained) > 0 && stillWaiting > 0,
     };
   } finally {
-    await stopSender(path.join(scratch, 'ward-on'));
+    for (const dir of [on, hang]) await stopSender(dir);
+    hanging.close();
     await rsyslog.stop();
     await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });

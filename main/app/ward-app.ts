@@ -25,6 +25,7 @@ import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
 import type { AuditDelivery } from '../audit/delivery.js';
+import { announceTurn, turnStarting } from '../audit/turn-signal.js';
 import { auditDelivery, auditSinkView, type AuditTuning } from './audit.js';
 import { AuditHandOff, type StartSender } from './audit-sender.js';
 import type { AgentService } from './agents.js';
@@ -265,7 +266,8 @@ export class WardApp {
   startAudit(): AuditDelivery | null {
     if (this.auditLoop === undefined) {
       // A turn runs from the run loop's start (a `ward run`) until no turn is active.
-      const turning = () => this.runService !== undefined && (this.startedRuns?.turning ?? true);
+      // Or a turn of another process is starting (its run is not recorded yet: AuditSource.turning sees it from then on).
+      const turning = () => (this.runService !== undefined && (this.startedRuns?.turning ?? true)) || turnStarting(this.home);
       this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, ...this.options.audit });
       this.auditLoop?.start();
     }
@@ -275,6 +277,7 @@ export class WardApp {
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     if (this.runService === undefined) {
+      announceTurn(this.home);
       this.runService = this.startRuns();
       // After the line above: the sink's loop sees a turn starting and keeps off its path.
       if (this.options.auditSender === undefined) this.startAudit();

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { probeAuditSink } from '../../main/app/audit.js';
 import { runBackgroundSender } from '../../main/app/audit-sender.js';
 import { parsePolicy } from '../../main/policy/policy.js';
+import { announceTurn } from '../../main/audit/turn-signal.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { startModelProvider } from '../fixtures/model-provider/provider.js';
@@ -98,6 +99,8 @@ describe('audit sink: the background sender', () => {
 
     const run = await ward(['run', '--new', '--', 'hi'], { env: { ...env, WARD_MODEL_BASE_URL: provider.url, ANTHROPIC_API_KEY: 'sk-ant-api03-unused' }, timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
+    // The turn said it was starting before its run was recorded (the sender trickles from then on).
+    expect(fs.existsSync(path.join(home, 'turn-starting'))).toBe(true);
     const sender = await waitFor(() => lockPid(home), 'the background sender to take its lock');
     expect(isAlive(sender)).toBe(true);
     expect(os.getPriority(sender)).toBe(os.constants.priority.PRIORITY_LOW);
@@ -188,6 +191,27 @@ describe('audit sink: the background sender', () => {
     expect((await sending).kind).toBe('done');
     expect(audit.backlog()).toBe(0);
     expectExactlyOnceAfterDedupe(rsyslog.ids(), audit.everyHash());
+  });
+
+  it('test_a_turn_announced_before_its_run_is_recorded_already_makes_the_sender_trickle', async () => {
+    const dir = tempDir('ward-audit-sender-');
+    const ca = makeTestCa(dir);
+    const rsyslog = new Rsyslog(dir, await freePort(), ca);
+    cleanups.push(() => rsyslog.stop('SIGKILL'));
+    await rsyslog.start();
+    const home = path.join(dir, 'home');
+    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
+    cleanups.push(() => audit.close());
+    audit.journal(100);
+    // What `ward run` does first, before its store opens and its run is admitted.
+    announceTurn(home);
+    const stop = new AbortController();
+    const sending = runBackgroundSender(home, () => audit.app.startAudit(), { checkMs: 50 }, stop.signal);
+    await waitFor(() => audit.backlog() < 100, 'the first small batch');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(audit.backlog()).toBeGreaterThanOrEqual(100 - 10 * (1 + Math.ceil(1_000 / 300) + 1));
+    stop.abort();
+    expect((await sending).kind).toBe('done');
   });
 
   it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
