@@ -145,6 +145,7 @@ export class WardApp {
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
   private auditLoop: AuditDelivery | null | undefined;
   private auditHandOff: AuditHandOff | undefined;
+  private endTurnAnnouncement: (() => void) | undefined;
   /** The run loop once started (the audit sink trickles while it has a turn). */
   private startedRuns: RunService | undefined;
   /** Whether this app opened the data folder (and so closes it). */
@@ -266,9 +267,10 @@ export class WardApp {
   startAudit(): AuditDelivery | null {
     if (this.auditLoop === undefined) {
       // A turn runs from the run loop's start (a `ward run`) until no turn is active.
-      // Or a turn of another process is starting (its run is not recorded yet: AuditSource.turning sees it from then on).
-      const turning = () => (this.runService !== undefined && (this.startedRuns?.turning ?? true)) || turnStarting(this.home);
-      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, ...this.options.audit });
+      const turning = () => this.runService !== undefined && (this.startedRuns?.turning ?? true);
+      // A turn of any process starting (its run not recorded yet): nothing is sent during the CLI's CPU-heavy start.
+      const holding = () => turnStarting(this.home);
+      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, holding, ...this.options.audit });
       this.auditLoop?.start();
     }
     return this.auditLoop;
@@ -277,7 +279,7 @@ export class WardApp {
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     if (this.runService === undefined) {
-      announceTurn(this.home);
+      this.endTurnAnnouncement = announceTurn(this.home);
       this.runService = this.startRuns();
       // After the line above: the sink's loop sees a turn starting and keeps off its path.
       if (this.options.auditSender === undefined) this.startAudit();
@@ -310,6 +312,7 @@ export class WardApp {
     await this.reviews.closeAll();
     if (this.ownsFolder) this.folder.close();
     // Last: the sender starts after this process's work is done, not beside it.
+    this.endTurnAnnouncement?.();
     this.auditHandOff?.close();
   }
 

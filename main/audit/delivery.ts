@@ -54,6 +54,8 @@ export interface DeliveryOptions {
   readonly backoffMs?: { readonly first: number; readonly max: number };
   /** Whether a turn is running in this process: then the loop only trickles (turnBatchSize per turnPauseMs), since the turn needs the CPU. */
   readonly turning?: () => boolean;
+  /** Whether a turn is starting (the CLI's CPU-heavy start, before its run is recorded): then the loop sends nothing, and looks again after turnPace's pause. */
+  readonly holding?: () => boolean;
   /** While a turn runs: most events per batch (default 200) and the wait after each batch (default 500 ms). */
   readonly turnPace?: { readonly batchSize: number; readonly pauseMs: number };
   /** Told of each failure (the journal gets only the changes of state: AuditSource.note). */
@@ -178,6 +180,11 @@ export class AuditDelivery {
       for (;;) {
         // Between batches the event loop runs what waits (a turn's stream) before the next read.
         await nextTurn();
+        if (this.options.holding?.() === true) {
+          await this.pause(this.turnPace.pauseMs);
+          if (this.abort.signal.aborted) break;
+          continue;
+        }
         const turning = (this.options.turning?.() ?? false) || (source.turning?.() ?? false);
         const sent = await this.sendNext(source, turning ? this.turnPace.batchSize : (this.options.batchSize ?? 2_000));
         total += sent;

@@ -1,35 +1,51 @@
 /**
- * A turn starting on a data folder, announced by touching a file before anything else of the
- * turn (issue 28): the audit sender sees a turn in the runs table only from its admission, a
- * few hundred milliseconds in, and until then sent full batches beside the CLI's start.
+ * A turn starting on a data folder, announced before anything else of the turn (issue 28): while
+ * it starts the audit sender sends nothing (the CLI's start is CPU-bound, and on two cores even a
+ * low-priority sender's batches showed in the turn's time); once the turn's run is recorded as
+ * live, it trickles. Without this the sender saw a turn only from its admission, a few hundred
+ * milliseconds in. One file per process (its pid), removed when the process ends its turns.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../base/process.js';
 
-const FILE = 'turn-starting';
-/** Long enough to cover a turn's start up to its admission, however loaded the machine. */
+const FOLDER = 'turns-starting';
+/** A turn's start: the CLI up to its first answer, with room for a loaded machine. */
 const STARTING_MS = 10_000;
+/** A file left by a process that died (kill -9) is removed once this old. */
+const LEFT_BEHIND_MS = 60 * 60_000;
 
-/** Says a turn is starting (best effort: a data folder not made yet has no sender to tell). */
-export function announceTurn(home: string): void {
-  const file = path.join(home, FILE);
-  const now = new Date();
+/** Says a turn of this process is starting; returns how to say it ended (best effort: a data folder not made yet has no sender to tell). */
+export function announceTurn(home: string): () => void {
+  const file = path.join(home, FOLDER, String(process.pid));
   try {
-    fs.utimesSync(file, now, now);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, '', { mode: 0o600 });
   } catch {
-    try {
-      fs.writeFileSync(file, '', { mode: 0o600 });
-    } catch {
-      // No data folder yet.
-    }
+    return () => undefined;
   }
+  return () => fs.rmSync(file, { force: true });
 }
 
-/** Whether a turn was announced in the last few seconds. */
+/** Whether a turn of a live process was announced in the last few seconds and has not ended. */
 export function turnStarting(home: string, now = Date.now()): boolean {
+  const folder = path.join(home, FOLDER);
+  let names: string[];
   try {
-    return now - fs.statSync(path.join(home, FILE)).mtimeMs < STARTING_MS;
+    names = fs.readdirSync(folder);
   } catch {
     return false;
   }
+  let starting = false;
+  for (const name of names) {
+    const file = path.join(folder, name);
+    try {
+      const age = now - fs.statSync(file).mtimeMs;
+      if (age < STARTING_MS && isProcessAlive(Number(name))) starting = true;
+      else if (age > LEFT_BEHIND_MS) fs.rmSync(file, { force: true });
+    } catch {
+      // Removed meanwhile: that turn ended.
+    }
+  }
+  return starting;
 }

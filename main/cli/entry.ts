@@ -1,4 +1,6 @@
 import { escapeInvisible } from '../../common/display.js';
+import { announceTurn } from '../app/turn-announcement.js';
+import { resolveWardHome } from '../base/home.js';
 import { traceMark } from '../base/trace.js';
 import { startBackgroundSender } from './background-sender.js';
 import { ignoreClosedReader } from './io.js';
@@ -17,6 +19,7 @@ const BUNDLE_COMMANDS = new Set(['review', 'verify-bundle']);
 
 async function run(argv: readonly string[]): Promise<number> {
   const { name, args } = splitCommandLine(argv);
+  if (name === 'run' && !asksForHelp(args)) process.once('exit', announceTurn(resolveWardHome(process.env)));
   if (name === undefined || !BUNDLE_COMMANDS.has(name) || asksForHelp(args)) return main(argv, undefined, () => startBackgroundSender(process.env));
   const { runBundleCommand } = await import('./bundle-main.js');
   traceMark('command-loaded');
