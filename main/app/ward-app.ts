@@ -25,7 +25,7 @@ import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
 import type { AuditDelivery } from '../audit/delivery.js';
-import { announceTurn, turnStarting } from '../audit/turn-signal.js';
+import { turnStarting } from '../audit/turn-signal.js';
 import { auditDelivery, auditSinkView, type AuditTuning } from './audit.js';
 import { AuditHandOff, type StartSender } from './audit-sender.js';
 import type { AgentService } from './agents.js';
@@ -145,7 +145,6 @@ export class WardApp {
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
   private auditLoop: AuditDelivery | null | undefined;
   private auditHandOff: AuditHandOff | undefined;
-  private endTurnAnnouncement: (() => void) | undefined;
   /** The run loop once started (the audit sink trickles while it has a turn). */
   private startedRuns: RunService | undefined;
   /** Whether this app opened the data folder (and so closes it). */
@@ -279,7 +278,6 @@ export class WardApp {
   /** The run loop; the first call starts the broker (B1) that every run of this process shares. */
   runs(): Promise<RunService> {
     if (this.runService === undefined) {
-      this.endTurnAnnouncement = announceTurn(this.home);
       this.runService = this.startRuns();
       // After the line above: the sink's loop sees a turn starting and keeps off its path.
       if (this.options.auditSender === undefined) this.startAudit();
@@ -312,7 +310,6 @@ export class WardApp {
     await this.reviews.closeAll();
     if (this.ownsFolder) this.folder.close();
     // Last: the sender starts after this process's work is done, not beside it.
-    this.endTurnAnnouncement?.();
     this.auditHandOff?.close();
   }
 

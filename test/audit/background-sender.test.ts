@@ -10,14 +10,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeAuditSink } from '../../main/app/audit.js';
+import { probeAuditSink, type AuditTuning } from '../../main/app/audit.js';
 import { runBackgroundSender } from '../../main/app/audit-sender.js';
 import { parsePolicy } from '../../main/policy/policy.js';
 import { announceTurn } from '../../main/audit/turn-signal.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { startModelProvider } from '../fixtures/model-provider/provider.js';
-import { auditWard, expectExactlyOnceAfterDedupe, mixedAuditEvents } from '../support/audit-events.js';
+import { auditWard, expectExactlyOnceAfterDedupe, mixedAuditEvents, type AuditWard } from '../support/audit-events.js';
 import { freePort, makeTestCa, Rsyslog, type TestCa } from '../support/rsyslog.js';
 import { seedConversation } from '../support/seed.js';
 import { tempDir } from '../support/temp.js';
@@ -88,6 +88,19 @@ function journal(home: string): { hashes: string[]; waiting: number } {
 /** The PROCID of each line rsyslog received (RFC 5424: the field after APP-NAME `ward`). */
 function procIds(rsyslog: Rsyslog): Set<string> {
   return new Set(rsyslog.lines().flatMap((line) => / ward (\S+) /.exec(line)?.[1] ?? []));
+}
+
+/** An in-process app with a backlog to send to a running rsyslog over TLS (the sender's loop without a process of its own). */
+async function inProcessSink(tuning: AuditTuning): Promise<{ dir: string; ca: TestCa; home: string; rsyslog: Rsyslog; audit: AuditWard }> {
+  const dir = tempDir('ward-audit-sender-');
+  const ca = makeTestCa(dir);
+  const rsyslog = new Rsyslog(dir, await freePort(), ca);
+  cleanups.push(() => rsyslog.stop('SIGKILL'));
+  await rsyslog.start();
+  const home = path.join(dir, 'home');
+  const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
+  cleanups.push(() => audit.close());
+  return { dir, ca, home, rsyslog, audit };
 }
 
 describe('audit sink: the background sender', () => {
@@ -164,14 +177,7 @@ describe('audit sink: the background sender', () => {
   });
 
   it('test_while_a_turn_runs_in_the_namespace_in_another_process_the_sender_only_trickles_then_drains_once_it_ends', async () => {
-    const dir = tempDir('ward-audit-sender-');
-    const ca = makeTestCa(dir);
-    const rsyslog = new Rsyslog(dir, await freePort(), ca);
-    cleanups.push(() => rsyslog.stop('SIGKILL'));
-    await rsyslog.start();
-    const home = path.join(dir, 'home');
-    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
-    cleanups.push(() => audit.close());
+    const { home, rsyslog, audit } = await inProcessSink({ idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } });
     audit.journal(100);
     // A turn of a `ward run` (another, live process) in the same namespace.
     const store = audit.core.store(parseNamespace('default'));
@@ -194,14 +200,7 @@ describe('audit sink: the background sender', () => {
   });
 
   it('test_while_a_turn_announced_it_is_starting_the_sender_sends_nothing', async () => {
-    const dir = tempDir('ward-audit-sender-');
-    const ca = makeTestCa(dir);
-    const rsyslog = new Rsyslog(dir, await freePort(), ca);
-    cleanups.push(() => rsyslog.stop('SIGKILL'));
-    await rsyslog.start();
-    const home = path.join(dir, 'home');
-    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
-    cleanups.push(() => audit.close());
+    const { home, rsyslog, audit } = await inProcessSink({ idleMs: 50, turnPace: { batchSize: 10, pauseMs: 300 } });
     audit.journal(100);
     // What `ward run` does first, before its store opens and its run is admitted.
     const endTurn = announceTurn(home);
@@ -218,14 +217,7 @@ describe('audit sink: the background sender', () => {
   });
 
   it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
-    const dir = tempDir('ward-audit-sender-');
-    const ca = makeTestCa(dir);
-    const rsyslog = new Rsyslog(dir, await freePort(), ca);
-    cleanups.push(() => rsyslog.stop('SIGKILL'));
-    await rsyslog.start();
-    const home = path.join(dir, 'home');
-    const audit = auditWard(home, { sink: { syslog: { host: 'localhost', port: rsyslog.port, caFile: ca.caFile } }, tuning: { idleMs: 50 }, modelKey: 'sk-ant-unused', promptCanary: 'prompt' });
-    cleanups.push(() => audit.close());
+    const { dir, ca, home, rsyslog, audit } = await inProcessSink({ idleMs: 50 });
     audit.journal(100);
     const sending = runBackgroundSender(home, () => audit.app.startAudit(), { idleExitMs: 1_000, checkMs: 50 });
     await waitFor(() => audit.backlog() === 0, 'the first events to go');
