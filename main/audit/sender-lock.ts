@@ -11,7 +11,7 @@ import { isProcessAlive, processIdentity } from '../base/process.js';
 
 const LOCK_FILE = 'audit-sender.lock';
 /** Refreshed this often by the holder… */
-export const LOCK_REFRESH_MS = 10_000;
+const LOCK_REFRESH_MS = 10_000;
 /** …and stale when older than this. */
 const STALE_MS = 60_000;
 
