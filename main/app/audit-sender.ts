@@ -83,7 +83,7 @@ export async function runBackgroundSender(home: string, startAudit: () => AuditD
       if (status.sent > lastSent) [lastSent, progressAt] = [status.sent, now];
       if (status.idleSince !== null && now - status.idleSince >= idleExitMs) break;
       if (status.idleSince === null && now - progressAt >= stalledExitMs) break;
-      if (exitOnFailure && status.failingSince !== null) break;
+      if (exitOnFailure && status.failures > 0) break;
     }
     await delivery.stop();
     const { sent, lastProblem } = delivery.status();

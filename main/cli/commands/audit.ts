@@ -1,4 +1,5 @@
 import { escapeOneLine } from '../../../common/display.js';
+import { auditSink } from '../../app/audit.js';
 import { runBackgroundSender, type SenderOutcome } from '../../app/audit-sender.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { COMMON_OPTIONS, parseCommandArgs, type Command } from '../command.js';
@@ -27,7 +28,7 @@ export const auditCommand: Command = {
     const { values, positionals } = parseCommandArgs(this, args, { background: { type: 'boolean', default: false }, json: COMMON_OPTIONS.json });
     if (positionals.length !== 1 || positionals[0] !== 'send') throw new WardError('usage', `usage: ${this.usage}`);
     const app = context.app();
-    if (app.policyView().audit === null) throw new WardError('invalid_config', 'the admin policy names no auditSink: events stay in the journal');
+    if (auditSink(app.policy) === null) throw new WardError('invalid_config', 'the admin policy names no auditSink: events stay in the journal');
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal).once('SIGINT', onSignal);
