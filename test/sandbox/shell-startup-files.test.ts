@@ -39,6 +39,16 @@ const CLI_TOOL_NAMES = new Set([
   'NoDefaultCurrentDirectoryInExePath',
 ]);
 
+/**
+ * Names the CLI sets for the git it runs itself (inside the sandbox, e.g. `git ls-files` to list
+ * the workspace): its own hardening of git, seen only when the poll catches that short process.
+ */
+const CLI_GIT_NAMES = new Set([
+  'GIT_ALLOW_PROTOCOL', 'GIT_CONFIG_PARAMETERS', 'GIT_NO_LAZY_FETCH', 'GIT_NO_REPLACE_OBJECTS', 'GIT_TERMINAL_PROMPT',
+  'GIT_LFS_SKIP_SMUDGE', 'GIT_LITERAL_PATHSPECS', 'GIT_SSH_COMMAND', 'GIT_TRACE2', 'GIT_TRACE2_PERF', 'GIT_TRACE2_EVENT',
+  'LC_ALL', 'LANGUAGE',
+]);
+
 interface Hostile {
   readonly markers: string[];
   readonly env: Record<string, string>;
@@ -91,9 +101,10 @@ async function watchEnvirons(root: () => number | undefined, done: Promise<unkno
 function unexpectedNames(environs: Map<string, { argv: string; environ: string[] }>, allowed: ReadonlySet<string>): string[] {
   const found: string[] = [];
   for (const { argv, environ } of environs.values()) {
+    const isGit = argv.startsWith('git ');
     for (const entry of environ) {
       const name = entry.slice(0, entry.indexOf('='));
-      if (!allowed.has(name)) found.push(`${name} in ${argv}`);
+      if (!allowed.has(name) && !(isGit && CLI_GIT_NAMES.has(name))) found.push(`${name} in ${argv}`);
     }
   }
   return found;
