@@ -3,4 +3,4 @@
  * 28): the audit sender holds its batches from then on, not only from the app's start a few
  * hundred milliseconds later.
  */
-export { announceTurn } from '../audit/turn-signal.js';
+export { announceTurn } from '../audit/turn-announce.js';

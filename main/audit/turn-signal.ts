@@ -8,28 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isProcessAlive } from '../base/process.js';
+import { TURNS_STARTING } from './turn-announce.js';
 
-const FOLDER = 'turns-starting';
 /** A turn's start: the CLI up to its first answer, with room for a loaded machine. */
 const STARTING_MS = 10_000;
 /** A file left by a process that died (kill -9) is removed once this old. */
 const LEFT_BEHIND_MS = 60 * 60_000;
 
-/** Says a turn of this process is starting; returns how to say it ended (best effort: a data folder not made yet has no sender to tell). */
-export function announceTurn(home: string): () => void {
-  const file = path.join(home, FOLDER, String(process.pid));
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(file, '', { mode: 0o600 });
-  } catch {
-    return () => undefined;
-  }
-  return () => fs.rmSync(file, { force: true });
-}
-
 /** Whether a turn of a live process was announced in the last few seconds and has not ended. */
 export function turnStarting(home: string, now = Date.now()): boolean {
-  const folder = path.join(home, FOLDER);
+  const folder = path.join(home, TURNS_STARTING);
   let names: string[];
   try {
     names = fs.readdirSync(folder);

@@ -5,39 +5,13 @@ import { traceMark } from '../base/trace.js';
 import { EXIT } from '../base/errors.js';
 import { COMMANDS } from './commands/index.js';
 import { processIo, writeLine, type CliIo } from './io.js';
+import { asksForHelp, splitCommandLine } from './command-line.js';
 import { runCommand } from './run-command.js';
 
 function help(io: CliIo): void {
   writeLine(io.stdout, 'usage: ward COMMAND [options]\n\ncommands:');
   for (const entry of COMMANDS) writeLine(io.stdout, `  ${entry.name.padEnd(14)} ${entry.summary}`);
   writeLine(io.stdout, '\nward COMMAND --help shows a command\'s usage; ward --version shows the version. Exit codes are listed in README.md.');
-}
-
-/** Flags every command takes, accepted before the command name too (`ward --namespace work run …`). */
-const GLOBAL_WITH_VALUE = new Set(['--namespace', '-n']);
-const GLOBAL_BARE = new Set(['--json']);
-
-/** The command name and its arguments, with global flags given before the name moved after it. */
-export function splitCommandLine(argv: readonly string[]): { name: string | undefined; args: string[] } {
-  const leading: string[] = [];
-  let index = 0;
-  while (index < argv.length) {
-    const arg = argv[index]!;
-    if (GLOBAL_WITH_VALUE.has(arg) && index + 1 < argv.length) {
-      leading.push(arg, argv[index + 1]!);
-      index += 2;
-    } else if (GLOBAL_BARE.has(arg) || [...GLOBAL_WITH_VALUE].some((flag) => arg.startsWith(`${flag}=`))) {
-      leading.push(arg);
-      index += 1;
-    } else break;
-  }
-  return { name: argv[index], args: [...leading, ...argv.slice(index + 1)] };
-}
-
-/** `--help` counts only among the options: after `--` it is part of the prompt. */
-export function asksForHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
 /**

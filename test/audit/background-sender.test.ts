@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { probeAuditSink, type AuditTuning } from '../../main/app/audit.js';
 import { runBackgroundSender } from '../../main/app/audit-sender.js';
 import { parsePolicy } from '../../main/policy/policy.js';
-import { announceTurn } from '../../main/audit/turn-signal.js';
+import { announceTurn } from '../../main/audit/turn-announce.js';
 import { parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { startModelProvider } from '../fixtures/model-provider/provider.js';

@@ -107,6 +107,29 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     await delivery.stop();
   });
 
+  it('test_a_batch_read_just_before_a_turn_starts_stops_where_it_is_until_the_turns_start_is_over', async () => {
+    // The loop's first look finds no turn starting and reads a batch of 1,000 events; from then on
+    // a turn is starting, for 1.5 s.
+    let startingUntil: number | undefined;
+    const holding = () => {
+      startingUntil ??= Date.now() + 1_500;
+      return Date.now() < startingUntil && holding.looks++ > 0;
+    };
+    holding.looks = 0;
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { holding, batchSize: 1_000 } });
+    await rsyslog.start();
+    journal(1_000);
+    const delivery = app.startAudit()!;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Read, not sent: the batch waits between its slices while the turn starts.
+    expect(holding.looks).toBeGreaterThan(1);
+    expect(rsyslog.ids()).toEqual([]);
+    expect(backlog()).toBe(1_000);
+    await waitFor(() => backlog() === 0, 'the batch once the turn started');
+    expect(delivery.status().sent).toBe(1_000);
+    await delivery.stop();
+  });
+
   it('test_a_receiver_down_at_first_gets_the_whole_backlog_once_it_is_up', async () => {
     const { app, rsyslog, journal, backlog, everyHash } = await setup();
     journal(50);

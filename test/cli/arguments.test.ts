@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { splitCommandLine } from '../../main/cli/main.js';
+import { splitCommandLine } from '../../main/cli/command-line.js';
 import { startModelProvider } from '../fixtures/model-provider/provider.js';
 import { tempDir } from '../support/temp.js';
 import { ward } from '../support/ward-cli.js';

@@ -52,5 +52,12 @@ describe('what ward run loads', () => {
     expect(esm.some((url) => url.includes('/dist/cli/chunks/'))).toBe(true);
     const bundled = ['zod', 'zod-to-json-schema', '@modelcontextprotocol', 'diff'];
     expect(esm.filter((url) => bundled.some((name) => url.includes(`/node_modules/${name}/`)))).toEqual([]);
+    // The run said it was starting (the audit sender holds from then on) before the commands and
+    // their packages loaded: the program's entry alone came first.
+    const announced = fs.readFileSync(`${loaded}.announced`, 'utf8').trim().split('\n');
+    expect(announced.some((url) => /\/dist\/cli\/chunks\/main-[^/]*\.js$/.test(url))).toBe(true);
+    expect(announced.some((url) => url.includes('/node_modules/@anthropic-ai/sandbox-runtime/'))).toBe(true);
+    expect(announced.some((url) => url.endsWith('/dist/cli/entry.js'))).toBe(false);
+    expect(esm.indexOf(announced[0]!)).toBeLessThanOrEqual(10);
   });
 });
