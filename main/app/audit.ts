@@ -18,7 +18,7 @@ import type { DataFolder } from '../store/data-folder.js';
 import type { ExportService } from './exports.js';
 import { wardVersion } from './version.js';
 
-export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem' | 'turning' | 'holding' | 'turnPace'>;
+export type AuditTuning = Pick<DeliveryOptions, 'limits' | 'batchSize' | 'idleMs' | 'backoffMs' | 'onProblem' | 'turning' | 'holding' | 'turnPace' | 'betweenTurnsPace' | 'lastTurnAt'>;
 
 /** The sink the policy names, if any. */
 export function auditSink(policy: AdminPolicy | null): { readonly sink: AuditSink; readonly content: AuditContent } | null {

@@ -25,7 +25,7 @@ import { DataFolder } from '../store/data-folder.js';
 import type { UpstreamOptions } from '../upstreams/upstreams.js';
 import { AgentCatalog } from './agent-catalog.js';
 import type { AuditDelivery } from '../audit/delivery.js';
-import { turnStarting } from '../audit/turn-signal.js';
+import { lastTurnActivity, turnStarting } from '../audit/turn-signal.js';
 import { auditDelivery, auditSinkView, type AuditTuning } from './audit.js';
 import { AuditHandOff, type StartSender } from './audit-sender.js';
 import type { AgentService } from './agents.js';
@@ -269,7 +269,8 @@ export class WardApp {
       const turning = () => this.runService !== undefined && (this.startedRuns?.turning ?? true);
       // A turn of any process starting (its run not recorded yet): nothing is sent during the CLI's CPU-heavy start.
       const holding = () => turnStarting(this.home);
-      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, holding, ...this.options.audit });
+      const lastTurnAt = () => lastTurnActivity(this.home);
+      this.auditLoop = auditDelivery(this.policy, this.folder, () => this.exports, { turning, holding, lastTurnAt, ...this.options.audit });
       this.auditLoop?.start();
     }
     return this.auditLoop;

@@ -58,6 +58,15 @@ export interface DeliveryOptions {
   readonly holding?: () => boolean;
   /** While a turn runs: most events per batch (default 200) and the wait after each batch (default 500 ms). */
   readonly turnPace?: { readonly batchSize: number; readonly pauseMs: number };
+  /**
+   * Between turns less than `withinMs` apart (a person at work, the next turn likely soon): batches
+   * of `batchSize`, each followed by a rest `restFactor` times as long as it took, so a turn that
+   * starts unannounced (its first ~100 ms, Node's own start) rarely meets a batch. Default 60 s,
+   * 500 events, 3 (a quarter of the full speed); with no turn for `withinMs`, full speed again.
+   */
+  readonly betweenTurnsPace?: { readonly withinMs: number; readonly batchSize: number; readonly restFactor: number };
+  /** When a turn of another process last started or ended (ms since the epoch): a sender started after a turn knows of it. */
+  readonly lastTurnAt?: () => number;
   /** Told of each failure (the journal gets only the changes of state: AuditSource.note). */
   readonly onProblem?: (problem: string) => void;
   readonly random?: () => number;
@@ -151,6 +160,8 @@ export class AuditDelivery {
   private failures = 0;
   private lastProblem: string | null = null;
   private idleSince: number | null = null;
+  /** When the loop last saw a turn starting or running (Date.now()). */
+  private turnSeenAt = Number.NEGATIVE_INFINITY;
   /** The batch being sent: where a failure is journaled. */
   private inFlight: { readonly source: AuditSource; readonly conversationId: string } | undefined;
   /** Since when sending fails, and where that was journaled (the recovery goes to the same place). */
@@ -188,15 +199,20 @@ export class AuditDelivery {
         // Between batches the event loop runs what waits (a turn's stream) before the next read.
         await nextTurn();
         if (this.options.holding?.() === true) {
+          this.turnSeenAt = Date.now();
           await this.pause(this.turnPace.pauseMs);
           if (this.abort.signal.aborted) break;
           continue;
         }
         const turning = (this.options.turning?.() ?? false) || (source.turning?.() ?? false);
-        const sent = await this.sendNext(source, turning ? this.turnPace.batchSize : (this.options.batchSize ?? 2_000));
+        if (turning) this.turnSeenAt = Date.now();
+        const gentle = !turning && Date.now() - Math.max(this.turnSeenAt, this.options.lastTurnAt?.() ?? 0) < this.betweenTurnsPace.withinMs;
+        const started = performance.now();
+        const sent = await this.sendNext(source, turning ? this.turnPace.batchSize : gentle ? this.betweenTurnsPace.batchSize : (this.options.batchSize ?? 2_000));
         total += sent;
         if (sent === 0 || this.abort.signal.aborted) break;
         if (turning) await this.pause(this.turnPace.pauseMs);
+        else if (gentle) await this.pause((performance.now() - started) * this.betweenTurnsPace.restFactor);
         if (this.abort.signal.aborted) break;
       }
     }
@@ -242,7 +258,14 @@ export class AuditDelivery {
    */
   private async giveWay(): Promise<void> {
     await nextTurn();
-    while (this.options.holding?.() === true && !this.abort.signal.aborted) await this.pause(this.turnPace.pauseMs);
+    while (this.options.holding?.() === true && !this.abort.signal.aborted) {
+      this.turnSeenAt = Date.now();
+      await this.pause(this.turnPace.pauseMs);
+    }
+  }
+
+  private get betweenTurnsPace(): { readonly withinMs: number; readonly batchSize: number; readonly restFactor: number } {
+    return this.options.betweenTurnsPace ?? { withinMs: 60_000, batchSize: 500, restFactor: 3 };
   }
 
   private get turnPace(): { readonly batchSize: number; readonly pauseMs: number } {

@@ -37,3 +37,15 @@ export function turnStarting(home: string, now = Date.now()): boolean {
   }
   return starting;
 }
+
+/**
+ * When a `ward run` of this data folder last started or ended a turn (ms since the epoch; 0 when
+ * none did): the announcements' folder changes at both, so its mtime says it for every process.
+ */
+export function lastTurnActivity(home: string): number {
+  try {
+    return fs.statSync(path.join(home, TURNS_STARTING)).mtimeMs;
+  } catch {
+    return 0;
+  }
+}

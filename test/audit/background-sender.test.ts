@@ -216,6 +216,21 @@ describe('audit sink: the background sender', () => {
     expect(await sending).toEqual({ kind: 'done', sent: 100, lastProblem: null });
   });
 
+  it('test_a_sender_started_after_a_turn_of_another_process_sends_small_batches_with_rests', async () => {
+    // Rests long enough that the check below cannot race the second batch; the abort cuts it short.
+    const { home, audit } = await inProcessSink({ idleMs: 50, betweenTurnsPace: { withinMs: 60_000, batchSize: 10, restFactor: 10_000 } });
+    audit.journal(100);
+    // A `ward run` started and ended its turn, as the one whose end starts the sender does.
+    announceTurn(home)();
+    const stop = new AbortController();
+    const sending = runBackgroundSender(home, () => audit.app.startAudit(), { checkMs: 50 }, stop.signal);
+    await waitFor(() => audit.backlog() < 100, 'the first batch');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(audit.backlog()).toBe(90);
+    stop.abort();
+    expect(await sending).toEqual({ kind: 'done', sent: 10, lastProblem: null });
+  });
+
   it('test_the_sender_keeps_sending_while_events_arrive_exits_once_idle_and_gives_up_on_a_dead_sink_after_its_bound', async () => {
     const { dir, ca, home, rsyslog, audit } = await inProcessSink({ idleMs: 50 });
     audit.journal(100);

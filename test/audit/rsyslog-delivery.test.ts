@@ -130,6 +130,22 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     await delivery.stop();
   });
 
+  it('test_after_a_turn_the_loop_sends_small_batches_each_followed_by_a_rest', async () => {
+    // A turn is starting at the loop's first look, not after; its rests are long here so the
+    // checks below cannot race the next batch; stop() cuts the rest short.
+    let looks = 0;
+    const { app, rsyslog, journal, backlog } = await setup({ tuning: { holding: () => looks++ === 0, turnPace: { batchSize: 200, pauseMs: 50 }, betweenTurnsPace: { withinMs: 60_000, batchSize: 100, restFactor: 10_000 } } });
+    await rsyslog.start();
+    journal(1_000);
+    const delivery = app.startAudit()!;
+    await waitFor(() => delivery.status().sent > 0, 'the first batch');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(delivery.status().sent).toBe(100);
+    expect(backlog()).toBe(900);
+    expect(new Set(rsyslog.ids()).size).toBe(100);
+    await delivery.stop();
+  });
+
   it('test_a_receiver_down_at_first_gets_the_whole_backlog_once_it_is_up', async () => {
     const { app, rsyslog, journal, backlog, everyHash } = await setup();
     journal(50);
@@ -147,12 +163,14 @@ describe('audit sink: syslog over TLS to a real rsyslog', () => {
     const { app, rsyslog, journal, backlog, everyHash } = await setup({ tuning: { batchSize: 5_000 } });
     await rsyslog.start();
     const journaled = journal(20_000);
-    app.startAudit();
+    const delivery = app.startAudit()!;
     await waitFor(() => rsyslog.lines().length > 0, 'the first events at rsyslog');
     await rsyslog.stop('SIGKILL');
     const atKill = new Set(rsyslog.ids()).size;
     expect(atKill).toBeLessThan(journaled.length);
     expect(backlog()).toBeGreaterThan(0);
+    // Back up only once a send failed (the batch the kill cut, or the next one's connection).
+    await waitFor(() => delivery.status().failures > 0, 'a failed send');
     await rsyslog.start();
     await waitFor(() => backlog() === 0, 'the backlog to drain after the restart', 60_000);
     // The events, and the sink's failure and recovery journaled meanwhile.
