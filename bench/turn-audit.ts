@@ -5,7 +5,8 @@
  * with no sink, and the same turn with a sink that accepts and never answers, rotating in one run.
  * Before every "on" turn the backlog is queued again (its cursor removed) and the background
  * sender started as a turn's end starts it (`ward audit send --background`, lowest priority), and
- * the turn begins once it is draining: each "on" turn runs during a drain. Before every
+ * the turn begins at a random moment (0-1 s) once it is draining: each "on" turn runs during a
+ * drain, which after a turn goes in small batches with rests (main/audit/delivery.ts). Before every
  * "hanging" turn the sender is started against the silent sink and the turn begins once it
  * connected. The sender is killed after each turn, so no "off" turn runs beside it. rsyslog, on
  * this machine in place of a remote SIEM, runs at the lowest priority.
@@ -196,6 +197,8 @@ export async function benchTurnAuditSink(): Promise<Record<string, unknown>> {
         } else {
           const before = requeue(on, backlogId);
           await startSender(envs.on, () => waiting(on) < before);
+          // The turn starts at any moment of the drain: in a batch or in the rest after one.
+          await sleep(Math.random() * 1_000);
           const atStart = waiting(on);
           const cpuBefore = senderCpuMs(on);
           samples.on.push(await turn('on'));
