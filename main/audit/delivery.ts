@@ -253,8 +253,8 @@ export class AuditDelivery {
    * Between a batch's slices and before it connects: a turn that starts meanwhile stops the batch
    * where it is until the CLI's start is over (a few seconds at most; no connection is open yet
    * while it formats). A batch read just before a turn otherwise went on at full speed through the
-   * turn's start: measured, most of the sender's CPU during a turn. Trickling during a running
-   * turn is per batch (drain), so a small batch is never held here.
+   * turn's start: measured, most of the sender's CPU during a turn. The pace during and after a
+   * turn is set per batch (drain), not here.
    */
   private async giveWay(): Promise<void> {
     await nextTurn();
