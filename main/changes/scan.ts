@@ -6,13 +6,15 @@
  * size cap or unreadable (metadata and a reason). Symlinks are recorded by their target, never
  * followed; other special files by metadata. Inside `.git/` only HEAD and refs are recorded.
  * One synchronous `lstat` per path (as git's own status does; measured faster than the thread
- * pool's), in slices between which the event loop runs, and bounded by a file count and a
- * deadline: past either the scan throws `Untracked` and the run goes on untracked.
+ * pool's), on the scan workers for a re-scan of a tree of some size, else in slices between which
+ * the event loop runs, and bounded by a file count and a deadline: past either the scan throws
+ * `Untracked` and the run goes on untracked.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FileState } from '../../common/events.js';
 import { sha256, type BlobStore } from './blobs.js';
+import { STAT_FIELDS, statWorkers, type FolderLister, type Listing } from './stat-workers.js';
 
 export interface IndexEntry extends FileState {
   readonly mtimeMs: number;
@@ -44,12 +46,30 @@ export class Untracked extends Error {}
 export interface ScanOptions {
   readonly blobs: BlobStore;
   readonly limits: ScanLimits;
-  /** Whether the agent may not read this absolute path: its bytes are never stored. */
-  readonly denyRead: (absolute: string) => boolean;
+  /** Absolute paths the agent may not read (a file at one or under one): their bytes are never stored. */
+  readonly denyRead: readonly string[];
   /** The sandbox's stand-ins (../sandbox/built-in-denies.ts): an empty file at one is its own, never the agent's, and not indexed. */
   readonly standIns?: ReadonlySet<string>;
   /** Called before each folder (or a root that is one file) is read: the end scan's watch (./watch.ts). */
   readonly watch?: (absolute: string) => void;
+}
+
+/** What a scan reads of an entry's stat: fs.Stats has it, and so does a scan worker's listing. */
+type Stat = Pick<fs.Stats, 'mode' | 'size' | 'ino' | 'mtimeMs' | 'ctimeMs'>;
+
+const isFolder = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
+const isFile = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
+
+/** Entry `index` of a scan worker's listing, in `into`; undefined when it went away before its lstat. */
+function statAt(stats: Float64Array, index: number, into: { -readonly [K in keyof Stat]: Stat[K] }): Stat | undefined {
+  const at = index * STAT_FIELDS;
+  if (stats[at]! < 0) return undefined;
+  into.mode = stats[at]!;
+  into.size = stats[at + 1]!;
+  into.ino = stats[at + 2]!;
+  into.mtimeMs = stats[at + 3]!;
+  into.ctimeMs = stats[at + 4]!;
+  return into;
 }
 
 /** A folder's files (not sub-folders) in the order it listed them, and their index keys. */
@@ -64,9 +84,28 @@ const layouts = new WeakMap<TreeIndex, Layout>();
 const CHECK_CLOCK_EVERY = 256;
 /** How long the sliced scan works before it lets the event loop run (the broker, the gateway, the CLI's stream). */
 const SLICE_MS = 8;
+/** Folders a scan worker lists per message, and messages in flight per worker. */
+const FOLDERS_PER_LIST = 8;
+const IN_FLIGHT_PER_WORKER = 2;
+/** A previous index this small is re-scanned on this thread: a few milliseconds, less than a round trip to the workers would save. */
+const WORKERS_FROM_ENTRIES = 1_000;
+
+/** Whether a path is one of `paths` or inside one. */
+export function under(paths: readonly string[], absolute: string): boolean {
+  return paths.some((denied) => absolute === denied || absolute.startsWith(denied.endsWith(path.sep) ? denied : denied + path.sep));
+}
+
+/** Which files of a folder the agent may not read: decided once per folder, so a file costs no path of its own. */
+type Denial = 'all' | 'none' | 'some';
 
 class Walk {
-  readonly index: TreeIndex = {};
+  /** The index, once the walk finished: `previous` itself when nothing differs. */
+  index: TreeIndex = {};
+  /** Each file's key and entry in walk order, made into an index only if anything differs (most re-scans: nothing). */
+  private readonly keys: string[] = [];
+  private readonly entryList: IndexEntry[] = [];
+  /** A worker listing's stat, filled per entry (nothing keeps it: an entry copies its numbers). */
+  private readonly scratch = { mode: 0, size: 0, ino: 0, mtimeMs: 0, ctimeMs: 0 };
   /** Whether any entry is new or differs from the previous index's (or one went away). */
   changed = false;
   private count = 0;
@@ -112,6 +151,11 @@ class Walk {
 
   private finish(): void {
     if (this.reused !== Object.keys(this.previous).length) this.changed = true;
+    if (this.changed) {
+      const index: TreeIndex = {};
+      for (let at = 0; at < this.keys.length; at += 1) index[this.keys[at]!] = this.entryList[at]!;
+      this.index = index;
+    } else this.index = this.previous;
     layouts.set(this.index, this.layout);
   }
 
@@ -121,7 +165,7 @@ class Walk {
    * a new string looked up among 10,000 keys.
    */
   private directory(relative: string, inGit: boolean): void {
-    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
+    const absolute = this.absolute(relative);
     let names: string[];
     this.options.watch?.(absolute);
     try {
@@ -131,14 +175,22 @@ class Walk {
       this.unreadable(relative, (error as NodeJS.ErrnoException).code);
       return;
     }
+    this.entries(relative, inGit, names, (_, name) => fs.lstatSync(`${absolute}/${name}`, { throwIfNoEntry: false }));
+  }
+
+  /** A folder's `names` (in listing order) with their stats (undefined: gone between the folder's read and its lstat). */
+  private entries(relative: string, inGit: boolean, names: readonly string[], statOf: (index: number, name: string) => Stat | undefined): void {
+    const absolute = this.absolute(relative);
     const before = this.previousLayout?.get(relative);
+    const denial = this.denialIn(absolute);
     const files: Files = { names: [], keys: [] };
     let aligned = before !== undefined;
-    for (const name of names) {
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[index]!;
       // Gone between the folder's read and now (the agent deleted it): not there.
-      const stat = fs.lstatSync(`${absolute}/${name}`, { throwIfNoEntry: false });
-      if (stat === undefined || (stat.size === 0 && stat.isFile() && this.options.standIns?.has(`${absolute}/${name}`) === true)) continue;
-      if (stat.isDirectory()) {
+      const stat = statOf(index, name);
+      if (stat === undefined || (stat.size === 0 && isFile(stat) && this.options.standIns?.has(`${absolute}/${name}`) === true)) continue;
+      if (isFolder(stat)) {
         const child = relative === '' ? name : `${relative}/${name}`;
         if (!inGit && name === '.git') this.git(child);
         else this.folders.push([child, inGit]);
@@ -152,9 +204,66 @@ class Walk {
       }
       files.names.push(name);
       files.keys.push(key);
-      this.file(key, stat);
+      this.file(key, stat, denial);
     }
     this.layout.set(relative, files);
+  }
+
+  /**
+   * The folders still to read, listed by the scan workers a few at a time, with a few lists in
+   * flight: this thread compares one folder's entries while the workers list the next. False
+   * when a worker failed (the folders not yet compared are back on the list, for `work`).
+   */
+  async workOn(workers: FolderLister): Promise<boolean> {
+    const inFlight: { readonly folders: [string, boolean][]; readonly listed: Promise<Listing[]> }[] = [];
+    for (;;) {
+      while (this.folders.length > 0 && inFlight.length < workers.size * IN_FLIGHT_PER_WORKER) {
+        const folders = this.folders.splice(Math.max(0, this.folders.length - FOLDERS_PER_LIST));
+        const absolutes = folders.map(([relative]) => this.absolute(relative));
+        // Watched before it is read, as on this thread.
+        for (const absolute of absolutes) this.options.watch?.(absolute);
+        const listed = workers.list(absolutes);
+        // Awaited in turn below; one left behind by a scan that failed must not fail the process.
+        listed.catch(() => undefined);
+        inFlight.push({ folders, listed });
+      }
+      const sent = inFlight.shift();
+      if (sent === undefined) break;
+      let listings: Listing[] | 'late';
+      try {
+        listings = await this.byDeadline(sent.listed);
+      } catch {
+        // A worker failed: what was not compared yet is listed on this thread.
+        for (const unlisted of [sent, ...inFlight]) this.folders.push(...unlisted.folders);
+        return false;
+      }
+      // A folder a worker cannot finish listing (a hung mount) fails the scan at its deadline, not never.
+      if (listings === 'late') throw new Untracked(`scanning ${this.root} took longer than its time budget`);
+      sent.folders.forEach(([relative, inGit], index) => {
+        const listing = (listings as Listing[])[index]!;
+        if ('failed' in listing) throw new Error(listing.failed);
+        if ('error' in listing) this.unreadable(relative, listing.error);
+        else this.entries(relative, inGit, listing.names, (at) => statAt(listing.stats, at, this.scratch));
+      });
+    }
+    this.finish();
+    return true;
+  }
+
+  private async byDeadline<T>(work: Promise<T>): Promise<T | 'late'> {
+    const left = this.options.limits.deadline - Date.now();
+    if (left > 2 ** 31 - 1) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, left))));
+    try {
+      return await Promise.race([work, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private absolute(relative: string): string {
+    return relative === '' ? this.root : `${this.root}/${relative}`;
   }
 
   private unreadable(relative: string, code: string | undefined): void {
@@ -167,33 +276,41 @@ class Walk {
     const head = `${relative}/HEAD`;
     this.options.watch?.(`${this.root}/${relative}`);
     const stat = fs.lstatSync(`${this.root}/${head}`, { throwIfNoEntry: false });
-    if (stat !== undefined && !stat.isDirectory()) this.file(head, stat);
+    if (stat !== undefined && !isFolder(stat)) this.file(head, stat);
     if (fs.existsSync(path.join(this.root, relative, 'refs'))) this.folders.push([`${relative}/refs`, true]);
   }
 
-  file(relative: string, stat: fs.Stats): void {
+  /** Whether none, all or some of the files in the folder `absolute` are denied to the agent. */
+  private denialIn(absolute: string): Denial {
+    const denyRead = this.options.denyRead;
+    if (denyRead.length === 0) return 'none';
+    if (under(denyRead, absolute)) return 'all';
+    const inside = absolute.endsWith(path.sep) ? absolute : absolute + path.sep;
+    return denyRead.some((denied) => denied.startsWith(inside)) ? 'some' : 'none';
+  }
+
+  file(relative: string, stat: Stat, denial: Denial = 'some'): void {
     this.count += 1;
     if (this.count > this.options.limits.maxFiles) throw new Untracked(`${this.root} holds more than ${this.options.limits.maxFiles} files`);
     if (this.count % CHECK_CLOCK_EVERY === 0 && Date.now() > this.options.limits.deadline) throw new Untracked(`scanning ${this.root} took longer than its time budget`);
-    const absolute = relative === '' ? this.root : `${this.root}/${relative}`;
     const known = this.previous[relative];
-    const denied = this.options.denyRead(absolute);
+    const denied = denial === 'some' ? under(this.options.denyRead, this.absolute(relative)) : denial === 'all';
     if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.size === stat.size && known.ino === stat.ino && known.mode === stat.mode && (known.reason === 'deny-read') === denied) {
       this.reused += 1;
       this.add(relative, known);
       return;
     }
     this.changed = true;
-    this.add(relative, this.entry(absolute, stat, denied));
+    this.add(relative, this.entry(this.absolute(relative), stat, denied));
   }
 
-  private entry(absolute: string, stat: fs.Stats, denied: boolean): IndexEntry {
+  private entry(absolute: string, stat: Stat, denied: boolean): IndexEntry {
     const base = { size: stat.size, mode: stat.mode, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-    if (stat.isSymbolicLink()) {
+    if ((stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK) {
       const target = fs.readlinkSync(absolute);
       return { ...base, kind: 'link', hash: sha256(target), target, stored: false };
     }
-    if (!stat.isFile()) return special(stat, 'special file');
+    if (!isFile(stat)) return special(stat, 'special file');
     if (stat.size > this.options.limits.maxFileBytes) return { ...base, kind: 'file', hash: null, stored: false, reason: `over ${this.options.limits.maxFileBytes} bytes` };
     let bytes: Buffer;
     try {
@@ -209,7 +326,8 @@ class Walk {
   }
 
   private add(relative: string, entry: IndexEntry): void {
-    this.index[relative] = entry;
+    this.keys.push(relative);
+    this.entryList.push(entry);
   }
 }
 
@@ -238,7 +356,7 @@ function readWhole(absolute: string, size: number): Buffer {
   }
 }
 
-function special(stat: fs.Stats, reason: string): IndexEntry {
+function special(stat: Stat, reason: string): IndexEntry {
   return { kind: 'special', size: stat.size, mode: stat.mode, hash: null, stored: false, reason, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
 }
 
@@ -251,12 +369,15 @@ export function scanRoot(root: string, previous: TreeIndex, options: ScanOptions
 }
 
 /**
- * `scanRoot` in slices of a few milliseconds with the event loop run between them, so a scan
- * beside a turn leaves the process answering its CLI.
+ * `scanRoot` off the event loop: a re-scan of a tree of some size is listed by the scan workers
+ * (./stat-workers.ts); a first snapshot, a small tree, or no workers, in slices of a few
+ * milliseconds with the event loop run between them. Either way a scan beside a turn leaves the
+ * process answering its CLI.
  */
-export async function scanRootSliced(root: string, previous: TreeIndex, options: ScanOptions): Promise<{ index: TreeIndex; changed: boolean }> {
+export async function scanRootSliced(root: string, previous: TreeIndex, options: ScanOptions, workers: FolderLister = statWorkers): Promise<{ index: TreeIndex; changed: boolean }> {
   const walk = new Walk(root, previous, options);
   walk.begin();
+  if (Object.keys(previous).length >= WORKERS_FROM_ENTRIES && workers.size > 0 && (await walk.workOn(workers))) return { index: walk.index, changed: walk.changed };
   while (!walk.work(performance.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
   return { index: walk.index, changed: walk.changed };
 }

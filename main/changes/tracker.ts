@@ -133,10 +133,6 @@ export function trackedRoots(roots: readonly string[]): string[] {
   return unique.filter((root) => !unique.some((other) => other !== root && root.startsWith(other.endsWith(path.sep) ? other : other + path.sep)));
 }
 
-/** Whether `absolute` is one of `paths` or inside one. */
-export function under(paths: readonly string[], absolute: string): boolean {
-  return paths.some((denied) => absolute === denied || absolute.startsWith(denied.endsWith(path.sep) ? denied : denied + path.sep));
-}
 
 export interface Snapshot {
   readonly conversationId: string;
@@ -158,7 +154,7 @@ async function scanAll(store: ChangeStore, roots: readonly string[], previous: (
   const scanned = new Map<string, Scanned>();
   try {
     for (const root of roots) {
-      const options = { blobs: store.blobs, limits: { ...limits, deadline }, denyRead: (file: string) => under(denyRead, file), standIns, ...(watch === undefined ? {} : { watch: (folder: string) => watch.watch(folder) }) };
+      const options = { blobs: store.blobs, limits: { ...limits, deadline }, denyRead, standIns, ...(watch === undefined ? {} : { watch: (folder: string) => watch.watch(folder) }) };
       scanned.set(root, await scanRootSliced(root, previous(root), options));
     }
   } catch (error) {

@@ -22,7 +22,7 @@ function setUp(): { root: string; options: ScanOptions; blobs: BlobStore } {
   const root = path.join(base, 'root');
   fs.mkdirSync(root);
   const blobs = new BlobStore(path.join(base, 'blobs'));
-  return { root, blobs, options: { blobs, limits: { maxFiles: 1000, maxFileBytes: 64, deadline: Number.MAX_SAFE_INTEGER }, denyRead: () => false } };
+  return { root, blobs, options: { blobs, limits: { maxFiles: 1000, maxFileBytes: 64, deadline: Number.MAX_SAFE_INTEGER }, denyRead: [] } };
 }
 
 describe('the change scan', () => {

@@ -23,7 +23,7 @@ function tree(): { root: string; barriers: string } {
 /** A real scan of `root` with `watch` hearing of every folder before its read. */
 async function watchedScan(root: string, watch: TreeWatch): Promise<void> {
   const blobs = new BlobStore(path.join(path.dirname(root), 'blobs'));
-  await scanRootSliced(root, {}, { blobs, limits: { maxFiles: 1000, maxFileBytes: 1024, deadline: Number.MAX_SAFE_INTEGER }, denyRead: () => false, watch: (folder) => watch.watch(folder) });
+  await scanRootSliced(root, {}, { blobs, limits: { maxFiles: 1000, maxFileBytes: 1024, deadline: Number.MAX_SAFE_INTEGER }, denyRead: [], watch: (folder) => watch.watch(folder) });
   blobs.flush();
 }
 

@@ -1,0 +1,107 @@
+/**
+ * A re-scan of a tree of some size is listed by the scan workers (main/changes/stat-workers.ts)
+ * and compared on the main thread: it must give exactly the index the main thread's own walk
+ * gives, deny-read included (a denied file's bytes never reach the blob store), and a worker
+ * that fails or hangs must leave the turn a whole index or a clear "untracked", never nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BlobStore } from '../../main/changes/blobs.js';
+import { scanRoot, scanRootSliced, Untracked, type ScanOptions } from '../../main/changes/scan.js';
+import { StatWorkers, type FolderLister, type Listing } from '../../main/changes/stat-workers.js';
+import { tempDir } from '../support/temp.js';
+import { filesHolding } from './tree.js';
+
+const CANARY = 'ward-canary-scan-workers-7f3a';
+
+/** 1,200 files in nested folders, a denied folder and a denied file beside readable ones, a link out, .git, an empty folder. */
+function setUp(): { root: string; blobsDir: string; options: ScanOptions } {
+  const base = tempDir('ward-scan-workers-');
+  const root = path.join(base, 'root');
+  for (let index = 0; index < 1_200; index += 1) {
+    const dir = path.join(root, `d${index % 12}`, `e${index % 5}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `f${index}.txt`), `file ${index}\n`);
+  }
+  fs.mkdirSync(path.join(root, 'secrets'));
+  fs.writeFileSync(path.join(root, 'secrets', 'key.pem'), 'old secret');
+  fs.writeFileSync(path.join(root, 'd1', '.env'), 'OLD=1');
+  fs.writeFileSync(path.join(root, 'd1', 'readme.md'), 'readable');
+  fs.symlinkSync('/etc/passwd', path.join(root, 'passwd-link'));
+  fs.mkdirSync(path.join(root, 'empty'));
+  fs.mkdirSync(path.join(root, '.git', 'refs', 'heads'), { recursive: true });
+  fs.mkdirSync(path.join(root, '.git', 'refs', 'tags'));
+  fs.writeFileSync(path.join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  fs.writeFileSync(path.join(root, '.git', 'refs', 'heads', 'main'), '0123\n');
+  const blobsDir = path.join(base, 'blobs');
+  const denyRead = [path.join(root, 'secrets'), path.join(root, 'd1', '.env')];
+  return { root, blobsDir, options: { blobs: new BlobStore(blobsDir), limits: { maxFiles: 10_000, maxFileBytes: 1024, deadline: Number.MAX_SAFE_INTEGER }, denyRead } };
+}
+
+/** What an agent's turn does: edits, a removal, a mode change, a new folder, a rename, and the canary into both denied files. */
+function change(root: string): void {
+  fs.writeFileSync(path.join(root, 'd3', 'e3', 'f123.txt'), 'edited');
+  fs.rmSync(path.join(root, 'd4', 'e4', 'f4.txt'));
+  fs.chmodSync(path.join(root, 'd5', 'e0', 'f65.txt'), 0o755);
+  fs.renameSync(path.join(root, 'd6', 'e1', 'f66.txt'), path.join(root, 'd6', 'e1', 'moved.txt'));
+  fs.mkdirSync(path.join(root, 'empty', 'new', 'deeper'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'empty', 'new', 'deeper', 'added.txt'), 'added');
+  fs.writeFileSync(path.join(root, 'secrets', 'key.pem'), CANARY);
+  fs.writeFileSync(path.join(root, 'd1', '.env'), `TOKEN=${CANARY}`);
+  fs.writeFileSync(path.join(root, '.git', 'refs', 'heads', 'main'), '4567\n');
+}
+
+/** Counts the lists a real pool makes, so a test knows the workers did the listing. */
+function counted(pool: FolderLister): FolderLister & { lists: number } {
+  const counting = { lists: 0, get size() { return pool.size; }, list: (folders: readonly string[]) => { counting.lists += 1; return pool.list(folders); } };
+  return counting;
+}
+
+describe('the scan workers', () => {
+  it('test_a_rescan_listed_by_the_workers_is_the_index_the_main_thread_makes_and_stores_no_denied_byte', async () => {
+    const { root, blobsDir, options } = setUp();
+    const before = scanRoot(root, {}, options);
+    change(root);
+    const pool = counted(new StatWorkers());
+    const viaWorkers = await scanRootSliced(root, before, options, pool);
+    expect(pool.lists).toBeGreaterThan(1);
+    expect(viaWorkers.changed).toBe(true);
+    expect(viaWorkers.index).toEqual(scanRoot(root, before, options));
+    expect(viaWorkers.index['secrets/key.pem']).toMatchObject({ kind: 'file', stored: false, reason: 'deny-read' });
+    expect(viaWorkers.index['d1/.env']).toMatchObject({ kind: 'file', stored: false, reason: 'deny-read' });
+    expect(viaWorkers.index['d1/readme.md']).toMatchObject({ stored: true });
+    expect(viaWorkers.index['passwd-link']).toMatchObject({ kind: 'link', target: '/etc/passwd', stored: false });
+    expect(viaWorkers.index['empty/new/deeper/added.txt']).toMatchObject({ kind: 'file', stored: true });
+    expect(viaWorkers.index['d4/e4/f4.txt']).toBeUndefined();
+    options.blobs.flush();
+    expect(filesHolding(blobsDir, CANARY)).toEqual([]);
+
+    // Unchanged since: nothing differs, and nothing is read.
+    const again = await scanRootSliced(root, viaWorkers.index, options, pool);
+    expect(again.changed).toBe(false);
+    expect(again.index).toEqual(viaWorkers.index);
+  });
+
+  it('test_a_worker_that_fails_mid_scan_leaves_the_scan_to_the_main_thread_with_the_same_index', async () => {
+    const { root, options } = setUp();
+    const before = scanRoot(root, {}, options);
+    change(root);
+    const real = new StatWorkers();
+    let lists = 0;
+    // The third list fails, as a worker that died would: two lists' folders were already compared.
+    const failing: FolderLister = { size: 2, list: (folders) => (++lists === 3 ? Promise.reject(new Error('a scan worker exited (code 1)')) : real.list(folders)) };
+    const scanned = await scanRootSliced(root, before, options, failing);
+    expect(lists).toBeGreaterThanOrEqual(3);
+    expect(scanned.index).toEqual(scanRoot(root, before, options));
+  });
+
+  it('test_a_worker_that_never_answers_ends_the_scan_at_its_deadline_as_untracked', async () => {
+    const { root, options } = setUp();
+    const before = scanRoot(root, {}, options);
+    const hung: FolderLister = { size: 1, list: () => new Promise<Listing[]>(() => undefined) };
+    const deadline = Date.now() + 300;
+    await expect(scanRootSliced(root, before, { ...options, limits: { ...options.limits, deadline } }, hung)).rejects.toThrow(new Untracked(`scanning ${root} took longer than its time budget`));
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline);
+  });
+});
