@@ -80,6 +80,17 @@ interface Files {
 type Layout = Map<string, Files>;
 /** The layout of each index a scan in this process made (an index read from disk has none). */
 const layouts = new WeakMap<TreeIndex, Layout>();
+/** How many entries each index seen here has: counted once (counting 10,000 keys was a re-scan's slowest step on this thread). */
+const sizes = new WeakMap<TreeIndex, number>();
+
+function sizeOf(index: TreeIndex): number {
+  let size = sizes.get(index);
+  if (size === undefined) {
+    size = Object.keys(index).length;
+    sizes.set(index, size);
+  }
+  return size;
+}
 
 const CHECK_CLOCK_EVERY = 256;
 /** How long the sliced scan works before it lets the event loop run (the broker, the gateway, the CLI's stream). */
@@ -150,11 +161,12 @@ class Walk {
   }
 
   private finish(): void {
-    if (this.reused !== Object.keys(this.previous).length) this.changed = true;
+    if (this.reused !== sizeOf(this.previous)) this.changed = true;
     if (this.changed) {
       const index: TreeIndex = {};
       for (let at = 0; at < this.keys.length; at += 1) index[this.keys[at]!] = this.entryList[at]!;
       this.index = index;
+      sizes.set(index, this.keys.length);
     } else this.index = this.previous;
     layouts.set(this.index, this.layout);
   }
@@ -377,7 +389,7 @@ export function scanRoot(root: string, previous: TreeIndex, options: ScanOptions
 export async function scanRootSliced(root: string, previous: TreeIndex, options: ScanOptions, workers: FolderLister = statWorkers): Promise<{ index: TreeIndex; changed: boolean }> {
   const walk = new Walk(root, previous, options);
   walk.begin();
-  if (Object.keys(previous).length >= WORKERS_FROM_ENTRIES && workers.size > 0 && (await walk.workOn(workers))) return { index: walk.index, changed: walk.changed };
+  if (sizeOf(previous) >= WORKERS_FROM_ENTRIES && workers.size > 0 && (await walk.workOn(workers))) return { index: walk.index, changed: walk.changed };
   while (!walk.work(performance.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
   return { index: walk.index, changed: walk.changed };
 }
