@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FileState } from '../../common/events.js';
 import { sha256, type BlobStore } from './blobs.js';
-import { STAT_FIELDS, statWorkers, type FolderLister, type Listing } from './stat-workers.js';
+import { statAt, statWorkers, type FolderLister, type Listing, type Stat } from './stat-workers.js';
 
 export interface IndexEntry extends FileState {
   readonly mtimeMs: number;
@@ -54,23 +54,8 @@ export interface ScanOptions {
   readonly watch?: (absolute: string) => void;
 }
 
-/** What a scan reads of an entry's stat: fs.Stats has it, and so does a scan worker's listing. */
-type Stat = Pick<fs.Stats, 'mode' | 'size' | 'ino' | 'mtimeMs' | 'ctimeMs'>;
-
 const isFolder = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
 const isFile = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
-
-/** Entry `index` of a scan worker's listing, in `into`; undefined when it went away before its lstat. */
-function statAt(stats: Float64Array, index: number, into: { -readonly [K in keyof Stat]: Stat[K] }): Stat | undefined {
-  const at = index * STAT_FIELDS;
-  if (stats[at]! < 0) return undefined;
-  into.mode = stats[at]!;
-  into.size = stats[at + 1]!;
-  into.ino = stats[at + 2]!;
-  into.mtimeMs = stats[at + 3]!;
-  into.ctimeMs = stats[at + 4]!;
-  return into;
-}
 
 /** A folder's files (not sub-folders) in the order it listed them, and their index keys. */
 interface Files {

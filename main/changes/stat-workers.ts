@@ -11,11 +11,27 @@
  * A worker that cannot start or dies makes the pool unusable; the scan goes on on the main thread.
  * Workers never keep the process alive while idle.
  */
+import type fs from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 /** Numbers per entry in a listing's `stats`: mode, size, inode, mtime, ctime (ms); mode -1 when the entry went away before its lstat. */
-export const STAT_FIELDS = 5;
+const STAT_FIELDS = 5;
+
+/** What a scan reads of an entry's stat: fs.Stats has it, and so does a listing. */
+export type Stat = Pick<fs.Stats, 'mode' | 'size' | 'ino' | 'mtimeMs' | 'ctimeMs'>;
+
+/** Entry `index` of a listing's `stats`, in `into`; undefined when it went away before its lstat. */
+export function statAt(stats: Float64Array, index: number, into: { -readonly [K in keyof Stat]: Stat[K] }): Stat | undefined {
+  const at = index * STAT_FIELDS;
+  if (stats[at]! < 0) return undefined;
+  into.mode = stats[at]!;
+  into.size = stats[at + 1]!;
+  into.ino = stats[at + 2]!;
+  into.mtimeMs = stats[at + 3]!;
+  into.ctimeMs = stats[at + 4]!;
+  return into;
+}
 
 /**
  * One folder as a worker saw it: its names in listing order and their stats; or the error code
