@@ -20,7 +20,7 @@ import { percentile, round, timeMs } from './stats.js';
 
 const FILES = 10_000;
 const FILE_BYTES = 20 * 1024;
-const RESCANS = 15;
+const RESCANS = 41;
 const TURNS = Number(process.env.WARD_BENCH_CHANGES_TURNS ?? 5);
 const BUDGET_MS = 300_000;
 const PAUSE_BETWEEN_TURNS_MS = 100;
