@@ -56,6 +56,7 @@ export interface ScanOptions {
 
 const isFolder = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
 const isFile = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
+const isLink = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK;
 
 /** A folder's files (not sub-folders) in the order it listed them, and their index keys. */
 interface Files {
@@ -264,7 +265,7 @@ class Walk {
   }
 
   private unreadable(relative: string, code: string | undefined): void {
-    const stat = fs.lstatSync(relative === '' ? this.root : `${this.root}/${relative}`, { throwIfNoEntry: false });
+    const stat = fs.lstatSync(this.absolute(relative), { throwIfNoEntry: false });
     if (relative !== '' && stat !== undefined) this.add(relative, special(stat, `unreadable folder (${code ?? 'error'})`));
   }
 
@@ -303,7 +304,7 @@ class Walk {
 
   private entry(absolute: string, stat: Stat, denied: boolean): IndexEntry {
     const base = { size: stat.size, mode: stat.mode, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-    if ((stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK) {
+    if (isLink(stat)) {
       const target = fs.readlinkSync(absolute);
       return { ...base, kind: 'link', hash: sha256(target), target, stored: false };
     }

@@ -5,8 +5,8 @@
  * line the CLI streamed through Ward waited for a slice of it. Here the workers list folders and
  * return each entry's stat as numbers; the main thread keeps the comparisons, the index and the
  * reads (blobs, deny-read, links), so what it does per file is a few number comparisons. Two
- * workers (on a machine with two cores or more) share each wave of folders, as git's status
- * shares its `lstat`s among threads.
+ * workers (on a machine with two cores or more) take the folders a few at a time, each list going
+ * to the less busy one, as git's status shares its `lstat`s among threads.
  *
  * A worker that cannot start or dies makes the pool unusable; the scan goes on on the main thread.
  * Workers never keep the process alive while idle.
