@@ -10,7 +10,7 @@ import type { FileChange } from '../../common/events.js';
 import { isProcessAlive } from '../base/process.js';
 import { BlobStore, sha256 } from './blobs.js';
 import { diffIndexes } from './diff.js';
-import { DEFAULT_SCAN_LIMITS, scanRootSliced, Untracked, type TreeIndex } from './scan.js';
+import { DEFAULT_SCAN_LIMITS, scanRootSliced, under, Untracked, type TreeIndex } from './scan.js';
 import { sweepBarriers, type TreeWatch } from './watch.js';
 
 export interface TrackingLimits {
@@ -130,9 +130,8 @@ function readdirOrNone(dir: string): string[] {
 /** The writable roots of a run, without those inside another (a grant inside the workspace). */
 export function trackedRoots(roots: readonly string[]): string[] {
   const unique = [...new Set(roots.map((root) => path.resolve(root)))];
-  return unique.filter((root) => !unique.some((other) => other !== root && root.startsWith(other.endsWith(path.sep) ? other : other + path.sep)));
+  return unique.filter((root) => !unique.some((other) => other !== root && under([other], root)));
 }
-
 
 export interface Snapshot {
   readonly conversationId: string;
