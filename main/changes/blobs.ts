@@ -17,6 +17,31 @@ export function sha256(bytes: Buffer | string): string {
   return digest('sha256', bytes, 'hex');
 }
 
+/** One buffer for the files a scan reads (up to its size): a new one per file was most of a first snapshot's garbage collection. */
+const readBuffer = Buffer.allocUnsafe(1024 * 1024);
+
+/** The bytes of the file at `absolute` (`size` as lstat'ed), valid until the next call; a file that grew meanwhile is read whole. */
+export function readWhole(absolute: string, size: number): Buffer {
+  let buffer = size < readBuffer.length ? readBuffer : Buffer.allocUnsafe(size + 1);
+  const fd = fs.openSync(absolute, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        const larger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
+      const got = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      length += got;
+      // A short read of a regular file is its end, as for readFileSync: no second read per file.
+      if (got === 0 || length < buffer.length) return buffer.subarray(0, length);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 const BLOB_HASH = /^[0-9a-f]{64}$/;
 /** An index record: 32 hash bytes, then offset and length as little-endian doubles. */
 const RECORD = 48;

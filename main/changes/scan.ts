@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FileState } from '../../common/events.js';
-import { sha256, type BlobStore } from './blobs.js';
+import { readWhole, sha256, type BlobStore } from './blobs.js';
 import { statAt, statWorkers, type FolderLister, type Listing, type Stat } from './stat-workers.js';
 
 export interface IndexEntry extends FileState {
@@ -52,16 +52,23 @@ export interface ScanOptions {
   readonly standIns?: ReadonlySet<string>;
   /** Called before each folder (or a root that is one file) is read: the end scan's watch (./watch.ts). */
   readonly watch?: (absolute: string) => void;
+  /**
+   * Whether nothing changed in the folder `absolute` since the previous index's scan read it (a
+   * recording watch heard nothing there, ./watch.ts): its files and sub-folders are taken from
+   * that scan without a read. Given, the scan runs on this thread: it reads a few folders.
+   */
+  readonly unchanged?: (absolute: string) => boolean;
 }
 
 const isFolder = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
 const isFile = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
 const isLink = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK;
 
-/** A folder's files (not sub-folders) in the order it listed them, and their index keys. */
+/** A folder's files in the order it listed them, their index keys, and its sub-folders' names. */
 interface Files {
   readonly names: string[];
   readonly keys: string[];
+  readonly folders: string[];
 }
 type Layout = Map<string, Files>;
 /** The layout of each index a scan in this process made (an index read from disk has none). */
@@ -164,6 +171,11 @@ class Walk {
    */
   private directory(relative: string, inGit: boolean): void {
     const absolute = this.absolute(relative);
+    const before = this.previousLayout?.get(relative);
+    if (before !== undefined && this.options.unchanged?.(absolute) === true) {
+      this.reuse(relative, inGit, before);
+      return;
+    }
     let names: string[];
     this.options.watch?.(absolute);
     try {
@@ -181,7 +193,7 @@ class Walk {
     const absolute = this.absolute(relative);
     const before = this.previousLayout?.get(relative);
     const denial = this.denialIn(absolute);
-    const files: Files = { names: [], keys: [] };
+    const files: Files = { names: [], keys: [], folders: [] };
     let aligned = before !== undefined;
     for (let index = 0; index < names.length; index += 1) {
       const name = names[index]!;
@@ -189,9 +201,8 @@ class Walk {
       const stat = statOf(index, name);
       if (stat === undefined || (stat.size === 0 && isFile(stat) && this.options.standIns?.has(`${absolute}/${name}`) === true)) continue;
       if (isFolder(stat)) {
-        const child = relative === '' ? name : `${relative}/${name}`;
-        if (!inGit && name === '.git') this.git(child);
-        else this.folders.push([child, inGit]);
+        files.folders.push(name);
+        this.folder(relative, inGit, name);
         continue;
       }
       let key: string;
@@ -204,6 +215,21 @@ class Walk {
       files.keys.push(key);
       this.file(key, stat, denial);
     }
+    this.layout.set(relative, files);
+  }
+
+  private folder(parent: string, inGit: boolean, name: string): void {
+    const child = parent === '' ? name : `${parent}/${name}`;
+    if (!inGit && name === '.git') this.git(child);
+    else this.folders.push([child, inGit]);
+  }
+
+  /** A folder nothing changed in: its files and sub-folders as the previous scan found them, without a system call. */
+  private reuse(relative: string, inGit: boolean, files: Files): void {
+    for (const key of files.keys) this.add(key, this.previous[key]!);
+    this.count += files.keys.length;
+    this.reused += files.keys.length;
+    for (const name of files.folders) this.folder(relative, inGit, name);
     this.layout.set(relative, files);
   }
 
@@ -329,31 +355,6 @@ class Walk {
   }
 }
 
-/** One buffer for the files a scan reads (up to its size): a new one per file was most of a first snapshot's garbage collection. */
-const readBuffer = Buffer.allocUnsafe(1024 * 1024);
-
-/** The bytes of the file at `absolute` (`size` as lstat'ed), valid until the next call; a file that grew meanwhile is read whole. */
-function readWhole(absolute: string, size: number): Buffer {
-  let buffer = size < readBuffer.length ? readBuffer : Buffer.allocUnsafe(size + 1);
-  const fd = fs.openSync(absolute, 'r');
-  try {
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        const larger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(larger, 0, 0, length);
-        buffer = larger;
-      }
-      const got = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      length += got;
-      // A short read of a regular file is its end, as for readFileSync: no second read per file.
-      if (got === 0 || length < buffer.length) return buffer.subarray(0, length);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 function special(stat: Stat, reason: string): IndexEntry {
   return { kind: 'special', size: stat.size, mode: stat.mode, hash: null, stored: false, reason, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
 }
@@ -375,7 +376,7 @@ export function scanRoot(root: string, previous: TreeIndex, options: ScanOptions
 export async function scanRootSliced(root: string, previous: TreeIndex, options: ScanOptions, workers: FolderLister = statWorkers): Promise<{ index: TreeIndex; changed: boolean }> {
   const walk = new Walk(root, previous, options);
   walk.begin();
-  if (sizeOf(previous) >= WORKERS_FROM_ENTRIES && workers.size > 0 && (await walk.workOn(workers))) return { index: walk.index, changed: walk.changed };
+  if (options.unchanged === undefined && sizeOf(previous) >= WORKERS_FROM_ENTRIES && workers.size > 0 && (await walk.workOn(workers))) return { index: walk.index, changed: walk.changed };
   while (!walk.work(performance.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
   return { index: walk.index, changed: walk.changed };
 }

@@ -11,7 +11,8 @@ import { isProcessAlive } from '../base/process.js';
 import { BlobStore, sha256 } from './blobs.js';
 import { diffIndexes } from './diff.js';
 import { DEFAULT_SCAN_LIMITS, scanRootSliced, under, Untracked, type TreeIndex } from './scan.js';
-import { sweepBarriers, type TreeWatch } from './watch.js';
+import { keepQuietTree, takeQuietTree } from './quiet-trees.js';
+import { sweepBarriers, TreeWatch } from './watch.js';
 
 export interface TrackingLimits {
   readonly maxFiles: number;
@@ -141,6 +142,8 @@ export interface Snapshot {
   readonly standIns: ReadonlySet<string>;
   /** Roots whose index here is newer than the one kept (a scan in the turn that did not keep it). */
   readonly unsaved?: ReadonlySet<string>;
+  /** Hears every change in the roots' folders since they were read (./watch.ts, recording): the next scan reads only the folders it heard of. */
+  readonly watch?: TreeWatch;
 }
 
 export interface Scanned {
@@ -151,9 +154,13 @@ export interface Scanned {
 async function scanAll(store: ChangeStore, roots: readonly string[], previous: (root: string) => TreeIndex, denyRead: readonly string[], standIns: ReadonlySet<string>, limits: TrackingLimits, watch?: TreeWatch): Promise<Map<string, Scanned>> {
   const deadline = Date.now() + limits.budgetMs;
   const scanned = new Map<string, Scanned>();
+  // A recording watch that can say where it heard changes: only those folders are read; one that cannot starts again.
+  const recorded = watch !== undefined && (await watch.changedFolders()) !== null;
+  if (!recorded) watch?.restart();
   try {
     for (const root of roots) {
-      const options = { blobs: store.blobs, limits: { ...limits, deadline }, denyRead, standIns, ...(watch === undefined ? {} : { watch: (folder: string) => watch.watch(folder) }) };
+      const watching = watch === undefined ? {} : { watch: (folder: string) => watch.watch(folder), ...(recorded ? { unchanged: (folder: string) => watch.unchanged(folder) } : {}) };
+      const options = { blobs: store.blobs, limits: { ...limits, deadline }, denyRead, standIns, ...watching };
       scanned.set(root, await scanRootSliced(root, previous(root), options));
     }
   } catch (error) {
@@ -177,14 +184,48 @@ export const DEFAULT_TRACKING_LIMITS: TrackingLimits = DEFAULT_SCAN_LIMITS;
  */
 export async function snapshotBefore(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits, standIns: readonly string[] = []): Promise<Snapshot> {
   const sandboxOwn = new Set(standIns);
-  const scanned = await scanAll(store, trackedRoots(roots), (root) => store.readIndex(conversationId, root), denyRead, sandboxOwn, limits);
+  const tracked = trackedRoots(roots);
+  const watch = keptWatch(store, conversationId, tracked, denyRead, limits) ?? TreeWatch.recording(store.barrierDir);
+  let scanned: Map<string, Scanned>;
+  try {
+    scanned = await scanAll(store, tracked, (root) => store.readIndex(conversationId, root), denyRead, sandboxOwn, limits, watch);
+  } catch (error) {
+    watch.close();
+    throw error;
+  }
   const indexes = new Map<string, TreeIndex>();
   for (const [root, { index, changed }] of scanned) {
     indexes.set(root, index);
     // Changed between turns (by the person): kept now, so the next scan is a stat walk again even if this turn fails.
     if (changed) store.writeIndex(conversationId, root, index);
   }
-  return { conversationId, roots: indexes, denyRead, standIns: sandboxOwn };
+  return { conversationId, roots: indexes, denyRead, standIns: sandboxOwn, watch };
+}
+
+const quietKey = (store: ChangeStore, conversationId: string): string => `${store.dir}\0${conversationId}`;
+
+/** The watch the conversation's last turn kept (./quiet-trees.ts), when what its scans depend on is the same; else none. */
+function keptWatch(store: ChangeStore, conversationId: string, roots: readonly string[], denyRead: readonly string[], limits: TrackingLimits): TreeWatch | undefined {
+  const tree = takeQuietTree(quietKey(store, conversationId));
+  if (tree === undefined) return undefined;
+  const same =
+    tree.maxFiles === limits.maxFiles &&
+    tree.maxFileBytes === limits.maxFileBytes &&
+    tree.denyRead.join('\0') === denyRead.join('\0') &&
+    tree.roots.size === roots.length &&
+    // Another index kept since (a rewind, another process's turn) was read by a scan this watch did not follow.
+    roots.every((root) => tree.roots.get(root) === store.readIndex(conversationId, root));
+  if (same) return tree.watch;
+  tree.watch.close();
+  return undefined;
+}
+
+/**
+ * After a turn, with `after` (the state its end scan kept) and `watch`, recording since: the
+ * conversation's next turn in this process reads only the folders the watch hears of meanwhile.
+ */
+export function keepWatching(store: ChangeStore, after: Snapshot, watch: TreeWatch, limits: TrackingLimits): void {
+  keepQuietTree(quietKey(store, after.conversationId), { watch, roots: after.roots, denyRead: after.denyRead, maxFiles: limits.maxFiles, maxFileBytes: limits.maxFileBytes });
 }
 
 /**
@@ -197,9 +238,12 @@ export async function snapshotAfter(store: ChangeStore, before: Snapshot, limits
   return diffAfter(store, before, await scanAfter(store, before, limits), keep);
 }
 
-/** Every root of `before` scanned again against it; `watch` hears of any change after each folder's read (./watch.ts). Throws `Untracked` past a limit. */
+/**
+ * Every root of `before` scanned again against it: the folders its recording watch heard of, or
+ * every folder with `watch` hearing of any change after each folder's read (./watch.ts). Throws `Untracked` past a limit.
+ */
 export function scanAfter(store: ChangeStore, before: Snapshot, limits: TrackingLimits, watch?: TreeWatch): Promise<Map<string, Scanned>> {
-  return scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, before.standIns, limits, watch);
+  return scanAll(store, [...before.roots.keys()], (root) => before.roots.get(root)!, before.denyRead, before.standIns, limits, watch ?? before.watch);
 }
 
 /** `snapshotAfter` from a scan already made (`scanAfter`). */

@@ -1,10 +1,14 @@
 /**
  * A turn's file changes (X1): every writable root of the run (its workspace and write grants) is
  * indexed once the CLI is spawned, while it starts (its first model call waits for the index),
- * and scanned again at the end. That end scan begins before the end, off the turn's path: when
- * finished calls wait for the model's answer (per-call capture off) and again at the CLI's result
- * if something changed since; it is kept once the CLI and everything in its process group is gone
- * only if its watch heard of no change, else the turn scans again then. The diff is journaled as
+ * and scanned again at the end, once the CLI and everything in its process group is gone. A
+ * watch records every change in the roots' folders from their first read on (../../changes/watch.ts),
+ * and is kept between the conversation's turns in this process: each scan reads only the folders
+ * it heard of. Where it cannot say (it gave up: too many changes, a watch lost), scans read every
+ * folder, and the end scan begins before the end, off the turn's path: when finished calls wait
+ * for the model's answer (per-call capture off) and again at the CLI's result if something
+ * changed since; it is kept only if its own watch heard of no change, else the turn scans again
+ * once the group is gone. The diff is journaled as
  * `files_changed` (in parts, so no event outgrows the journal's payload bound). Past a limit, or
  * on any failure, the turn journals `files_untracked` with the reason and goes on: tracking never
  * fails a turn.
@@ -22,7 +26,7 @@ import type { FileChange } from '../../../common/events.js';
 import { describeError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import type { Namespace } from '../../namespaces/namespace.js';
-import { diffAfter, scanAfter, snapshotAfter, snapshotBefore, Untracked, type Scanned, type Snapshot } from '../../changes/tracker.js';
+import { diffAfter, keepWatching, scanAfter, snapshotAfter, snapshotBefore, Untracked, type Scanned, type Snapshot } from '../../changes/tracker.js';
 import { TreeWatch } from '../../changes/watch.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { changeStoreFor } from '../changes.js';
@@ -91,7 +95,8 @@ export class TurnChanges {
   }
 
   /**
-   * Once the CLI is spawned: indexes every root while the CLI starts (not while Ward launches it).
+   * Once the CLI is spawned: indexes every root while the CLI starts (not while Ward launches it);
+   * after a turn of the conversation in this process, only the folders changed since (../../changes/quiet-trees.ts).
    * Nothing the agent does can come before the index: the turn's model calls wait for `ready` (a
    * tool runs only when the model asks for it).
    */
@@ -139,6 +144,7 @@ export class TurnChanges {
       const { changes, files, snapshot: now } = await snapshotAfter(changeStoreFor(this.deps.home, this.run.namespace), snapshot, this.deps.changeLimits, false);
       this.snapshot = Promise.resolve(now);
       this.lastScanMs = Math.round(performance.now() - started);
+      traceMark('changes-call-scanned');
       this.emit(changes, files, this.lastScanMs, toolUseIds);
     } catch (error) {
       // The last state recorded stays: the end scan diffs against it.
@@ -175,7 +181,8 @@ export class TurnChanges {
     const watch = new TreeWatch(store.barrierDir, this.standIns);
     const scan = this.queue.then(async (): Promise<EarlyScan | null> => {
       const from = await this.snapshot;
-      if (from === null || this.ended) return null;
+      // A recording watch tells the end scan which few folders to read: nothing to begin early.
+      if (from === null || this.ended || from.watch?.quiet === true) return null;
       const started = performance.now();
       const scanned = await scanAfter(store, from, this.deps.changeLimits, watch);
       traceMark('changes-early-scanned');
@@ -188,7 +195,8 @@ export class TurnChanges {
   /**
    * After the turn (the CLI's group is being killed, or a kept CLI idles): what changed,
    * journaled. `released`: resolves once the turn let its CLI go (group killed, sandbox and its
-   * stand-ins released, calls drained); a scan begun earlier is judged only then.
+   * stand-ins released, calls drained); a scan begun earlier is judged only then, and its watch,
+   * quiet, is kept for the next turn.
    */
   async after(released: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.ended = true;
@@ -197,16 +205,26 @@ export class TurnChanges {
     this.snapshot = Promise.resolve(null);
     const early = await this.earlyScan(snapshot, released);
     if (snapshot === null) return;
+    // Else the end scan reads what the recording watch heard of, once nothing of the agent's can write.
+    if (early === null) await released.catch(() => undefined);
     const started = performance.now();
+    // The watch that follows the state this scan finds, kept for the next turn (../../changes/quiet-trees.ts) once this turn's record is whole.
+    let watching = early === null ? (snapshot.watch ?? null) : this.early!.watch;
+    if (early !== null) snapshot.watch?.close();
     try {
       const store = changeStoreFor(this.deps.home, this.run.namespace);
       const scanned = early?.scanned ?? (await scanAfter(store, snapshot, this.deps.changeLimits));
-      const { changes, files } = diffAfter(store, snapshot, scanned);
+      const { changes, files, snapshot: now } = diffAfter(store, snapshot, scanned);
       // Said only where it matters: changes that calls made and that are not tied to them.
       if (changes.length > 0 && this.perCallOffReason !== null) this.journal.emit('files_per_call_off', { reason: this.perCallOffReason });
       this.emit(changes, files, early?.scanMs ?? Math.round(performance.now() - started));
+      if (watching?.quiet === true) keepWatching(store, now, watching, this.deps.changeLimits);
+      else watching?.close();
+      watching = null;
     } catch (error) {
       this.untracked(error);
+    } finally {
+      watching?.close();
     }
     this.retain();
   }
@@ -221,7 +239,7 @@ export class TurnChanges {
       return null;
     }
     await released.catch(() => undefined);
-    const quiet = await early.watch.settled();
+    const quiet = await early.watch.settled(true);
     traceMark(quiet ? 'changes-early-kept' : 'changes-early-dropped');
     return quiet ? made : null;
   }

@@ -1,0 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'dbg-'));
+fs.mkdirSync(path.join(base, 'sub', 'deeper'), { recursive: true });
+let n = 0; const names = new Set<string>();
+for (const d of ['', 'sub', 'sub/deeper']) fs.watch(path.join(base, d), { persistent: false }, (_e, name) => { n++; names.add(d + '/' + name); });
+const N = Number(process.argv[2]);
+for (let i = 0; i < N; i++) fs.writeFileSync(path.join(base, i % 2 === 0 ? 'a.txt' : 'sub/c.txt'), `${i}`);
+fs.writeFileSync(path.join(base, 'sub', 'deeper', 'b.txt'), 'x');
+await new Promise(r => setTimeout(r, 300));
+console.log(N, n, [...names]);
