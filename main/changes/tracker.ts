@@ -38,6 +38,8 @@ export class ChangeStore {
   }
 
   private readIndexFile(file: string): TreeIndex {
+    const waiting = unwritten.get(file);
+    if (waiting !== undefined) return waiting;
     const stamp = stampOf(file);
     const cached = recentIndexes.get(file);
     if (cached !== undefined && stamp !== null && cached.stamp === stamp) return cached.index;
@@ -74,6 +76,7 @@ export class ChangeStore {
    * `before`); the indexes of conversations not among them are dropped.
    */
   indexedHashes(conversations: ReadonlySet<string>): Set<string> {
+    writeUnwritten();
     const hashes = new Set<string>();
     const indexes = path.join(this.dir, 'index');
     for (const conversation of readdirOrNone(indexes)) {
@@ -92,12 +95,44 @@ export class ChangeStore {
 
   writeIndex(conversationId: string, root: string, index: TreeIndex): void {
     const file = this.indexFile(conversationId, root);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const temporary = `${file}.tmp-${process.pid}`;
-    fs.writeFileSync(temporary, JSON.stringify(index), { mode: 0o600 });
-    fs.renameSync(temporary, file);
-    remember(file, index, stampOf(file));
+    unwritten.delete(file);
+    writeIndexFile(file, index);
   }
+
+  /**
+   * `writeIndex` once the turn's record is whole, not on its path (10,000 entries are ~30 ms of
+   * JSON): read as kept meanwhile. A process killed first leaves the index before it: the next
+   * scan then finds this turn's changes again, as made between turns (the turn journaled them).
+   */
+  keepIndex(conversationId: string, root: string, index: TreeIndex): void {
+    unwritten.set(this.indexFile(conversationId, root), index);
+    writing ??= setImmediate(writeUnwritten);
+  }
+}
+
+/** Indexes kept but not written yet, by file (`keepIndex`). */
+const unwritten = new Map<string, TreeIndex>();
+let writing: NodeJS.Immediate | undefined;
+
+function writeUnwritten(): void {
+  if (writing !== undefined) clearImmediate(writing);
+  writing = undefined;
+  for (const [file, index] of unwritten) {
+    unwritten.delete(file);
+    try {
+      writeIndexFile(file, index);
+    } catch {
+      // The next scan reads every changed file again; the turn's own record is whole.
+    }
+  }
+}
+
+function writeIndexFile(file: string, index: TreeIndex): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(temporary, JSON.stringify(index), { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  remember(file, index, stampOf(file));
 }
 
 /**
@@ -257,7 +292,7 @@ export function diffAfter(store: ChangeStore, before: Snapshot, after: ReadonlyM
     if (changed) unsaved.add(root);
   }
   if (keep) {
-    for (const root of unsaved) store.writeIndex(before.conversationId, root, after.get(root)!.index);
+    for (const root of unsaved) store.keepIndex(before.conversationId, root, after.get(root)!.index);
     unsaved.clear();
   }
   // The state now, for a later scan in the same turn (per-call capture) to diff against.

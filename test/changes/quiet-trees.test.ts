@@ -138,6 +138,21 @@ describe('a conversation’s tree kept between turns', () => {
     expect((await foldersRead(root, () => snapshotBefore(store, 'c1', [root], [], limits))).reads).toEqual([]);
   });
 
+  it('test_the_index_a_turn_keeps_is_read_as_kept_at_once_and_written_to_disk_after_the_turn', async () => {
+    const { root, store } = workspace();
+    await endTurn(store, await snapshotBefore(store, 'c1', [root], [], LIMITS));
+    const onDisk = () => JSON.parse(fs.readFileSync(fs.readdirSync(path.join(store.dir, 'index', 'c1')).map((name) => path.join(store.dir, 'index', 'c1', name))[0]!, 'utf8')) as Record<string, { hash: string }>;
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = await snapshotBefore(store, 'c1', [root], [], LIMITS);
+    fs.writeFileSync(path.join(root, 'a.txt'), 'the agent\n');
+    const { snapshot } = await endTurn(store, second);
+    // Kept for the next turn at once, on disk once the turn's record is whole.
+    expect(store.readIndex('c1', root)).toBe(snapshot.roots.get(root));
+    expect(onDisk()['a.txt']!.hash).toBe(second.roots.get(root)!['a.txt']!.hash);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(onDisk()['a.txt']!.hash).toBe(snapshot.roots.get(root)!['a.txt']!.hash);
+  });
+
   it('test_an_inotify_queue_that_may_have_overflowed_means_every_folder_is_read_not_a_change_missed', async () => {
     const { root, store } = workspace();
     const first = await snapshotBefore(store, 'c1', [root], [], LIMITS);
