@@ -42,6 +42,6 @@ export function takeQuietTree(key: string): QuietTree | undefined {
   return entry.tree;
 }
 
-export function dropQuietTree(key: string): void {
+function dropQuietTree(key: string): void {
   takeQuietTree(key)?.watch.close();
 }
