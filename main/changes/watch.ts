@@ -29,6 +29,8 @@ const MAX_HEARD = 10_000;
  * recording watch, it cannot say what it may have missed (a queue that overflowed was delivered whole first).
  */
 const OVERFLOW_BOUND = Math.floor(queueLength() / 2);
+/** Where a watch may record (inotify's ordering and overflow are what recording relies on). */
+const RECORDS = process.platform === 'linux';
 /** Every event the watches of this process heard (they share the event loop's one inotify queue). */
 let eventsHeard = 0;
 
@@ -66,7 +68,7 @@ export class TreeWatch {
   /** A watch that records what it hears, to say which folders a scan must read again (`changedFolders`). */
   static recording(barriers: string): TreeWatch {
     const watch = new TreeWatch(barriers, new Set());
-    if (process.platform === 'linux') watch.heard = new Set();
+    if (RECORDS) watch.heard = new Set();
     return watch;
   }
 
@@ -148,7 +150,7 @@ export class TreeWatch {
     } catch {
       this.changed = true;
     }
-    if (keep && !this.changed && process.platform === 'linux') this.heard = new Set();
+    if (keep && !this.changed && RECORDS) this.heard = new Set();
     else this.close();
     return !this.changed;
   }
