@@ -9,7 +9,10 @@
  * (idleFrames, the machine's pace under its load): a frame interval over 1.5 idle intervals is a
  * slow frame, and it dropped round(interval / idle interval) - 1 frames. Frame intervals are wall
  * time: on a machine whose load exceeds its cores they count the frames other processes took too,
- * so each run is also traced once for the main thread's own CPU time per frame (cpuPerFrame).
+ * so each run is also traced once for the main thread's own CPU time per frame and the display
+ * compositor's (cpuPerFrame). Each scroll runs SCROLL_RUNS times, and the same runs scroll an empty
+ * pane of the same size and height (controlScroll, controlJumps): the frames this machine drops
+ * with nothing to draw, against which the viewer's are read.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +25,10 @@ import { round } from './stats.js';
 const LINES = 5_000;
 const ROUNDS = 5;
 const TARGET_MS = 200;
+/** Each scroll is run this many times, its frames counted together: a dropped frame is rare enough to need several. */
+const SCROLL_RUNS = 3;
+/** The empty pane scrolled as the control, over the viewer's own pane. */
+const CONTROL = '.bench-control';
 
 /** A TypeScript file of `lines` lines, each different. */
 function sourceOf(lines: number): string {
@@ -74,10 +81,26 @@ interface Frames {
  * Scrolls the open viewer's 5,000 lines top to bottom and times each frame: `step` px a frame
  * (0: nothing scrolls, the baseline), or 'jumps': a screen a frame to the end, then End, Home, End.
  */
-async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number): Promise<Frames> {
+async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number, { runs = 1, pane = '.diff-viewer .diff-lines' } = {}): Promise<Frames> {
+  const gaps: number[] = [];
+  for (let run = 0; run < runs; run++) gaps.push(...(await scrollOnce(page, step, pane)));
+  const sorted = [...gaps].sort((x, y) => x - y);
+  const slow = gaps.filter((gap) => gap > 1.5 * idleMs);
+  return {
+    frames: gaps.length,
+    medianFrameMs: round(median(gaps)),
+    p95FrameMs: round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!),
+    worstFrameMs: round(sorted.at(-1)!),
+    slowFrames: slow.length,
+    dropped: slow.reduce((sum, gap) => sum + Math.max(1, Math.round(gap / idleMs) - 1), 0),
+  };
+}
+
+/** One scroll of the pane end to end: each frame's interval (ms). */
+function scrollOnce(page: Page, step: number | 'jumps', selector: string): Promise<number[]> {
   // No named function inside: tsx would wrap it in a helper the page does not have.
-  const gaps = await page.evaluate(async (step) => {
-    const pane = document.querySelector<HTMLElement>('.diff-viewer .diff-lines')!;
+  return page.evaluate(async ([step, selector]) => {
+    const pane = document.querySelector<HTMLElement>(selector)!;
     const out: number[] = [];
     // From the top (the frames settled); a jump run ends with Home, then End.
     const ends = [0, pane.scrollHeight];
@@ -94,17 +117,24 @@ async function scrollFrames(page: Page, step: number | 'jumps', idleMs: number):
       last = now;
     }
     return out;
-  }, step);
-  const sorted = [...gaps].sort((x, y) => x - y);
-  const slow = gaps.filter((gap) => gap > 1.5 * idleMs);
-  return {
-    frames: gaps.length,
-    medianFrameMs: round(median(gaps)),
-    p95FrameMs: round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!),
-    worstFrameMs: round(sorted.at(-1)!),
-    slowFrames: slow.length,
-    dropped: slow.reduce((sum, gap) => sum + Math.max(1, Math.round(gap / idleMs) - 1), 0),
-  };
+  }, [step, selector] as const);
+}
+
+/** Puts the control, an empty pane as large as the viewer's and as tall as its rows, over the page. */
+async function addControl(page: Page): Promise<void> {
+  await page.evaluate(
+    ([selector, height]) => {
+      const viewer = document.querySelector<HTMLElement>('.diff-viewer .diff-lines')!.getBoundingClientRect();
+      const pane = document.createElement('div');
+      pane.className = selector.slice(1);
+      Object.assign(pane.style, { position: 'fixed', left: `${viewer.left}px`, top: `${viewer.top}px`, width: `${viewer.width}px`, height: `${viewer.height}px`, overflow: 'auto', contain: 'strict', background: 'Canvas' });
+      const space = document.createElement('div');
+      space.style.height = `${height}px`;
+      pane.append(space);
+      document.body.append(pane);
+    },
+    [CONTROL, LINES * 20] as const,
+  );
 }
 
 /** The trace events read: complete events with their thread's CPU time (tdur, µs). */
@@ -117,11 +147,13 @@ interface TraceEvent {
   readonly args?: { readonly name?: string };
 }
 
-/** Main-thread CPU per frame: in total, in script, and in Blink's style, layout, paint and layerizing. */
+/** Main-thread CPU per frame: in total, in script, and in Blink's style, layout, paint and layerizing; and the display compositor's. */
 interface CpuPerFrame {
   readonly cpuMsPerFrame: number;
   readonly scriptMsPerFrame: number;
   readonly renderingMsPerFrame: number;
+  /** Drawing each frame to the screen (viz, in software here: --disable-gpu). */
+  readonly compositorMsPerFrame: number;
 }
 
 const RENDERING = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize']);
@@ -132,7 +164,7 @@ const RENDERING = new Set(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'L
  * frame intervals above). Tracing adds its own cost: compare these between builds, not with 16.7 ms.
  */
 async function cpuPerFrame(browser: Browser, page: Page, step: number | 'jumps'): Promise<CpuPerFrame> {
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'viz'] });
   const { frames } = await scrollFrames(page, step, 1000 / 60);
   const events = (JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents;
   // The page's main thread: the renderer main thread that ran script.
@@ -144,6 +176,7 @@ async function cpuPerFrame(browser: Browser, page: Page, step: number | 'jumps')
     cpuMsPerFrame: round(sum((name) => name === 'RunTask') / frames),
     scriptMsPerFrame: round(sum((name) => name === 'FunctionCall') / frames),
     renderingMsPerFrame: round(sum((name) => RENDERING.has(name)) / frames),
+    compositorMsPerFrame: round(events.filter((event) => event.name === 'Display::DrawAndSwap').reduce((total, event) => total + (event.tdur ?? 0) / 1000, 0) / frames),
   };
 }
 
@@ -198,8 +231,14 @@ export async function benchDiffViewer(): Promise<Record<string, unknown>> {
         scrolled.idleFrames = idle;
       }
       const name = layout === 'Unified' ? 'Unified' : 'SideBySide';
-      scrolled[`scroll${name}`] = { ...(await scrollFrames(bigPage, 400, idleMs)), ...(await cpuPerFrame(browser, bigPage, 400)) };
-      scrolled[`jumps${name}`] = { ...(await scrollFrames(bigPage, 'jumps', idleMs)), ...(await cpuPerFrame(browser, bigPage, 'jumps')) };
+      scrolled[`scroll${name}`] = { ...(await scrollFrames(bigPage, 400, idleMs, { runs: SCROLL_RUNS })), ...(await cpuPerFrame(browser, bigPage, 400)) };
+      scrolled[`jumps${name}`] = { ...(await scrollFrames(bigPage, 'jumps', idleMs, { runs: SCROLL_RUNS })), ...(await cpuPerFrame(browser, bigPage, 'jumps')) };
+      if (layout === 'Unified') {
+        await addControl(bigPage);
+        scrolled.controlScroll = await scrollFrames(bigPage, 400, idleMs, { runs: SCROLL_RUNS, pane: CONTROL });
+        scrolled.controlJumps = await scrollFrames(bigPage, 'jumps', idleMs, { runs: SCROLL_RUNS, pane: CONTROL });
+        await bigPage.evaluate((selector) => document.querySelector(selector)!.remove(), CONTROL);
+      }
       await bigPage.keyboard.press('Escape');
       await bigPage.locator('.diff-viewer').waitFor({ state: 'hidden' });
     }

@@ -180,6 +180,10 @@ describe('file changes in real Chromium', () => {
     await expect(diff.locator('.diff-split').count()).resolves.toBe(0);
     await expect(viewer.getByRole('button', { name: 'Unified' }).getAttribute('aria-pressed')).resolves.toBe('true');
     await auditScreen(page, 'diff-unified');
+    // The corners are rounded by the frame around the pane, never by the pane itself: a scroller with
+    // a border-radius is masked anew by the compositor every scroll frame (the bench's dropped frames).
+    const corners = await diff.evaluate((pane) => [getComputedStyle(pane).borderRadius, getComputedStyle(pane.parentElement!).borderRadius]);
+    expect(corners).toEqual(['0px', '6px']);
 
     // Keyboard: from the file list, Tab reaches the toggle; Space switches to side by side.
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('modifiedapp.ts+2 −2');
