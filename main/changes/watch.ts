@@ -4,8 +4,8 @@
  * read: a change before the watch is in what the scan read, a change after it is an event. All
  * watches share the event loop's one inotify queue, in order: once a file written after the
  * agent's last process is gone is heard of (`settled`), every event before it was heard too. A
- * folder that cannot be watched, too many folders, or any event, and the scan is not to be trusted
- * (`quiet` false): the caller scans again. A recording watch (made so, or kept past its turn by
+ * folder that cannot be watched, too many folders, any event, or a queue that may have overflowed,
+ * and the scan is not to be trusted (`quiet` false): the caller scans again. A recording watch (made so, or kept past its turn by
  * `settled(true)`) instead remembers where it heard changes: the next scan reads only those
  * folders and takes every other from the index (git's fsmonitor), on Linux only (inotify's
  * ordering and overflow are what it relies on; elsewhere a scan reads every folder). inotify does
@@ -25,8 +25,9 @@ const MAX_HEARD = 10_000;
 
 /**
  * Past its queue's length (max_queued_events) inotify drops events, and libuv drops the overflow
- * notice: so once the watches of this process heard half a queue's worth between two scans of a
- * recording watch, it cannot say what it may have missed (a queue that overflowed was delivered whole first).
+ * notice: so once the watches of this process heard half a queue's worth since a watch began or
+ * last checked (another run's tree in this process may be the busy one), it cannot say what it may
+ * have missed (a queue that overflowed was delivered whole first).
  */
 const OVERFLOW_BOUND = Math.floor(queueLength() / 2);
 /** Where a watch may record (inotify's ordering and overflow are what recording relies on). */
@@ -119,8 +120,7 @@ export class TreeWatch {
     } catch {
       this.changed = true;
     }
-    if (eventsHeard - this.eventsAtCheck >= OVERFLOW_BOUND) this.changed = true;
-    this.eventsAtCheck = eventsHeard;
+    this.checkOverflow();
     this.checks += 1;
     if (this.changed) return null;
     const folders = new Set([...this.heard].map((heard) => path.dirname(heard)));
@@ -150,9 +150,16 @@ export class TreeWatch {
     } catch {
       this.changed = true;
     }
+    this.checkOverflow();
     if (keep && !this.changed && RECORDS) this.heard = new Set();
     else this.close();
     return !this.changed;
+  }
+
+  /** Gives up when the queue may have overflowed since the last check (OVERFLOW_BOUND). */
+  private checkOverflow(): void {
+    if (eventsHeard - this.eventsAtCheck >= OVERFLOW_BOUND) this.changed = true;
+    this.eventsAtCheck = eventsHeard;
   }
 
   private async barrier(): Promise<void> {

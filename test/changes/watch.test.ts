@@ -63,6 +63,25 @@ describe('the end scan’s watch', () => {
     expect(await racing.settled()).toBe(false);
   });
 
+  it('test_a_change_whose_event_an_inotify_queue_filled_by_another_watch_dropped_is_not_taken_for_quiet', async () => {
+    const { root, barriers } = tree();
+    // Another run's tree in this process (its watches share the one inotify queue) fills the kernel's queue, no
+    // event read meanwhile (two files in turn, so no event merges with the last); then this run's agent writes, and
+    // the full queue drops that event (libuv drops the overflow notice too).
+    const other = tree();
+    const busy = new TreeWatch(other.barriers, new Set());
+    await watchedScan(other.root, busy);
+    const watch = new TreeWatch(barriers, new Set());
+    await watchedScan(root, watch);
+    const queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+    for (let index = 0; index < queue; index += 1) fs.writeFileSync(path.join(other.root, index % 2 === 0 ? 'a.txt' : 'sub/c.txt'), `${index}`);
+    fs.writeFileSync(path.join(root, 'sub', 'deeper', 'b.txt'), 'the change whose event was dropped\n');
+    // The event loop reads the queue (what it holds) before the turn ends; the barrier's own event then arrives.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await watch.settled()).toBe(false);
+    busy.close();
+  });
+
   it('test_a_root_that_cannot_be_watched_is_not_known_to_stay_the_same', async () => {
     const { root, barriers } = tree();
     const watch = new TreeWatch(barriers, new Set());
