@@ -5,12 +5,13 @@
  * watches share the event loop's one inotify queue, in order: once a file written after the
  * agent's last process is gone is heard of (`settled`), every event before it was heard too. A
  * folder that cannot be watched, too many folders, any event, or a queue that may have overflowed,
- * and the scan is not to be trusted (`quiet` false): the caller scans again. A recording watch (made so, or kept past its turn by
- * `settled(true)`) instead remembers where it heard changes: the next scan reads only those
- * folders and takes every other from the index (git's fsmonitor), on Linux only (inotify's
- * ordering and overflow are what it relies on; elsewhere a scan reads every folder). inotify does
- * not see writes through a shared memory mapping, nor a write through a hard link outside the
- * watched folders: a file so changed is found by the next scan that reads its folder.
+ * and the scan is not to be trusted (`quiet` false): the caller scans again. A recording watch
+ * (made so, or kept past its turn by `settled(true)`) instead remembers where it heard changes:
+ * the next scan reads only those folders and takes every other from the index (git's fsmonitor),
+ * on Linux only (inotify's ordering and overflow are what it relies on; elsewhere a scan reads
+ * every folder). inotify does not see writes through a shared memory mapping, nor a write through
+ * a hard link outside the watched folders: a file so changed is found by the next scan that reads
+ * its folder.
  */
 import fs from 'node:fs';
 import path from 'node:path';
