@@ -1,7 +1,9 @@
 /**
- * The install-time edit to the sandbox runtime (scripts/patch-dependencies.mjs): it is applied to
- * the runtime Ward runs, once, only to the version it was written for, and an install whose text
- * no longer matches fails naming the file instead of running unedited.
+ * The install-time edits to the sandbox runtime (scripts/patch-dependencies.mjs): they are applied
+ * to the runtime Ward runs, once, only to the version they were written for, and an install whose
+ * text no longer matches fails naming the file instead of running unedited. The runtime's `which`
+ * starts no process (this is a unit test: starting one would fail it); runtime-which.test.ts
+ * compares what it finds with the `which` command.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPatch, PATCHES } from '../../scripts/patch-dependencies.mjs';
 
-const [runtimePatch] = PATCHES;
+const [runtimePatch, whichPatch] = PATCHES;
 const scratch: string[] = [];
 afterEach(() => {
   for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -58,5 +60,17 @@ describe('the sandbox runtime as installed', () => {
     const changed = fakePackage(runtimePatch!.version, 'function start() { /* rewritten upstream */ }\n');
     expect(() => applyPatch(changed.root, runtimePatch!)).toThrow(`${runtimePatch!.pkg}@${runtimePatch!.version} ${runtimePatch!.file} no longer holds the text the edit expects`);
     expect(fs.readFileSync(changed.file, 'utf8')).toBe('function start() { /* rewritten upstream */ }\n');
+  });
+
+  it('test_the_installed_which_finds_bwrap_without_starting_a_process', async () => {
+    const root = path.dirname(createRequire(import.meta.url).resolve(`${whichPatch!.pkg}/package.json`));
+    const text = fs.readFileSync(path.join(root, whichPatch!.file), 'utf8');
+    for (const [before, after] of whichPatch!.edits) {
+      expect(text).toContain(after);
+      expect(text).not.toContain(before);
+    }
+    const { whichSync } = (await import(path.join(root, whichPatch!.file))) as { whichSync(bin: string): string | null };
+    expect(whichSync('bwrap')).toBe('/usr/bin/bwrap');
+    expect(whichSync('ward-no-such-program')).toBeNull();
   });
 });
