@@ -30,15 +30,20 @@ function fakePackage(version: string, text: string): { root: string; file: strin
 
 const original = () => `function start() {\n${runtimePatch!.edits.map(([before]) => before).join('    // between\n')}}\n`;
 
+/** The installed file a patch edits, checked to hold every edit (an install that skipped postinstall, npm --ignore-scripts, shows here). */
+function installedFile(patch: (typeof PATCHES)[number]): string {
+  const file = path.join(path.dirname(createRequire(import.meta.url).resolve(`${patch.pkg}/package.json`)), patch.file);
+  const text = fs.readFileSync(file, 'utf8');
+  for (const [before, after] of patch.edits) {
+    expect(text).toContain(after);
+    expect(text).not.toContain(before);
+  }
+  return file;
+}
+
 describe('the sandbox runtime as installed', () => {
   it('test_the_installed_runtime_looks_for_its_bridge_sockets_every_5_ms_not_after_100_ms', () => {
-    const root = path.dirname(createRequire(import.meta.url).resolve(`${runtimePatch!.pkg}/package.json`));
-    const text = fs.readFileSync(path.join(root, runtimePatch!.file), 'utf8');
-    // An install that skipped the postinstall step (npm --ignore-scripts) shows here.
-    for (const [before, after] of runtimePatch!.edits) {
-      expect(text).toContain(after);
-      expect(text).not.toContain(before);
-    }
+    installedFile(runtimePatch!);
   });
 
   it('test_the_edit_applies_once_and_a_second_install_leaves_the_file_as_it_is', () => {
@@ -63,13 +68,7 @@ describe('the sandbox runtime as installed', () => {
   });
 
   it('test_the_installed_which_finds_bwrap_without_starting_a_process', async () => {
-    const root = path.dirname(createRequire(import.meta.url).resolve(`${whichPatch!.pkg}/package.json`));
-    const text = fs.readFileSync(path.join(root, whichPatch!.file), 'utf8');
-    for (const [before, after] of whichPatch!.edits) {
-      expect(text).toContain(after);
-      expect(text).not.toContain(before);
-    }
-    const { whichSync } = (await import(path.join(root, whichPatch!.file))) as { whichSync(bin: string): string | null };
+    const { whichSync } = (await import(installedFile(whichPatch!))) as { whichSync(bin: string): string | null };
     expect(whichSync('bwrap')).toBe('/usr/bin/bwrap');
     expect(whichSync('ward-no-such-program')).toBeNull();
   });
