@@ -3,7 +3,7 @@
  * deleted paths, and renames (a deleted and an added regular file with the same content).
  */
 import type { FileChange, FileState } from '../../common/events.js';
-import { stateOf, type TreeIndex } from './scan.js';
+import { stateOf, type TreeIndex } from './tree-index.js';
 
 function same(a: FileState, b: FileState): boolean {
   return a.kind === b.kind && a.hash === b.hash && a.size === b.size && a.mode === b.mode && a.target === b.target && a.reason === b.reason;

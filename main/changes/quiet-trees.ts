@@ -6,7 +6,7 @@
  * the turn reads every folder as before. A few trees, for a while: each holds an inotify watch
  * per folder, a per-user resource.
  */
-import type { TreeIndex } from './scan.js';
+import type { TreeIndex } from './tree-index.js';
 import type { TreeWatch } from './watch.js';
 
 /** Conversations whose trees are kept at once, and for how long after their turn. */

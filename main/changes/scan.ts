@@ -12,18 +12,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileState } from '../../common/events.js';
 import { readWhole, sha256, type BlobStore } from './blobs.js';
-import { statAt, statWorkers, type FolderLister, type Listing, type Stat } from './stat-workers.js';
-
-export interface IndexEntry extends FileState {
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-}
-
-/** Relative path (with `/`) → entry. */
-export type TreeIndex = Record<string, IndexEntry>;
+import { isFile, isFolder, isLink, special, under, type IndexEntry, type TreeIndex } from './tree-index.js';
+import { statAt, statWorkers, type FolderLister, type Listing, type ListRequest, type Stat } from './stat-workers.js';
 
 export interface ScanLimits {
   /** More files than this in one root: the run is not tracked (default 200,000). */
@@ -60,15 +51,20 @@ export interface ScanOptions {
   readonly unchanged?: (absolute: string) => boolean;
 }
 
-const isFolder = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFDIR;
-const isFile = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFREG;
-const isLink = (stat: Stat): boolean => (stat.mode & fs.constants.S_IFMT) === fs.constants.S_IFLNK;
-
-/** A folder's files in the order it listed them, their index keys, and its sub-folders' names. */
+/** A folder's files in the order it listed them, their index keys and entries, and its sub-folders' names. */
 interface Files {
   readonly names: string[];
   readonly keys: string[];
+  /** In the order of `keys`: a folder taken whole adds them without looking each up among 10,000 keys. */
+  readonly entries: IndexEntry[];
   readonly folders: string[];
+  /**
+   * The scan workers' listing these were made from, and the deny-read list they were judged by:
+   * the next scan takes the folder whole when its worker lists it the same (./stat-workers.ts): a
+   * file written after its listing has a new ctime, so its folder lists differently. Absent when an
+   * entry went away before its lstat or was a stand-in: the next scan compares the folder again.
+   */
+  listed?: { readonly id: number; readonly denyKey: string };
 }
 type Layout = Map<string, Files>;
 /** The layout of each index a scan in this process made (an index read from disk has none). */
@@ -76,7 +72,8 @@ const layouts = new WeakMap<TreeIndex, Layout>();
 /** How many entries each index seen here has: counted once (counting 10,000 keys was a re-scan's slowest step on this thread). */
 const sizes = new WeakMap<TreeIndex, number>();
 
-function sizeOf(index: TreeIndex): number {
+/** How many entries `index` has. */
+export function sizeOf(index: TreeIndex): number {
   let size = sizes.get(index);
   if (size === undefined) {
     size = Object.keys(index).length;
@@ -93,11 +90,6 @@ const FOLDERS_PER_LIST = 8;
 const IN_FLIGHT_PER_WORKER = 2;
 /** A previous index this small is re-scanned on this thread: a few milliseconds, less than a round trip to the workers would save. */
 const WORKERS_FROM_ENTRIES = 1_000;
-
-/** Whether a path is one of `paths` or inside one. */
-export function under(paths: readonly string[], absolute: string): boolean {
-  return paths.some((denied) => absolute === denied || absolute.startsWith(denied.endsWith(path.sep) ? denied : denied + path.sep));
-}
 
 /** Which files of a folder the agent may not read: decided once per folder, so a file costs no path of its own. */
 type Denial = 'all' | 'none' | 'some';
@@ -119,6 +111,10 @@ class Walk {
   /** Each folder's files in listing order, for the next scan against this one's index. */
   readonly layout: Layout = new Map();
   private readonly previousLayout: Layout | undefined;
+  /** The deny-read list as one string: a folder is taken whole only if judged by the same one. */
+  private readonly denyKey: string;
+  /** Folders holding a stand-in of this run: never taken whole (an empty file there may now be the sandbox's). */
+  private readonly standInFolders: ReadonlySet<string>;
 
   constructor(
     private readonly root: string,
@@ -126,6 +122,8 @@ class Walk {
     private readonly options: ScanOptions,
   ) {
     this.previousLayout = layouts.get(previous);
+    this.denyKey = options.denyRead.join('\0');
+    this.standInFolders = new Set([...(options.standIns ?? [])].map((standIn) => path.dirname(standIn)));
   }
 
   begin(): void {
@@ -188,18 +186,25 @@ class Walk {
     this.entries(relative, inGit, names, (_, name) => fs.lstatSync(`${absolute}/${name}`, { throwIfNoEntry: false }));
   }
 
-  /** A folder's `names` (in listing order) with their stats (undefined: gone between the folder's read and its lstat). */
-  private entries(relative: string, inGit: boolean, names: readonly string[], statOf: (index: number, name: string) => Stat | undefined): void {
+  /**
+   * A folder's `names` (in listing order) with their stats (undefined: gone between the folder's
+   * read and its lstat); `listing`: the scan workers' id of that listing.
+   */
+  private entries(relative: string, inGit: boolean, names: readonly string[], statOf: (index: number, name: string) => Stat | undefined, listing?: number): void {
     const absolute = this.absolute(relative);
     const before = this.previousLayout?.get(relative);
     const denial = this.denialIn(absolute);
-    const files: Files = { names: [], keys: [], folders: [] };
+    const files: Files = { names: [], keys: [], entries: [], folders: [] };
     let aligned = before !== undefined;
+    let whole = listing !== undefined;
     for (let index = 0; index < names.length; index += 1) {
       const name = names[index]!;
       // Gone between the folder's read and now (the agent deleted it): not there.
       const stat = statOf(index, name);
-      if (stat === undefined || (stat.size === 0 && isFile(stat) && this.options.standIns?.has(`${absolute}/${name}`) === true)) continue;
+      if (stat === undefined || (stat.size === 0 && isFile(stat) && this.options.standIns?.has(`${absolute}/${name}`) === true)) {
+        whole = false;
+        continue;
+      }
       if (isFolder(stat)) {
         files.folders.push(name);
         this.folder(relative, inGit, name);
@@ -213,8 +218,9 @@ class Walk {
       }
       files.names.push(name);
       files.keys.push(key);
-      this.file(key, stat, denial);
+      files.entries.push(this.file(key, stat, denial));
     }
+    if (whole) files.listed = { id: listing!, denyKey: this.denyKey };
     this.layout.set(relative, files);
   }
 
@@ -226,8 +232,9 @@ class Walk {
 
   /** A folder nothing changed in: its files and sub-folders as the previous scan found them, without a system call. */
   private reuse(relative: string, inGit: boolean, files: Files): void {
-    for (const key of files.keys) this.add(key, this.previous[key]!);
+    for (let at = 0; at < files.keys.length; at += 1) this.add(files.keys[at]!, files.entries[at]!);
     this.count += files.keys.length;
+    if (this.count > this.options.limits.maxFiles) throw new Untracked(`${this.root} holds more than ${this.options.limits.maxFiles} files`);
     this.reused += files.keys.length;
     for (const name of files.folders) this.folder(relative, inGit, name);
     this.layout.set(relative, files);
@@ -243,10 +250,10 @@ class Walk {
     for (;;) {
       while (this.folders.length > 0 && inFlight.length < workers.size * IN_FLIGHT_PER_WORKER) {
         const folders = this.folders.splice(Math.max(0, this.folders.length - FOLDERS_PER_LIST));
-        const absolutes = folders.map(([relative]) => this.absolute(relative));
+        const requests = folders.map(([relative]) => this.request(relative));
         // Watched before it is read, as on this thread.
-        for (const absolute of absolutes) this.options.watch?.(absolute);
-        const listed = workers.list(absolutes);
+        for (const { folder } of requests) this.options.watch?.(folder);
+        const listed = workers.list(requests);
         // Awaited in turn below; one left behind by a scan that failed must not fail the process.
         listed.catch(() => undefined);
         inFlight.push({ folders, listed });
@@ -267,11 +274,20 @@ class Walk {
         const listing = (listings as Listing[])[index]!;
         if ('failed' in listing) throw new Error(listing.failed);
         if ('error' in listing) this.unreadable(relative, listing.error);
-        else this.entries(relative, inGit, listing.names, (at) => statAt(listing.stats, at, this.scratch));
+        else if ('same' in listing) this.reuse(relative, inGit, this.previousLayout!.get(relative)!);
+        else this.entries(relative, inGit, listing.names, (at) => statAt(listing.stats, at, this.scratch), listing.id);
       });
     }
     this.finish();
     return true;
+  }
+
+  /** What to ask a worker of the folder `relative`: the listing its previous files came from, when they may be taken whole. */
+  private request(relative: string): ListRequest {
+    const folder = this.absolute(relative);
+    const listed = this.previousLayout?.get(relative)?.listed;
+    const whole = listed !== undefined && listed.denyKey === this.denyKey && !this.standInFolders.has(folder);
+    return whole ? { folder, since: listed.id } : { folder };
   }
 
   private async byDeadline<T>(work: Promise<T>): Promise<T | 'late'> {
@@ -313,7 +329,7 @@ class Walk {
     return denyRead.some((denied) => denied.startsWith(inside)) ? 'some' : 'none';
   }
 
-  file(relative: string, stat: Stat, denial: Denial = 'some'): void {
+  file(relative: string, stat: Stat, denial: Denial = 'some'): IndexEntry {
     this.count += 1;
     if (this.count > this.options.limits.maxFiles) throw new Untracked(`${this.root} holds more than ${this.options.limits.maxFiles} files`);
     if (this.count % CHECK_CLOCK_EVERY === 0 && Date.now() > this.options.limits.deadline) throw new Untracked(`scanning ${this.root} took longer than its time budget`);
@@ -322,10 +338,12 @@ class Walk {
     if (known !== undefined && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.size === stat.size && known.ino === stat.ino && known.mode === stat.mode && (known.reason === 'deny-read') === denied) {
       this.reused += 1;
       this.add(relative, known);
-      return;
+      return known;
     }
     this.changed = true;
-    this.add(relative, this.entry(this.absolute(relative), stat, denied));
+    const entry = this.entry(this.absolute(relative), stat, denied);
+    this.add(relative, entry);
+    return entry;
   }
 
   private entry(absolute: string, stat: Stat, denied: boolean): IndexEntry {
@@ -355,10 +373,6 @@ class Walk {
   }
 }
 
-function special(stat: Stat, reason: string): IndexEntry {
-  return { kind: 'special', size: stat.size, mode: stat.mode, hash: null, stored: false, reason, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
-}
-
 /** The index of `root` now and whether it differs from `previous`, whose unchanged files skip their read. A missing root is empty. */
 export function scanRoot(root: string, previous: TreeIndex, options: ScanOptions): TreeIndex {
   const walk = new Walk(root, previous, options);
@@ -381,8 +395,3 @@ export async function scanRootSliced(root: string, previous: TreeIndex, options:
   return { index: walk.index, changed: walk.changed };
 }
 
-/** A path's state as journaled: the index entry without its stat cache. */
-export function stateOf(entry: IndexEntry): FileState {
-  const { mtimeMs: _m, ctimeMs: _c, ino: _i, ...state } = entry;
-  return state;
-}

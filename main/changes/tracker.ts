@@ -10,7 +10,8 @@ import type { FileChange } from '../../common/events.js';
 import { isProcessAlive } from '../base/process.js';
 import { BlobStore, sha256 } from './blobs.js';
 import { diffIndexes } from './diff.js';
-import { DEFAULT_SCAN_LIMITS, scanRootSliced, under, Untracked, type TreeIndex } from './scan.js';
+import { DEFAULT_SCAN_LIMITS, scanRootSliced, sizeOf, Untracked } from './scan.js';
+import { under, type TreeIndex } from './tree-index.js';
 import { keepQuietTree, takeQuietTree } from './quiet-trees.js';
 import { sweepBarriers, TreeWatch } from './watch.js';
 
@@ -288,7 +289,7 @@ export function diffAfter(store: ChangeStore, before: Snapshot, after: ReadonlyM
   const unsaved = new Set(before.unsaved);
   for (const [root, { index, changed }] of after) {
     if (changed) changes.push(...diffIndexes(root, before.roots.get(root)!, index));
-    files += Object.keys(index).length;
+    files += sizeOf(index);
     if (changed) unsaved.add(root);
   }
   if (keep) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BlobStore } from '../../main/changes/blobs.js';
 import { scanRoot, scanRootSliced, Untracked, type ScanOptions } from '../../main/changes/scan.js';
-import { StatWorkers, type FolderLister, type Listing } from '../../main/changes/stat-workers.js';
+import { StatWorkers, type FolderLister, type Listing, type ListRequest } from '../../main/changes/stat-workers.js';
 import { tempDir } from '../support/temp.js';
 import { filesHolding } from './tree.js';
 
@@ -54,7 +54,23 @@ function change(root: string): void {
 
 /** Counts the lists a real pool makes, so a test knows the workers did the listing. */
 function counted(pool: FolderLister): FolderLister & { lists: number } {
-  const counting = { lists: 0, get size() { return pool.size; }, list: (folders: readonly string[]) => { counting.lists += 1; return pool.list(folders); } };
+  const counting = { lists: 0, get size() { return pool.size; }, list: (requests: readonly ListRequest[]) => { counting.lists += 1; return pool.list(requests); } };
+  return counting;
+}
+
+/** Counts the folders a real pool answers "same" for: taken whole by the scan, nothing compared. */
+function countingSame(pool: FolderLister): FolderLister & { same: number } {
+  const counting = {
+    same: 0,
+    get size() {
+      return pool.size;
+    },
+    list: async (requests: readonly ListRequest[]) => {
+      const listings = await pool.list(requests);
+      counting.same += listings.filter((listing) => 'same' in listing).length;
+      return listings;
+    },
+  };
   return counting;
 }
 
@@ -105,5 +121,49 @@ describe('the scan workers', () => {
     await expect(scanRootSliced(root, before, { ...options, limits: { ...options.limits, deadline } }, hung)).rejects.toThrow(new Untracked(`scanning ${root} took longer than its time budget`));
     // It waited for the deadline (the timer's clock and Date's may differ by a millisecond), not gave up at once.
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('test_a_folder_listed_the_same_is_taken_whole_and_a_change_in_it_or_a_new_deny_read_list_is_still_seen', async () => {
+    const { root, options } = setUp();
+    const pool = countingSame(new StatWorkers());
+    // The first re-scan lists every folder; the second finds them listed the same and takes them whole.
+    const first = await scanRootSliced(root, scanRoot(root, {}, options), options, pool);
+    const second = await scanRootSliced(root, first.index, options, pool);
+    expect(second.changed).toBe(false);
+    expect(pool.same).toBeGreaterThan(60);
+    // Each scan's index is compared with one made from nothing (a scan against the same index would replace its folders' record).
+    expect(second.index).toEqual(scanRoot(root, {}, options));
+
+    // An edit of the same size in a folder taken whole last time: its listing differs (mtime, ctime), so it is compared.
+    const edited = path.join(root, 'd3', 'e3', 'f123.txt');
+    fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace('123', '321'));
+    const taken = pool.same;
+    const third = await scanRootSliced(root, second.index, options, pool);
+    expect(pool.same).toBeGreaterThan(taken + 60);
+    expect(third.changed).toBe(true);
+    expect(third.index['d3/e3/f123.txt']!.hash).not.toBe(second.index['d3/e3/f123.txt']!.hash);
+    expect(third.index).toEqual(scanRoot(root, {}, options));
+
+    // Nothing on disk changed, but a file is denied now: no folder judged by the old list is taken whole.
+    const denyRead = [...options.denyRead, path.join(root, 'd1', 'readme.md')];
+    const denied = await scanRootSliced(root, third.index, { ...options, denyRead }, pool);
+    expect(denied.changed).toBe(true);
+    expect(denied.index['d1/readme.md']).toMatchObject({ kind: 'file', stored: false, reason: 'deny-read' });
+    expect(denied.index).toEqual(scanRoot(root, {}, { ...options, denyRead }));
+  });
+
+  it('test_a_folder_holding_a_stand_in_of_this_run_is_never_taken_whole', async () => {
+    const { root, options } = setUp();
+    // An empty file the agent made: indexed. In a later run the sandbox stands in for the same path (denied while missing).
+    const empty = path.join(root, 'd2', 'e2', 'placeholder');
+    fs.writeFileSync(empty, '');
+    const pool = countingSame(new StatWorkers());
+    const first = await scanRootSliced(root, scanRoot(root, {}, options), options, pool);
+    const second = await scanRootSliced(root, first.index, options, pool);
+    expect(second.index['d2/e2/placeholder']).toMatchObject({ kind: 'file', size: 0 });
+    const standIns = new Set([empty]);
+    const withStandIn = await scanRootSliced(root, second.index, { ...options, standIns }, pool);
+    expect(withStandIn.index['d2/e2/placeholder']).toBeUndefined();
+    expect(withStandIn.index).toEqual(scanRoot(root, {}, { ...options, standIns }));
   });
 });
