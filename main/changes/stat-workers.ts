@@ -94,8 +94,14 @@ parentPort.on('message', ({ id, requests }) => {
       continue;
     }
     const last = kept.get(folder);
-    if (since !== undefined && last !== undefined && last.id === since && sameAs(last, names, stats)) {
-      listings.push({ same: true });
+    // A listing the same as the last keeps its id, whoever asks: scans against other indexes of the folder do not undo each other.
+    if (last !== undefined && sameAs(last, names, stats)) {
+      if (last.id === since) {
+        listings.push({ same: true });
+        continue;
+      }
+      listings.push({ id: last.id, names, stats });
+      buffers.push(stats.buffer);
       continue;
     }
     const listing = next++ * workerData.count + workerData.index;
