@@ -69,6 +69,24 @@ export const PATCHES = [
       ],
     ],
   },
+  // Speed (issue 29): the runtime's TLS-terminating proxy (which Ward does not turn on) signs with
+  // node-forge, imported at the top of two modules the runtime always loads: 42 CommonJS files,
+  // 45–58 ms of every sandboxed `ward run`'s sandbox probe, on the way to the CLI's spawn. It is
+  // loaded on first use instead: each namespace the modules take from it reads through to the
+  // library, required then.
+  ...[
+    ['dist/sandbox/mitm-ca.js', 'const { asn1, pki, md, random, util } = forge;\n', 'const [asn1, pki, md, random, util] = [\'asn1\', \'pki\', \'md\', \'random\', \'util\'].map((name) => forgePart(name));\n', ['const getTBSCertificate = pki.getTBSCertificate;\n', 'const getTBSCertificate = (...args) => pki.getTBSCertificate(...args); // Ward: read when called\n'], ['const C = asn1.Class;\nconst T = asn1.Type;\n', "const [C, T] = [forgePart('asn1', 'Class'), forgePart('asn1', 'Type')]; // Ward: read when used\n"]],
+    ['dist/sandbox/mitm-leaf.js', 'const { pki } = forge;\n', "const pki = forgePart('pki');\n"],
+  ].map(([file, destructured, lazy, ...more]) => ({
+    pkg: '@anthropic-ai/sandbox-runtime',
+    version: '0.0.83',
+    file,
+    edits: [
+      ["import forge from 'node-forge';\n", "import { createRequire } from 'node:module'; // Ward: node-forge loaded on first use (scripts/patch-dependencies.mjs)\nlet forgeLoaded;\nconst forgePart = (...names) => new Proxy({}, { get: (_, key) => names.reduce((part, name) => part[name], (forgeLoaded ??= createRequire(import.meta.url)('node-forge')))[key] });\n"],
+      [destructured, lazy],
+      ...more,
+    ],
+  })),
 ];
 
 /**

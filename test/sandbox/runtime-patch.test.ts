@@ -3,7 +3,8 @@
  * to the runtime Ward runs, once, only to the version they were written for, and an install whose
  * text no longer matches fails naming the file instead of running unedited. The runtime's `which`
  * starts no process (this is a unit test: starting one would fail it); runtime-which.test.ts
- * compares what it finds with the `which` command.
+ * compares what it finds with the `which` command. The runtime loads node-forge only when its TLS
+ * termination signs something, and that still works.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPatch, PATCHES } from '../../scripts/patch-dependencies.mjs';
 
-const [runtimePatch, whichPatch] = PATCHES;
+const [runtimePatch, whichPatch, ...forgePatches] = PATCHES;
 const scratch: string[] = [];
 afterEach(() => {
   for (const dir of scratch.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
@@ -71,5 +72,31 @@ describe('the sandbox runtime as installed', () => {
     const { whichSync } = (await import(installedFile(whichPatch!))) as { whichSync(bin: string): string | null };
     expect(whichSync('bwrap')).toBe('/usr/bin/bwrap');
     expect(whichSync('ward-no-such-program')).toBeNull();
+  });
+
+  it('test_the_installed_runtime_loads_node_forge_only_when_its_tls_termination_signs_and_that_still_works', async () => {
+    const files = forgePatches.map((patch) => installedFile(patch));
+    const forgeLoaded = () => Object.keys(createRequire(files[0]!).cache).some((file) => file.includes(`${path.sep}node-forge${path.sep}`));
+    await import(path.join(path.dirname(files[0]!), 'sandbox-manager.js'));
+    expect(forgeLoaded()).toBe(false);
+
+    type SecureContextFor = (ca: unknown, hostname: string) => import('node:tls').SecureContext;
+    const mitmCa = (await import(files[0]!)) as {
+      generateCa(): { certPem: string; keyPem: string; cert: unknown };
+      validateCaPair(certPem: string, keyPem: string): { ok: boolean };
+      generateEmptyCrl(cert: unknown, keyPem: string): Buffer;
+      createMitmCA(opts: { caCertPem: string; caKeyPem: string }): unknown;
+      disposeMitmCA(ca: unknown): Promise<void>;
+    };
+    const { secureContextFor } = (await import(files[1]!)) as { secureContextFor: SecureContextFor };
+    const { certPem, keyPem, cert } = mitmCa.generateCa();
+    expect(forgeLoaded()).toBe(true);
+    expect(certPem).toContain('-----BEGIN CERTIFICATE-----');
+    expect(mitmCa.validateCaPair(certPem, keyPem).ok).toBe(true);
+    // DER: a SEQUENCE (0x30).
+    expect(mitmCa.generateEmptyCrl(cert, keyPem)[0]).toBe(0x30);
+    const ca = mitmCa.createMitmCA({ caCertPem: certPem, caKeyPem: keyPem });
+    expect(secureContextFor(ca, 'ward.example').context).toBeDefined();
+    await mitmCa.disposeMitmCA(ca);
   });
 });
