@@ -8,6 +8,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** node-forge's import, replaced by `forgePart(...path)`: an object whose properties are read from node-forge, required on the first read. */
+const FORGE_ON_FIRST_USE = [
+  "import forge from 'node-forge';\n",
+  "import { createRequire } from 'node:module'; // Ward: node-forge loaded on first use (scripts/patch-dependencies.mjs)\nlet forgeLoaded;\nconst forgePart = (...names) => new Proxy({}, { get: (_, key) => names.reduce((part, name) => part[name], (forgeLoaded ??= createRequire(import.meta.url)('node-forge')))[key] });\n",
+];
+
 export const PATCHES = [
   {
     // Speed: the sandbox runtime (Linux) starts its two socat bridges, looks for their sockets at once,
@@ -73,20 +79,24 @@ export const PATCHES = [
   // node-forge, imported at the top of two modules the runtime always loads: 42 CommonJS files,
   // 45–58 ms of every sandboxed `ward run`'s sandbox probe, on the way to the CLI's spawn. It is
   // loaded on first use instead: each namespace the modules take from it reads through to the
-  // library, required then.
-  ...[
-    ['dist/sandbox/mitm-ca.js', 'const { asn1, pki, md, random, util } = forge;\n', 'const [asn1, pki, md, random, util] = [\'asn1\', \'pki\', \'md\', \'random\', \'util\'].map((name) => forgePart(name));\n', ['const getTBSCertificate = pki.getTBSCertificate;\n', 'const getTBSCertificate = (...args) => pki.getTBSCertificate(...args); // Ward: read when called\n'], ['const C = asn1.Class;\nconst T = asn1.Type;\n', "const [C, T] = [forgePart('asn1', 'Class'), forgePart('asn1', 'Type')]; // Ward: read when used\n"]],
-    ['dist/sandbox/mitm-leaf.js', 'const { pki } = forge;\n', "const pki = forgePart('pki');\n"],
-  ].map(([file, destructured, lazy, ...more]) => ({
+  // library, required then, and nothing reads from it while the modules load.
+  {
     pkg: '@anthropic-ai/sandbox-runtime',
     version: '0.0.83',
-    file,
+    file: 'dist/sandbox/mitm-ca.js',
     edits: [
-      ["import forge from 'node-forge';\n", "import { createRequire } from 'node:module'; // Ward: node-forge loaded on first use (scripts/patch-dependencies.mjs)\nlet forgeLoaded;\nconst forgePart = (...names) => new Proxy({}, { get: (_, key) => names.reduce((part, name) => part[name], (forgeLoaded ??= createRequire(import.meta.url)('node-forge')))[key] });\n"],
-      [destructured, lazy],
-      ...more,
+      FORGE_ON_FIRST_USE,
+      ['const { asn1, pki, md, random, util } = forge;\n', "const [asn1, pki, md, random, util] = ['asn1', 'pki', 'md', 'random', 'util'].map((name) => forgePart(name)); // Ward: read when used\n"],
+      ['const getTBSCertificate = pki.getTBSCertificate;\n', 'const getTBSCertificate = (...args) => pki.getTBSCertificate(...args); // Ward: read when called\n'],
+      ['const C = asn1.Class;\nconst T = asn1.Type;\n', "const [C, T] = [forgePart('asn1', 'Class'), forgePart('asn1', 'Type')]; // Ward: read when used\n"],
     ],
-  })),
+  },
+  {
+    pkg: '@anthropic-ai/sandbox-runtime',
+    version: '0.0.83',
+    file: 'dist/sandbox/mitm-leaf.js',
+    edits: [FORGE_ON_FIRST_USE, ['const { pki } = forge;\n', "const pki = forgePart('pki'); // Ward: read when used\n"]],
+  },
 ];
 
 /**

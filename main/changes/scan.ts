@@ -394,4 +394,3 @@ export async function scanRootSliced(root: string, previous: TreeIndex, options:
   while (!walk.work(performance.now() + SLICE_MS)) await new Promise((resolve) => setImmediate(resolve));
   return { index: walk.index, changed: walk.changed };
 }
-

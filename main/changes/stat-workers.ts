@@ -65,7 +65,7 @@ const kept = new Map();
 let keptNames = 0;
 let next = 0;
 function sameAs(last, names, stats) {
-  if (last === undefined || last.names.length !== names.length) return false;
+  if (last.names.length !== names.length) return false;
   for (let index = 0; index < names.length; index += 1) if (last.names[index] !== names[index]) return false;
   for (let index = 0; index < stats.length; index += 1) if (last.stats[index] !== stats[index]) return false;
   return true;
