@@ -52,20 +52,16 @@ function change(root: string): void {
   fs.writeFileSync(path.join(root, '.git', 'refs', 'heads', 'main'), '4567\n');
 }
 
-/** Counts the lists a real pool makes, so a test knows the workers did the listing. */
-function counted(pool: FolderLister): FolderLister & { lists: number } {
-  const counting = { lists: 0, get size() { return pool.size; }, list: (requests: readonly ListRequest[]) => { counting.lists += 1; return pool.list(requests); } };
-  return counting;
-}
-
-/** Counts the folders a real pool answers "same" for: taken whole by the scan, nothing compared. */
-function countingSame(pool: FolderLister): FolderLister & { same: number } {
+/** Counts the lists a real pool makes (so a test knows the workers did the listing) and the folders it answers "same" for (taken whole, nothing compared). */
+function counted(pool: FolderLister): FolderLister & { lists: number; same: number } {
   const counting = {
+    lists: 0,
     same: 0,
     get size() {
       return pool.size;
     },
     list: async (requests: readonly ListRequest[]) => {
+      counting.lists += 1;
       const listings = await pool.list(requests);
       counting.same += listings.filter((listing) => 'same' in listing).length;
       return listings;
@@ -125,7 +121,7 @@ describe('the scan workers', () => {
 
   it('test_a_folder_listed_the_same_is_taken_whole_and_a_change_in_it_or_a_new_deny_read_list_is_still_seen', async () => {
     const { root, options } = setUp();
-    const pool = countingSame(new StatWorkers());
+    const pool = counted(new StatWorkers());
     // The first re-scan lists every folder; the second finds them listed the same and takes them whole.
     const first = await scanRootSliced(root, scanRoot(root, {}, options), options, pool);
     const second = await scanRootSliced(root, first.index, options, pool);
@@ -159,7 +155,7 @@ describe('the scan workers', () => {
     // An empty file the agent made: indexed. In a later run the sandbox stands in for the same path (denied while missing).
     const empty = path.join(root, 'd2', 'e2', 'placeholder');
     fs.writeFileSync(empty, '');
-    const pool = countingSame(new StatWorkers());
+    const pool = counted(new StatWorkers());
     const first = await scanRootSliced(root, scanRoot(root, {}, options), options, pool);
     const second = await scanRootSliced(root, first.index, options, pool);
     expect(second.index['d2/e2/placeholder']).toMatchObject({ kind: 'file', size: 0 });
