@@ -38,4 +38,22 @@ describe('diff rows', () => {
       await view.unmount();
     }
   });
+
+  it('test_rows_stay_in_the_page_in_row_order_whatever_order_a_scroll_builds_them_in', async () => {
+    const lines = ['@@ -0,0 +1,2000 @@', ...Array.from({ length: 2_000 }, (_, index) => `+line ${index + 1}`)];
+    const view = await render(<DiffLines lines={lines} language={null} split={false} />);
+    const pane = view.container.querySelector<HTMLElement>('.diff-lines')!;
+    const scrollTo = (top: number) => {
+      pane.scrollTop = top;
+      pane.dispatchEvent(new Event('scroll'));
+    };
+    // Home from the end, scrolled smoothly: a frame on the way builds the second block before the first.
+    scrollTo(20_000);
+    scrollTo(700);
+    scrollTo(0);
+    const numbers = [...pane.querySelectorAll('.diff-add')].map((row) => Number(/^\d+/.exec(row.textContent!)![0]));
+    expect(numbers[0]).toBe(1);
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    await view.unmount();
+  });
 });

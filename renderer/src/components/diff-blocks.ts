@@ -182,9 +182,20 @@ export class DiffBlocks {
     const lineAt = (row: number) => this.highlighter!.lineAt(row);
     for (let row = index * BLOCK; row < Math.min(data.count, (index + 1) * BLOCK); row++) made.append(rowAt(row, data, lineAt));
     const old = this.blocks.get(index);
-    if (old === undefined) this.space.append(made);
+    if (old === undefined) this.space.insertBefore(made, this.elementAfter(index));
     else old.element.replaceWith(made);
     this.blocks.set(index, { element: made, span, highlighted });
+  }
+
+  /**
+   * The first block in the page after block `index`, or null: blocks are kept in the page in row order,
+   * as a screen reader and a search read them, whatever order a scroll builds them in (Home from the
+   * end, scrolled smoothly, builds the second block before the first).
+   */
+  private elementAfter(index: number): HTMLElement | null {
+    let next: number | null = null;
+    for (const at of this.blocks.keys()) if (at > index && (next === null || at < next)) next = at;
+    return next === null ? null : this.blocks.get(next)!.element;
   }
 
   /** Redraws the blocks in the page whose rows a highlighting slice finished. */
