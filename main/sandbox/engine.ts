@@ -244,6 +244,7 @@ export class SandboxEngine {
     const shim = socatThatDiesWithWard();
     // S6: the runtime's own denies for every folder the run may write, not only for Ward's working directory.
     const roots = [...run.files.writable, ...run.files.grants.write];
+    this.notes?.sweepOnce();
     const builtIn = this.platform === 'win32' ? { paths: [], standIns: [] } : await builtInDenies(roots, this.denyScans);
     this.notes?.launching(commandId, builtIn.standIns);
     const view = filesystemView({ ...run.files, readOnly: [...run.files.readOnly, ...sockets, ...(shim === null ? [] : [path.dirname(shim)])] }, this.platform!, builtIn.paths);

@@ -26,8 +26,7 @@ export class StandInNotes {
 
   /** Before a launch: what the runtime may make in the person's folders for it (the first one cleans up after dead processes). */
   launching(launchId: string, standIns: readonly string[]): void {
-    if (!this.swept) this.sweep();
-    this.swept = true;
+    this.sweepOnce();
     if (standIns.length === 0) return;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const note: Note = { pid: process.pid, identity: processIdentity(process.pid), standIns };
@@ -39,6 +38,15 @@ export class StandInNotes {
   allReleased(): void {
     for (const launchId of this.noted) fs.rmSync(this.file(launchId), { force: true });
     this.noted.clear();
+  }
+
+  /**
+   * The first time: `sweep`. Called before a launch's built-in denies are worked out, so a stand-in a
+   * killed process left is gone by then, not taken for the person's file and removed under the run.
+   */
+  sweepOnce(): void {
+    if (!this.swept) this.sweep();
+    this.swept = true;
   }
 
   /** Removes what launches of Ward processes that are gone left behind, and their notes. */
