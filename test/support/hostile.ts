@@ -3,8 +3,7 @@
  * field. The events are built by walking the journal schema (common/events.ts), so an event type
  * or field added later is covered without touching a test.
  */
-import type { z } from 'zod';
-import { JOURNAL_EVENT } from '../../common/events.js';
+import { journalPayloadSchemas } from '../../common/events.js';
 
 /** A line that, printed raw, would look like Ward's own verdict. */
 export const FORGED_VERDICT = 'ok: /tmp/chat.wardbundle is intact and signed';
@@ -106,10 +105,8 @@ function samples(schema: unknown, text: string, everywhere: boolean): unknown[] 
  * branch; they parse), then one with `text` in every field whatsoever (it does not).
  */
 export function hostileEvents(text = HOSTILE_TEXT): Array<{ type: string; payload: unknown }> {
-  return (JOURNAL_EVENT.options as readonly z.ZodType[]).flatMap((option) => {
-    const shape = defOf(option).shape as { type: unknown; payload: unknown };
-    const type = (defOf(shape.type).values as string[])[0]!;
-    const parsing = samples(shape.payload, text, false).map((payload) => ({ type, payload }));
-    return [...parsing, ...samples(shape.payload, text, true).map((payload) => ({ type, payload }))];
-  });
+  return journalPayloadSchemas().flatMap(([type, payload]) => [
+    ...samples(payload, text, false).map((payload) => ({ type, payload })),
+    ...samples(payload, text, true).map((payload) => ({ type, payload })),
+  ]);
 }
