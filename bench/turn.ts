@@ -157,16 +157,16 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
       return { ...sample, marks: readMarks(trace) };
     };
 
-    // The bare CLI: Ward's argv and environment for a new session, with no MCP server and no approval tool.
+    // The bare CLI: Ward's argv and environment for a new session, with no MCP server and no one to ask; `claude -p` takes its prompt on stdin as plain text.
     const pinned = await verifyPinnedCli();
     const runFiles = path.join(scratch, 'bare-run');
     fs.mkdirSync(runFiles, { mode: 0o700 });
     fs.writeFileSync(path.join(runFiles, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
     fs.writeFileSync(path.join(runFiles, 'instructions.md'), DEFAULT_AGENT_SPEC.instructions);
     const bareArgs = (sessionId: string, resume: boolean, streamInput: boolean) => {
-      const args = buildCliArgs({ sessionId, resume, mcpConfigPath: path.join(runFiles, 'mcp.json'), instructionsPath: path.join(runFiles, 'instructions.md'), model: DEFAULT_MODEL, pinnedTools: [], streamInput });
+      const args = buildCliArgs({ sessionId, resume, mcpConfigPath: path.join(runFiles, 'mcp.json'), instructionsPath: path.join(runFiles, 'instructions.md'), model: DEFAULT_MODEL, pinnedTools: [] });
       args.splice(args.indexOf('--permission-prompt-tool'), 2);
-      return args;
+      return streamInput ? args : [...args.slice(0, args.indexOf('--input-format')), '--'];
     };
     const bareEnv = (configDir: string) => buildChildEnv({ inherited: base, model: { baseUrl: provider.url, capability: KEY, mode: 'api-key' }, configDir });
     const bare = async (session?: { id: string; configDir: string; workspace: string; resume: boolean }): Promise<Sample> => {

@@ -57,7 +57,6 @@ export const AgentSpecSchema = z
       if ('connection' in tool && tool.exposedName !== exposedToolName(tool.connection, tool.name)) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} of connection ${tool.connection} must be exposed as ${exposedToolName(tool.connection, tool.name)}` });
       if ('connection' in tool && spec.upstreams[tool.connection] !== undefined) ctx.addIssue({ code: 'custom', message: `tool ${tool.exposedName} names connection ${tool.connection}, which is also an inline upstream` });
       if (exposed.has(tool.exposedName)) ctx.addIssue({ code: 'custom', message: `tool name ${tool.exposedName} is pinned twice` });
-      if (tool.exposedName === 'approve') ctx.addIssue({ code: 'custom', message: 'the tool name "approve" is reserved for Ward' });
       exposed.add(tool.exposedName);
     }
   });

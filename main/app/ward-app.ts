@@ -140,6 +140,7 @@ export class WardApp {
   private closeBroker: (() => Promise<void>) | undefined;
   /** The broker's and the gateway's start, settled before close() closes them. */
   private servicesStarting: Promise<unknown> | undefined;
+  private brokerStarting: Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions?(): unknown }> | undefined;
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
   private modelCredential: TurnDeps['resolveCredential'] | undefined;
@@ -305,6 +306,7 @@ export class WardApp {
     }
     await this.auditLoop?.stop();
     await this.servicesStarting;
+    await this.brokerStarting?.catch(() => undefined);
     await this.closeBroker?.();
     await this.closeGateway?.();
     await this.sandboxEngine?.close();
@@ -331,11 +333,12 @@ export class WardApp {
   private async startRuns(): Promise<RunService> {
     const run = this.options.run ?? {};
     const sandbox = this.sandbox;
-    // A turn needs the broker and the gateway only once its pin check and keychain read are
-    // done: they start meanwhile, and a failure to start fails the turn that waits for them.
-    const broker = run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker);
+    // A turn needs the gateway (and the broker) only once its pin check and keychain read are
+    // done: it starts meanwhile, and a failure to start fails the turn that waits for it.
+    // The broker listens only once a run of an agent with MCP tools needs it: the others hand the child no MCP server.
+    const broker = () => (this.brokerStarting ??= run.broker === undefined ? this.startBroker().finally(() => traceMark('broker-started')) : Promise.resolve(run.broker));
     const gateway = run.gateway === undefined ? this.startGateway().finally(() => traceMark('gateway-started')) : Promise.resolve(run.gateway);
-    this.servicesStarting = Promise.allSettled([broker, gateway]);
+    this.servicesStarting = Promise.allSettled([gateway]);
     // Admission needs the sandbox's status (WARD_SANDBOX=require refuses at once); both at once.
     const [{ RunService }, sandboxStatus] = await Promise.all([
       import('./runs/run-service.js').finally(() => traceMark('runs-loaded')),

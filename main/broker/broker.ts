@@ -12,7 +12,7 @@ import { readBoundedBody } from '../base/http-body.js';
 import { capabilityHash, capabilityMatches, newCapability, startLoopbackServer, type LoopbackServer } from '../base/loopback.js';
 import { toolSchemaHash } from '../upstreams/schema-hash.js';
 import type { McpSession, ModernEndpoint } from './mcp-session.js';
-import { APPROVAL_TOOL, RunState, type CallLimits } from './run-state.js';
+import { RunState, type CallLimits } from './run-state.js';
 import type { SessionTransportOptions } from './session-transport.js';
 import type { RunBinding, RunRegistration } from './types.js';
 
@@ -72,7 +72,6 @@ function validateBinding(binding: RunBinding): void {
     if (!TOOL_NAME.test(tool.exposedName)) {
       throw new WardError('invalid_config', `tool name ${JSON.stringify(tool.exposedName)} must be 1–64 of A-Z a-z 0-9 _ -`);
     }
-    if (tool.exposedName === APPROVAL_TOOL) throw new WardError('invalid_config', `tool name "${APPROVAL_TOOL}" is reserved for Ward's approval tool`);
     // What the child is shown must be what was pinned (B3).
     if (toolSchemaHash(tool) !== tool.schemaHash) throw new WardError('invalid_config', `tool "${tool.exposedName}": its schema does not match its pinned hash; re-pin the tool`);
     if (seen.has(tool.exposedName)) throw new WardError('invalid_config', `tool name "${tool.exposedName}" is pinned twice`);

@@ -1,17 +1,15 @@
 /**
- * One registered run inside the broker: the pinned tool list, the call pipeline (B3–B7) and the
- * approval tool. Shared by every MCP session the child opens for this run.
+ * One registered run inside the broker: the pinned tool list and the call pipeline (B3–B7).
+ * Shared by every MCP session the child opens for this run. (The CLI's permission questions do
+ * not come here: they are control requests on its stdout, ../app/runs/cli-session.ts.)
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { ApprovalDecision, BrokerEvent, RunBinding } from './types.js';
+import type { BrokerEvent, RunBinding } from './types.js';
 import { contentBytes, resourceLinkOf, structuredBytes, structuredOf } from '../upstreams/projection.js';
 import type { PinnedToolRoute, StructuredContent, ToolContent, ToolOutcome } from '../upstreams/types.js';
 import { callErrorMessage, type CallErrorCode } from '../upstreams/call-errors.js';
 import { redactJson } from '../base/secret-redaction.js';
-
-/** The CLI calls it as `mcp__ward__approve` (`--permission-prompt-tool`). */
-export const APPROVAL_TOOL = 'approve';
 
 /**
  * Where the pinned CLI names the tool_use block a tools/call answers: the request's
@@ -35,16 +33,6 @@ export interface CallLimits {
   readonly maxConcurrentCalls: number;
 }
 
-const APPROVAL_INPUT_SCHEMA: Tool['inputSchema'] = {
-  type: 'object',
-  properties: {
-    tool_name: { type: 'string' },
-    input: { type: 'object' },
-    tool_use_id: { type: 'string' },
-  },
-  required: ['tool_name', 'input'],
-};
-
 /** Names the model supplies are echoed back bounded and quoted, never raw. */
 function quoteName(name: string): string {
   return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
@@ -64,10 +52,6 @@ export function toolUseIdOf(meta: unknown): string | null {
 function errorResult(code: CallErrorCode | string, detail?: string): CallToolResult {
   const text = detail === undefined ? callErrorMessage(code) : `${callErrorMessage(code)} ${detail}`;
   return { isError: true, content: [{ type: 'text', text: `${text} [${code}]` }] };
-}
-
-function approvalResult(decision: ApprovalDecision): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(decision) }] };
 }
 
 /** Re-projects whatever an UpstreamCaller returned to text, images, resource links and a structured object, and measures it (B5). */
@@ -92,8 +76,6 @@ export class RunState {
   private readonly aborts = new Set<AbortController>();
   private readonly cancelledByStop = new WeakSet<AbortController>();
   private closed = false;
-  private readonly closedSignal: Promise<void>;
-  private signalClosed!: () => void;
 
   constructor(
     readonly binding: RunBinding,
@@ -102,9 +84,6 @@ export class RunState {
     private readonly limits: CallLimits,
   ) {
     this.routes = new Map(binding.tools.map((route) => [route.exposedName, route]));
-    this.closedSignal = new Promise((resolve) => {
-      this.signalClosed = resolve;
-    });
   }
 
   get isClosed(): boolean {
@@ -115,10 +94,9 @@ export class RunState {
     return this.calls.size;
   }
 
-  /** Stops accepting calls and answers pending approvals with deny. */
+  /** Stops accepting calls. */
   markClosed(): void {
     this.closed = true;
-    this.signalClosed();
   }
 
   /**
@@ -139,18 +117,12 @@ export class RunState {
   }
 
   listTools(): Tool[] {
-    const tools: Tool[] = [...this.routes.values()].map((route) => ({
+    return [...this.routes.values()].map((route) => ({
       name: route.exposedName,
       description: route.description,
       inputSchema: route.inputSchema,
       ...(route.outputSchema === undefined ? {} : { outputSchema: route.outputSchema }),
     }));
-    tools.push({
-      name: APPROVAL_TOOL,
-      description: 'Ward permission prompt: decides whether a tool call may run.',
-      inputSchema: APPROVAL_INPUT_SCHEMA,
-    });
-    return tools;
   }
 
   private accepting(): boolean {
@@ -172,7 +144,6 @@ export class RunState {
   }
 
   async callTool(name: string, rawArgs: unknown, childSignal: AbortSignal, toolUseId: string | null): Promise<CallToolResult> {
-    if (name === APPROVAL_TOOL) return this.approve(rawArgs);
     const tool = name.slice(0, 128);
     if (!this.accepting()) return this.refuse(tool, 'The run is not accepting tool calls.');
     const route = this.routes.get(name);
@@ -271,34 +242,5 @@ export class RunState {
     // What a server echoes of the secrets Ward gave it (a token, a secret variable) reaches neither the model nor the CLI's transcript.
     const result: CallToolResult = { isError: outcome.isError, content: projected.content, ...(projected.structuredContent === undefined ? {} : { structuredContent: projected.structuredContent }) };
     return redactJson(result, this.binding.secrets?.() ?? []);
-  }
-
-  private async approve(rawArgs: unknown): Promise<CallToolResult> {
-    if (!isPlainObject(rawArgs) || typeof rawArgs.tool_name !== 'string' || !isPlainObject(rawArgs.input)) {
-      return approvalResult({ behavior: 'deny', message: 'Malformed permission request.' });
-    }
-    const toolUseId = typeof rawArgs.tool_use_id === 'string' ? rawArgs.tool_use_id : null;
-    if (!this.accepting()) return approvalResult({ behavior: 'deny', message: 'The run is not accepting tool calls.' });
-    const approve = this.binding.approve;
-    if (approve === undefined) return approvalResult({ behavior: 'deny', message: 'Not granted, and this run has no one to ask.' });
-
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<ApprovalDecision>((resolve) => {
-      timer = setTimeout(() => resolve({ behavior: 'deny', message: 'No answer in time.' }), this.limits.hardLimitMs);
-    });
-    const ended = this.closedSignal.then((): ApprovalDecision => ({ behavior: 'deny', message: 'The run ended.' }));
-    const asked = Promise.resolve()
-      .then(() => approve({ toolName: rawArgs.tool_name as string, input: rawArgs.input as Record<string, unknown>, toolUseId }))
-      .catch((): ApprovalDecision => ({ behavior: 'deny', message: 'The permission check failed.' }));
-    try {
-      const decision = await Promise.race([asked, timeout, ended]);
-      if (decision.behavior === 'allow' && isPlainObject(decision.updatedInput)) {
-        return approvalResult({ behavior: 'allow', updatedInput: decision.updatedInput });
-      }
-      const message = decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : 'Denied.';
-      return approvalResult({ behavior: 'deny', message });
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }

@@ -7,16 +7,6 @@
 import type { PinnedToolRoute, UpstreamCaller } from '../upstreams/types.js';
 
 /** What the CLI's `--permission-prompt-tool` call carries. */
-export interface ApprovalRequest {
-  readonly toolName: string;
-  readonly input: Record<string, unknown>;
-  readonly toolUseId: string | null;
-}
-
-export type ApprovalDecision =
-  | { readonly behavior: 'allow'; readonly updatedInput: Record<string, unknown> }
-  | { readonly behavior: 'deny'; readonly message: string };
-
 /**
  * Events the broker reports for the journal; never carries credentials. `toolUseId` is the CLI's
  * id of the tool_use block the call answers (see CLI_TOOL_USE_ID_META), null when the call came
@@ -48,8 +38,6 @@ export interface RunBinding {
   isAcceptingCalls(): boolean;
   /** Permission check for a pinned MCP tool call; a string is the denial reason. */
   authorizeToolCall?(tool: PinnedToolRoute, args: Record<string, unknown>): Promise<true | string>;
-  /** Answers the CLI's permission prompt tool (P3); absent means deny everything not pre-granted. */
-  approve?(request: ApprovalRequest): Promise<ApprovalDecision>;
   onEvent(event: BrokerEvent): void;
   /**
    * Secrets Ward holds (what the connections read, the run's capabilities) that an upstream's

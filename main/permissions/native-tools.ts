@@ -149,7 +149,7 @@ export interface CliPermissionOptions {
   /**
    * For `--settings {"permissions":{"ask":[…]}}`: tools the CLI must ask Ward about on every
    * call. An ask rule beats the CLI's own allow rules and its habit of allowing reads inside
-   * its working directory, so every native call reaches the approval tool and is journaled.
+   * its working directory, so every native call is asked of Ward (a `can_use_tool` question) and journaled.
    */
   readonly askTools: readonly string[];
   /** For `--allowedTools`: calls the CLI may make without asking (a subset of what the engine allows). */
@@ -199,8 +199,8 @@ function render(rule: Rule, routes: readonly PinnedToolRoute[]): string[] | null
 
 /**
  * How native grants reach the CLI (P2).
- * - 'ask' (what runs use): only granted tools are offered, and each call is asked of Ward's
- *   approval tool, which decides from the grants and journals it (P3, P4). Checked against the
+ * - 'ask' (what runs use): only granted tools are offered, and each call is asked of Ward
+ *   (the CLI's `can_use_tool` question), which decides from the grants and journals it (P3, P4). Checked against the
  *   pinned CLI: without the ask rule it reads files inside its working directory unasked.
  * - 'rules': grants rendered as path- and command-scoped `--allowedTools`/`--disallowedTools`;
  *   saves a round trip, but the CLI then decides those calls itself and they are not journaled
@@ -210,10 +210,10 @@ export type CliRenderMode = 'ask' | 'rules';
 
 /**
  * Renders grants as the CLI's own options. The CLI's rules are a convenience: the engine
- * behind the approval tool and the broker decides on its own. An allow rule is rendered only
+ * behind Ward's answers to the CLI's questions and the broker decides on its own. An allow rule is rendered only
  * when every deny rule of its kind could be rendered too (otherwise the CLI might pre-allow what
  * a deny rule we could not express forbids); what the CLI syntax cannot express exactly is left
- * to the approval tool.
+ * to Ward's answer when the CLI asks.
  */
 export function renderCliOptions(rules: readonly Rule[], routes: readonly PinnedToolRoute[] = [], mode: CliRenderMode = 'rules'): CliPermissionOptions {
   const tools = new Set<string>();

@@ -1,4 +1,4 @@
-import type { ApprovalDecision, ApprovalRequest } from '../broker/types.js';
+import type { ApprovalDecision, ApprovalRequest } from './approval.js';
 import type { PinnedToolRoute } from '../upstreams/types.js';
 import { describeError } from '../base/errors.js';
 import { commandForPerson, commandForRecord, MAX_ASKED_COMMAND, summarizeArguments, type Answerer, type AuditRecord, type AuditSink } from './audit.js';
@@ -14,7 +14,7 @@ import { PROMPT_ANSWERS, type PromptAnswer, type Prompter } from './prompter.js'
 /** How long a person has to answer before the request is denied. */
 export const DEFAULT_PROMPT_TIMEOUT_MS = 120_000;
 const MAX_PROMPT_TIMEOUT_MS = 15 * 60_000;
-/** MCP calls approved once through the approval tool and not yet made; bounded. */
+/** MCP calls approved once when the CLI asked, and not yet made; bounded. */
 const MAX_PENDING_ONCE = 64;
 
 export interface RunPermissionsOptions {

@@ -4,7 +4,6 @@
  * the private mcp.json whose path is passed). No permission bypass flag exists in this builder.
  */
 export const WARD_SERVER = 'ward';
-export const APPROVAL_TOOL = `mcp__${WARD_SERVER}__approve`;
 
 export interface CliArgsInput {
   /** The native session id (a UUID). */
@@ -26,10 +25,8 @@ export interface CliArgsInput {
   /** Path- and command-scoped CLI rules rendered from the grants (main/permissions renderCliOptions). */
   readonly allowedRules?: readonly string[];
   readonly disallowedRules?: readonly string[];
-  /** Tools the CLI must ask the approval tool about on every call (an ask rule beats its own allows). */
+  /** Tools the CLI must ask Ward about on every call (an ask rule beats its own allows). */
   readonly askTools?: readonly string[];
-  /** A warm session's child reads its turns as stream-json lines from stdin (issue 19); default: one prompt on stdin. */
-  readonly streamInput?: boolean;
 }
 
 /** A tool name (MCP names may hold "-", which the pinned CLI accepts), optionally with a scope in parentheses. */
@@ -85,15 +82,16 @@ export function buildCliArgs(input: CliArgsInput): string[] {
     '--setting-sources',
     '',
     '--disable-slash-commands',
+    // Permission questions come to Ward as control requests on stdout (`can_use_tool`), answered on stdin.
     '--permission-prompt-tool',
-    APPROVAL_TOOL,
+    'stdio',
   ];
   const allowed = [...input.pinnedTools.map(mcpToolName), ...(input.allowedRules ?? [])];
   if (allowed.length > 0) args.push('--allowedTools', allowed.join(','));
   if ((input.disallowedRules ?? []).length > 0) args.push('--disallowedTools', input.disallowedRules!.join(','));
   args.push('--settings', JSON.stringify(childSettings(input.askTools ?? [])));
   args.push('--append-system-prompt-file', input.instructionsPath, '--model', input.model);
-  // Nothing may follow as an option; a warm session's turns come on stdin, not as an argument.
-  args.push(...(input.streamInput === true ? ['--input-format', 'stream-json'] : ['--']));
+  // Turns and permission answers come on stdin as stream-json lines, never as an argument (issue 19).
+  args.push('--input-format', 'stream-json');
   return args;
 }

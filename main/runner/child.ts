@@ -1,29 +1,25 @@
 /**
  * R2/R6: the pinned CLI as a child process. argv array, no shell, its own process group, stdio
- * pipes. A one-turn child gets the prompt on stdin, which is then closed; Stop is SIGINT to the
- * CLI (2.1.328 in `-p` mode answers it by cancelling the turn, telling MCP servers to cancel
- * in-flight calls, and writing a terminal `result`). A warm session's child (`--input-format
- * stream-json`, issue 19) keeps stdin open and takes one `user` line per turn; Stop is its
- * `interrupt` control request (facts in test/runner/stream-json-input.test.ts). Either way the
- * whole group gets SIGKILL when the grace period runs out.
- * Sandboxed (main/sandbox/engine.ts), the child is the runtime's wrapper around bwrap: the
- * interrupt goes to the CLI inside it, and the group kill takes the wrapper and bwrap, whose
- * --die-with-parent and pid namespaces take the rest.
+ * pipes. It reads stream-json lines on stdin (`--input-format stream-json`, issue 19): one `user`
+ * line per turn, and the answers to its permission questions (`can_use_tool` control requests,
+ * `--permission-prompt-tool stdio`); a one-turn child's stdin closes after its result, and it
+ * exits. Stop is the `interrupt` control request (facts in test/runner/stream-json-input.test.ts
+ * and control-channel.test.ts); the whole group gets SIGKILL when the grace period runs out.
+ * Sandboxed (main/sandbox/engine.ts), the child is the runtime's wrapper around bwrap, and the
+ * group kill takes the wrapper and bwrap, whose --die-with-parent and pid namespaces take the rest.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { findInnerProcess } from './process-tree.js';
 import { StreamJsonParser, type CliMessage } from './stream-parser.js';
+
+/** The answer to a permission question, as the CLI reads it. */
+export type PermissionAnswer = { readonly behavior: 'allow'; readonly updatedInput: Record<string, unknown> } | { readonly behavior: 'deny'; readonly message: string };
 
 export interface CliLaunch {
   readonly binary: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
-  /** A one-turn child's prompt; absent for a warm session's child, whose turns come through sendTurn(). */
-  readonly prompt?: string;
   readonly maxLineBytes?: number;
-  /** Set when `binary` is the sandbox wrapping the pinned CLI: the CLI binary, whose process gets the interrupt. */
-  readonly inner?: string;
 }
 
 export interface CliExit {
@@ -42,15 +38,10 @@ const CLOSE_AFTER_EXIT_MS = 2_000;
 export class CliProcess {
   readonly exited: Promise<CliExit>;
   private readonly child: ChildProcess;
-  private readonly inner: string | undefined;
-  /** True for a warm session's child: stdin stays open for stream-json lines. */
-  private readonly streamInput: boolean;
   private interrupts = 0;
 
   /** `onMessages` gets the messages of one stdout chunk together, so they can be committed in one transaction. */
   constructor(launch: CliLaunch, onMessages: (messages: CliMessage[]) => void) {
-    this.inner = launch.inner;
-    this.streamInput = launch.prompt === undefined;
     this.child = spawn(launch.binary, [...launch.args], {
       cwd: launch.cwd,
       env: { ...launch.env },
@@ -105,7 +96,6 @@ export class CliProcess {
         settle();
       });
     });
-    if (this.child.pid !== undefined && launch.prompt !== undefined) this.child.stdin!.end(launch.prompt);
   }
 
   get pid(): number | undefined {
@@ -117,33 +107,24 @@ export class CliProcess {
     return this.child.pid !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** A warm session's next turn: one stream-json `user` line (no shell, no argv: the text stays out of `ps`). */
+  /** A turn: one stream-json `user` line (no shell, no argv: the text stays out of `ps`). */
   sendTurn(prompt: string): void {
-    if (!this.streamInput) throw new Error('this CLI child took its one prompt at start');
     this.writeLine({ type: 'user', message: { role: 'user', content: prompt } });
   }
 
-  /** A warm session's end: stdin closes and the CLI exits 0 once its turn is done. */
+  /** The answer to the CLI's permission question `requestId`. */
+  answerPermission(requestId: string, answer: PermissionAnswer): void {
+    this.writeLine({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response: answer } });
+  }
+
+  /** No more turns: stdin closes and the CLI exits 0 once its turn is done. */
   endInput(): void {
     this.child.stdin!.end();
   }
 
   /** Graceful stop: the CLI cancels the turn and writes its terminal result. */
   interrupt(): void {
-    if (!this.alive) return;
-    if (this.streamInput) {
-      this.writeLine({ type: 'control_request', request_id: `ward-interrupt-${++this.interrupts}`, request: { subtype: 'interrupt' } });
-      return;
-    }
-    try {
-      // The sandbox's wrappers do not forward signals (SIGINT would end them and, through
-      // --die-with-parent, SIGKILL the CLI): the CLI itself is interrupted. Before it has started, ending the wrapper is right.
-      const inner = this.inner === undefined ? null : findInnerProcess(this.child.pid!, this.inner);
-      if (inner !== null) process.kill(inner, 'SIGINT');
-      else this.child.kill('SIGINT');
-    } catch {
-      // already gone
-    }
+    if (this.alive) this.writeLine({ type: 'control_request', request_id: `ward-interrupt-${++this.interrupts}`, request: { subtype: 'interrupt' } });
   }
 
   private writeLine(message: Record<string, unknown>): void {

@@ -1,6 +1,6 @@
 /**
  * B2: per run a private 0700 temp folder holding the 0600 mcp.json (the only place the run's
- * capability is written) and the agent's instructions. Removed when the child exits, and by
+ * broker capability is written, when the agent has MCP tools) and the agent's instructions. Removed when the child exits, and by
  * the run's `finally` after a crash; folders left by a Ward process that died are swept at the
  * next start.
  */
@@ -22,14 +22,16 @@ export interface RunDir {
   remove(): void;
 }
 
-export function createRunDir(input: { brokerUrl: string; capability: string; instructions: string; tmpRoot?: string }): RunDir {
+/** `broker`: the run's MCP server, when the agent has tools for it (none: an mcp.json with no server). */
+export function createRunDir(input: { broker: { readonly url: string; readonly capability: string } | null; instructions: string; tmpRoot?: string }): RunDir {
   const dir = fs.mkdtempSync(path.join(input.tmpRoot ?? os.tmpdir(), RUN_DIR_PREFIX));
   fs.chmodSync(dir, 0o700);
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
     const mcpConfigPath = path.join(dir, 'mcp.json');
     const instructionsPath = path.join(dir, 'instructions.md');
-    const config = { mcpServers: { [WARD_SERVER]: { type: 'http', url: input.brokerUrl, headers: { Authorization: `Bearer ${input.capability}` } } } };
+    const { broker } = input;
+    const config = { mcpServers: broker === null ? {} : { [WARD_SERVER]: { type: 'http', url: broker.url, headers: { Authorization: `Bearer ${broker.capability}` } } } };
     // `wx`: never follow or reuse a file someone else placed in the folder.
     fs.writeFileSync(mcpConfigPath, JSON.stringify(config), { mode: 0o600, flag: 'wx' });
     fs.writeFileSync(instructionsPath, input.instructions, { mode: 0o600, flag: 'wx' });

@@ -38,6 +38,16 @@ export interface ApiRetryMessage {
   readonly error: string;
 }
 
+export interface PermissionRequest {
+  readonly kind: 'permission_request';
+  readonly requestId: string;
+  readonly toolName: string;
+  readonly input: Record<string, unknown>;
+  readonly toolUseId: string | null;
+  /** The request lacked a tool name or an input object: it is denied. */
+  readonly malformed?: true;
+}
+
 export type CliMessage =
   | InitMessage
   | { readonly kind: 'assistant_text'; readonly text: string; readonly messageId: string | null }
@@ -51,6 +61,10 @@ export type CliMessage =
   /** The CLI's own text for a failed model call (an assistant line with `error`): not the model's answer. */
   | { readonly kind: 'provider_error'; readonly error: string; readonly text: string }
   | { readonly kind: 'diagnostic'; readonly reason: 'unparseable' | 'oversized' | 'unexpected_shape'; readonly detail: string; readonly bytes: number }
+  /** The CLI asks whether a tool call may run (`--permission-prompt-tool stdio`: a `can_use_tool` control request) and waits for the answer. */
+  | PermissionRequest
+  /** The CLI no longer waits for the answer to request `requestId` (a control cancel request). */
+  | { readonly kind: 'permission_cancelled'; readonly requestId: string }
   /** A well-formed line of a type Ward does not act on (control responses, status, ...). */
   | { readonly kind: 'ignored'; readonly type: string };
 
@@ -187,7 +201,28 @@ const PARSERS: ReadonlyMap<string, (value: Json, line: string) => CliMessage[]> 
   ['user', userMessages],
   ['stream_event', streamEventMessages],
   ['result', resultMessages],
+  ['control_request', controlRequests],
+  ['control_cancel_request', controlCancels],
 ]);
+
+/**
+ * The CLI's requests to its host. A permission question must be answered (the CLI waits), so a
+ * malformed one with a request id still comes through: it is denied, never guessed at.
+ */
+function controlRequests(value: Json, line: string): CliMessage[] {
+  const requestId = str(value.request_id);
+  const request = isObject(value.request) ? value.request : null;
+  if (requestId === null || request === null) return [unexpected('control_request', line)];
+  if (request.subtype !== 'can_use_tool') return [{ kind: 'ignored', type: `control_request/${String(request.subtype)}` }];
+  const toolName = str(request.tool_name) ?? '';
+  const input = isObject(request.input) ? request.input : null;
+  return [{ kind: 'permission_request', requestId, toolName, input: input ?? {}, toolUseId: str(request.tool_use_id), ...(input === null || toolName === '' ? { malformed: true as const } : {}) }];
+}
+
+function controlCancels(value: Json, line: string): CliMessage[] {
+  const requestId = str(value.request_id);
+  return requestId === null ? [unexpected('control_cancel_request', line)] : [{ kind: 'permission_cancelled', requestId }];
+}
 
 function apiRetry(value: Json): ApiRetryMessage {
   const status = value.error_status;

@@ -75,8 +75,6 @@ export interface SandboxedLaunch {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
-  /** The program whose process gets Stop's interrupt (the wrapper does not forward it). */
-  readonly inner: string;
   readonly reachable: Reachability;
   /** Paths the runtime may stand an empty file or folder in for while the sandbox runs (./built-in-denies.ts). */
   readonly standIns: readonly string[];
@@ -267,7 +265,6 @@ export class SandboxEngine {
       // The wrapper and bubblewrap need PATH; everything else the child sees is Ward's allowlist.
       env: command.env,
       cwd: command.cwd,
-      inner: command.binary,
       reachable: reachability(view, this.platform!),
       standIns: builtIn.standIns,
       builtIn: { roots, paths: builtIn.paths },

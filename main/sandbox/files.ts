@@ -1,7 +1,7 @@
 /**
  * S2: what a run's processes see of the file system, as data. The same view is written as the
  * sandbox runtime's filesystem config (every OS) and answers "can the child reach this path?"
- * for the approval tool. Pure: no I/O, so it is tested on its output for macOS and Windows too.
+ * for Ward's answers to the CLI's permission questions. Pure: no I/O, so it is tested on its output for macOS and Windows too.
  *
  * The view: the system read-only, the program folders (the CLI, the runtime's helpers) and the
  * run folder read-only, the workspace, the conversation's CLI state and a private home and tmp
@@ -141,7 +141,7 @@ export function assertGrantsComposeWithSandbox(rules: readonly Rule[], platform:
 export type Reachability = (hostPath: string, write: boolean) => boolean;
 
 /**
- * The same decision the runtime makes, for the approval tool: a path is readable when an allowed
+ * The same decision the runtime makes, for Ward's answer to a permission question: a path is readable when an allowed
  * folder covers it and no more specific deny does; writable when a write folder covers it and no
  * deny does.
  */

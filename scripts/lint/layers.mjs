@@ -26,7 +26,7 @@ export const MAIN_LAYERS = {
   upstreams: [...BASE],
   connections: [...BASE, 'namespaces', 'store', 'credentials', 'auth', 'upstreams'],
   broker: [...BASE, 'upstreams'],
-  permissions: [...BASE, 'namespaces', 'upstreams', 'broker'],
+  permissions: [...BASE, 'namespaces', 'upstreams'],
   policy: [...BASE, 'permissions', 'connections'],
   sandbox: [...BASE, 'permissions'],
   gateway: [...BASE, 'providers'],

@@ -51,7 +51,7 @@ describe('broker access (B1)', () => {
   it('test_serves_a_pinned_tool_to_a_client_holding_the_run_capability', async () => {
     const client = await connectClient(runA.registration.url, runA.registration.capability);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['fx_echo']);
     expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'hello' } }))).toBe('hello');
     await client.close();
   });
@@ -143,9 +143,8 @@ describe('broker access (B1)', () => {
     await second.registration.close();
   });
 
-  it('test_refuses_to_register_a_binding_with_a_reserved_duplicate_or_tampered_tool', async () => {
+  it('test_refuses_to_register_a_binding_with_a_duplicate_or_tampered_tool', async () => {
     const [echo] = await pin(upstreams, 'fx', ['echo']);
-    expect(() => registerRun(broker, 'bad-1', [{ ...echo!, exposedName: 'approve' }], upstreams)).toThrow(/reserved/);
     expect(() => registerRun(broker, 'bad-2', [echo!, echo!], upstreams)).toThrow(/pinned twice/);
     expect(() => registerRun(broker, 'run-a', [echo!], upstreams)).toThrow(/already registered/);
     expect(() => registerRun(broker, 'bad/3', [echo!], upstreams)).toThrow(/run id/);

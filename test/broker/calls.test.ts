@@ -350,51 +350,6 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('test_answers_the_approval_tool_from_the_binding_and_denies_when_the_run_has_no_approver', async () => {
-    const asked: unknown[] = [];
-    const withApprover = registerRun(broker, 'approve-yes', [], upstreams, {
-      approve: async (request) => {
-        asked.push(request);
-        return request.toolName === 'Read' ? { behavior: 'allow', updatedInput: request.input } : { behavior: 'deny', message: 'not granted' };
-      },
-    });
-    const client = await connectClient(withApprover.registration.url, withApprover.registration.capability);
-    const allow = await client.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: { file_path: '/tmp/a' }, tool_use_id: 'toolu_1' } });
-    expect(JSON.parse(textOf(allow))).toEqual({ behavior: 'allow', updatedInput: { file_path: '/tmp/a' } });
-    const deny = await client.callTool({ name: 'approve', arguments: { tool_name: 'Bash', input: { command: 'ls' } } });
-    expect(JSON.parse(textOf(deny))).toEqual({ behavior: 'deny', message: 'not granted' });
-    expect(asked).toEqual([
-      { toolName: 'Read', input: { file_path: '/tmp/a' }, toolUseId: 'toolu_1' },
-      { toolName: 'Bash', input: { command: 'ls' }, toolUseId: null },
-    ]);
-    await client.close();
-    await withApprover.registration.close();
-
-    const without = registerRun(broker, 'approve-none', [], upstreams);
-    const client2 = await connectClient(without.registration.url, without.registration.capability);
-    const denied = await client2.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: {} } });
-    expect(JSON.parse(textOf(denied))).toMatchObject({ behavior: 'deny' });
-    await client2.close();
-    await without.registration.close();
-  });
-
-  it('test_answers_a_pending_approval_with_deny_when_the_run_ends', async () => {
-    let asked!: () => void;
-    const pending = new Promise<void>((resolve) => (asked = resolve));
-    const run = registerRun(broker, 'approve-pending', [], upstreams, {
-      approve: () => {
-        asked();
-        return new Promise(() => undefined);
-      },
-    });
-    const client = await connectClient(run.registration.url, run.registration.capability);
-    const answer = client.callTool({ name: 'approve', arguments: { tool_name: 'Read', input: {} } });
-    await pending;
-    await run.registration.close();
-    expect(JSON.parse(textOf(await answer))).toEqual({ behavior: 'deny', message: 'The run ended.' });
-    await client.close().catch(() => undefined);
-  });
-
   it('test_a_call_that_fails_for_any_other_reason_than_a_timeout_reaches_the_upstream_exactly_once_b6', async () => {
     // Issue 12 #16: a retry of a crashed, closed or refused call would pass every other test.
     const pidFile = path.join(tempDir('ward-b6-'), 'starts');
@@ -445,15 +400,4 @@ describe('broker calls (B3–B7)', () => {
     await run.registration.close();
   });
 
-  it('test_an_approver_that_never_answers_is_denied_at_the_hard_limit_never_allowed_p3', async () => {
-    // Issue 12 #19: the hard-limit answer could have been "allow" and no test would notice.
-    const shortBroker = await Broker.start({ toolTimeoutMs: 50, hardLimitMs: 300 });
-    onTestFinished(() => shortBroker.close());
-    const run = registerRun(shortBroker, 'approver-silent', [], upstreams, { approve: () => new Promise(() => undefined) });
-    const client = await connectClient(run.registration.url, run.registration.capability);
-    const answer = await client.callTool({ name: 'approve', arguments: { tool_name: 'Bash', input: { command: 'rm -rf /' } } });
-    expect(JSON.parse(textOf(answer))).toEqual({ behavior: 'deny', message: 'No answer in time.' });
-    await client.close();
-    await run.registration.close();
-  });
 });

@@ -91,7 +91,7 @@ describe('broker protocol revisions', () => {
     expect(list.status).toBe(200);
     expect(list.text).not.toContain('Mcp-Session-Id');
     expect(list.message?.result).toMatchObject({ cacheScope: 'private', ttlMs: expect.any(Number) });
-    expect((list.message?.result?.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo', 'fx_slow']);
+    expect((list.message?.result?.tools as { name: string }[]).map((tool) => tool.name).sort()).toEqual(['fx_echo', 'fx_slow']);
 
     const params = { name: 'fx_echo', arguments: { text: 'stateless' } };
     const call = await post(run.registration.url, 'tools/call', params, { authorization: bearer, 'mcp-name': 'fx_echo' });
@@ -145,7 +145,7 @@ describe('broker protocol revisions', () => {
     await client.connect(new ModernTransport(new URL(run.registration.url), { requestInit: { headers: { Authorization: bearer } } }));
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['approve', 'fx_echo', 'fx_slow']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['fx_echo', 'fx_slow']);
     expect(textOf(await client.callTool({ name: 'fx_echo', arguments: { text: 'modern' } }))).toBe('modern');
     await client.close();
   });

@@ -18,21 +18,28 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** Runs the pinned CLI once, as the runner does (argv array, allowlisted env, private mcp.json), and returns its stream-json lines. */
+/**
+ * Runs the pinned CLI for one turn, as the runner does (argv array, allowlisted env, private
+ * mcp.json, the turn as a stream-json line whose input ends after the result), and returns its
+ * stream-json lines.
+ */
 function runCli(args: string[], env: Record<string, string>, prompt: string): Promise<{ code: number | null; lines: Array<Record<string, unknown>>; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(locatePlatformBinary().binary, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('"type":"result"')) child.stdin.end();
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr, lines: stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>) });
     });
-    child.stdin.end(prompt);
+    child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`);
   });
 }
 

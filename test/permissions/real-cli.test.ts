@@ -1,6 +1,6 @@
 /**
  * Permissions end to end: the real pinned CLI, driven by the scripted model provider, asking
- * Ward's approval tool through the real broker; decisions read back from the journal.
+ * Ward over its control channel (`can_use_tool`) and calling MCP tools through the real broker; decisions read back from the journal.
  */
 import fs from 'node:fs';
 import path from 'node:path';

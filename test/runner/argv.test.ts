@@ -13,6 +13,13 @@ describe('the child argv (R3)', () => {
     expect(args[args.indexOf('--allowedTools') + 1]).toBe('mcp__ward__my-conf__add-numbers,mcp__ward__my-conf__add-numbers');
   });
 
+  it('test_permission_questions_and_turns_go_over_stdio_never_through_an_mcp_tool_or_an_argument', () => {
+    const args = buildCliArgs({ ...BASE, pinnedTools: [] });
+    expect(args.slice(args.indexOf('--permission-prompt-tool'), args.indexOf('--permission-prompt-tool') + 2)).toEqual(['--permission-prompt-tool', 'stdio']);
+    expect(args.slice(-2)).toEqual(['--input-format', 'stream-json']);
+    expect(args).not.toContain('--');
+  });
+
   it('test_a_rule_with_a_separator_or_a_leading_digit_or_hyphen_is_still_refused', () => {
     for (const rule of ['Read(/a),Bash', '1tool', '-tool', 'Bash(a)(b)', 'mcp__ward__x y']) {
       expect(() => buildCliArgs({ ...BASE, pinnedTools: [], allowedRules: [rule] }), rule).toThrow(/invalid permission rule/);

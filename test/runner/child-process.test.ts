@@ -27,14 +27,16 @@ const RECORDED = fs.readFileSync(new URL('./data/cli-2.1.328-text-turn.jsonl', i
 function run(script: string, maxLineBytes?: number): Promise<{ messages: CliMessage[]; exit: Awaited<CliProcess['exited']>; pid: number }> {
   const messages: CliMessage[] = [];
   const child = new CliProcess(
-    { binary: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, cwd: process.cwd(), prompt: 'the prompt', ...(maxLineBytes ? { maxLineBytes } : {}) },
+    { binary: process.execPath, args: ['-e', script], env: { PATH: process.env.PATH ?? '' }, cwd: process.cwd(), ...(maxLineBytes ? { maxLineBytes } : {}) },
     (batch) => messages.push(...batch),
   );
+  child.sendTurn('the prompt');
+  child.endInput();
   return child.exited.then((exit) => ({ messages, exit, pid: child.pid! }));
 }
 
 describe('the child path: a process, a pipe, the parser', () => {
-  it('test_garbage_and_oversized_stdout_lines_become_diagnostics_between_real_cli_lines_the_prompt_arrives_on_stdin', async () => {
+  it('test_garbage_and_oversized_stdout_lines_become_diagnostics_between_real_cli_lines_the_turn_arrives_on_stdin_as_a_user_line', async () => {
     const script = `
       let input = '';
       process.stdin.on('data', (d) => (input += d)).on('end', () => {
@@ -54,12 +56,12 @@ describe('the child path: a process, a pipe, the parser', () => {
       'assistant_text',
       'result',
     ]);
-    expect(messages[3]).toMatchObject({ text: 'prompt was: the prompt' });
+    expect(messages[3]).toMatchObject({ text: `prompt was: ${JSON.stringify({ type: 'user', message: { role: 'user', content: 'the prompt' } })}\n` });
     expect(processGroupAlive(pid)).toBe(false);
   });
 
   it('test_an_executable_that_cannot_start_is_reported_as_a_spawn_error_not_a_crash', async () => {
-    const child = new CliProcess({ binary: '/nonexistent/claude', args: [], env: {}, cwd: process.cwd(), prompt: 'x' }, () => undefined);
+    const child = new CliProcess({ binary: '/nonexistent/claude', args: [], env: {}, cwd: process.cwd() }, () => undefined);
     const exit = await child.exited;
     expect(exit.spawnError).toMatch(/ENOENT/);
     expect(child.pid).toBeUndefined();
@@ -73,7 +75,6 @@ describe('the child path: a process, a pipe, the parser', () => {
         args: ['-e', `require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); setTimeout(() => {}, 60000);`],
         env: { PATH: process.env.PATH ?? '' },
         cwd: process.cwd(),
-        prompt: '',
       },
       (batch) => messages.push(...batch),
     );

@@ -1,8 +1,8 @@
 /**
  * Facts about the pinned CLI's control channel (2.1.328), verified against the real binary with
- * the scripted model: what a broker without a network endpoint would build on (issue 29,
- * direction 2). Ward still serves its tools over the loopback HTTP broker; if a CLI upgrade
- * changes any of this, the test says so.
+ * the scripted model (issue 29, direction 2). Ward answers permission questions over it
+ * (../app/runs/cli-session-approvals.test.ts); its MCP tools are still served by the loopback HTTP
+ * broker, which an sdk server would replace. If a CLI upgrade changes any of this, the test says so.
  *
  * - An MCP server declared `{"type":"sdk","name":…}` in --mcp-config, named in the `initialize`
  *   control request's `sdkMcpServers`, is served by the host: every JSON-RPC message comes as an

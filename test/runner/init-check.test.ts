@@ -4,7 +4,7 @@ import { checkInit } from '../../main/runner/init-check.js';
 import type { InitMessage } from '../../main/runner/stream-parser.js';
 
 const SESSION = '5f0c7c1e-2b1a-4c3d-9e8f-0a1b2c3d4e5f';
-const expected = { sessionId: SESSION, version: '2.1.328', tools: ['mcp__ward__files__read', 'Read'] };
+const expected = { sessionId: SESSION, version: '2.1.328', tools: ['mcp__ward__files__read', 'Read'], servesTools: true };
 const init = (more: Partial<InitMessage> = {}): InitMessage => ({
   kind: 'init',
   sessionId: SESSION,
@@ -16,9 +16,17 @@ const init = (more: Partial<InitMessage> = {}): InitMessage => ({
 });
 
 describe('system/init check (R3)', () => {
-  it('test_accepts_exactly_what_was_configured_with_or_without_the_hidden_approval_tool', () => {
+  it('test_accepts_exactly_what_was_configured', () => {
     expect(checkInit(init(), expected)).toBeNull();
-    expect(checkInit(init({ tools: ['mcp__ward__files__read', 'Read', 'mcp__ward__approve'] }), expected)).toBeNull();
+    expect(checkInit(init({ tools: ['Read'], mcpServers: [] }), { ...expected, tools: ['Read'], servesTools: false })).toBeNull();
+  });
+
+  it('test_refuses_a_tool_ward_does_not_serve_even_one_named_like_the_old_approval_tool', () => {
+    expect(checkInit(init({ tools: ['mcp__ward__files__read', 'Read', 'mcp__ward__approve'] }), expected)).toBe('the CLI offers tools that were not granted: mcp__ward__approve');
+  });
+
+  it('test_refuses_wards_broker_loaded_by_a_run_that_did_not_configure_it', () => {
+    expect(checkInit(init({ tools: ['Read'] }), { ...expected, tools: ['Read'], servesTools: false })).toBe("the CLI loaded Ward's tool broker, which this run did not configure");
   });
 
   it('test_refuses_an_extra_mcp_server', () => {

@@ -16,7 +16,7 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** The pinned CLI with Ward's flags for a new session, reading stream-json from stdin (no MCP server, no approval tool). */
+/** The pinned CLI with Ward's flags for a new session, reading stream-json from stdin (no MCP server, no one answering permission questions). */
 function startCli(provider: Parameters<typeof startStreamJsonCli>[0]) {
   const cli = startStreamJsonCli(provider);
   closers.push(() => void cli.child.kill('SIGKILL'));

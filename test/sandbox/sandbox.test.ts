@@ -245,7 +245,10 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     expect(processes.some((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('bwrap'))).toBe(true);
     // No process's argv carries the model key or a capability: the wrapper names paths only.
     const [runDir] = fs.readdirSync(harness.tmpRoot).map((name) => path.join(harness!.tmpRoot, name));
-    const capability = (JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8')) as { mcpServers: { ward: { headers: { Authorization: string } } } }).mcpServers.ward.headers.Authorization.replace('Bearer ', '');
+    // Its agent has no MCP tools: no MCP server, so the one capability it holds is the gateway's, in its environment.
+    expect(JSON.parse(fs.readFileSync(path.join(runDir!, 'mcp.json'), 'utf8'))).toEqual({ mcpServers: {} });
+    const capability = fs.readFileSync(`/proc/${cliPid}/environ`, 'utf8').split('\0').find((entry) => entry.startsWith('ANTHROPIC_API_KEY='))!.slice('ANTHROPIC_API_KEY='.length);
+    expect(capability).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     const commandLines = allCommandLines();
     expect(commandLines).toContain(runDir!);
     expect(commandLines).not.toContain(CANARY_KEY);
@@ -258,7 +261,7 @@ describe('the sandbox runtime around the CLI (S1, S2)', () => {
     states.push(store.runs.get(handle.runId).state);
     expect(states).toEqual(['running', 'stopping', 'stopped']);
     expect(outcome).toMatchObject({ state: 'stopped', reason: 'stopped by the user' });
-    // The grace period is a minute, so the CLI ended on the SIGINT itself: it printed its result (usage).
+    // The grace period is a minute, so the CLI ended on the interrupt itself: it printed its result (usage).
     expect(payloads(harness.events(handle.conversationId), 'usage')).toHaveLength(1);
     // The group kill ends the wrapper; bubblewrap's namespaces take the rest within moments.
     await until(() => processes.every((pid) => !alive(pid)), "the sandbox's processes to be gone", 15_000);

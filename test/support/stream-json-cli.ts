@@ -50,7 +50,6 @@ export function startStreamJsonCli(provider: ModelProvider, options: StreamJsonC
     pinnedTools: [],
     nativeTools: options.nativeTools ?? [],
     askTools: options.askTools ?? [],
-    streamInput: true,
   });
   const prompt = args.indexOf('--permission-prompt-tool');
   if (options.permissionPromptTool == null) args.splice(prompt, 2);

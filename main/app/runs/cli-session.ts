@@ -9,13 +9,14 @@
  * turn keeps its own run id, journal, grants and person to ask. Between turns no turn is bound:
  * tool calls and model calls are refused (B4 holds across turns) and stray output is dropped.
  */
-import type { ApprovalDecision, ApprovalRequest, BrokerEvent, RunBinding, RunRegistration } from '../../broker/types.js';
+import type { BrokerEvent, RunBinding, RunRegistration } from '../../broker/types.js';
+import type { ApprovalDecision, ApprovalRequest } from '../../permissions/approval.js';
 import type { GatewayExchange, GatewayRegistration, ProviderRoute } from '../../gateway/gateway.js';
 import type { ProviderCredential } from '../../providers/provider-headers.js';
 import type { RunTools } from '../../agents/run-tools.js';
 import { CliProcess, type CliExit, type CliLaunch } from '../../runner/child.js';
 import type { RunDir } from '../../runner/run-dir.js';
-import type { CliMessage } from '../../runner/stream-parser.js';
+import type { CliMessage, PermissionRequest } from '../../runner/stream-parser.js';
 import type { HostAnswer, HostQuestion, SandboxedLaunch } from '../../sandbox/engine.js';
 import type { ElicitationReply, ElicitationRequest, Elicitor } from '../../upstreams/elicitation.js';
 import type { PinnedToolRoute } from '../../upstreams/types.js';
@@ -39,6 +40,8 @@ export interface TurnHooks {
 }
 
 const NO_TURN = 'no turn of this conversation is running';
+/** P3: a permission question nobody answers is denied at this bound, never allowed (a broker call's own bound). */
+const APPROVAL_LIMIT_MS = 16 * 60_000;
 
 export class CliSession {
   upstreams: RunTools | undefined;
@@ -59,15 +62,20 @@ export class CliSession {
   lastRunId: string | null = null;
   private hooks: TurnHooks | null = null;
   private closing: Promise<void> | undefined;
+  /** The CLI's permission questions not answered yet, by request id: a cancel or the close answers them. */
+  private readonly asking = new Map<string, (message: string) => void>();
+  private readonly answering = new Set<Promise<void>>();
 
   /**
    * @param fingerprint everything the child was started with (argv, environment, files, hosts,
    *   agent version): a later turn reuses this process only when its own launch would be the same.
    * @param registrationId the id the broker and gateway know this process by: its first run's.
+   * @param approvalLimitMs how long a permission question may wait for its answer (P3).
    */
   constructor(
     readonly fingerprint: string,
     readonly registrationId: string,
+    private readonly approvalLimitMs = APPROVAL_LIMIT_MS,
   ) {}
 
   bind(hooks: TurnHooks, runId: string): void {
@@ -96,7 +104,6 @@ export class CliSession {
       upstreams: this.upstreams!,
       isAcceptingCalls: () => this.hooks?.accepting() ?? false,
       authorizeToolCall: (tool, args) => this.hooks?.authorizeToolCall(tool, args) ?? Promise.resolve(NO_TURN),
-      approve: (request) => this.hooks?.approve(request) ?? Promise.resolve({ behavior: 'deny', message: NO_TURN }),
       onEvent: (event) => this.hooks?.onBrokerEvent(event),
       secrets: () => this.secrets,
     };
@@ -131,9 +138,53 @@ export class CliSession {
   }
 
   spawn(launch: CliLaunch): CliProcess {
-    this.child = new CliProcess(launch, (messages) => this.hooks?.onMessages(messages));
-    if (this.child.pid !== undefined) this.runDir?.recordChild(this.child.pid);
-    return this.child;
+    const child = new CliProcess(launch, (messages) => this.take(child, messages));
+    this.child = child;
+    if (child.pid !== undefined) this.runDir?.recordChild(child.pid);
+    return child;
+  }
+
+  /** The CLI's permission questions are answered here; everything else it says goes to the turn bound now. */
+  private take(child: CliProcess, messages: readonly CliMessage[]): void {
+    const rest: CliMessage[] = [];
+    for (const message of messages) {
+      if (message.kind === 'permission_request') {
+        const answering = this.answer(child, message);
+        this.answering.add(answering);
+        void answering.finally(() => this.answering.delete(answering));
+      } else if (message.kind === 'permission_cancelled') this.asking.get(message.requestId)?.('The CLI stopped waiting for the answer.');
+      else rest.push(message);
+    }
+    if (rest.length > 0) this.hooks?.onMessages(rest);
+  }
+
+  /**
+   * A permission question of the CLI (`can_use_tool`), answered by the turn bound when it came:
+   * denied when malformed, when no turn accepts calls, when the turn's answer fails, when nobody
+   * answers within the bound (P3), or when the session closes first.
+   */
+  private async answer(child: CliProcess, request: PermissionRequest): Promise<void> {
+    const hooks = this.hooks;
+    const deny = (message: string) => child.answerPermission(request.requestId, { behavior: 'deny', message });
+    if (request.malformed === true) return deny('Malformed permission request.');
+    if (hooks === null || !hooks.accepting()) return deny('The run is not accepting tool calls.');
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<ApprovalDecision>((resolve) => {
+      timer = setTimeout(() => resolve({ behavior: 'deny', message: 'No answer in time.' }), this.approvalLimitMs);
+      this.asking.set(request.requestId, (message) => resolve({ behavior: 'deny', message }));
+    });
+    const asked = Promise.resolve()
+      .then(() => hooks.approve({ toolName: request.toolName, input: request.input, toolUseId: request.toolUseId }))
+      .catch((): ApprovalDecision => ({ behavior: 'deny', message: 'The permission check failed.' }));
+    try {
+      const decision = await Promise.race([asked, unanswered]);
+      if (decision.behavior === 'allow' && typeof decision.updatedInput === 'object' && decision.updatedInput !== null && !Array.isArray(decision.updatedInput)) {
+        child.answerPermission(request.requestId, { behavior: 'allow', updatedInput: decision.updatedInput });
+      } else deny(decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : 'Denied.');
+    } finally {
+      clearTimeout(timer);
+      this.asking.delete(request.requestId);
+    }
   }
 
   get exited(): Promise<CliExit> | undefined {
@@ -152,6 +203,9 @@ export class CliSession {
   }
 
   private async shutDown(graceMs: number): Promise<void> {
+    // Open questions are denied, and the answers written, before the CLI's input ends.
+    for (const end of this.asking.values()) end('The run ended.');
+    await Promise.all(this.answering);
     const child = this.child;
     if (child !== undefined && graceMs > 0 && child.alive) {
       child.endInput();

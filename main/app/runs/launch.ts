@@ -3,7 +3,7 @@
  * of the turn that will use it (./prestart.ts), so both compute the same launch and fingerprint:
  *   conversationPlan — the conversation's agent version, model profile, folders and session flag
  *   launchSpec       — argv, allowlisted env (R2, R3), sandbox files and hosts, and their fingerprint
- *   openSessionTools — the upstreams (B3) and the broker and gateway capabilities (B1, G1)
+ *   openSessionTools — the upstreams (B3), the gateway's capability (G1) and, for MCP tools, the broker's (B1)
  *   startSession     — the private run folder with mcp.json (B2) and the sandbox around the command
  */
 import { createHash } from 'node:crypto';
@@ -75,6 +75,8 @@ export interface LaunchSpec {
   /** The run's net grants (the broker's and the gateway's hosts are added for a new CLI). */
   readonly hosts: readonly string[];
   readonly expectedTools: readonly string[];
+  /** Whether the CLI gets Ward's MCP server (the agent has MCP tools): without, nothing of the broker is handed to the child. */
+  readonly servesTools: boolean;
   /** The agent's instructions and Ward's note on the native tools this run leaves out. */
   readonly instructions: string;
 }
@@ -137,7 +139,6 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
       allowedRules: cliPermissions.allowedTools,
       disallowedRules: cliPermissions.disallowedTools,
       askTools: cliPermissions.askTools,
-      streamInput: plan.warm,
     });
   const args = (paths: { mcpConfigPath: string; instructionsPath: string }) => argsWith(paths, plan.fork);
   const env = (model: { baseUrl: string; capability: string }) =>
@@ -172,7 +173,7 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
   // The model learns why a tool is missing instead of only the CLI's "No such tool available".
   const note = ungrantedToolsNote(cliPermissions.tools);
   const instructions = note === null ? plan.spec.instructions : `${plan.spec.instructions}\n\n${note}\n`;
-  return { fingerprint, args, env, files, hosts, expectedTools, instructions };
+  return { fingerprint, args, env, files, hosts, expectedTools, servesTools: plan.routes.length > 0, instructions };
 }
 
 /**
@@ -195,10 +196,12 @@ export async function openSessionTools(deps: TurnDeps, ns: Namespace, plan: Plan
     namespace: ns,
     checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
   });
-  const [broker, gateway] = await Promise.all([deps.broker, deps.gateway]);
+  const [broker, gateway] = await Promise.all([plan.routes.length > 0 ? deps.broker() : null, deps.gateway]);
   traceMark('services-awaited');
-  session.registration = broker.register(session.binding(plan.routes));
-  secret(session.registration.capability);
+  if (broker !== null) {
+    session.registration = broker.register(session.binding(plan.routes));
+    secret(session.registration.capability);
+  }
   // G1, G3: the real credential stays here; the child gets the gateway and a run capability.
   session.gatewayRoute = gateway.register(session.route(plan.profile.baseUrl, plan.access.refresh !== undefined));
   secret(session.gatewayRoute.capability);
@@ -207,10 +210,10 @@ export async function openSessionTools(deps: TurnDeps, ns: Namespace, plan: Plan
 
 /** A new CLI's run folder, argv, environment and sandbox: what to spawn (without a prompt). */
 export async function startSession(deps: TurnDeps, plan: Plan, spec: LaunchSpec, session: CliSession): Promise<CliLaunch> {
-  const registration = session.registration!;
+  const registration = session.registration;
   const gateway = session.gatewayRoute!;
   traceMark('launch');
-  const runDir = createRunDir({ brokerUrl: registration.url, capability: registration.capability, instructions: spec.instructions, tmpRoot: deps.tmpRoot });
+  const runDir = createRunDir({ broker: registration === undefined ? null : { url: registration.url, capability: registration.capability }, instructions: spec.instructions, tmpRoot: deps.tmpRoot });
   session.runDir = runDir;
   fs.mkdirSync(plan.workspace, { recursive: true, mode: 0o700 });
   fs.mkdirSync(plan.configDir, { recursive: true, mode: 0o700 });
@@ -220,8 +223,8 @@ export async function startSession(deps: TurnDeps, plan: Plan, spec: LaunchSpec,
   session.sandboxed = await deps.sandbox.launch({
     command,
     files: { ...spec.files, readOnly: [runDir.dir] },
-    // S3: the broker and the gateway (loopback, this process) and the run's net grants; any other host is decided as it is tried.
-    allowedHosts: [new URL(registration.url).host, new URL(gateway.url).host, ...spec.hosts],
+    // S3: the gateway and, serving tools, the broker (loopback, this process) and the run's net grants; any other host is decided as it is tried.
+    allowedHosts: [...(registration === undefined ? [] : [new URL(registration.url).host]), new URL(gateway.url).host, ...spec.hosts],
     decideHost: (question) => session.decideHost(question),
   });
   traceMark('sandbox-ready');

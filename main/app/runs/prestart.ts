@@ -74,7 +74,7 @@ export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target
       try {
         await openSessionTools(deps, ns, plan, session, () => undefined);
         session.spawn(await startSession(deps, plan, spec, session));
-        void deps.broker.then((broker) => broker.prepareSessions?.()).catch(() => undefined);
+        if (spec.servesTools) void deps.broker().then((broker) => broker.prepareSessions?.()).catch(() => undefined);
       } catch (error) {
         await session.close();
         throw error;

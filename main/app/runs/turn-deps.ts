@@ -24,11 +24,11 @@ export interface TurnDeps {
   readonly env: NodeJS.ProcessEnv;
   readonly policy: AdminPolicy | null;
   /**
-   * Still starting when the turn is admitted: awaited only where the turn registers with it.
-   * `prepareSessions` loads its MCP server code; called once the child is spawned, so it loads
-   * while the CLI starts rather than before the spawn.
+   * The broker, started the first time a run of an agent with MCP tools registers with it (a run
+   * without hands its CLI no MCP server). `prepareSessions` loads its MCP server code; called once
+   * the child is spawned, so it loads while the CLI starts rather than before the spawn.
    */
-  readonly broker: Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions?(): unknown }>;
+  readonly broker: () => Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions?(): unknown }>;
   /** The model gateway (G1): the child reaches the provider only through it, with a run capability. */
   readonly gateway: Promise<{ register(route: ProviderRoute): GatewayRegistration }>;
   readonly prompter: Prompter;

@@ -9,7 +9,7 @@ import { traceMark } from '../../base/trace.js';
 import type { BrokerEvent } from '../../broker/types.js';
 import type { GatewayExchange } from '../../gateway/gateway.js';
 import { notOfferedReason } from '../../permissions/ungranted-tools.js';
-import { checkInit } from '../../runner/init-check.js';
+import { checkInit, type ExpectedInit } from '../../runner/init-check.js';
 import type { CliMessage, ResultMessage } from '../../runner/stream-parser.js';
 import { TextDeltaCoalescer } from '../../runner/text-deltas.js';
 import { boundedArguments, resultPreview, truncateText, MAX_TEXT_EVENT_CHARS } from './event-bounds.js';
@@ -35,12 +35,6 @@ export interface StreamControl {
   settled(): boolean;
 }
 
-/** What the init message must say: the session, the pinned CLI's version and the tools the launch gave it. */
-export interface ExpectedInit {
-  readonly sessionId: string;
-  readonly version: string;
-  readonly tools: readonly string[];
-}
 
 export class TurnStream {
   private readonly deltas: TextDeltaCoalescer;

@@ -179,6 +179,8 @@ export class Turn {
     // The sandbox's proxies start while the turn is prepared, not after it.
     deps.sandbox.prewarm();
     const base = conversationPlan(deps, store, ns, input.conversationId);
+    // An agent with MCP tools needs the broker: it starts while the turn is checked (a failure fails the turn where it registers).
+    if (base.routes.length > 0) void deps.broker().catch(() => undefined);
     this.journal.emit('run_started', {
       requestId: input.requestId,
       agent: base.agentName,
@@ -248,10 +250,9 @@ export class Turn {
     const launch = await startSession(this.deps, plan, spec, session);
     this.permissions!.setChildReach(session.sandboxed?.reachable);
     this.markRunning();
-    // A warm session's CLI takes its turns on stdin; a one-turn CLI gets the prompt at start.
-    const child = session.spawn(plan.warm ? launch : { ...launch, prompt: this.input.prompt });
+    const child = session.spawn(launch);
     // A failure to load surfaces when the CLI opens its MCP session (the broker answers 500).
-    void this.deps.broker.then((broker) => broker.prepareSessions?.()).catch(() => undefined);
+    if (spec.servesTools) void this.deps.broker().then((broker) => broker.prepareSessions?.()).catch(() => undefined);
     return child;
   }
 
@@ -260,7 +261,7 @@ export class Turn {
     const permissions = this.permissions!;
     const elicitations = this.elicitations!;
     const { refresh } = plan.access;
-    const expected = { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version, tools: spec.expectedTools };
+    const expected = { sessionId: plan.conversation.cliSessionId, version: plan.pinned.version, tools: spec.expectedTools, servesTools: spec.servesTools };
     return {
       accepting: () => this.state === 'running',
       authorizeToolCall: (tool, callArgs) => permissions.authorizeToolCall(tool, callArgs),
@@ -294,14 +295,14 @@ export class Turn {
   }
 
   /**
-   * Hands a warm CLI this turn's prompt and follows the turn until it ends: a warm session's at
-   * its result, a one-turn CLI's at its exit (or the turn times out). Resolves with the exit, or
-   * null when the CLI lives on after its result.
+   * Hands the CLI this turn's prompt and follows the turn until it ends: a warm session's at its
+   * result, a one-turn CLI's at its exit (or the turn times out). Resolves with the exit, or null
+   * when the CLI lives on after its result.
    */
   private follow(child: CliProcess): Promise<CliExit | null> {
-    traceMark('spawned');
     const { limits, warm } = this.plan!;
-    if (warm) child.sendTurn(this.input.prompt);
+    child.sendTurn(this.input.prompt);
+    traceMark('spawned');
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
       this.interruptThenKill();
@@ -313,8 +314,12 @@ export class Turn {
     this.idleWatch.touch();
     // A stop that raced the spawn.
     if (this.stopRequested) child.interrupt();
-    // X1: a one-turn CLI takes a while to exit after its result; the end scan starts meanwhile.
-    if (!warm) void this.stream.resultSeen.then(() => this.changes?.settling());
+    // A one-turn CLI exits once its input ends after the result; X1: the end scan starts meanwhile.
+    if (!warm)
+      void this.stream.resultSeen.then(() => {
+        child.endInput();
+        this.changes?.settling();
+      });
     return warm ? Promise.race([this.stream.resultSeen, child.exited]) : child.exited;
   }
 

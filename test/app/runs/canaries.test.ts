@@ -17,7 +17,9 @@ describe('secrets stay out of argv, the environment, the database and the journa
   it('test_s4_the_canary_model_key_and_the_capabilities_never_reach_argv_the_database_or_the_journal_the_child_holds_only_a_run_capability', async () => {
     const slow = { blocks: [{ type: 'text' as const, text: 'one two three four five six seven eight nine ten' }], deltaDelayMs: 150 };
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'First.' }] }, slow]);
-    const first = harness.service.startTurn({ namespace: harness.ns, prompt: 'hello' });
+    // An agent with MCP tools: its CLI holds a broker capability too (an agent without gets no MCP server).
+    await publishToolAgent(harness);
+    const first = harness.service.startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'hello' });
     expect((await first.done).state).toBe('succeeded');
     const conversation = harness.core.store(harness.ns).conversations.get(first.conversationId);
 
@@ -53,11 +55,13 @@ describe('secrets stay out of argv, the environment, the database and the journa
     expect(fs.statSync(path.join(runDir!, 'mcp.json')).mode & 0o777).toBe(0o600);
     expect((await second.done).state).toBe('succeeded');
 
-    // R4: the second turn resumes; R3: the locked-down flags, options before `--`, no bypass.
+    // R4: the second turn resumes; R3: the locked-down flags, no bypass.
     expect(argv.slice(argv.indexOf('--resume'), argv.indexOf('--resume') + 2)).toEqual(['--resume', conversation.cliSessionId]);
     expect(argv).not.toContain('--session-id');
     for (const flag of ['--strict-mcp-config', '--disable-slash-commands', '--setting-sources', '--permission-prompt-tool']) expect(argv).toContain(flag);
-    expect(argv.at(-1)).toBe('--');
+    // The prompt is never an argument: turns and permission answers come on stdin.
+    expect(argv.slice(-2)).toEqual(['--input-format', 'stream-json']);
+    expect(argv.slice(argv.indexOf('--permission-prompt-tool'), argv.indexOf('--permission-prompt-tool') + 2)).toEqual(['--permission-prompt-tool', 'stdio']);
     expect(argv.join(' ')).not.toMatch(/dangerously|bypass|--permission-mode/i);
     expect(argv.join('\n')).not.toContain(CANARY_KEY);
     expect(argv.join('\n')).not.toContain(capability);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { WardApp } from '../../../main/app/ward-app.js';
 import { closeHarnessesAfterEach, payloads, processGroupAlive, startHarness, types, type Harness } from './harness.js';
+import { publishToolAgent } from './agents.js';
 
 let harness: Harness | undefined;
 closeHarnessesAfterEach();
@@ -32,6 +33,8 @@ describe('a text turn with the real CLI', () => {
 
   it("test_aborts_the_turn_when_the_childs_system_init_shows_the_broker_did_not_connect_r3", async () => {
     harness = await startHarness([{ blocks: [{ type: 'text', text: 'must not be asked' }] }]);
+    // An agent with MCP tools: only its CLI is handed the broker.
+    await publishToolAgent(harness);
     const real = harness.broker;
     // The real broker, but the child is handed a wrong capability: its MCP connection fails.
     const app = new WardApp({
@@ -39,7 +42,7 @@ describe('a text turn with the real CLI', () => {
       env: harness.env,
       run: { tmpRoot: harness.tmpRoot, broker: { register: (binding) => ({ ...real.register(binding), capability: 'wrong-capability-wrong-capability-wrong-cap' }) } },
     });
-    const handle = (await app.runs()).startTurn({ namespace: harness.ns, prompt: 'hello' });
+    const handle = (await app.runs()).startTurn({ namespace: harness.ns, agent: 'tooly', prompt: 'hello' });
     const outcome = await handle.done;
     await app.close();
     expect(outcome.state).toBe('failed');

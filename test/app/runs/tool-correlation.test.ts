@@ -39,7 +39,7 @@ async function startCliHop(broker: Broker): Promise<CliHop> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const message = (body.length > 0 ? JSON.parse(body.toString('utf8')) : {}) as { method?: string; params?: { name?: string; _meta?: Record<string, unknown> } };
-      const isCall = message.method === 'tools/call' && message.params?.name !== 'approve';
+      const isCall = message.method === 'tools/call';
       // Answers are delivered in the order the calls arrived.
       let release!: () => void;
       const previous = delivered;
