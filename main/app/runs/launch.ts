@@ -97,6 +97,11 @@ export function conversationPlan(deps: TurnDeps, store: NamespaceStore, ns: Name
   return { conversation, agentName: agentVersion.agentName, spec, profile, resume, fork, workspace, configDir, routes: spec.tools.map(toolRoute) };
 }
 
+/** Whether the conversation's CLI gets Ward's MCP server: only an agent with MCP tools needs the broker. */
+export function servesTools(plan: ConversationPlan): boolean {
+  return plan.routes.length > 0;
+}
+
 /** The permissions a turn of the conversation runs with (P1–P4): its flags', the agent's, the chat's and the policy's say. */
 export function runPermissions(
   deps: TurnDeps,
@@ -173,7 +178,7 @@ export async function launchSpec(deps: TurnDeps, plan: Plan, permissions: RunPer
   // The model learns why a tool is missing instead of only the CLI's "No such tool available".
   const note = ungrantedToolsNote(cliPermissions.tools);
   const instructions = note === null ? plan.spec.instructions : `${plan.spec.instructions}\n\n${note}\n`;
-  return { fingerprint, args, env, files, hosts, expectedTools, servesTools: plan.routes.length > 0, instructions };
+  return { fingerprint, args, env, files, hosts, expectedTools, servesTools: servesTools(plan), instructions };
 }
 
 /**
@@ -196,7 +201,7 @@ export async function openSessionTools(deps: TurnDeps, ns: Namespace, plan: Plan
     namespace: ns,
     checkConnection: (name, server) => assertConnectionAllowed(deps.policy, name, server),
   });
-  const [broker, gateway] = await Promise.all([plan.routes.length > 0 ? deps.broker() : null, deps.gateway]);
+  const [broker, gateway] = await Promise.all([servesTools(plan) ? deps.broker() : null, deps.gateway]);
   traceMark('services-awaited');
   if (broker !== null) {
     session.registration = broker.register(session.binding(plan.routes));

@@ -24,7 +24,7 @@ import type { CliExit, CliProcess } from '../../runner/child.js';
 import { nativeTranscriptExists } from '../../runner/transcript.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { CliSession, type TurnHooks } from './cli-session.js';
-import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSession, type LaunchSpec, type Plan } from './launch.js';
+import { conversationPlan, launchSpec, openSessionTools, runPermissions, servesTools, startSession, type LaunchSpec, type Plan } from './launch.js';
 import { IdleWatch } from './idle-watch.js';
 import { truncateText } from './event-bounds.js';
 import type { TurnDeps } from './turn-deps.js';
@@ -180,7 +180,7 @@ export class Turn {
     deps.sandbox.prewarm();
     const base = conversationPlan(deps, store, ns, input.conversationId);
     // An agent with MCP tools needs the broker: it starts while the turn is checked (a failure fails the turn where it registers).
-    if (base.routes.length > 0) void deps.broker().catch(() => undefined);
+    if (servesTools(base)) void deps.broker().catch(() => undefined);
     this.journal.emit('run_started', {
       requestId: input.requestId,
       agent: base.agentName,
