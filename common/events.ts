@@ -69,7 +69,7 @@ const permissionDecision = () => z.strictObject({
   decision: z.enum(['allow', 'deny']),
   answerer: answerer(),
   reason: z.string(),
-  /** Which check asked: the CLI's approval tool, the broker before an MCP call, the sandbox's proxy for a host, the spawn for a variable. */
+  /** Which check asked: the CLI's permission question (`approval`), the broker before an MCP call, the sandbox's proxy for a host, the spawn for a variable. */
   via: z.enum(['approval', 'broker', 'sandbox', 'spawn']),
   at: z.string(),
 });

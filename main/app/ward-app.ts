@@ -140,7 +140,7 @@ export class WardApp {
   private closeBroker: (() => Promise<void>) | undefined;
   /** The broker's and the gateway's start, settled before close() closes them. */
   private servicesStarting: Promise<unknown> | undefined;
-  private brokerStarting: Promise<{ register(binding: RunBinding): RunRegistration; prepareSessions?(): unknown }> | undefined;
+  private brokerStarting: ReturnType<TurnDeps['broker']> | undefined;
   private closeGateway: (() => Promise<void>) | undefined;
   private sandboxEngine: SandboxEngine | undefined;
   private modelCredential: TurnDeps['resolveCredential'] | undefined;

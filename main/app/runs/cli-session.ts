@@ -177,10 +177,7 @@ export class CliSession {
       .then(() => hooks.approve({ toolName: request.toolName, input: request.input, toolUseId: request.toolUseId }))
       .catch((): ApprovalDecision => ({ behavior: 'deny', message: 'The permission check failed.' }));
     try {
-      const decision = await Promise.race([asked, unanswered]);
-      if (decision.behavior === 'allow' && typeof decision.updatedInput === 'object' && decision.updatedInput !== null && !Array.isArray(decision.updatedInput)) {
-        child.answerPermission(request.requestId, { behavior: 'allow', updatedInput: decision.updatedInput });
-      } else deny(decision.behavior === 'deny' && typeof decision.message === 'string' ? decision.message : 'Denied.');
+      child.answerPermission(request.requestId, await Promise.race([asked, unanswered]));
     } finally {
       clearTimeout(timer);
       this.asking.delete(request.requestId);
