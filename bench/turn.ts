@@ -2,7 +2,8 @@
  * Turn latency (issues 19, 29): a whole `ward run --new -- hi` text turn against the bare pinned
  * CLI (`claude -p` with the flags Ward passes, minus Ward's MCP server and approval tool) on the
  * same loopback scripted provider, run in turn so both see the same load. Ward runs twice per
- * round: with the OS sandbox as configured (auto) and with WARD_SANDBOX=off. Then the desktop's
+ * round: in its own process (WARD_SERVICE=off) with the OS sandbox as configured (auto) and with
+ * WARD_SANDBOX=off, and sandboxed through the `ward` background service. Then the desktop's
  * warm follow-up turn against a warm bare CLI (one process, stream-json input). Ward's
  * WARD_TRACE_FILE marks (main/base/trace.ts) give its time before the spawn and where it goes.
  * `pairs` holds issue 29's Done-when figures.
@@ -138,6 +139,7 @@ function summary(ward: Sample[], bare: Sample[]): Summary {
 export async function benchTurn(): Promise<Record<string, unknown>> {
   const provider = await startModelProvider();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ward-bench-turn-'));
+  let stopService: (() => Promise<unknown>) | undefined;
   try {
     const home = path.join(scratch, 'home');
     const wardHome = path.join(scratch, 'ward');
@@ -152,9 +154,18 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     fs.mkdirSync(comparedHome, { mode: 0o700 });
     const ward = async (sandbox: 'auto' | 'off', root = ROOT): Promise<Sample> => {
       provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
-      const env = { ...wardEnv, WARD_SANDBOX: sandbox, ...(root === ROOT ? {} : { WARD_HOME: comparedHome }) };
+      const env = { ...wardEnv, WARD_SANDBOX: sandbox, WARD_SERVICE: 'off', ...(root === ROOT ? {} : { WARD_HOME: comparedHome }) };
       const sample = await timed(process.execPath, [path.join(root, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], env, scratch, '', (text) => text.length > 0);
       return { ...sample, marks: readMarks(trace) };
+    };
+    // Through the service (issue 29): its own trace file, so its work between turns (the next CLI started ahead) marks no in-process sample.
+    const runtime = path.join(scratch, 'run-user');
+    fs.mkdirSync(runtime, { mode: 0o700 });
+    const serviceEnv = { ...wardEnv, WARD_SANDBOX: 'auto', WARD_SERVICE: 'on', XDG_RUNTIME_DIR: runtime, WARD_TRACE_FILE: path.join(scratch, 'trace-service') };
+    stopService = () => timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'service', 'stop'], serviceEnv, scratch, '', () => true);
+    const viaService = async (): Promise<Sample> => {
+      provider.push({ blocks: [{ type: 'text', text: 'Hello.' }] });
+      return { ...(await timed(process.execPath, [path.join(ROOT, 'bin', 'ward.js'), 'run', '--new', '--', 'hi'], serviceEnv, scratch, '', (text) => text.length > 0)), marks: {} };
     };
 
     // The bare CLI: Ward's argv and environment for a new session, with no MCP server and no one to ask; `claude -p` takes its prompt on stdin as plain text.
@@ -186,11 +197,19 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     await ward('auto');
     await ward('off');
     await bare();
-    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], node: [] as number[], compare: [] as Sample[] };
+    // Starts the service; its first turn also leaves a CLI started for the next new conversation.
+    await viaService();
+    const samples = { bare: [] as Sample[], sandboxed: [] as Sample[], unsandboxed: [] as Sample[], service: [] as Sample[], node: [] as number[], compare: [] as Sample[] };
     if (COMPARE !== undefined) await ward('auto', COMPARE);
     for (let round = 0; round < ROUNDS; round++) {
       // The order rotates, so no variant always runs right after another.
-      const order = [() => bare().then((s) => samples.bare.push(s)), () => ward('auto').then((s) => samples.sandboxed.push(s)), () => ward('off').then((s) => samples.unsandboxed.push(s)), () => nodeStart().then((ms) => samples.node.push(ms))];
+      const order = [
+        () => bare().then((s) => samples.bare.push(s)),
+        () => ward('auto').then((s) => samples.sandboxed.push(s)),
+        () => ward('off').then((s) => samples.unsandboxed.push(s)),
+        () => viaService().then((s) => samples.service.push(s)),
+        () => nodeStart().then((ms) => samples.node.push(ms)),
+      ];
       if (COMPARE !== undefined) order.push(() => ward('auto', COMPARE).then((s) => samples.compare.push(s)));
       for (let i = 0; i < order.length; i++) await order[(i + round) % order.length]!();
     }
@@ -211,14 +230,16 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
     } finally {
       delete process.env.WARD_TRACE_FILE;
     }
+    await stopService();
     const sandboxed = summary(samples.sandboxed, samples.bare);
+    const service = summary(samples.service, samples.bare);
     const unsandboxed = summary(samples.unsandboxed, samples.bare);
     return {
       rounds: ROUNDS,
       // Issue 29's Done-when pairs, from this one run (each a median of per-round ratios, or ms).
       pairs: {
         warmDesktopTurnToWarmBareCli: { ratio: desktop.ratioMedian, sandboxOff: desktopUnsandboxed.ratioMedian, goal: '<= 1.10' },
-        wardRunNewSandboxedToBareClaudeP: { ratio: sandboxed.ratioMedian, goal: '<= 1.0 (with the service; none here: in-process path)' },
+        wardRunNewSandboxedToBareClaudeP: { ratio: service.ratioMedian, inProcess: sandboxed.ratioMedian, goal: '<= 1.0 (service running)' },
         wardRunNewSandboxOffToBareClaudeP: { ratio: unsandboxed.ratioMedian, goal: '<= 1.5 (no service)' },
         wardBeforeTheSpawnMs: { sandboxed: sandboxed.wardPreSpawnMedianMs, sandboxOff: unsandboxed.wardPreSpawnMedianMs, warmDesktopTurn: desktop.wardBeforeTheWriteMedianMs, goal: '<= 100 ms (in-process path)' },
       },
@@ -228,9 +249,12 @@ export async function benchTurn(): Promise<Record<string, unknown>> {
       nodeStartMedianMs: median(samples.node),
       sandboxed,
       unsandboxed,
+      service: { totalMedianMs: service.wardTotalMedianMs, bareTotalMedianMs: service.bareTotalMedianMs, ratioMedian: service.ratioMedian, firstTokenRatioMedian: service.firstTokenRatioMedian },
       ...(COMPARE === undefined ? {} : { compared: { checkout: COMPARE, ...summary(samples.compare, samples.bare), sandboxedToCompared: round(percentile(samples.sandboxed.map((sample, i) => sample.totalMs / samples.compare[i]!.totalMs), 50), 2) } }),
     };
   } finally {
+    // Never leave a service behind, whatever failed (it would outlive the scratch folder only until its socket check).
+    await stopService?.().catch(() => undefined);
     await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }

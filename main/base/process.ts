@@ -19,12 +19,23 @@ export function processIdentity(pid: number): string | null {
   }
 }
 
+function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
 export function isProcessAlive(pid: number, identity: string | null = null): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // A zombie has ended; only its exit status waits to be collected (a killed `ward` service whose parent, init, is slow to reap it).
+  if (isZombie(pid)) return false;
   if (identity === null) return true;
   const now = processIdentity(pid);
   return now === null || now === identity;

@@ -17,7 +17,15 @@ const BUNDLE_COMMANDS = new Set(['review', 'verify-bundle']);
 
 async function run(argv: readonly string[]): Promise<number> {
   const { name, args } = splitCommandLine(argv);
-  if (name === 'run' && !asksForHelp(args)) process.once('exit', announceTurn(resolveWardHome(process.env)));
+  if (name === 'run' && !asksForHelp(args)) {
+    process.once('exit', announceTurn(resolveWardHome(process.env)));
+    // The background service runs the turn if it can (issue 29); this process loads none of the run code then.
+    if (process.env.WARD_SERVICE !== 'off') {
+      const { runThroughService } = await import('./service/client.js');
+      const code = await runThroughService(args, process.env);
+      if (code !== null) return code;
+    }
+  }
   const { ignoreClosedReader } = await import('./io.js');
   // The guard in front of stdout sees the same error; the process stream must not throw it either.
   process.stdout.on('error', ignoreClosedReader);

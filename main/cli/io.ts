@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { escapeInvisibleInJson } from '../../common/display.js';
 import { WardError } from '../base/errors.js';
+import type { TurnPrompter } from '../app/terminal-questions.js';
 import { TerminalGuard } from './terminal-guard.js';
 
 /** What a command may touch of its process; tests pass their own streams. */
@@ -10,6 +11,21 @@ export interface CliIo {
   readonly stderr: Writable;
   readonly stdin: Readable & { isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Set when the command runs for a `ward` elsewhere (the background service runs a client's
+   * `ward run`): its folder, its signals and its terminal's questions. Absent: this process's.
+   */
+  readonly origin?: CommandOrigin;
+}
+
+/** The `ward` process a command runs for, when that is not this one. */
+export interface CommandOrigin {
+  /** What relative paths in its arguments are relative to. */
+  readonly cwd: string;
+  /** Its Ctrl-C, closed terminal and TERM, forwarded. */
+  readonly signals: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+  /** Who answers its turn's questions: the person at its terminal, if it has one. */
+  readonly prompter: TurnPrompter;
 }
 
 /**

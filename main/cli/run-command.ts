@@ -11,25 +11,31 @@ import { writeLine, type CliIo } from './io.js';
  */
 export async function runCommand(command: Command, args: readonly string[], io: CliIo, makeApp: (() => WardApp) | null): Promise<number> {
   let app: WardApp | undefined;
-  const context: CommandContext = {
-    io,
-    app: () => {
-      if (makeApp === null) throw new Error(`ward ${command.name} runs without an app`);
-      return (app ??= makeApp());
-    },
-  };
+  try {
+    return await runInContext(command, args, {
+      io,
+      app: () => {
+        if (makeApp === null) throw new Error(`ward ${command.name} runs without an app`);
+        return (app ??= makeApp());
+      },
+    });
+  } finally {
+    await app?.close();
+    traceMark('app-closed');
+  }
+}
+
+/** The same with an app the caller keeps (the `ward` service runs its clients' commands in its one app). */
+export async function runInContext(command: Command, args: readonly string[], context: CommandContext): Promise<number> {
   try {
     return await command.run(args, context);
   } catch (thrown) {
     const error = damagedDatabaseError(thrown) ?? thrown;
     if (isWardError(error)) {
-      writeLine(io.stderr, `ward ${command.name}: ${error.message}`);
+      writeLine(context.io.stderr, `ward ${command.name}: ${error.message}`);
       return exitCodeFor(error.code);
     }
-    writeLine(io.stderr, `ward ${command.name}: unexpected error: ${describeError(error)}`);
+    writeLine(context.io.stderr, `ward ${command.name}: unexpected error: ${describeError(error)}`);
     return EXIT.failed;
-  } finally {
-    await app?.close();
-    traceMark('app-closed');
   }
 }

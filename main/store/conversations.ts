@@ -51,19 +51,21 @@ export interface NewConversation {
   readonly agentVersion: number;
   readonly title: string;
   readonly workspace?: string | null;
+  /** The ids a CLI started ahead for this conversation already uses (the `ward` service's next new conversation). */
+  readonly reserved?: { readonly id: string; readonly cliSessionId: string };
 }
 
 export class ConversationRepository {
   constructor(private readonly db: Database) {}
 
   create(input: NewConversation): Conversation {
-    const id = randomUUID();
+    const id = input.reserved?.id ?? randomUUID();
     this.db
       .prepare(
         `INSERT INTO conversations (id, agent_id, agent_version, cli_session_id, title, workspace, created_at, last_hash)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.agentId, input.agentVersion, randomUUID(), input.title.slice(0, 200), input.workspace ?? null, new Date().toISOString(), GENESIS_HASH);
+      .run(id, input.agentId, input.agentVersion, input.reserved?.cliSessionId ?? randomUUID(), input.title.slice(0, 200), input.workspace ?? null, new Date().toISOString(), GENESIS_HASH);
     return this.get(id);
   }
 

@@ -14,6 +14,7 @@ import { parseAgentSpec, toolRoute, type AgentSpec } from '../../agents/spec.js'
 import { openRunTools } from '../../agents/run-tools.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import type { AuditSink } from '../../permissions/audit.js';
+import type { Prompter } from '../../permissions/prompter.js';
 import { GrantStore } from '../../permissions/grant-store.js';
 import type { Rule } from '../../permissions/grants.js';
 import { pinnedToolRules } from '../../permissions/native-tools.js';
@@ -82,7 +83,11 @@ export interface LaunchSpec {
 }
 
 export function conversationPlan(deps: TurnDeps, store: NamespaceStore, ns: Namespace, conversationId: string): ConversationPlan {
-  const conversation = store.conversations.get(conversationId);
+  return planFor(deps, store, ns, store.conversations.get(conversationId));
+}
+
+/** The same for a conversation given whole: one stored, or one a CLI is started ahead for before it is (./prestart.ts). */
+export function planFor(deps: TurnDeps, store: NamespaceStore, ns: Namespace, conversation: Conversation): ConversationPlan {
   const agentVersion = store.agents.getById(conversation.agentId, conversation.agentVersion);
   const spec = parseAgentSpec(agentVersion.spec);
   const profile = resolveModelProfile(deps.home, ns, spec.modelProfile, deps.env);
@@ -106,7 +111,7 @@ export function servesTools(plan: ConversationPlan): boolean {
 export function runPermissions(
   deps: TurnDeps,
   plan: ConversationPlan,
-  turn: { readonly namespace: Namespace; readonly store: NamespaceStore; readonly conversationId: string; readonly runId: string; readonly rules: readonly Rule[] },
+  turn: { readonly namespace: Namespace; readonly store: NamespaceStore; readonly conversationId: string; readonly runId: string; readonly rules: readonly Rule[]; readonly prompter?: Prompter },
   audit: AuditSink,
 ): RunPermissions {
   return new RunPermissions({
@@ -120,7 +125,7 @@ export function runPermissions(
     namespace: turn.namespace.name,
     routes: plan.routes,
     runId: turn.runId,
-    prompter: deps.prompter,
+    prompter: turn.prompter ?? deps.prompter,
     promptTimeoutMs: deps.promptTimeoutMs,
     audit,
   });

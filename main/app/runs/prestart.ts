@@ -14,7 +14,9 @@ import { randomUUID } from 'node:crypto';
 import type { Namespace } from '../../namespaces/namespace.js';
 import type { NamespaceStore } from '../../store/namespace-store.js';
 import { CliSession } from './cli-session.js';
-import { conversationPlan, launchSpec, openSessionTools, runPermissions, startSession, type Plan } from './launch.js';
+import type { Rule } from '../../permissions/grants.js';
+import type { Conversation } from '../../store/conversations.js';
+import { conversationPlan, launchSpec, openSessionTools, planFor, runPermissions, startSession, type ConversationPlan, type Plan } from './launch.js';
 import { checkReadiness } from './readiness.js';
 import type { TurnDeps } from './turn-deps.js';
 import { warmKey, type WarmSessions } from './warm-sessions.js';
@@ -39,18 +41,42 @@ export interface PrestartTarget {
 export async function prestartSession(deps: TurnDeps, warm: WarmSessions, target: PrestartTarget): Promise<PrestartOutcome> {
   const { namespace: ns, store, conversationId } = target;
   const key = warmKey(ns, conversationId);
-  const limits = deps.limits();
-  if (limits.warmSessionMs <= 0) return 'not_ahead';
+  if (deps.limits().warmSessionMs <= 0) return 'not_ahead';
   if (warm.isStarting(key)) return 'running';
   if (store.runs.activeFor(conversationId) !== undefined) return 'busy';
   // The transcript this CLI will load ends with the newest run now: a turn run elsewhere later makes it stale (take() checks).
   const lastRunId = store.runs.latestId(conversationId);
+  return startAhead(deps, warm, { ...target, key, lastRunId, base: () => conversationPlan(deps, store, ns, conversationId), rules: [] });
+}
+
+/**
+ * Starts a CLI for a conversation not made yet (the `ward` service, issue 29): the next new
+ * conversation with this agent version, workspace and grants takes `draft`'s ids (RunService)
+ * and so this CLI. Until then it belongs to no conversation and can do nothing (no turn is bound).
+ */
+export async function prestartNewSession(deps: TurnDeps, warm: WarmSessions, target: { readonly namespace: Namespace; readonly store: NamespaceStore; readonly draft: Conversation; readonly rules: readonly Rule[] }): Promise<PrestartOutcome> {
+  const { namespace: ns, store, draft, rules } = target;
+  if (deps.limits().warmSessionMs <= 0) return 'not_ahead';
+  return startAhead(deps, warm, { namespace: ns, store, key: warmKey(ns, draft.id), conversationId: draft.id, lastRunId: null, base: () => planFor(deps, store, ns, draft), rules });
+}
+
+interface AheadTarget extends PrestartTarget {
+  readonly key: string;
+  readonly lastRunId: string | null;
+  readonly base: () => ConversationPlan;
+  /** The grants its turn will be given (`ward run --allow-…`); the fingerprint holds them. */
+  readonly rules: readonly Rule[];
+}
+
+async function startAhead(deps: TurnDeps, warm: WarmSessions, target: AheadTarget): Promise<PrestartOutcome> {
+  const { namespace: ns, store, conversationId, key, lastRunId, rules } = target;
+  const limits = deps.limits();
   let outcome: PrestartOutcome = 'started';
   await warm.startAhead(key, async () => {
-    const base = conversationPlan(deps, store, ns, conversationId);
+    const base = target.base();
     // The broker and gateway know the process by this id until its first turn binds (each turn journals its own run id).
     const registrationId = randomUUID();
-    const permissions = runPermissions(deps, base, { namespace: ns, store, conversationId, runId: registrationId, rules: [] }, () => undefined);
+    const permissions = runPermissions(deps, base, { namespace: ns, store, conversationId, runId: registrationId, rules }, () => undefined);
     try {
       // Decided before anything is read or started: such a chat is not started ahead at all.
       if (permissions.currentRules().some((rule) => rule.kind === 'env' && rule.effect === 'allow')) {

@@ -3,12 +3,14 @@
  * (R6) or attached to; each turn itself is a Turn (./turn.ts). Electron-free: the `ward run`
  * command and the desktop both drive it through the composition root (../ward-app.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { WardError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import { DEFAULT_AGENT, DEFAULT_AGENT_SPEC, isConnectionTool, parseAgentSpec, type AgentSpec } from '../../agents/spec.js';
 import { wardCommand, type Namespace } from '../../namespaces/namespace.js';
 import type { Rule } from '../../permissions/grants.js';
+import type { Prompter } from '../../permissions/prompter.js';
 import { assertRulesAllowed } from '../../policy/policy.js';
 import { sweepStaleRunDirs } from '../../runner/run-dir.js';
 import type { Conversation } from '../../store/conversations.js';
@@ -22,7 +24,7 @@ import { resolveModelProfile } from '../../providers/model-profile.js';
 import { checkReadiness, type CheckedReadiness } from './readiness.js';
 import { Turn } from './turn.js';
 import type { TurnDeps } from './turn-deps.js';
-import { prestartSession, type PrestartOutcome } from './prestart.js';
+import { prestartNewSession, prestartSession, type PrestartOutcome } from './prestart.js';
 import { warmKey, WarmSessions } from './warm-sessions.js';
 import { checkWorkspace, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
@@ -45,6 +47,8 @@ export interface StartTurnInput {
    * stores what the chat may do in its project folder here (a retried request makes none).
    */
   readonly onNewConversation?: (conversationId: string) => void;
+  /** Who answers this turn's questions (the `ward` service: the terminal that asked); default the app's. */
+  readonly prompter?: Prompter;
 }
 
 export interface RunOutcome {
@@ -84,10 +88,21 @@ interface ActiveTurn {
   readonly handle: RunHandle;
 }
 
+/** A CLI started for the next new conversation (prestartNew): the ids it uses and the launch it fits. */
+interface NextNewConversation {
+  readonly namespace: Namespace;
+  readonly agentId: string;
+  readonly agentVersion: number;
+  readonly workspace: string | null;
+  readonly rules: string;
+  readonly reserved: { readonly id: string; readonly cliSessionId: string };
+}
+
 export class RunService {
   private readonly active = new Map<string, ActiveTurn>();
   /** The conversations' CLIs kept between turns (issue 19); null when every turn starts its own. */
   private readonly warm: WarmSessions | null;
+  private nextNew: NextNewConversation | undefined;
 
   constructor(
     private readonly folder: DataFolder,
@@ -171,7 +186,7 @@ export class RunService {
     const runId = admission.run.id;
     traceMark('admitted');
     this.anchoring.prepare(store);
-    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules, checked }, this.warm);
+    const turn = new Turn(this.deps, { namespace: input.namespace, store, conversationId: conversation.id, runId, requestId, prompt: input.prompt, rules, checked, ...(input.prompter === undefined ? {} : { prompter: input.prompter }) }, this.warm);
     const done = Promise.resolve()
       .then(() => turn.run())
       .then(async (outcome) => {
@@ -186,13 +201,18 @@ export class RunService {
     return handle;
   }
 
-  /** The checks of the input alone (prompt, request id, workspace, grants, sandbox, namespace policy). */
+  /** The checks of the input alone (prompt, request id, then checkLaunch). */
   private checkInput(input: StartTurnInput): { store: NamespaceStore; requestId: string; workspace: string | undefined; rules: readonly Rule[] } {
     if (typeof input.prompt !== 'string' || input.prompt.trim() === '') throw new WardError('usage', 'the prompt is empty');
     if (input.prompt.length > MAX_PROMPT_CHARS) throw new WardError('usage', `the prompt exceeds ${MAX_PROMPT_CHARS} characters`);
-    const store = this.namespaceStore(input.namespace);
     const requestId = input.requestId ?? newRequestId();
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(requestId)) throw new WardError('usage', 'a request id is 1–128 of A-Z a-z 0-9 . _ : -');
+    return { ...this.checkLaunch(input), requestId };
+  }
+
+  /** What a turn's launch is checked for: the namespace (sandbox, policy), the workspace and the grants. */
+  private checkLaunch(input: Pick<StartTurnInput, 'namespace' | 'workspace' | 'permissions'>): { store: NamespaceStore; workspace: string | undefined; rules: readonly Rule[] } {
+    const store = this.namespaceStore(input.namespace);
     const workspace = input.workspace === undefined ? undefined : checkWorkspace(input.workspace);
     if (workspace !== undefined) assertOutsideWardData(this.deps.home, 'the workspace', workspace);
     const rules = input.permissions ?? [];
@@ -200,7 +220,7 @@ export class RunService {
     assertRulesAllowed(policy, rules);
     assertGrantsOutsideWardData(this.deps.home, rules);
     assertGrantsComposeWithSandbox(rules, sandboxPlatform());
-    return { store, requestId, workspace, rules };
+    return { store, workspace, rules };
   }
 
   /** The namespace's store, when a turn may run in it: the sandbox is usable (S1) and the policy allows the namespace. */
@@ -239,6 +259,38 @@ export class RunService {
     const conversation = store.conversations.resolve(input.conversationId);
     if (this.warm === null) return Promise.resolve('not_ahead');
     return prestartSession(this.deps, this.warm, { namespace: input.namespace, store, conversationId: conversation.id });
+  }
+
+  /**
+   * Starts a CLI ahead for the next new conversation made with this agent, workspace and grants
+   * (the `ward` service, after a `ward run` that made one): that turn then writes its prompt to a
+   * running CLI. One at a time; a new request replaces the last. Needs warm sessions.
+   */
+  async prestartNew(input: Omit<StartTurnInput, 'prompt' | 'conversationId'>): Promise<PrestartOutcome> {
+    if (this.warm === null) return 'not_ahead';
+    const { store, workspace, rules } = this.checkLaunch(input);
+    const agent = RunService.resolveAgent(store, input.agent);
+    const reserved = { id: randomUUID(), cliSessionId: randomUUID() };
+    this.dropNextNew();
+    this.nextNew = { namespace: input.namespace, agentId: agent.agentId, agentVersion: agent.version, workspace: workspace ?? null, rules: JSON.stringify(rules), reserved };
+    const draft: Conversation = { ...reserved, agentId: agent.agentId, agentVersion: agent.version, sessionStarted: false, title: '', workspace: workspace ?? null, createdAt: new Date().toISOString(), lastSeq: 0 };
+    return prestartNewSession(this.deps, this.warm, { namespace: input.namespace, store, draft, rules });
+  }
+
+  /** The ids of the CLI started ahead when a new conversation fits its launch; one that does not is closed. */
+  private takeNextNew(namespace: Namespace, agent: { agentId: string; version: number }, workspace: string | undefined, rules: readonly Rule[]): NextNewConversation['reserved'] | undefined {
+    const next = this.nextNew;
+    if (next === undefined) return undefined;
+    const fits = next.namespace.name === namespace.name && next.agentId === agent.agentId && next.agentVersion === agent.version && next.workspace === (workspace ?? null) && next.rules === JSON.stringify(rules);
+    if (!fits) return void this.dropNextNew();
+    this.nextNew = undefined;
+    return next.reserved;
+  }
+
+  private dropNextNew(): void {
+    const next = this.nextNew;
+    this.nextNew = undefined;
+    if (next !== undefined) void this.warm?.discard(warmKey(next.namespace, next.reserved.id));
   }
 
   /** Closes the CLI kept warm for the conversation, if any (a conversation rewind: its memory holds the messages rewound). */
@@ -283,7 +335,8 @@ export class RunService {
     const earlier = input.requestId === undefined ? undefined : store.runs.conversationOfRequest(requestId);
     if (earlier !== undefined) return store.conversations.get(earlier);
     const agent = RunService.resolveAgent(store, input.agent);
-    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: titleOf(input.prompt), workspace: workspace ?? null });
+    const reserved = this.takeNextNew(input.namespace, agent, workspace, input.permissions ?? []);
+    const conversation = store.conversations.create({ agentId: agent.agentId, agentVersion: agent.version, title: titleOf(input.prompt), workspace: workspace ?? null, ...(reserved === undefined ? {} : { reserved }) });
     input.onNewConversation?.(conversation.id);
     return conversation;
   }

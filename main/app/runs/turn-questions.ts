@@ -7,6 +7,7 @@ import { PERMISSION_DECISION_EVENT, type AuditSink } from '../../permissions/aud
 import { RunElicitations } from '../../permissions/elicitations.js';
 import { DEFAULT_PROMPT_TIMEOUT_MS } from '../../permissions/run-permissions.js';
 import type { Namespace } from '../../namespaces/namespace.js';
+import type { Prompter } from '../../permissions/prompter.js';
 import { truncateText } from './event-bounds.js';
 import type { TurnDeps } from './turn-deps.js';
 import type { TurnJournal } from './turn-journal.js';
@@ -32,13 +33,15 @@ export interface ElicitationTurn {
   accepting(): boolean;
   /** A sensitive answer the broker must also redact from what servers send back. */
   keepSecret(value: string): void;
+  /** Who answers, if not the app's prompter. */
+  readonly prompter?: Prompter;
 }
 
 /** Servers' requests for input during this turn's calls: asked like permission questions, journaled, never shown to the model. */
 export function turnElicitations(deps: TurnDeps, turn: ElicitationTurn, journal: TurnJournal): RunElicitations {
   const redact = (text: string) => journal.redact(text);
   return new RunElicitations({
-    prompter: deps.prompter,
+    prompter: turn.prompter ?? deps.prompter,
     timeoutMs: deps.promptTimeoutMs ?? DEFAULT_PROMPT_TIMEOUT_MS,
     agentName: turn.agentName,
     namespace: turn.namespace.name,

@@ -16,6 +16,7 @@ import { describeError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
 import type { Namespace } from '../../namespaces/namespace.js';
 import type { Rule } from '../../permissions/grants.js';
+import type { Prompter } from '../../permissions/prompter.js';
 import type { RunPermissions } from '../../permissions/run-permissions.js';
 import type { RunElicitations } from '../../permissions/elicitations.js';
 import { modelAllowed } from '../../policy/policy.js';
@@ -46,6 +47,8 @@ export interface TurnInput {
   readonly rules: readonly Rule[];
   /** The preflight's readiness check just before admission, if there was one. */
   readonly checked?: CheckedReadiness;
+  /** Who answers this turn's questions, if not the app's prompter. */
+  readonly prompter?: Prompter;
 }
 
 class StopBeforeSpawn extends Error {}

@@ -14,6 +14,7 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'doctor', summary: 'check the data folder, every namespace database, the keychain, the pinned CLI, the admin policy, Claude Code managed settings and the sandbox', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'run', summary: 'send a prompt to an agent and stream the answer (Ctrl-C stops the turn)', load: async () => (await import('./run.js')).runCommand },
+  { name: 'service', summary: 'show or stop the background service that keeps Ward and a CLI ready for the next "ward run"', load: async () => (await import('./service.js')).serviceCommand },
   { name: 'reconcile', summary: 'record the outcome of an uncertain run after checking its effects (frees the conversation)', load: async () => (await import('./run.js')).reconcileCommand },
   { name: 'agents', summary: 'create (publish a new version of), list or show agents', load: async () => (await import('./agents.js')).agentsCommand },
   { name: 'connections', summary: 'add, list, sign in to and pick the tools of MCP servers (local stdio programs or remote https services)', load: async () => (await import('./connections.js')).connectionsCommand },

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { escapeOneLine } from '../../../common/display.js';
 import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { traceMark } from '../../base/trace.js';
 import { EXIT, type ExitCode, WardError } from '../../base/errors.js';
-import type { RunHandle, RunOutcome } from '../../app/runs/run-service.js';
+import type { RunHandle, RunOutcome, RunService } from '../../app/runs/run-service.js';
+import type { WardApp } from '../../app/ward-app.js';
 import type { ConversationService, JournalEvent } from '../../app/conversations.js';
 import { parsePermissionFlags, splitPermissionArgs } from '../../app/grants.js';
 import type { NamespaceStore } from '../../app/namespaces.js';
@@ -69,6 +71,28 @@ function follow(conversations: ConversationService, store: NamespaceStore, handl
   };
 }
 
+/** The run loop and the namespace's store: run code, broker and gateway start while the store opens (issue 29); a failure closes them with the app. */
+async function openRuns(ward: WardApp, namespace: string | undefined): Promise<{ service: RunService; store: NamespaceStore }> {
+  const starting = ward.runs();
+  starting.catch(() => undefined);
+  const store = ward.namespaces.fromFlag(namespace);
+  traceMark('store-open');
+  ward.prepareRun(store.namespace);
+  const service = await starting;
+  traceMark('runs-ready');
+  return { service, store };
+}
+
+/** The prompt after `--`, else piped on stdin (bounded in size and time). */
+async function promptOf(positionals: readonly string[], io: CliIo, usage: string): Promise<string> {
+  const given = positionals.join(' ');
+  if (given !== '') return given;
+  if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${usage}`);
+  // UTF-8 takes at most 4 bytes a character; the run service counts the characters.
+  // `echo "…" | ward run` ends the prompt with a newline the person did not mean as part of it.
+  return (await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS })).replace(/\s+$/, '');
+}
+
 export const runCommand: Command = {
   name: 'run',
   usage: 'ward run [--namespace NS] [--conversation ID | --new] [--agent NAME] [--workspace DIR] [--request-id ID] [--allow-KIND=LIST…] [--deny-KIND=LIST…] [--json] [-- PROMPT]',
@@ -85,7 +109,8 @@ export const runCommand: Command = {
   async run(args, { io, app }) {
     // Deno-style grants for this turn; relative paths are relative to where `ward run` was started.
     const { permissionArgs, otherArgs } = splitPermissionArgs(args);
-    const permissions = parsePermissionFlags(permissionArgs, process.cwd());
+    const cwd = io.origin?.cwd ?? process.cwd();
+    const permissions = parsePermissionFlags(permissionArgs, cwd);
     const { values, positionals } = parseCommandArgs(this, otherArgs, {
       ...COMMON_OPTIONS,
       conversation: { type: 'string', short: 'c' },
@@ -95,26 +120,14 @@ export const runCommand: Command = {
       'request-id': { type: 'string' },
     });
     if (values.conversation !== undefined && values.new) throw new WardError('usage', `give --conversation or --new, not both\nusage: ${this.usage}`);
-    let prompt = positionals.join(' ');
-    if (prompt === '') {
-      if (io.stdin.isTTY) throw new WardError('usage', `no prompt: give it after -- or pipe it on stdin\nusage: ${this.usage}`);
-      // UTF-8 takes at most 4 bytes a character; the run service counts the characters.
-      // `echo "…" | ward run` ends the prompt with a newline the person did not mean as part of it.
-      prompt = (await readBoundedStdin(io.stdin, { what: 'the prompt', maxBytes: MAX_PROMPT_CHARS * 4, timeoutMs: STDIN_TIMEOUT_MS })).replace(/\s+$/, '');
-    }
-    // Run code, broker and gateway start while the store opens (issue 29); a failure closes them with the app.
+    const prompt = await promptOf(positionals, io, this.usage);
     const ward = app();
-    const starting = ward.runs();
-    starting.catch(() => undefined);
-    const store = ward.namespaces.fromFlag(values.namespace);
-    traceMark('store-open');
+    const { service, store } = await openRuns(ward, values.namespace);
     const ns = store.namespace;
-    ward.prepareRun(ns);
-    const service = await starting;
-    traceMark('runs-ready');
     let stopFollowing: (() => Promise<void>) | undefined;
     let interrupts = 0;
     let handle: RunHandle | undefined;
+    let settled = false;
     // The run may have ended a moment ago: then there is nothing to stop.
     const stopQuietly = (reason: string) => {
       try {
@@ -136,29 +149,38 @@ export const runCommand: Command = {
       if (handle !== undefined && !handle.attached) stopQuietly('the output pipe was closed');
     };
     io.stdout.on('error', onOutputError);
-    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+    const signals = io.origin?.signals ?? process;
+    for (const signal of STOP_SIGNALS) signals.on(signal, onSignal);
+    const launch = {
+      ...(values.agent === undefined ? {} : { agent: values.agent }),
+      ...(values.workspace === undefined ? {} : { workspace: path.resolve(cwd, values.workspace) }),
+      permissions,
+    };
     try {
       // Preflight first: a run that would be refused leaves no conversation or run behind.
       handle = await service.start({
         namespace: ns,
         ...(values.conversation === undefined ? {} : { conversationId: values.conversation }),
-        ...(values.agent === undefined ? {} : { agent: values.agent }),
-        ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+        ...launch,
+        ...(io.origin === undefined ? {} : { prompter: io.origin.prompter }),
         ...(values['request-id'] === undefined ? {} : { requestId: values['request-id'] }),
         prompt,
-        permissions,
       });
       if (!values.json) writeLine(io.stderr, `ward: conversation ${handle.conversationId}, run ${handle.runId}${handle.attached ? ' (attached to the run this request started)' : ''}`);
       stopFollowing = follow(ward.conversations, store, handle, io, values.json);
       const outcome: RunOutcome = await handle.done;
+      settled = true;
+      // In the service, the next new conversation like this one finds its CLI started (issue 29).
+      if (io.origin !== undefined && values.conversation === undefined) void service.prestartNew({ namespace: ns, ...launch }).catch(() => undefined);
       await stopFollowing();
       stopFollowing = undefined;
       if (!values.json) writeLine(io.stderr, `ward: ${outcome.state}${outcome.reason === null ? '' : `: ${escapeOneLine(outcome.reason, 2_000)}`}`);
       return EXIT_FOR_STATE[outcome.state] ?? EXIT.failed;
     } finally {
       await stopFollowing?.();
-      await service.stopAll();
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      // This turn only, if it still runs: in the `ward` service other turns and kept CLIs are not this command's.
+      if (handle !== undefined && !handle.attached && !settled) stopQuietly('ward run ended before its turn');
+      for (const signal of STOP_SIGNALS) signals.off(signal, onSignal);
       io.stdout.off('error', onOutputError);
     }
   },
