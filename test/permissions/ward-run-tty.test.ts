@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
 import { onTerminal } from '../support/pty.js';
 import { tempDir } from '../support/temp.js';
+import { ward } from '../support/ward-cli.js';
 
 const WARD = path.resolve('bin/ward.js');
 const SECRET = 'outside-canary-tty-8e8e';
@@ -27,6 +28,7 @@ async function answerOnTerminal(
   step: (file: string) => { name: string; input: Record<string, unknown> } = (file) => ({ name: 'Read', input: { file_path: file } }),
   grant = '--allow-read=./src',
   typed = `${answer}\r`,
+  throughService = false,
 ): Promise<{ code: number | null; screen: string; modelSawSecret: boolean }> {
   const root = fs.realpathSync(tempDir('ward-tty-'));
   const home = path.join(root, 'home');
@@ -39,8 +41,13 @@ async function answerOnTerminal(
   // The prompt flow itself, unsandboxed: an approval at a prompt cannot widen a running OS sandbox
   // (the file stays invisible to the child; test/runner/sandbox.test.ts pins that down).
   const env = { PATH: process.env.PATH, HOME: home, TMPDIR: root, WARD_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-canary-tty-0000', WARD_MODEL_BASE_URL: provider.url, TERM: 'dumb', WARD_SANDBOX: 'off' };
+  // The background service lives in the login session's runtime folder: given one, `ward run` starts it and it runs the turn.
+  const runtime = path.join(root, 'run-user');
+  fs.mkdirSync(runtime, { mode: 0o700 });
+  const serviceEnv = throughService ? { XDG_RUNTIME_DIR: runtime } : {};
   const argv = [process.execPath, WARD, 'run', ...(grant === '' ? [] : [grant]), '--', 'read the file'];
-  const { code, screen } = await onTerminal(argv, { env, cwd: project, when: '[d] deny', typed, timeoutMs: 30_000 });
+  const { code, screen } = await onTerminal(argv, { env: { ...env, ...serviceEnv }, cwd: project, when: '[d] deny', typed, timeoutMs: 30_000 });
+  if (throughService) expect((await ward(['service', 'stop'], { env: { ...env, ...serviceEnv }, timeoutMs: 40_000 })).stdout).toBe('ward service: stopped (its turns were stopped first)\n');
   return { code, screen, modelSawSecret: provider.requests.some((request) => request.rawBody.includes(SECRET)) };
 }
 
@@ -53,6 +60,17 @@ describe('ward run on a terminal', () => {
     expect(result.screen).toMatch(/\[d\] deny {2}\(answer within (2m 0s|1m 5\ds); no answer denies\)/);
     expect(result.modelSawSecret).toBe(true);
     expect(result.code).toBe(0);
+  });
+
+  it('test_through_the_background_service_the_question_is_asked_at_this_terminal_and_its_answer_holds', async () => {
+    // The service runs the turn; its question comes back to the terminal that ran `ward run` (./src relative to it).
+    const allowed = await answerOnTerminal('secret.txt', 'o', undefined, undefined, undefined, true);
+    expect(allowed.screen).toContain('ward: started the background service');
+    expect(allowed.screen).toMatch(/Ward: agent default \(namespace default\) wants to read \/\S+\/secret\.txt/);
+    expect([allowed.modelSawSecret, allowed.code]).toEqual([true, 0]);
+    const denied = await answerOnTerminal('secret.txt', 'd', undefined, undefined, undefined, true);
+    expect(denied.screen).toContain('ward: denied Read');
+    expect([denied.modelSawSecret, denied.code]).toEqual([false, 0]);
   });
 
   it('test_one_key_answers_without_enter', async () => {

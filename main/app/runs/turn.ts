@@ -96,8 +96,6 @@ export class Turn {
       this.trackChanges(plan, launch);
       traceMark('changes-before');
       const child = await this.acquire(plan, launch);
-      // X1: indexed while the CLI starts; its first model call waits for the index (hooks' credential).
-      this.changes!.start(this.session?.sandboxed?.standIns ?? []);
       const exit = await this.follow(child);
       traceMark('cli-exited');
       outcome = decideOutcome({
@@ -306,6 +304,9 @@ export class Turn {
     const { limits, warm } = this.plan!;
     child.sendTurn(this.input.prompt);
     traceMark('spawned');
+    // X1: indexed while the CLI reads the prompt (a warm CLI gets it first: the index's set-up takes
+    // milliseconds); in this same tick, so its first model call finds it and waits (hooks' credential).
+    this.changes!.start(this.session?.sandboxed?.standIns ?? []);
     this.turnTimer = setTimeout(() => {
       this.abortReason ??= `aborted: the turn exceeded ${Math.round(limits.turnTimeoutMs / 1000)} s (turnTimeoutMinutes in settings.json sets this bound)`;
       this.interruptThenKill();

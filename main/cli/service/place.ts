@@ -56,6 +56,7 @@ export function privateFolder(place: ServicePlace, create: boolean): void {
 export function writeToken(place: ServicePlace): Buffer {
   const token = randomBytes(TOKEN_BYTES);
   const temporary = `${place.tokenFile}.${process.pid}`;
+  fs.rmSync(temporary, { force: true });
   fs.writeFileSync(temporary, token.toString('hex'), { mode: 0o600, flag: 'wx' });
   fs.renameSync(temporary, place.tokenFile);
   return token;
@@ -86,7 +87,11 @@ export function buildIdentity(): string {
 }
 
 /** Variables that differ between two terminals of one person and change nothing a turn does. */
-const PER_TERMINAL = new Set(['PWD', 'OLDPWD', 'SHLVL', '_', 'COLUMNS', 'LINES', 'WINDOWID', 'TERM_SESSION_ID', 'SSH_TTY', 'GPG_TTY', 'TMUX_PANE', 'STY', 'WT_SESSION']);
+const PER_TERMINAL = new Set([
+  ...['PWD', 'OLDPWD', 'SHLVL', '_', 'COLUMNS', 'LINES', 'WINDOWID', 'TERM_SESSION_ID', 'SSH_TTY', 'GPG_TTY', 'STY', 'WT_SESSION'],
+  // Terminal emulators and multiplexers name the tab or pane.
+  ...['GNOME_TERMINAL_SCREEN', 'KONSOLE_DBUS_SESSION', 'KONSOLE_DBUS_WINDOW', 'ITERM_SESSION_ID', 'KITTY_WINDOW_ID', 'ALACRITTY_WINDOW_ID', 'WEZTERM_PANE', 'TMUX_PANE'],
+]);
 
 /**
  * The environment a service runs turns with, as one digest: a client whose environment differs

@@ -156,6 +156,7 @@ function serveClient(running: Running, channel: Channel): void {
   socket.on('error', () => socket.destroy());
   const helloTimer = setTimeout(() => socket.destroy(), HELLO_MS);
   let greeted = false;
+  let requested = false;
   channel.onMessage((message) => {
     if (!greeted) {
       clearTimeout(helloTimer);
@@ -169,12 +170,16 @@ function serveClient(running: Running, channel: Channel): void {
       if (message.env !== running.envDigest) return channel.finish({ t: 'refused', why: 'the background service was started with a different environment' });
       return channel.send({ t: 'welcome' });
     }
+    // One request a connection; what follows a run (stdin, signals, answers) is the run's.
+    if (requested || !['status', 'stop', 'run'].includes(message.t)) return;
+    requested = true;
     if (message.t === 'status') return channel.finish({ t: 'status', pid: process.pid, startedAt: running.startedAt, turns: running.turns, clients: running.clients });
     if (message.t === 'stop') {
       channel.finish({ t: 'exit', code: EXIT.ok });
       return running.shutdown('ward service stop');
     }
-    if (message.t === 'run' && validRun(message)) return void runFor(running, channel, message);
+    if (message.t === 'run' && validRun(message)) return void runFor(running, channel, message).catch(() => channel.finish({ t: 'exit', code: EXIT.failed }));
+    socket.destroy();
   });
 }
 
