@@ -1,6 +1,7 @@
 /** The admin policy as people read it: `ward policy show` and the desktop's Policy page (like chrome://policy). */
 import type { PolicyView } from '../../common/views.js';
-import { cliVersionProblem, describeLocations, readPolicy, systemPolicyLocations, type PolicyReading } from '../policy/policy.js';
+import { describeError } from '../base/errors.js';
+import { cliVersionProblem, compilePolicy, describeLocations, readPolicy, systemPolicyLocations, type PolicyReading } from '../policy/policy.js';
 import { POLICY_KEYS } from '../policy/schema.js';
 import { COMMITTED_PIN } from '../runner/pin.js';
 
@@ -33,4 +34,18 @@ export function policyView(reading: PolicyReading, pinnedCliVersion: string = CO
  */
 export function currentPolicyView(env: NodeJS.ProcessEnv): PolicyView & { lookedIn: string } {
   return { ...policyView(readPolicy(env)), lookedIn: describeLocations(systemPolicyLocations()) };
+}
+
+/**
+ * Why the admin policy keeps `ward run` from the background service, read afresh (a policy
+ * changed since the service started applies to its next client); null when it does not.
+ * A policy that cannot be read fails closed: no service.
+ */
+export function backgroundServiceRefusal(env: NodeJS.ProcessEnv): string | null {
+  try {
+    const policy = compilePolicy(readPolicy(env));
+    return policy?.backgroundService === false ? `${policy.reason} turns the background service off` : null;
+  } catch (error) {
+    return `the admin policy could not be read: ${describeError(error)}`;
+  }
 }

@@ -43,6 +43,8 @@ export interface AdminPolicy {
   readonly localServersSandboxed: boolean;
   readonly allowFileCredentialStore: boolean;
   readonly requireSignedExports: boolean;
+  /** Whether `ward run` may hand its turn to the background service (issue 29). */
+  readonly backgroundService: boolean;
   /** Every key set, with its level and sources (`ward policy show`, the desktop's locks). */
   readonly settings: ReadonlyMap<string, PolicySetting>;
   readonly warnings: readonly string[];
@@ -171,6 +173,7 @@ export function compilePolicy(reading: PolicyReading): AdminPolicy | null {
     localServersSandboxed: value('localServersSandboxed', false),
     allowFileCredentialStore: value('allowFileCredentialStore', true),
     requireSignedExports: value('requireSignedExports', false),
+    backgroundService: value('backgroundService', true),
     clientMetadataUrl: value<string | null>('clientMetadataUrl', null),
     settings: reading.settings,
     warnings: reading.warnings,

@@ -10,7 +10,8 @@
  * REG_MULTI_SZ), caps a subkey per kind, managedConnections JSON text.
  */
 import { execFileSync } from 'node:child_process';
-import { POLICY_KEYS, storageShape } from './schema.js';
+import { POLICY_KEYS } from './schema.js';
+import { storageShape } from './storage-shape.js';
 import type { BrokenSource, PolicyDocument } from './merge.js';
 
 export const REG_EXE = 'C:\\Windows\\System32\\reg.exe';

@@ -9,7 +9,8 @@
  */
 import { build as buildPlist } from 'plist';
 import { MAC_DOMAIN } from './policy.js';
-import { POLICY_KEYS, RETIRED_KEYS, storageShape, valueJsonSchema, type PolicyKey } from './schema.js';
+import { POLICY_KEYS, RETIRED_KEYS, type PolicyKey } from './schema.js';
+import { storageShape, valueJsonSchema } from './storage-shape.js';
 
 const MERGE_TEXT: Record<PolicyKey['merge'], string> = {
   join: 'texts joined',

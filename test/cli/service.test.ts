@@ -227,6 +227,23 @@ describe('the ward background service', () => {
     expect(cliSessionOf(home, first)).toMatch(/^[0-9a-f-]{36}$/);
   }, 180_000);
 
+  it('test_an_admin_policy_that_turns_it_off_keeps_every_turn_in_process_without_starting_one_each_time', async () => {
+    provider = await startModelProvider(['Refused.', 'Again.'].map((text) => ({ blocks: [{ type: 'text' as const, text }] })));
+    const { home, env } = setup();
+    const policy = path.join(path.dirname(home), 'policy.json');
+    fs.writeFileSync(policy, JSON.stringify({ backgroundService: false }));
+    const withPolicy = { ...env, WARD_POLICY: policy };
+    const first = await ward(['run', '--new', '--', 'hi'], { env: withPolicy, timeoutMs: 60_000 });
+    expect([first.code, first.stdout]).toEqual([0, 'Refused.\n']);
+    expect(first.stderr).toMatch(/ward: running this turn in this process: the admin policy \(\S*policy\.json\) turns the background service off\n/);
+    // The service it started heard the policy and exited; the next turn does not start another.
+    expect((await status(withPolicy)).running).toBe(false);
+    const second = await ward(['run', '--new', '--', 'hi'], { env: withPolicy, timeoutMs: 60_000 });
+    expect([second.code, second.stdout]).toEqual([0, 'Again.\n']);
+    expect(second.stderr).not.toContain('started the background service');
+    expect(second.stderr).toContain('turns the background service off');
+  }, 120_000);
+
   it('test_off_another_environment_and_a_bad_setting_run_the_turn_in_process', async () => {
     provider = await startModelProvider(['Off.', 'Started.', 'Other key.'].map((text) => ({ blocks: [{ type: 'text' as const, text }] })));
     const { env } = setup();

@@ -15,7 +15,7 @@ import { describeError, EXIT, WardError } from '../../base/errors.js';
 import { serviceIdleMs } from '../../app/run-limits.js';
 import type { TurnPrompter } from '../../app/terminal-questions.js';
 import { processIo, type CliIo } from '../io.js';
-import { buildIdentity, environmentDigest, privateFolder, readToken, servicePlace, type ServicePlace } from './place.js';
+import { buildIdentity, environmentDigest, offByPolicy, privateFolder, readToken, servicePlace, type ServicePlace } from './place.js';
 import { LineChannel, type ClientMessage, type ServerMessage } from './wire.js';
 
 type Channel = LineChannel<ServerMessage, ClientMessage>;
@@ -74,6 +74,8 @@ export async function openService(env: NodeJS.ProcessEnv, io: CliIo, start: bool
   if (place === null) return NO_SESSION;
   if (!start && !fs.existsSync(place.dir)) return NOT_RUNNING;
   privateFolder(place, start);
+  const refusal = offByPolicy(place);
+  if (start && refusal !== null) return refusal;
   const socket = (await connect(place.socket)) ?? (start ? await startAndConnect(place, env, io) : null);
   if (socket === null) return start ? 'the background service did not start' : NOT_RUNNING;
   const token = readToken(place);

@@ -20,7 +20,13 @@ export interface ServicePlace {
   readonly dir: string;
   readonly socket: string;
   readonly tokenFile: string;
+  /** Left by a service the admin policy refused: clients run in-process without starting one, for POLICY_RECHECK_MS. */
+  readonly policyMarker: string;
 }
+
+/** How long a refusal by the admin policy is taken as still true before a client asks a new service again. */
+const POLICY_RECHECK_MS = 60 * 60_000;
+const MAX_MARKER_BYTES = 4_096;
 
 const TOKEN_BYTES = 32;
 
@@ -30,7 +36,7 @@ export function servicePlace(env: NodeJS.ProcessEnv, home: string): ServicePlace
   if (runtime === undefined || !path.isAbsolute(runtime) || process.platform === 'win32') return null;
   const uid = process.getuid?.() ?? 0;
   const dir = path.join(runtime, `ward-${uid}-${createHash('sha256').update(path.resolve(home)).digest('hex').slice(0, 16)}`);
-  return { dir, socket: path.join(dir, 'service.sock'), tokenFile: path.join(dir, 'token') };
+  return { dir, socket: path.join(dir, 'service.sock'), tokenFile: path.join(dir, 'token'), policyMarker: path.join(dir, 'off-by-policy') };
 }
 
 /**
@@ -68,6 +74,23 @@ export function readToken(place: ServicePlace): string | undefined {
     return fs.readFileSync(place.tokenFile, 'utf8').slice(0, TOKEN_BYTES * 2);
   } catch {
     return undefined;
+  }
+}
+
+export function markOffByPolicy(place: ServicePlace, reason: string): void {
+  fs.writeFileSync(place.policyMarker, reason.slice(0, MAX_MARKER_BYTES), { mode: 0o600 });
+}
+
+/** The admin policy's refusal a service left within the last hour, else null (an older one is removed). */
+export function offByPolicy(place: ServicePlace): string | null {
+  try {
+    if (Date.now() - fs.statSync(place.policyMarker).mtimeMs > POLICY_RECHECK_MS) {
+      fs.rmSync(place.policyMarker, { force: true });
+      return null;
+    }
+    return fs.readFileSync(place.policyMarker, 'utf8').slice(0, MAX_MARKER_BYTES);
+  } catch {
+    return null;
   }
 }
 

@@ -18,7 +18,8 @@ import type { WardApp } from '../../app/ward-app.js';
 import { resolveWardHome } from '../../base/home.js';
 import { EXIT, WardError } from '../../base/errors.js';
 import { runInContext } from '../run-command.js';
-import { buildIdentity, environmentDigest, privateFolder, servicePlace, tokenMatches, writeToken, type ServicePlace } from './place.js';
+import { backgroundServiceRefusal } from '../../app/policy-view.js';
+import { buildIdentity, environmentDigest, markOffByPolicy, privateFolder, servicePlace, tokenMatches, writeToken, type ServicePlace } from './place.js';
 import { remoteIo } from './remote-io.js';
 import { LineChannel, type ClientMessage, type ServerMessage } from './wire.js';
 
@@ -168,6 +169,12 @@ function serveClient(running: Running, channel: Channel): void {
         return;
       }
       if (message.env !== running.envDigest) return channel.finish({ t: 'refused', why: 'the background service was started with a different environment' });
+      const refusal = backgroundServiceRefusal(running.app.env);
+      if (refusal !== null) {
+        markOffByPolicy(running.place, refusal);
+        channel.finish({ t: 'refused', why: refusal });
+        return running.shutdown(refusal);
+      }
       return channel.send({ t: 'welcome' });
     }
     // One request a connection; what follows a run (stdin, signals, answers) is the run's.
