@@ -227,6 +227,23 @@ describe('the ward background service', () => {
     expect(cliSessionOf(home, first)).toMatch(/^[0-9a-f-]{36}$/);
   }, 180_000);
 
+  it('test_ward_service_stop_during_a_turn_stops_it_and_its_ward_run_says_so_with_exit_130', async () => {
+    provider = await startModelProvider([{ kind: 'hang' }]);
+    const { env } = setup();
+    const client = spawn(process.execPath, [WARD_BIN, 'run', '--new', '--', 'wait'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    clients.push(client);
+    let stderr = '';
+    client.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    client.stdin.end();
+    await until(() => provider!.conversationRequests().length === 1, 'the turn to reach the model', 60_000);
+    servicePid = (await status(env)).pid!;
+    const closed = new Promise<number | null>((resolve) => client.once('close', resolve));
+    expect((await ward(['service', 'stop'], { env, timeoutMs: 40_000 })).code).toBe(0);
+    expect(await closed).toBe(EXIT.stopped);
+    expect(stderr).toContain('ward: stopped: Ward is shutting down');
+    expect(stderr).not.toContain('ended before the turn did');
+  }, 120_000);
+
   it('test_an_admin_policy_that_turns_it_off_keeps_every_turn_in_process_without_starting_one_each_time', async () => {
     provider = await startModelProvider(['Refused.', 'Again.'].map((text) => ({ blocks: [{ type: 'text' as const, text }] })));
     const { home, env } = setup();

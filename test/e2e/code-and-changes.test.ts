@@ -12,6 +12,9 @@ import { seedChangedRun } from './harness/changes.js';
 import { seedConversation, timelineOf, useUiSuite, type UiHarness } from './harness/harness.js';
 import { auditScreen } from './harness/axe.js';
 
+/** Chromium animates a keyboard scroll (Home, End); on a loaded machine (a whole test run) it took longer than expect.poll's default second. */
+const KEYBOARD_SCROLL = { timeout: 10_000 };
+
 const suite = useUiSuite();
 let harness: UiHarness | undefined;
 
@@ -256,12 +259,12 @@ describe('file changes in real Chromium', () => {
     // in idle time (off the scroll's path), so the colours arrive after the jump, on every row shown.
     await diff.focus();
     await page.keyboard.press('Home');
-    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop)).toBe(0);
-    await expect.poll(() => diff.locator('.diff-add').first().textContent()).toBe('1+export const v1 = 1;');
+    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop), KEYBOARD_SCROLL).toBe(0);
+    await expect.poll(() => diff.locator('.diff-add').first().textContent(), KEYBOARD_SCROLL).toBe('1+export const v1 = 1;');
     await page.keyboard.press('End');
-    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 1)).toBe(true);
+    await expect.poll(() => diff.evaluate((pane) => pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 1), KEYBOARD_SCROLL).toBe(true);
     const row4990 = diff.locator('.diff-add', { hasText: '4990+export const v4990 = 4990;' });
-    await expect.poll(() => row4990.locator('.hl-keyword').allTextContents()).toEqual(['export', 'const']);
-    await expect.poll(() => diff.locator('.diff-block:not([data-highlighted="true"])').count()).toBe(0);
+    await expect.poll(() => row4990.locator('.hl-keyword').allTextContents(), KEYBOARD_SCROLL).toEqual(['export', 'const']);
+    await expect.poll(() => diff.locator('.diff-block:not([data-highlighted="true"])').count(), KEYBOARD_SCROLL).toBe(0);
   });
 });
