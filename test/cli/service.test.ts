@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseNamespace } from '../../main/namespaces/namespace.js';
+import { namespaceDir, parseNamespace } from '../../main/namespaces/namespace.js';
 import { DataFolder } from '../../main/store/data-folder.js';
 import { EXIT } from '../../main/base/errors.js';
 import { startModelProvider, type ModelProvider } from '../fixtures/model-provider/provider.js';
@@ -152,6 +152,9 @@ describe('the ward background service', () => {
     expect([stopped.code, stopped.stdout]).toEqual([0, 'ward service: stopped (its turns were stopped first)\n']);
     await until(() => !alive(servicePid!), 'the service to exit');
     expect(cliSessionsUnder(servicePid).size).toBe(0);
+    // The CLIs started for conversations that never came left no folders behind: only the three conversations have theirs.
+    const made = [first, second, third].map((result) => conversationOf(result.stderr)).sort();
+    expect(fs.readdirSync(path.join(namespaceDir(home, parseNamespace('default')), 'conversations')).sort()).toEqual(made);
     expect((await status(env)).running).toBe(false);
   }, 180_000);
 

@@ -4,6 +4,8 @@
  * command and the desktop both drive it through the composition root (../ward-app.ts).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 import { WardError } from '../../base/errors.js';
 import { traceMark } from '../../base/trace.js';
@@ -26,7 +28,7 @@ import { Turn } from './turn.js';
 import type { TurnDeps } from './turn-deps.js';
 import { prestartNewSession, prestartSession, type PrestartOutcome } from './prestart.js';
 import { warmKey, WarmSessions } from './warm-sessions.js';
-import { checkWorkspace, conversationWorkspace } from './workspace.js';
+import { checkWorkspace, claudeConfigDir, conversationWorkspace } from './workspace.js';
 import { assertGrantsComposeWithSandbox } from '../../sandbox/files.js';
 import { ON_AGENTS } from '../../../common/desktop-errors.js';
 
@@ -88,14 +90,11 @@ interface ActiveTurn {
   readonly handle: RunHandle;
 }
 
-/** A CLI started for the next new conversation (prestartNew): the ids it uses and the launch it fits. */
+/** A CLI started for the next new conversation (prestartNew): the conversation it was started as, not stored yet, and its grants. */
 interface NextNewConversation {
   readonly namespace: Namespace;
-  readonly agentId: string;
-  readonly agentVersion: number;
-  readonly workspace: string | null;
+  readonly draft: Conversation;
   readonly rules: string;
-  readonly reserved: { readonly id: string; readonly cliSessionId: string };
 }
 
 export class RunService {
@@ -270,27 +269,32 @@ export class RunService {
     if (this.warm === null) return 'not_ahead';
     const { store, workspace, rules } = this.checkLaunch(input);
     const agent = RunService.resolveAgent(store, input.agent);
-    const reserved = { id: randomUUID(), cliSessionId: randomUUID() };
-    this.dropNextNew();
-    this.nextNew = { namespace: input.namespace, agentId: agent.agentId, agentVersion: agent.version, workspace: workspace ?? null, rules: JSON.stringify(rules), reserved };
-    const draft: Conversation = { ...reserved, agentId: agent.agentId, agentVersion: agent.version, sessionStarted: false, title: '', workspace: workspace ?? null, createdAt: new Date().toISOString(), lastSeq: 0 };
+    void this.dropNextNew().catch(() => undefined);
+    const draft: Conversation = { id: randomUUID(), cliSessionId: randomUUID(), agentId: agent.agentId, agentVersion: agent.version, sessionStarted: false, title: '', workspace: workspace ?? null, createdAt: new Date().toISOString(), lastSeq: 0 };
+    this.nextNew = { namespace: input.namespace, draft, rules: JSON.stringify(rules) };
     return prestartNewSession(this.deps, this.warm, { namespace: input.namespace, store, draft, rules });
   }
 
   /** The ids of the CLI started ahead when a new conversation fits its launch; one that does not is closed. */
-  private takeNextNew(namespace: Namespace, agent: { agentId: string; version: number }, workspace: string | undefined, rules: readonly Rule[]): NextNewConversation['reserved'] | undefined {
+  private takeNextNew(namespace: Namespace, agent: { agentId: string; version: number }, workspace: string | undefined, rules: readonly Rule[]): { id: string; cliSessionId: string } | undefined {
     const next = this.nextNew;
     if (next === undefined) return undefined;
-    const fits = next.namespace.name === namespace.name && next.agentId === agent.agentId && next.agentVersion === agent.version && next.workspace === (workspace ?? null) && next.rules === JSON.stringify(rules);
-    if (!fits) return void this.dropNextNew();
+    const { draft } = next;
+    const fits = next.namespace.name === namespace.name && draft.agentId === agent.agentId && draft.agentVersion === agent.version && draft.workspace === (workspace ?? null) && next.rules === JSON.stringify(rules);
+    if (!fits) return void this.dropNextNew().catch(() => undefined);
     this.nextNew = undefined;
-    return next.reserved;
+    return { id: draft.id, cliSessionId: draft.cliSessionId };
   }
 
-  private dropNextNew(): void {
+  /** Closes the CLI started for a new conversation none took, and removes the folders it made: no conversation names them. */
+  private async dropNextNew(): Promise<void> {
     const next = this.nextNew;
     this.nextNew = undefined;
-    if (next !== undefined) void this.warm?.discard(warmKey(next.namespace, next.reserved.id));
+    if (next === undefined) return;
+    const { namespace, draft } = next;
+    await this.warm?.discard(warmKey(namespace, draft.id));
+    fs.rmSync(path.dirname(claudeConfigDir(this.deps.home, namespace, draft.id)), { recursive: true, force: true });
+    if (draft.workspace === null) fs.rmSync(conversationWorkspace(this.deps.home, namespace, draft), { recursive: true, force: true });
   }
 
   /** Closes the CLI kept warm for the conversation, if any (a conversation rewind: its memory holds the messages rewound). */
@@ -314,6 +318,7 @@ export class RunService {
     const turns = [...this.active.values()];
     for (const { turn } of turns) if (!turn.stopRequested) turn.requestStop(reason);
     await Promise.allSettled(turns.map(({ handle }) => handle.done));
+    await this.dropNextNew();
     await this.warm?.closeAll();
   }
 
