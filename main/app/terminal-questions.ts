@@ -8,7 +8,7 @@ import { openSystemBrowser } from '../auth/browser.js';
 import { prompterFor } from '../permissions/terminal-prompter.js';
 import type { Prompter } from '../permissions/prompter.js';
 
-export { PROMPT_ANSWERS, type ElicitationQuestion, type PromptAnswer, type PromptQuestion, type Prompter as TurnPrompter } from '../permissions/prompter.js';
+export { PROMPT_ANSWERS, type PromptAnswer, type Prompter as TurnPrompter } from '../permissions/prompter.js';
 export type { ElicitationReply } from '../upstreams/elicitation.js';
 
 /** The person at this terminal when stdin and stderr are both one, else no one (everything not granted is denied). */

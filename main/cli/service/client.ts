@@ -30,7 +30,7 @@ const NOT_RUNNING = 'the background service is not running';
 const NO_SESSION = 'there is no login session runtime folder (XDG_RUNTIME_DIR) for it';
 
 /** Whether `ward run` should go through the service: `WARD_SERVICE` (on|off, default on), a login session (./place.ts) and `serviceIdleMinutes` (0: off). */
-export function serviceWanted(env: NodeJS.ProcessEnv): boolean {
+function serviceWanted(env: NodeJS.ProcessEnv): boolean {
   const setting = env.WARD_SERVICE;
   if (setting !== undefined && setting !== 'on' && setting !== 'off') throw new WardError('usage', `WARD_SERVICE is "on" or "off", not ${JSON.stringify(setting.slice(0, 20))}`);
   if (setting === 'off') return false;
@@ -50,7 +50,11 @@ function connect(socket: string): Promise<net.Socket | null> {
   });
 }
 
-/** Starts the service, detached from this terminal (its own session: a closed terminal does not end it), and connects. */
+/**
+ * Starts the service, detached from this terminal (its own session: a closed terminal does not end
+ * it), and connects. It is Ward itself, so it gets this `ward run`'s whole environment, as an
+ * in-process turn has it; the CLIs it starts still get only their allowlist (R2).
+ */
 async function startAndConnect(place: ServicePlace, env: NodeJS.ProcessEnv, io: CliIo): Promise<net.Socket | null> {
   const program = process.argv[1];
   if (program === undefined) return null;

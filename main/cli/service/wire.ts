@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { MAX_PROMPT_CHARS } from '../../../common/limits.js';
 
 /** A line holds at most a prompt's worth of stdin (4 bytes a character) as JSON, or one question. */
-export const MAX_LINE_BYTES = MAX_PROMPT_CHARS * 4 * 2 + 64 * 1024;
+const MAX_LINE_BYTES = MAX_PROMPT_CHARS * 4 * 2 + 64 * 1024;
 
 export type ClientMessage =
   | { readonly t: 'hello'; readonly token: string; readonly build: string; readonly env: string }
