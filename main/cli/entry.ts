@@ -20,7 +20,10 @@ async function run(argv: readonly string[]): Promise<number> {
   if (name === 'run' && !asksForHelp(args)) {
     process.once('exit', announceTurn(resolveWardHome(process.env)));
     // The background service runs the turn if it can (issue 29); this process loads none of the run code then.
-    if (process.env.WARD_SERVICE !== 'off') {
+    // Without a login session's runtime folder there is none (service/place.ts): nothing of it is loaded
+    // unless WARD_SERVICE asks for something, whose value the client then checks.
+    const { WARD_SERVICE, XDG_RUNTIME_DIR } = process.env;
+    if (WARD_SERVICE !== 'off' && (XDG_RUNTIME_DIR !== undefined || WARD_SERVICE !== undefined)) {
       const { runThroughService } = await import('./service/client.js');
       const code = await runThroughService(args, process.env);
       if (code !== null) return code;
